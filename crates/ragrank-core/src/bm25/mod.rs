@@ -1,0 +1,322 @@
+//! An incremental BM25 index.
+pub mod filter;
+mod impacts;
+pub mod persist;
+pub mod scoring;
+mod search;
+mod store;
+mod topk;
+
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Analyzer, AnalyzerConfig};
+use crate::error::{Error, ErrorKind, Result};
+pub use filter::Filter;
+use impacts::Impacts;
+pub use scoring::{Params, Variant};
+use search::QueryTerm;
+use store::{AnalyzedDoc, DocStore};
+pub use store::Doc;
+pub use topk::Hit;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexConfig {
+    pub params: Params,
+    pub analyzer: AnalyzerConfig,
+    /// Keep each document's text so hits can return it.
+    pub store_text: bool,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig { params: Params::default(), analyzer: AnalyzerConfig::default(), store_text: true }
+    }
+}
+
+/// A document to index: its text, or its tokens (then the analyzer is bypassed), or both
+/// (tokens are indexed, text is stored).
+#[derive(Debug, Clone, Default)]
+pub struct NewDoc {
+    pub id: String,
+    pub text: Option<String>,
+    pub tokens: Option<Vec<String>>,
+    pub meta: Option<serde_json::Value>,
+}
+
+/// What a query is made of.
+pub enum Query<'a> {
+    Text(&'a str),
+    Tokens(&'a [String]),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// MaxScore from `AUTO_MAXSCORE_SLOTS` documents on, exhaustive below.
+    #[default]
+    Auto,
+    Exhaustive,
+    MaxScore,
+}
+
+/// From this many document slots on, `Auto` prunes with MaxScore.
+pub const AUTO_MAXSCORE_SLOTS: usize = 50_000;
+
+#[derive(Debug, Clone, Default)]
+pub struct SearchOptions {
+    pub top_k: usize,
+    pub strategy: Strategy,
+    pub filter: Option<Filter>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    pub documents: usize,
+    pub terms: usize,
+    pub postings: usize,
+    pub avg_doc_length: f64,
+    /// Bytes the index holds per posting: forward index plus impacts, when built.
+    pub bytes_per_posting: f64,
+    pub memory_bytes: usize,
+}
+
+pub struct Bm25Index {
+    config: IndexConfig,
+    analyzer: Analyzer,
+    store: DocStore,
+    impacts: OnceLock<Impacts>,
+}
+
+impl Bm25Index {
+    pub fn new(config: IndexConfig) -> Result<Self> {
+        config.params.validate()?;
+        let analyzer = Analyzer::new(config.analyzer.clone())?;
+        Ok(Bm25Index { config, analyzer, store: DocStore::default(), impacts: OnceLock::new() })
+    }
+
+    pub fn config(&self) -> &IndexConfig {
+        &self.config
+    }
+
+    pub fn len(&self) -> usize {
+        self.store.alive
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.store.alive == 0
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.store.slot_of.contains_key(id)
+    }
+
+    pub fn doc(&self, slot: u32) -> &Doc {
+        &self.store.docs[slot as usize]
+    }
+
+    pub fn analyze(&self, text: &str) -> Vec<String> {
+        self.analyzer.analyze(text)
+    }
+
+    /// Adds documents. Without `upsert`, an id already in the index is an
+    /// `ERR_DUPLICATE_ID` error; with it, the old document is replaced (and counts as
+    /// newly added for tie order). Ids repeated within one call are always an error.
+    /// Validation happens before any change, so a failed call leaves the index as it was.
+    pub fn add(&mut self, docs: Vec<NewDoc>, upsert: bool) -> Result<usize> {
+        let mut seen = FxHashSet::default();
+        for (i, d) in docs.iter().enumerate() {
+            if d.id.is_empty() {
+                return Err(Error::invalid(format!("document {i}: id must be a non-empty string")));
+            }
+            if d.text.is_none() && d.tokens.is_none() {
+                return Err(Error::invalid(format!("document {i} ({:?}): needs text or tokens", d.id)));
+            }
+            if !seen.insert(d.id.as_str()) {
+                return Err(Error::new(
+                    ErrorKind::DuplicateId,
+                    format!("document id {:?} appears twice in one call", d.id),
+                ));
+            }
+            if !upsert && self.contains(&d.id) {
+                return Err(Error::new(
+                    ErrorKind::DuplicateId,
+                    format!("document id {:?} is already in the index (use upsert to replace it)", d.id),
+                ));
+            }
+        }
+        drop(seen);
+        let store_text = self.config.store_text;
+        let analyzer = &self.analyzer;
+        let analyzed: Vec<AnalyzedDoc> = docs
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|d| analyze_doc(analyzer, d, store_text))
+            .collect::<Result<_>>()?;
+        let n = analyzed.len();
+        if upsert {
+            for d in &analyzed {
+                self.store.remove(&d.id);
+            }
+        }
+        for d in analyzed {
+            self.store.insert(d);
+        }
+        self.changed();
+        Ok(n)
+    }
+
+    /// Removes documents by id and returns how many were in the index; unknown ids are
+    /// ignored.
+    pub fn remove(&mut self, ids: &[String]) -> usize {
+        let removed = ids.iter().filter(|id| self.store.remove(id)).count();
+        if removed > 0 {
+            self.changed();
+        }
+        removed
+    }
+
+    fn changed(&mut self) {
+        self.store.maybe_compact();
+        self.impacts = OnceLock::new();
+    }
+
+    fn impacts(&self) -> &Impacts {
+        self.impacts.get_or_init(|| Impacts::build(&self.store, &self.config.params))
+    }
+
+    /// Builds the query-time structures now instead of at the first search.
+    pub fn prepare(&self) {
+        self.impacts();
+    }
+
+    /// Unique known query terms in first-occurrence order, weighted by multiplicity
+    /// (a repeated query token counts again, as in bm25s).
+    fn query_terms(&self, query: &Query) -> Vec<QueryTerm> {
+        let mut out: Vec<QueryTerm> = Vec::new();
+        let mut pos: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut add = |tok: &str| {
+            if let Some(t) = self.store.term_id(tok) {
+                match pos.get(&t) {
+                    Some(&i) => out[i].weight += 1.0,
+                    None => {
+                        pos.insert(t, out.len());
+                        out.push(QueryTerm { term: t, weight: 1.0 });
+                    }
+                }
+            }
+        };
+        match query {
+            Query::Text(text) => self.analyzer.analyze_into(text, &mut |t| add(t)),
+            Query::Tokens(tokens) => tokens.iter().for_each(|t| add(t)),
+        }
+        out
+    }
+
+    /// The top `top_k` documents containing at least one query term, best first; ties
+    /// go to the document added earlier.
+    pub fn search(&self, query: &Query, opts: &SearchOptions) -> Vec<Hit> {
+        let terms = self.query_terms(query);
+        if terms.is_empty() || opts.top_k == 0 || self.is_empty() {
+            return Vec::new();
+        }
+        let impacts = self.impacts();
+        let n_slots = self.store.docs.len();
+        let allow = |slot: u32| opts.filter.as_ref().is_none_or(|f| f.allows(slot, self.doc(slot)));
+        let use_maxscore = match opts.strategy {
+            Strategy::Auto => n_slots >= AUTO_MAXSCORE_SLOTS,
+            Strategy::Exhaustive => false,
+            Strategy::MaxScore => true,
+        };
+        let mut hits = if use_maxscore {
+            search::maxscore(impacts, &terms, opts.top_k, &allow)
+        } else {
+            search::exhaustive(impacts, n_slots, &terms, opts.top_k, &allow)
+        };
+        if !impacts.absent.is_empty() {
+            let constant: f32 = terms.iter().map(|qt| qt.weight * impacts.absent[qt.term as usize]).sum();
+            hits.iter_mut().for_each(|h| h.score += constant);
+        }
+        hits
+    }
+
+    /// Runs queries in parallel on rayon's pool; results in query order.
+    pub fn search_batch(&self, queries: &[Query], opts: &SearchOptions) -> Vec<Vec<Hit>> {
+        self.prepare();
+        queries.par_iter().map(|q| self.search(q, opts)).collect()
+    }
+
+    /// Slots of the given ids (unknown ids skipped), for building filters.
+    pub fn slots_of<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> FxHashSet<u32> {
+        ids.into_iter().filter_map(|id| self.store.slot_of.get(id).copied()).collect()
+    }
+
+    pub fn stats(&self) -> Stats {
+        let postings = self.store.postings();
+        let forward: usize = self.store.docs.iter().map(|d| d.terms.len() * 8 + d.id.len() + 48).sum();
+        let impacts = self.impacts.get().map_or(0, Impacts::bytes);
+        let vocab: usize = self.store.terms.iter().map(|t| t.len() * 2 + 40).sum();
+        let texts: usize = self.store.docs.iter().map(|d| d.text.as_ref().map_or(0, |t| t.len())).sum();
+        let per_posting = self.store.docs.iter().map(|d| d.terms.len() * 8).sum::<usize>()
+            + self.impacts.get().map_or(0, |i| i.docs.len() * 8);
+        Stats {
+            documents: self.store.alive,
+            terms: self.store.live_terms(),
+            postings,
+            avg_doc_length: self.store.avg_len(),
+            bytes_per_posting: if postings == 0 { 0.0 } else { per_posting as f64 / postings as f64 },
+            memory_bytes: forward + impacts + vocab + texts,
+        }
+    }
+
+    /// Live documents in insertion order.
+    pub fn docs(&self) -> impl Iterator<Item = &Doc> {
+        self.store.docs.iter().filter(|d| d.alive)
+    }
+
+    pub(crate) fn store(&self) -> &DocStore {
+        &self.store
+    }
+
+    pub(crate) fn from_parts(config: IndexConfig, store: DocStore) -> Result<Self> {
+        let mut index = Bm25Index::new(config)?;
+        index.store = store;
+        Ok(index)
+    }
+}
+
+fn analyze_doc(analyzer: &Analyzer, d: NewDoc, store_text: bool) -> Result<AnalyzedDoc> {
+    let mut counts: Vec<(String, u32)> = Vec::new();
+    let mut pos: FxHashMap<String, usize> = FxHashMap::default();
+    let mut len: u64 = 0;
+    let mut count = |tok: &str| {
+        if tok.is_empty() {
+            return;
+        }
+        len += 1;
+        match pos.get(tok) {
+            Some(&i) => counts[i].1 += 1,
+            None => {
+                pos.insert(tok.to_owned(), counts.len());
+                counts.push((tok.to_owned(), 1));
+            }
+        }
+    };
+    match (&d.tokens, &d.text) {
+        (Some(tokens), _) => tokens.iter().for_each(|t| count(t)),
+        (None, Some(text)) => analyzer.analyze_into(text, &mut count),
+        (None, None) => unreachable!("validated before analysis"),
+    }
+    let len = u32::try_from(len).map_err(|_| Error::invalid(format!("document {:?} has too many tokens", d.id)))?;
+    Ok(AnalyzedDoc {
+        id: d.id,
+        counts,
+        len,
+        text: if store_text { d.text } else { None },
+        meta: d.meta,
+    })
+}

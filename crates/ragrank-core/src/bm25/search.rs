@@ -1,0 +1,196 @@
+//! Query evaluation over precomputed impacts.
+//!
+//! Two strategies return identical hits (same scores to the bit, same order):
+//! - `exhaustive`: term-at-a-time accumulation into a dense per-thread array, then a
+//!   bounded heap over the touched documents. Best for small and mid-sized collections.
+//! - `maxscore`: document-at-a-time MaxScore (Turtle & Flood 1995). Terms whose summed
+//!   upper bounds cannot lift a document over the current k-th score are only probed,
+//!   never iterated, so the cost grows sublinearly with the collection.
+//!
+//! A document's score is summed in query-term order from 0 in both, which is what makes
+//! them bit-identical.
+use std::cell::RefCell;
+
+use super::impacts::Impacts;
+use super::topk::{Hit, TopK};
+
+/// A query term with its weight (its multiplicity in the query).
+#[derive(Debug, Clone, Copy)]
+pub struct QueryTerm {
+    pub term: u32,
+    pub weight: f32,
+}
+
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<f32>,
+    epoch: Vec<u32>,
+    current: u32,
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+pub fn exhaustive(
+    impacts: &Impacts,
+    n_slots: usize,
+    terms: &[QueryTerm],
+    k: usize,
+    allow: &dyn Fn(u32) -> bool,
+) -> Vec<Hit> {
+    SCRATCH.with(|cell| {
+        let mut guard = cell.borrow_mut();
+        let s = &mut *guard;
+        if s.acc.len() < n_slots {
+            s.acc.resize(n_slots, 0.0);
+            s.epoch.resize(n_slots, 0);
+        }
+        s.current = s.current.wrapping_add(1);
+        if s.current == 0 {
+            s.epoch.iter_mut().for_each(|e| *e = 0);
+            s.current = 1;
+        }
+        let cur = s.current;
+        s.touched.clear();
+        for qt in terms {
+            let (docs, scores) = impacts.postings(qt.term);
+            for (&d, &v) in docs.iter().zip(scores) {
+                let d = d as usize;
+                if s.epoch[d] != cur {
+                    s.epoch[d] = cur;
+                    s.acc[d] = 0.0;
+                    s.touched.push(d as u32);
+                }
+                s.acc[d] += qt.weight * v;
+            }
+        }
+        let mut top = TopK::new(k);
+        for &d in &s.touched {
+            let hit = Hit { slot: d, score: s.acc[d as usize] };
+            if top.admits(&hit) && allow(d) {
+                top.push(hit);
+            }
+        }
+        top.into_sorted()
+    })
+}
+
+struct Cursor<'a> {
+    docs: &'a [u32],
+    scores: &'a [f32],
+    pos: usize,
+    /// Upper bound of this term's contribution.
+    bound: f32,
+    weight: f32,
+    /// Position of the term in the query.
+    q: usize,
+}
+
+impl Cursor<'_> {
+    #[inline]
+    fn doc(&self) -> u32 {
+        self.docs.get(self.pos).copied().unwrap_or(u32::MAX)
+    }
+
+    /// Moves to the first posting with doc >= target: galloping, then binary search.
+    fn advance_to(&mut self, target: u32) {
+        if self.doc() >= target {
+            return;
+        }
+        let mut lo = self.pos;
+        let mut step = 1;
+        let mut hi = lo + step;
+        while hi < self.docs.len() && self.docs[hi] < target {
+            lo = hi;
+            step *= 2;
+            hi = lo + step;
+        }
+        let hi = hi.min(self.docs.len());
+        self.pos = lo + self.docs[lo..hi].partition_point(|&d| d < target);
+    }
+}
+
+/// Relative slack on upper bounds, far above f32 rounding of a few sums: pruning is
+/// never wrong, only occasionally less aggressive.
+const SLACK: f32 = 1.0 + 1e-5;
+
+pub fn maxscore(impacts: &Impacts, terms: &[QueryTerm], k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<Hit> {
+    let mut top = TopK::new(k);
+    if k == 0 {
+        return Vec::new();
+    }
+    let mut cursors: Vec<Cursor> = terms
+        .iter()
+        .enumerate()
+        .filter_map(|(q, qt)| {
+            let (docs, scores) = impacts.postings(qt.term);
+            (!docs.is_empty()).then(|| Cursor {
+                docs,
+                scores,
+                pos: 0,
+                bound: qt.weight * impacts.max[qt.term as usize],
+                weight: qt.weight,
+                q,
+            })
+        })
+        .collect();
+    cursors.sort_by(|a, b| a.bound.total_cmp(&b.bound));
+    // prefix[i]: the most cursors[0..=i] can add together.
+    let prefix: Vec<f32> = cursors
+        .iter()
+        .scan(0f32, |acc, c| {
+            *acc += c.bound;
+            Some(*acc)
+        })
+        .collect();
+    let mut contrib = vec![0f32; terms.len()];
+    let mut matched: Vec<usize> = Vec::with_capacity(terms.len());
+    let mut first_essential = 0;
+    loop {
+        let theta = top.threshold();
+        while first_essential < cursors.len() && prefix[first_essential] * SLACK < theta {
+            first_essential += 1;
+        }
+        let Some(d) = cursors[first_essential..].iter().map(Cursor::doc).min() else { break };
+        if d == u32::MAX {
+            break;
+        }
+        matched.clear();
+        let mut partial = 0f32;
+        for c in cursors[first_essential..].iter_mut() {
+            if c.doc() == d {
+                let v = c.weight * c.scores[c.pos];
+                contrib[c.q] = v;
+                matched.push(c.q);
+                partial += v;
+                c.pos += 1;
+            }
+        }
+        let mut pruned = false;
+        for i in (0..first_essential).rev() {
+            if (partial + prefix[i]) * SLACK < theta {
+                pruned = true;
+                break;
+            }
+            let c = &mut cursors[i];
+            c.advance_to(d);
+            if c.doc() == d {
+                let v = c.weight * c.scores[c.pos];
+                contrib[c.q] = v;
+                matched.push(c.q);
+                partial += v;
+            }
+        }
+        if !pruned {
+            matched.sort_unstable();
+            let score = matched.iter().fold(0f32, |acc, &q| acc + contrib[q]);
+            let hit = Hit { slot: d, score };
+            if top.admits(&hit) && allow(d) {
+                top.push(hit);
+            }
+        }
+    }
+    top.into_sorted()
+}

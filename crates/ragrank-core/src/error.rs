@@ -1,0 +1,60 @@
+//! The one error type of the core. The binding maps `ErrorKind` to a stable JS `code`.
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A caller passed a value the core cannot use (bad parameter, bad token, ...).
+    InvalidArg,
+    /// A document id that is already in the index was added again.
+    DuplicateId,
+    /// A file is not a ragrank index, or is truncated or damaged.
+    CorruptIndex,
+    /// Reading or writing a file failed.
+    Io,
+}
+
+impl ErrorKind {
+    /// The stable code JS sees in `error.code`.
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidArg => "ERR_INVALID_ARG",
+            ErrorKind::DuplicateId => "ERR_DUPLICATE_ID",
+            ErrorKind::CorruptIndex => "ERR_CORRUPT_INDEX",
+            ErrorKind::Io => "ERR_IO",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error { kind, message: message.into() }
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::InvalidArg, message)
+    }
+    pub fn corrupt(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::CorruptIndex, message)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::new(ErrorKind::Io, e.to_string())
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

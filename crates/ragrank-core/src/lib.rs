@@ -1,0 +1,7 @@
+//! ragrank-core: the retrieval algorithms of ragrank, in pure Rust (no napi).
+pub mod analysis;
+pub mod bm25;
+pub mod error;
+pub mod eval;
+
+pub use error::{Error, ErrorKind, Result};

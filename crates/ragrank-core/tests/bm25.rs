@@ -1,0 +1,203 @@
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use ragrank_core::analysis::AnalyzerConfig;
+use ragrank_core::bm25::{persist, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Params, Query, SearchOptions, Strategy, Variant};
+use ragrank_core::ErrorKind;
+
+const VARIANTS: [Variant; 5] = [Variant::Lucene, Variant::Robertson, Variant::Atire, Variant::Bm25l, Variant::Bm25plus];
+
+fn config(variant: Variant) -> IndexConfig {
+    IndexConfig { params: Params { variant, ..Params::default() }, analyzer: AnalyzerConfig::default(), store_text: true }
+}
+
+fn zipf_word(rng: &mut StdRng, vocab: usize) -> String {
+    // Rough Zipf: index ~ vocab^u - 1.
+    let u: f64 = rng.random();
+    let i = ((vocab as f64).powf(u) - 1.0) as usize;
+    format!("w{i}")
+}
+
+fn random_doc(rng: &mut StdRng, id: String, vocab: usize) -> NewDoc {
+    let n = rng.random_range(0..30);
+    let text = (0..n).map(|_| zipf_word(rng, vocab)).collect::<Vec<_>>().join(" ");
+    NewDoc { id, text: Some(text), ..Default::default() }
+}
+
+fn opts(k: usize, strategy: Strategy) -> SearchOptions {
+    SearchOptions { top_k: k, strategy, filter: None }
+}
+
+fn ids(index: &Bm25Index, hits: &[Hit]) -> Vec<(String, f32)> {
+    hits.iter().map(|h| (index.doc(h.slot).id.to_string(), h.score)).collect()
+}
+
+#[test]
+fn incremental_equals_rebuilt_from_scratch() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for variant in VARIANTS {
+        let mut index = Bm25Index::new(config(variant)).unwrap();
+        let mut live: Vec<NewDoc> = Vec::new();
+        let mut next = 0;
+        for _round in 0..40 {
+            if rng.random_bool(0.6) || live.is_empty() {
+                let batch: Vec<NewDoc> = (0..rng.random_range(1..20))
+                    .map(|_| {
+                        next += 1;
+                        random_doc(&mut rng, format!("d{next}"), 60)
+                    })
+                    .collect();
+                index.add(batch.clone(), false).unwrap();
+                live.extend(batch);
+            } else {
+                let n = rng.random_range(1..=live.len().min(8));
+                let mut gone = Vec::new();
+                for _ in 0..n {
+                    let i = rng.random_range(0..live.len());
+                    gone.push(live.remove(i).id);
+                }
+                gone.push("never-added".into());
+                assert_eq!(index.remove(&gone), n);
+            }
+            let mut scratch = Bm25Index::new(config(variant)).unwrap();
+            scratch.add(live.clone(), false).unwrap();
+            assert_eq!(index.len(), scratch.len());
+            for _ in 0..5 {
+                let q = (0..rng.random_range(1..5)).map(|_| zipf_word(&mut rng, 60)).collect::<Vec<_>>().join(" ");
+                let a = index.search(&Query::Text(&q), &opts(10, Strategy::Auto));
+                let b = scratch.search(&Query::Text(&q), &opts(10, Strategy::Auto));
+                assert_eq!(ids(&index, &a), ids(&scratch, &b), "{variant:?} query {q:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn maxscore_equals_exhaustive() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for variant in VARIANTS {
+        let mut index = Bm25Index::new(config(variant)).unwrap();
+        let docs: Vec<NewDoc> = (0..3000).map(|i| random_doc(&mut rng, format!("d{i}"), 400)).collect();
+        index.add(docs, false).unwrap();
+        index.remove(&(0..300).map(|i| format!("d{}", i * 7)).collect::<Vec<_>>());
+        for _ in 0..200 {
+            let q = (0..rng.random_range(1..7)).map(|_| zipf_word(&mut rng, 400)).collect::<Vec<_>>().join(" ");
+            for k in [1, 10, 100] {
+                let a = index.search(&Query::Text(&q), &opts(k, Strategy::Exhaustive));
+                let b = index.search(&Query::Text(&q), &opts(k, Strategy::MaxScore));
+                assert_eq!(a, b, "{variant:?} k={k} query {q:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn ties_go_to_the_earlier_document() {
+    let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let docs = ["c", "a", "b"].map(|id| NewDoc { id: id.into(), text: Some("same words".into()), ..Default::default() });
+    index.add(docs.to_vec(), false).unwrap();
+    let hits = index.search(&Query::Text("words"), &opts(3, Strategy::Auto));
+    assert_eq!(ids(&index, &hits).iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), ["c", "a", "b"]);
+}
+
+#[test]
+fn duplicate_ids_fail_without_changing_the_index() {
+    let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let doc = |id: &str, t: &str| NewDoc { id: id.into(), text: Some(t.into()), ..Default::default() };
+    index.add(vec![doc("a", "alpha")], false).unwrap();
+    let err = index.add(vec![doc("b", "beta"), doc("a", "again")], false).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::DuplicateId);
+    let err = index.add(vec![doc("c", "x"), doc("c", "y")], true).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::DuplicateId);
+    assert_eq!(index.len(), 1);
+    assert!(index.search(&Query::Text("beta"), &opts(5, Strategy::Auto)).is_empty());
+    index.add(vec![doc("a", "gamma")], true).unwrap();
+    assert_eq!(index.len(), 1);
+    assert!(index.search(&Query::Text("alpha"), &opts(5, Strategy::Auto)).is_empty());
+    assert_eq!(index.search(&Query::Text("gamma"), &opts(5, Strategy::Auto)).len(), 1);
+}
+
+#[test]
+fn filters_apply_inside_the_scan() {
+    let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let docs: Vec<NewDoc> = (0..50)
+        .map(|i| NewDoc {
+            id: format!("d{i}"),
+            text: Some(format!("apple {}", "pie ".repeat(i % 5))),
+            meta: Some(serde_json::json!({ "even": i % 2 == 0 })),
+            ..Default::default()
+        })
+        .collect();
+    index.add(docs, false).unwrap();
+    let filter = Filter { slots: None, meta: vec![("even".into(), vec![serde_json::json!(true)])] };
+    for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
+        let hits = index.search(&Query::Text("apple pie"), &SearchOptions { top_k: 100, strategy, filter: Some(filter.clone()) });
+        assert_eq!(hits.len(), 25);
+        assert!(hits.iter().all(|h| index.doc(h.slot).meta.as_ref().unwrap()["even"] == true));
+    }
+}
+
+#[test]
+fn save_and_load_round_trip() {
+    let dir = std::env::temp_dir().join(format!("ragrank-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("idx.rgrk");
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut index = Bm25Index::new(config(Variant::Bm25plus)).unwrap();
+    let mut docs: Vec<NewDoc> = (0..500).map(|i| random_doc(&mut rng, format!("d{i}"), 100)).collect();
+    docs[3].meta = Some(serde_json::json!({"lang": "ko", "n": [1, 2]}));
+    index.add(docs, false).unwrap();
+    index.remove(&["d1".into(), "d10".into()]);
+    persist::save(&index, &path).unwrap();
+    let loaded = persist::load(&path).unwrap();
+    assert_eq!(loaded.len(), index.len());
+    assert_eq!(loaded.doc(2).meta, Some(serde_json::json!({"lang": "ko", "n": [1, 2]})));
+    for q in ["w1 w2", "w3", "w50 w7 w7"] {
+        let a = index.search(&Query::Text(q), &opts(20, Strategy::Auto));
+        let b = loaded.search(&Query::Text(q), &opts(20, Strategy::Auto));
+        assert_eq!(ids(&index, &a), ids(&loaded, &b));
+    }
+    // Every truncation and many single-byte corruptions are reported, never a panic.
+    let bytes = std::fs::read(&path).unwrap();
+    for cut in (0..bytes.len()).step_by(97) {
+        let err = persist::from_bytes(&bytes[..cut]).err().expect("truncated file must fail");
+        assert_eq!(err.kind, ErrorKind::CorruptIndex);
+    }
+    for i in (0..bytes.len()).step_by(13) {
+        let mut b = bytes.clone();
+        b[i] ^= 0x5a;
+        let err = persist::from_bytes(&b).err().expect("corrupted file must fail");
+        assert_eq!(err.kind, ErrorKind::CorruptIndex);
+    }
+    assert_eq!(persist::from_bytes(b"{\"json\": true}").err().unwrap().kind, ErrorKind::CorruptIndex);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_parameters_are_rejected() {
+    for (k1, b, delta) in [(f64::NAN, 0.75, 0.5), (-1.0, 0.75, 0.5), (1.2, 1.5, 0.5), (1.2, 0.75, -0.1), (f64::INFINITY, 0.5, 0.5)] {
+        let cfg = IndexConfig { params: Params { variant: Variant::Lucene, k1, b, delta }, ..IndexConfig::default() };
+        assert_eq!(Bm25Index::new(cfg).err().unwrap().kind, ErrorKind::InvalidArg);
+    }
+}
+
+#[test]
+fn edge_queries_and_documents() {
+    let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
+    assert!(index.search(&Query::Text("anything"), &opts(10, Strategy::Auto)).is_empty());
+    let docs = vec![
+        NewDoc { id: "empty".into(), text: Some(String::new()), ..Default::default() },
+        NewDoc { id: "ws".into(), text: Some("  \n\t ".into()), ..Default::default() },
+        NewDoc { id: "big".into(), text: Some("lorem ipsum ".repeat(900_000)), ..Default::default() },
+        NewDoc { id: "small".into(), text: Some("ipsum dolor".into()), ..Default::default() },
+    ];
+    index.add(docs, false).unwrap();
+    assert_eq!(index.len(), 4);
+    assert!(index.search(&Query::Text(""), &opts(10, Strategy::Auto)).is_empty());
+    assert!(index.search(&Query::Text("   "), &opts(10, Strategy::Auto)).is_empty());
+    assert!(index.search(&Query::Text("unknownterm"), &opts(10, Strategy::Auto)).is_empty());
+    assert!(index.search(&Query::Text("ipsum"), &opts(0, Strategy::Auto)).is_empty());
+    let hits = index.search(&Query::Text("ipsum"), &opts(1000, Strategy::Auto));
+    let mut got: Vec<String> = ids(&index, &hits).into_iter().map(|h| h.0).collect();
+    got.sort();
+    assert_eq!(got, ["big", "small"]);
+}
