@@ -1,1 +1,4 @@
-//! placeholder
+//! The napi binding: converts types and errors, and schedules work. No algorithms here.
+pub mod bm25;
+pub mod errors;
+pub mod eval;

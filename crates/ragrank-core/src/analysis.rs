@@ -63,9 +63,8 @@ impl Default for AnalyzerConfig {
 
 /// The English stopwords of Lucene's `EnglishAnalyzer` (also bm25s's `"en"` list).
 pub const ENGLISH_STOPWORDS: [&str; 33] = [
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with",
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of",
+    "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
 ];
 
 fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
@@ -94,8 +93,23 @@ fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
 
 /// The Snowball languages `AnalyzerConfig::stemmer` accepts.
 pub const STEMMER_LANGUAGES: [&str; 18] = [
-    "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian",
-    "italian", "norwegian", "portuguese", "romanian", "russian", "spanish", "swedish", "tamil",
+    "arabic",
+    "danish",
+    "dutch",
+    "english",
+    "finnish",
+    "french",
+    "german",
+    "greek",
+    "hungarian",
+    "italian",
+    "norwegian",
+    "portuguese",
+    "romanian",
+    "russian",
+    "spanish",
+    "swedish",
+    "tamil",
     "turkish",
 ];
 
@@ -143,7 +157,11 @@ impl Analyzer {
             .iter()
             .map(|w| if config.lowercase { w.to_lowercase() } else { w.clone() })
             .collect();
-        Ok(Analyzer { config, stopwords, stemmer })
+        Ok(Analyzer {
+            config,
+            stopwords,
+            stemmer,
+        })
     }
 
     pub fn config(&self) -> &AnalyzerConfig {
@@ -215,8 +233,7 @@ impl Analyzer {
         } else {
             buf.push_str(w);
         }
-        if buf.chars().count() < self.config.min_token_length || self.stopwords.contains(buf.as_str())
-        {
+        if buf.chars().count() < self.config.min_token_length || self.stopwords.contains(buf.as_str()) {
             return;
         }
         match &self.stemmer {
@@ -314,14 +331,24 @@ mod tests {
 
     #[test]
     fn word_bigram_mode_keeps_the_run() {
-        let cfg = AnalyzerConfig { cjk: CjkMode::Wordbigram, ..Default::default() };
+        let cfg = AnalyzerConfig {
+            cjk: CjkMode::Wordbigram,
+            ..Default::default()
+        };
         assert_eq!(analyze(cfg, "학교에"), ["학교에", "학교", "교에"]);
     }
 
     #[test]
     fn regex_mode_matches_sklearn_pattern() {
-        let cfg = AnalyzerConfig { segmentation: Segmentation::Regex, min_token_length: 2, ..Default::default() };
-        assert_eq!(analyze(cfg, "I don't like a_b x-ray 42"), ["don", "like", "a_b", "ray", "42"]);
+        let cfg = AnalyzerConfig {
+            segmentation: Segmentation::Regex,
+            min_token_length: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            analyze(cfg, "I don't like a_b x-ray 42"),
+            ["don", "like", "a_b", "ray", "42"]
+        );
     }
 
     #[test]
@@ -336,7 +363,10 @@ mod tests {
 
     #[test]
     fn unknown_stemmer_is_an_error() {
-        let cfg = AnalyzerConfig { stemmer: Some("klingon".into()), ..Default::default() };
+        let cfg = AnalyzerConfig {
+            stemmer: Some("klingon".into()),
+            ..Default::default()
+        };
         assert!(Analyzer::new(cfg).is_err());
     }
 

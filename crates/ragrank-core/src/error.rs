@@ -33,7 +33,10 @@ pub struct Error {
 
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into() }
+        Error {
+            kind,
+            message: message.into(),
+        }
     }
     pub fn invalid(message: impl Into<String>) -> Self {
         Error::new(ErrorKind::InvalidArg, message)

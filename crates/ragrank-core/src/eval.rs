@@ -38,11 +38,9 @@ impl Metric {
         let name = spec.trim().to_ascii_lowercase();
         let (base, k) = match name.split_once('@') {
             Some((b, k)) => {
-                let k: usize = k
-                    .parse()
-                    .ok()
-                    .filter(|&k| k > 0)
-                    .ok_or_else(|| Error::invalid(format!("metric {spec:?}: the cut-off must be a positive integer")))?;
+                let k: usize = k.parse().ok().filter(|&k| k > 0).ok_or_else(|| {
+                    Error::invalid(format!("metric {spec:?}: the cut-off must be a positive integer"))
+                })?;
                 (b, Some(k))
             }
             None => (name.as_str(), None),
@@ -86,13 +84,23 @@ pub fn evaluate(run: &Run, qrels: &Qrels, metrics: &[Metric]) -> Evaluation {
             continue;
         }
         let ranked = dedupe(run.get(qid).unwrap_or(&empty));
-        let values = metrics.iter().map(|m| (m.name.clone(), score(m, &ranked, judged, relevant))).collect();
+        let values = metrics
+            .iter()
+            .map(|m| (m.name.clone(), score(m, &ranked, judged, relevant)))
+            .collect();
         per_query.insert(qid.clone(), values);
     }
     let mut mean = BTreeMap::new();
     for m in metrics {
         let sum: f64 = per_query.values().map(|v: &BTreeMap<String, f64>| v[&m.name]).sum();
-        mean.insert(m.name.clone(), if per_query.is_empty() { 0.0 } else { sum / per_query.len() as f64 });
+        mean.insert(
+            m.name.clone(),
+            if per_query.is_empty() {
+                0.0
+            } else {
+                sum / per_query.len() as f64
+            },
+        );
     }
     Evaluation { mean, per_query }
 }
@@ -124,11 +132,13 @@ fn score(m: &Metric, ranked: &[&str], judged: &HashMap<String, f64>, relevant: u
         }
         MetricKind::Mrr => top.iter().position(is_rel).map_or(0.0, |i| 1.0 / (i + 1) as f64),
         MetricKind::Recall => top.iter().filter(|id| is_rel(id)).count() as f64 / relevant as f64,
-        MetricKind::Precision => {
-            top.iter().filter(|id| is_rel(id)).count() as f64 / m.k.expect("validated") as f64
-        }
+        MetricKind::Precision => top.iter().filter(|id| is_rel(id)).count() as f64 / m.k.expect("validated") as f64,
         MetricKind::Ndcg => {
-            let dcg: f64 = top.iter().enumerate().map(|(i, id)| grade(judged, id) / ((i + 2) as f64).log2()).sum();
+            let dcg: f64 = top
+                .iter()
+                .enumerate()
+                .map(|(i, id)| grade(judged, id) / ((i + 2) as f64).log2())
+                .sum();
             let mut ideal: Vec<f64> = judged.values().map(|&g| g.max(0.0)).filter(|&g| g > 0.0).collect();
             ideal.sort_by(|a, b| b.total_cmp(a));
             let idcg: f64 = ideal
@@ -158,8 +168,10 @@ mod tests {
     fn hand_computed_values() {
         let run: Run = [("q".to_string(), ["a", "x", "b", "y"].map(String::from).to_vec())].into();
         let qrels: Qrels = [("q".to_string(), q(&[("a", 2.0), ("b", 1.0), ("c", 1.0), ("x", -1.0)]))].into();
-        let metrics: Vec<Metric> =
-            ["map@3", "mrr@10", "recall@2", "p@2", "ndcg@3"].iter().map(|s| Metric::parse(s).unwrap()).collect();
+        let metrics: Vec<Metric> = ["map@3", "mrr@10", "recall@2", "p@2", "ndcg@3"]
+            .iter()
+            .map(|s| Metric::parse(s).unwrap())
+            .collect();
         let e = evaluate(&run, &qrels, &metrics);
         let v = &e.per_query["q"];
         assert!((v["map@3"] - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-12);
@@ -174,7 +186,11 @@ mod tests {
     #[test]
     fn missing_run_scores_zero_and_unjudged_queries_are_skipped() {
         let run: Run = HashMap::new();
-        let qrels: Qrels = [("q1".to_string(), q(&[("a", 1.0)])), ("q2".to_string(), q(&[("a", 0.0)]))].into();
+        let qrels: Qrels = [
+            ("q1".to_string(), q(&[("a", 1.0)])),
+            ("q2".to_string(), q(&[("a", 0.0)])),
+        ]
+        .into();
         let e = evaluate(&run, &qrels, &[Metric::parse("ndcg@10").unwrap()]);
         assert_eq!(e.per_query.len(), 1);
         assert_eq!(e.mean["ndcg@10"], 0.0);

@@ -1,13 +1,28 @@
+use ragrank_core::analysis::AnalyzerConfig;
+use ragrank_core::bm25::{
+    persist, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Params, Query, SearchOptions, Strategy, Variant,
+};
+use ragrank_core::ErrorKind;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use ragrank_core::analysis::AnalyzerConfig;
-use ragrank_core::bm25::{persist, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Params, Query, SearchOptions, Strategy, Variant};
-use ragrank_core::ErrorKind;
 
-const VARIANTS: [Variant; 5] = [Variant::Lucene, Variant::Robertson, Variant::Atire, Variant::Bm25l, Variant::Bm25plus];
+const VARIANTS: [Variant; 5] = [
+    Variant::Lucene,
+    Variant::Robertson,
+    Variant::Atire,
+    Variant::Bm25l,
+    Variant::Bm25plus,
+];
 
 fn config(variant: Variant) -> IndexConfig {
-    IndexConfig { params: Params { variant, ..Params::default() }, analyzer: AnalyzerConfig::default(), store_text: true }
+    IndexConfig {
+        params: Params {
+            variant,
+            ..Params::default()
+        },
+        analyzer: AnalyzerConfig::default(),
+        store_text: true,
+    }
 }
 
 fn zipf_word(rng: &mut StdRng, vocab: usize) -> String {
@@ -20,15 +35,25 @@ fn zipf_word(rng: &mut StdRng, vocab: usize) -> String {
 fn random_doc(rng: &mut StdRng, id: String, vocab: usize) -> NewDoc {
     let n = rng.random_range(0..30);
     let text = (0..n).map(|_| zipf_word(rng, vocab)).collect::<Vec<_>>().join(" ");
-    NewDoc { id, text: Some(text), ..Default::default() }
+    NewDoc {
+        id,
+        text: Some(text),
+        ..Default::default()
+    }
 }
 
 fn opts(k: usize, strategy: Strategy) -> SearchOptions {
-    SearchOptions { top_k: k, strategy, filter: None }
+    SearchOptions {
+        top_k: k,
+        strategy,
+        filter: None,
+    }
 }
 
 fn ids(index: &Bm25Index, hits: &[Hit]) -> Vec<(String, f32)> {
-    hits.iter().map(|h| (index.doc(h.slot).id.to_string(), h.score)).collect()
+    hits.iter()
+        .map(|h| (index.doc(h.slot).id.to_string(), h.score))
+        .collect()
 }
 
 #[test]
@@ -62,7 +87,10 @@ fn incremental_equals_rebuilt_from_scratch() {
             scratch.add(live.clone(), false).unwrap();
             assert_eq!(index.len(), scratch.len());
             for _ in 0..5 {
-                let q = (0..rng.random_range(1..5)).map(|_| zipf_word(&mut rng, 60)).collect::<Vec<_>>().join(" ");
+                let q = (0..rng.random_range(1..5))
+                    .map(|_| zipf_word(&mut rng, 60))
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let a = index.search(&Query::Text(&q), &opts(10, Strategy::Auto));
                 let b = scratch.search(&Query::Text(&q), &opts(10, Strategy::Auto));
                 assert_eq!(ids(&index, &a), ids(&scratch, &b), "{variant:?} query {q:?}");
@@ -80,7 +108,10 @@ fn maxscore_equals_exhaustive() {
         index.add(docs, false).unwrap();
         index.remove(&(0..300).map(|i| format!("d{}", i * 7)).collect::<Vec<_>>());
         for _ in 0..200 {
-            let q = (0..rng.random_range(1..7)).map(|_| zipf_word(&mut rng, 400)).collect::<Vec<_>>().join(" ");
+            let q = (0..rng.random_range(1..7))
+                .map(|_| zipf_word(&mut rng, 400))
+                .collect::<Vec<_>>()
+                .join(" ");
             for k in [1, 10, 100] {
                 let a = index.search(&Query::Text(&q), &opts(k, Strategy::Exhaustive));
                 let b = index.search(&Query::Text(&q), &opts(k, Strategy::MaxScore));
@@ -93,16 +124,27 @@ fn maxscore_equals_exhaustive() {
 #[test]
 fn ties_go_to_the_earlier_document() {
     let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
-    let docs = ["c", "a", "b"].map(|id| NewDoc { id: id.into(), text: Some("same words".into()), ..Default::default() });
+    let docs = ["c", "a", "b"].map(|id| NewDoc {
+        id: id.into(),
+        text: Some("same words".into()),
+        ..Default::default()
+    });
     index.add(docs.to_vec(), false).unwrap();
     let hits = index.search(&Query::Text("words"), &opts(3, Strategy::Auto));
-    assert_eq!(ids(&index, &hits).iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), ["c", "a", "b"]);
+    assert_eq!(
+        ids(&index, &hits).iter().map(|h| h.0.as_str()).collect::<Vec<_>>(),
+        ["c", "a", "b"]
+    );
 }
 
 #[test]
 fn duplicate_ids_fail_without_changing_the_index() {
     let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
-    let doc = |id: &str, t: &str| NewDoc { id: id.into(), text: Some(t.into()), ..Default::default() };
+    let doc = |id: &str, t: &str| NewDoc {
+        id: id.into(),
+        text: Some(t.into()),
+        ..Default::default()
+    };
     index.add(vec![doc("a", "alpha")], false).unwrap();
     let err = index.add(vec![doc("b", "beta"), doc("a", "again")], false).unwrap_err();
     assert_eq!(err.kind, ErrorKind::DuplicateId);
@@ -128,11 +170,23 @@ fn filters_apply_inside_the_scan() {
         })
         .collect();
     index.add(docs, false).unwrap();
-    let filter = Filter { slots: None, meta: vec![("even".into(), vec![serde_json::json!(true)])] };
+    let filter = Filter {
+        slots: None,
+        meta: vec![("even".into(), vec![serde_json::json!(true)])],
+    };
     for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
-        let hits = index.search(&Query::Text("apple pie"), &SearchOptions { top_k: 100, strategy, filter: Some(filter.clone()) });
+        let hits = index.search(
+            &Query::Text("apple pie"),
+            &SearchOptions {
+                top_k: 100,
+                strategy,
+                filter: Some(filter.clone()),
+            },
+        );
         assert_eq!(hits.len(), 25);
-        assert!(hits.iter().all(|h| index.doc(h.slot).meta.as_ref().unwrap()["even"] == true));
+        assert!(hits
+            .iter()
+            .all(|h| index.doc(h.slot).meta.as_ref().unwrap()["even"] == true));
     }
 }
 
@@ -159,7 +213,9 @@ fn save_and_load_round_trip() {
     // Every truncation and many single-byte corruptions are reported, never a panic.
     let bytes = std::fs::read(&path).unwrap();
     for cut in (0..bytes.len()).step_by(97) {
-        let err = persist::from_bytes(&bytes[..cut]).err().expect("truncated file must fail");
+        let err = persist::from_bytes(&bytes[..cut])
+            .err()
+            .expect("truncated file must fail");
         assert_eq!(err.kind, ErrorKind::CorruptIndex);
     }
     for i in (0..bytes.len()).step_by(13) {
@@ -168,14 +224,31 @@ fn save_and_load_round_trip() {
         let err = persist::from_bytes(&b).err().expect("corrupted file must fail");
         assert_eq!(err.kind, ErrorKind::CorruptIndex);
     }
-    assert_eq!(persist::from_bytes(b"{\"json\": true}").err().unwrap().kind, ErrorKind::CorruptIndex);
+    assert_eq!(
+        persist::from_bytes(b"{\"json\": true}").err().unwrap().kind,
+        ErrorKind::CorruptIndex
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bad_parameters_are_rejected() {
-    for (k1, b, delta) in [(f64::NAN, 0.75, 0.5), (-1.0, 0.75, 0.5), (1.2, 1.5, 0.5), (1.2, 0.75, -0.1), (f64::INFINITY, 0.5, 0.5)] {
-        let cfg = IndexConfig { params: Params { variant: Variant::Lucene, k1, b, delta }, ..IndexConfig::default() };
+    for (k1, b, delta) in [
+        (f64::NAN, 0.75, 0.5),
+        (-1.0, 0.75, 0.5),
+        (1.2, 1.5, 0.5),
+        (1.2, 0.75, -0.1),
+        (f64::INFINITY, 0.5, 0.5),
+    ] {
+        let cfg = IndexConfig {
+            params: Params {
+                variant: Variant::Lucene,
+                k1,
+                b,
+                delta,
+            },
+            ..IndexConfig::default()
+        };
         assert_eq!(Bm25Index::new(cfg).err().unwrap().kind, ErrorKind::InvalidArg);
     }
 }
@@ -183,18 +256,38 @@ fn bad_parameters_are_rejected() {
 #[test]
 fn edge_queries_and_documents() {
     let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
-    assert!(index.search(&Query::Text("anything"), &opts(10, Strategy::Auto)).is_empty());
+    assert!(index
+        .search(&Query::Text("anything"), &opts(10, Strategy::Auto))
+        .is_empty());
     let docs = vec![
-        NewDoc { id: "empty".into(), text: Some(String::new()), ..Default::default() },
-        NewDoc { id: "ws".into(), text: Some("  \n\t ".into()), ..Default::default() },
-        NewDoc { id: "big".into(), text: Some("lorem ipsum ".repeat(900_000)), ..Default::default() },
-        NewDoc { id: "small".into(), text: Some("ipsum dolor".into()), ..Default::default() },
+        NewDoc {
+            id: "empty".into(),
+            text: Some(String::new()),
+            ..Default::default()
+        },
+        NewDoc {
+            id: "ws".into(),
+            text: Some("  \n\t ".into()),
+            ..Default::default()
+        },
+        NewDoc {
+            id: "big".into(),
+            text: Some("lorem ipsum ".repeat(900_000)),
+            ..Default::default()
+        },
+        NewDoc {
+            id: "small".into(),
+            text: Some("ipsum dolor".into()),
+            ..Default::default()
+        },
     ];
     index.add(docs, false).unwrap();
     assert_eq!(index.len(), 4);
     assert!(index.search(&Query::Text(""), &opts(10, Strategy::Auto)).is_empty());
     assert!(index.search(&Query::Text("   "), &opts(10, Strategy::Auto)).is_empty());
-    assert!(index.search(&Query::Text("unknownterm"), &opts(10, Strategy::Auto)).is_empty());
+    assert!(index
+        .search(&Query::Text("unknownterm"), &opts(10, Strategy::Auto))
+        .is_empty());
     assert!(index.search(&Query::Text("ipsum"), &opts(0, Strategy::Auto)).is_empty());
     let hits = index.search(&Query::Text("ipsum"), &opts(1000, Strategy::Auto));
     let mut got: Vec<String> = ids(&index, &hits).into_iter().map(|h| h.0).collect();

@@ -56,7 +56,11 @@ impl Impacts {
         let tfc0 = if shift { safe(params.tfc(0.0, 1.0)) } else { 0.0 };
         let mut max = vec![0f32; n_terms];
         let mut absent = vec![0f32; if shift { n_terms } else { 0 }];
-        let idf: Vec<f64> = store.df.iter().map(|&df| if df == 0 { 0.0 } else { params.idf(n, df as f64) }).collect();
+        let idf: Vec<f64> = store
+            .df
+            .iter()
+            .map(|&df| if df == 0 { 0.0 } else { params.idf(n, df as f64) })
+            .collect();
 
         // Second pass, parallel over terms: tf -> impact, and the per-term maximum.
         let mut score_chunks: Vec<&mut [f32]> = Vec::with_capacity(n_terms);
@@ -87,7 +91,13 @@ impl Impacts {
                 *a = (i * tfc0) as f32;
             }
         }
-        Impacts { offsets, docs, scores, max, absent }
+        Impacts {
+            offsets,
+            docs,
+            scores,
+            max,
+            absent,
+        }
     }
 
     pub fn postings(&self, term: u32) -> (&[u32], &[f32]) {
@@ -96,7 +106,11 @@ impl Impacts {
     }
 
     pub fn bytes(&self) -> usize {
-        self.offsets.len() * 8 + self.docs.len() * 4 + self.scores.len() * 4 + self.max.len() * 4 + self.absent.len() * 4
+        self.offsets.len() * 8
+            + self.docs.len() * 4
+            + self.scores.len() * 4
+            + self.max.len() * 4
+            + self.absent.len() * 4
     }
 }
 

@@ -7,7 +7,8 @@ mod search;
 mod store;
 mod topk;
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -19,8 +20,8 @@ pub use filter::Filter;
 use impacts::Impacts;
 pub use scoring::{Params, Variant};
 use search::QueryTerm;
-use store::{AnalyzedDoc, DocStore};
 pub use store::Doc;
+use store::{AnalyzedDoc, DocStore};
 pub use topk::Hit;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,7 +35,11 @@ pub struct IndexConfig {
 
 impl Default for IndexConfig {
     fn default() -> Self {
-        IndexConfig { params: Params::default(), analyzer: AnalyzerConfig::default(), store_text: true }
+        IndexConfig {
+            params: Params::default(),
+            analyzer: AnalyzerConfig::default(),
+            store_text: true,
+        }
     }
 }
 
@@ -87,7 +92,7 @@ pub struct Stats {
 
 pub struct Bm25Index {
     config: IndexConfig,
-    analyzer: Analyzer,
+    analyzer: Arc<Analyzer>,
     store: DocStore,
     impacts: OnceLock<Impacts>,
 }
@@ -95,8 +100,13 @@ pub struct Bm25Index {
 impl Bm25Index {
     pub fn new(config: IndexConfig) -> Result<Self> {
         config.params.validate()?;
-        let analyzer = Analyzer::new(config.analyzer.clone())?;
-        Ok(Bm25Index { config, analyzer, store: DocStore::default(), impacts: OnceLock::new() })
+        let analyzer = Arc::new(Analyzer::new(config.analyzer.clone())?);
+        Ok(Bm25Index {
+            config,
+            analyzer,
+            store: DocStore::default(),
+            impacts: OnceLock::new(),
+        })
     }
 
     pub fn config(&self) -> &IndexConfig {
@@ -128,46 +138,40 @@ impl Bm25Index {
     /// newly added for tie order). Ids repeated within one call are always an error.
     /// Validation happens before any change, so a failed call leaves the index as it was.
     pub fn add(&mut self, docs: Vec<NewDoc>, upsert: bool) -> Result<usize> {
-        let mut seen = FxHashSet::default();
-        for (i, d) in docs.iter().enumerate() {
-            if d.id.is_empty() {
-                return Err(Error::invalid(format!("document {i}: id must be a non-empty string")));
-            }
-            if d.text.is_none() && d.tokens.is_none() {
-                return Err(Error::invalid(format!("document {i} ({:?}): needs text or tokens", d.id)));
-            }
-            if !seen.insert(d.id.as_str()) {
+        let prepared = prepare_docs(&self.analyzer, self.config.store_text, docs)?;
+        self.insert(prepared, upsert)
+    }
+
+    /// The second half of `add`: stores documents analysed by `prepare_docs`, which
+    /// needs no access to the index (so callers can analyse without holding a lock).
+    pub fn insert(&mut self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
+        if !upsert {
+            if let Some(d) = docs.0.iter().find(|d| self.contains(&d.id)) {
                 return Err(Error::new(
                     ErrorKind::DuplicateId,
-                    format!("document id {:?} appears twice in one call", d.id),
-                ));
-            }
-            if !upsert && self.contains(&d.id) {
-                return Err(Error::new(
-                    ErrorKind::DuplicateId,
-                    format!("document id {:?} is already in the index (use upsert to replace it)", d.id),
+                    format!(
+                        "document id {:?} is already in the index (use upsert to replace it)",
+                        d.id
+                    ),
                 ));
             }
         }
-        drop(seen);
-        let store_text = self.config.store_text;
-        let analyzer = &self.analyzer;
-        let analyzed: Vec<AnalyzedDoc> = docs
-            .into_par_iter()
-            .with_min_len(64)
-            .map(|d| analyze_doc(analyzer, d, store_text))
-            .collect::<Result<_>>()?;
-        let n = analyzed.len();
+        let n = docs.0.len();
         if upsert {
-            for d in &analyzed {
+            for d in &docs.0 {
                 self.store.remove(&d.id);
             }
         }
-        for d in analyzed {
+        for d in docs.0 {
             self.store.insert(d);
         }
         self.changed();
         Ok(n)
+    }
+
+    /// The analyzer, shareable with threads that prepare documents.
+    pub fn analyzer(&self) -> Arc<Analyzer> {
+        self.analyzer.clone()
     }
 
     /// Removes documents by id and returns how many were in the index; unknown ids are
@@ -186,7 +190,8 @@ impl Bm25Index {
     }
 
     fn impacts(&self) -> &Impacts {
-        self.impacts.get_or_init(|| Impacts::build(&self.store, &self.config.params))
+        self.impacts
+            .get_or_init(|| Impacts::build(&self.store, &self.config.params))
     }
 
     /// Builds the query-time structures now instead of at the first search.
@@ -238,7 +243,10 @@ impl Bm25Index {
             search::exhaustive(impacts, n_slots, &terms, opts.top_k, &allow)
         };
         if !impacts.absent.is_empty() {
-            let constant: f32 = terms.iter().map(|qt| qt.weight * impacts.absent[qt.term as usize]).sum();
+            let constant: f32 = terms
+                .iter()
+                .map(|qt| qt.weight * impacts.absent[qt.term as usize])
+                .sum();
             hits.iter_mut().for_each(|h| h.score += constant);
         }
         hits
@@ -246,21 +254,53 @@ impl Bm25Index {
 
     /// Runs queries in parallel on rayon's pool; results in query order.
     pub fn search_batch(&self, queries: &[Query], opts: &SearchOptions) -> Vec<Vec<Hit>> {
+        self.search_batch_cancellable(queries, opts, &AtomicBool::new(false))
+    }
+
+    /// `search_batch` that skips the remaining queries once `cancel` is set (their
+    /// results are then empty).
+    pub fn search_batch_cancellable(
+        &self,
+        queries: &[Query],
+        opts: &SearchOptions,
+        cancel: &AtomicBool,
+    ) -> Vec<Vec<Hit>> {
         self.prepare();
-        queries.par_iter().map(|q| self.search(q, opts)).collect()
+        queries
+            .par_iter()
+            .map(|q| {
+                if cancel.load(Ordering::Relaxed) {
+                    Vec::new()
+                } else {
+                    self.search(q, opts)
+                }
+            })
+            .collect()
     }
 
     /// Slots of the given ids (unknown ids skipped), for building filters.
     pub fn slots_of<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> FxHashSet<u32> {
-        ids.into_iter().filter_map(|id| self.store.slot_of.get(id).copied()).collect()
+        ids.into_iter()
+            .filter_map(|id| self.store.slot_of.get(id).copied())
+            .collect()
     }
 
     pub fn stats(&self) -> Stats {
         let postings = self.store.postings();
-        let forward: usize = self.store.docs.iter().map(|d| d.terms.len() * 8 + d.id.len() + 48).sum();
+        let forward: usize = self
+            .store
+            .docs
+            .iter()
+            .map(|d| d.terms.len() * 8 + d.id.len() + 48)
+            .sum();
         let impacts = self.impacts.get().map_or(0, Impacts::bytes);
         let vocab: usize = self.store.terms.iter().map(|t| t.len() * 2 + 40).sum();
-        let texts: usize = self.store.docs.iter().map(|d| d.text.as_ref().map_or(0, |t| t.len())).sum();
+        let texts: usize = self
+            .store
+            .docs
+            .iter()
+            .map(|d| d.text.as_ref().map_or(0, |t| t.len()))
+            .sum();
         let per_posting = self.store.docs.iter().map(|d| d.terms.len() * 8).sum::<usize>()
             + self.impacts.get().map_or(0, |i| i.docs.len() * 8);
         Stats {
@@ -268,7 +308,11 @@ impl Bm25Index {
             terms: self.store.live_terms(),
             postings,
             avg_doc_length: self.store.avg_len(),
-            bytes_per_posting: if postings == 0 { 0.0 } else { per_posting as f64 / postings as f64 },
+            bytes_per_posting: if postings == 0 {
+                0.0
+            } else {
+                per_posting as f64 / postings as f64
+            },
             memory_bytes: forward + impacts + vocab + texts,
         }
     }
@@ -287,6 +331,48 @@ impl Bm25Index {
         index.store = store;
         Ok(index)
     }
+}
+
+/// Documents checked and analysed, ready for `Bm25Index::insert`.
+pub struct PreparedDocs(Vec<AnalyzedDoc>);
+
+impl PreparedDocs {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Checks documents on their own (ids present and unique within the call, content
+/// present) and analyses them in parallel.
+pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) -> Result<PreparedDocs> {
+    let mut seen = FxHashSet::default();
+    for (i, d) in docs.iter().enumerate() {
+        if d.id.is_empty() {
+            return Err(Error::invalid(format!("document {i}: id must be a non-empty string")));
+        }
+        if d.text.is_none() && d.tokens.is_none() {
+            return Err(Error::invalid(format!(
+                "document {i} ({:?}): needs text or tokens",
+                d.id
+            )));
+        }
+        if !seen.insert(d.id.as_str()) {
+            return Err(Error::new(
+                ErrorKind::DuplicateId,
+                format!("document id {:?} appears twice in one call", d.id),
+            ));
+        }
+    }
+    drop(seen);
+    let analyzed = docs
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|d| analyze_doc(analyzer, d, store_text))
+        .collect::<Result<_>>()?;
+    Ok(PreparedDocs(analyzed))
 }
 
 fn analyze_doc(analyzer: &Analyzer, d: NewDoc, store_text: bool) -> Result<AnalyzedDoc> {

@@ -39,7 +39,10 @@ impl<W: Write> CrcWriter<W> {
 }
 
 pub fn save(index: &Bm25Index, path: &Path) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .ok_or_else(|| Error::invalid(format!("not a file path: {}", path.display())))?;
@@ -47,7 +50,9 @@ pub fn save(index: &Bm25Index, path: &Path) -> Result<()> {
         ".{}.{}-{}.tmp",
         name.to_string_lossy(),
         std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
     ));
     let result = write_file(index, &tmp).and_then(|()| fs::rename(&tmp, path).map_err(Error::from));
     if result.is_err() {
@@ -61,7 +66,11 @@ fn write_file(index: &Bm25Index, tmp: &Path) -> Result<()> {
     let mut header = BufWriter::new(file);
     header.write_all(MAGIC)?;
     header.write_all(&FORMAT_VERSION.to_le_bytes())?;
-    let mut w = CrcWriter { inner: header, crc: crc32fast::Hasher::new(), len: 0 };
+    let mut w = CrcWriter {
+        inner: header,
+        crc: crc32fast::Hasher::new(),
+        len: 0,
+    };
     let store = index.store();
     let config = serde_json::to_vec(index.config()).map_err(|e| Error::invalid(e.to_string()))?;
     w.bytes(&config)?;
@@ -106,7 +115,11 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or_else(|| truncated())?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.buf.len())
+            .ok_or_else(truncated)?;
         let s = &self.buf[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -194,7 +207,13 @@ pub fn from_bytes(data: &[u8]) -> Result<Bm25Index> {
         if id.is_empty() || store.slot_of.contains_key(id.as_str()) || len > u32::MAX as u64 {
             return Err(Error::corrupt("index file has a bad or repeated document id"));
         }
-        store.insert(AnalyzedDoc { id, counts, len: len as u32, text, meta });
+        store.insert(AnalyzedDoc {
+            id,
+            counts,
+            len: len as u32,
+            text,
+            meta,
+        });
     }
     if r.pos != payload.len() {
         return Err(Error::corrupt("index file has trailing bytes"));

@@ -47,20 +47,31 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Params { variant: Variant::Lucene, k1: 1.5, b: 0.75, delta: 0.5 }
+        Params {
+            variant: Variant::Lucene,
+            k1: 1.5,
+            b: 0.75,
+            delta: 0.5,
+        }
     }
 }
 
 impl Params {
     pub fn validate(&self) -> Result<()> {
         if !(self.k1.is_finite() && self.k1 >= 0.0) {
-            return Err(Error::invalid(format!("k1 must be a finite number >= 0, got {}", self.k1)));
+            return Err(Error::invalid(format!(
+                "k1 must be a finite number >= 0, got {}",
+                self.k1
+            )));
         }
         if !(self.b.is_finite() && (0.0..=1.0).contains(&self.b)) {
             return Err(Error::invalid(format!("b must be a number in [0, 1], got {}", self.b)));
         }
         if !(self.delta.is_finite() && self.delta >= 0.0) {
-            return Err(Error::invalid(format!("delta must be a finite number >= 0, got {}", self.delta)));
+            return Err(Error::invalid(format!(
+                "delta must be a finite number >= 0, got {}",
+                self.delta
+            )));
         }
         Ok(())
     }

@@ -68,7 +68,10 @@ pub fn exhaustive(
         }
         let mut top = TopK::new(k);
         for &d in &s.touched {
-            let hit = Hit { slot: d, score: s.acc[d as usize] };
+            let hit = Hit {
+                slot: d,
+                score: s.acc[d as usize],
+            };
             if top.admits(&hit) && allow(d) {
                 top.push(hit);
             }
@@ -153,7 +156,9 @@ pub fn maxscore(impacts: &Impacts, terms: &[QueryTerm], k: usize, allow: &dyn Fn
         while first_essential < cursors.len() && prefix[first_essential] * SLACK < theta {
             first_essential += 1;
         }
-        let Some(d) = cursors[first_essential..].iter().map(Cursor::doc).min() else { break };
+        let Some(d) = cursors[first_essential..].iter().map(Cursor::doc).min() else {
+            break;
+        };
         if d == u32::MAX {
             break;
         }

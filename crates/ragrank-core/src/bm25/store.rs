@@ -92,7 +92,9 @@ impl DocStore {
 
     /// Removes a document by id; false when the id is unknown.
     pub fn remove(&mut self, id: &str) -> bool {
-        let Some(slot) = self.slot_of.remove(id) else { return false };
+        let Some(slot) = self.slot_of.remove(id) else {
+            return false;
+        };
         let doc = &mut self.docs[slot as usize];
         for &(t, _) in doc.terms.iter() {
             self.df[t as usize] -= 1;

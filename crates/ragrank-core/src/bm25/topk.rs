@@ -40,7 +40,10 @@ pub struct TopK {
 
 impl TopK {
     pub fn new(k: usize) -> Self {
-        TopK { k, heap: BinaryHeap::with_capacity(k.min(1 << 16) + 1) }
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k.min(1 << 16) + 1),
+        }
     }
 
     pub fn is_full(&self) -> bool {

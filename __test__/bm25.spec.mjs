@@ -1,0 +1,167 @@
+import test from 'ava'
+import { createRequire } from 'node:module'
+import { Bm25Index, RagrankError } from '../dist/index.mjs'
+
+const docs = [
+  { id: 'cat', text: 'The cat sat on the mat.' },
+  { id: 'dog', text: 'A dog chased the cat around the yard.', meta: { kind: 'pet', n: 2 } },
+  { id: 'ko', text: '학교에 가는 길에 고양이를 봤다', meta: { lang: 'ko' } },
+  { id: 'ja', text: '東京タワーの近くで猫を見た', meta: { lang: 'ja' } },
+]
+
+function build(options) {
+  const index = new Bm25Index(options)
+  index.add(docs)
+  return index
+}
+
+test('ESM and CommonJS entries expose the same class', (t) => {
+  const require = createRequire(import.meta.url)
+  t.is(require('..').Bm25Index, Bm25Index)
+})
+
+test('search ranks matching documents and returns fields', (t) => {
+  const index = build()
+  t.is(index.size, 4)
+  const hits = index.search('cat')
+  t.deepEqual(hits.map((h) => h.id), ['cat', 'dog'])
+  t.true(hits[0].score > hits[1].score)
+  t.is(hits[1].text, docs[1].text)
+  t.deepEqual(hits[1].meta, { kind: 'pet', n: 2 })
+  t.deepEqual(index.search('cat', { includeFields: false })[1], { id: 'dog', score: hits[1].score })
+})
+
+test('Korean and Japanese match without a dictionary', (t) => {
+  const index = build()
+  t.deepEqual(index.search('학교').map((h) => h.id), ['ko'])
+  t.deepEqual(index.search('고양이는').map((h) => h.id), ['ko'])
+  t.deepEqual(index.search('東京').map((h) => h.id), ['ja'])
+  t.deepEqual(index.analyze('학교에'), ['학교', '교에'])
+})
+
+test('ties are ordered by insertion, deterministically', (t) => {
+  const index = new Bm25Index()
+  index.add(['z', 'a', 'm'].map((id) => ({ id, text: 'same text' })))
+  t.deepEqual(index.search('text').map((h) => h.id), ['z', 'a', 'm'])
+  index.add([{ id: 'z', text: 'same text' }], { upsert: true })
+  t.deepEqual(index.search('text').map((h) => h.id), ['a', 'm', 'z'])
+})
+
+test('topK: 0, default and above the size', (t) => {
+  const index = build()
+  t.deepEqual(index.search('the', { topK: 0 }), [])
+  t.is(index.search('the', { topK: 1_000_000 }).length, 2)
+  const many = new Bm25Index()
+  many.add(Array.from({ length: 30 }, (_, i) => ({ id: `d${i}`, text: `word ${i}` })))
+  t.is(many.search('word').length, 10)
+})
+
+test('filters by id and by metadata inside the scan', (t) => {
+  const index = build()
+  t.deepEqual(index.search('cat', { filter: { ids: ['dog', 'missing'] } }).map((h) => h.id), ['dog'])
+  t.deepEqual(index.search('cat', { filter: { meta: { kind: 'pet' } } }).map((h) => h.id), ['dog'])
+  t.deepEqual(index.search('cat', { filter: { meta: { kind: ['x', 'pet'], n: 2 } } }).map((h) => h.id), ['dog'])
+  t.deepEqual(index.search('cat', { filter: { meta: { kind: 'other' } } }), [])
+})
+
+test('pre-tokenized documents and queries, and a JS tokenizer', (t) => {
+  const index = new Bm25Index()
+  index.add([{ id: 'a', tokens: ['Foo', 'bar'] }, { id: 'b', tokens: ['foo'] }])
+  t.deepEqual(index.search(['Foo']).map((h) => h.id), ['a'])
+  // A text query is analysed (lowercased) while pre-tokenized documents are not.
+  t.deepEqual(index.search('Foo').map((h) => h.id), ['b'])
+  const custom = new Bm25Index({ tokenizer: (s) => s.split('|') })
+  custom.add([{ id: 'x', text: 'a b|c' }, { id: 'y', text: 'c|d' }])
+  t.deepEqual(custom.search('a b').map((h) => h.id), ['x'])
+  t.deepEqual(custom.analyze('p|q'), ['p', 'q'])
+  t.throws(() => new Bm25Index({ tokenizer: () => 'nope' }).add([{ id: 'z', text: 'x' }]), { instanceOf: TypeError })
+})
+
+test('the bm25s preset stems and drops stopwords', (t) => {
+  const index = new Bm25Index({ analyzer: 'bm25s' })
+  t.deepEqual(index.analyze("The runner's flows are running a x"), ['runner', 'flow', 'run'])
+})
+
+test('remove keeps statistics exact and ignores unknown ids', (t) => {
+  const index = build()
+  t.is(index.remove(['dog', 'nope']), 1)
+  t.is(index.size, 3)
+  t.false(index.has('dog'))
+  const fresh = new Bm25Index()
+  fresh.add(docs.filter((d) => d.id !== 'dog'))
+  t.deepEqual(index.search('cat the mat'), fresh.search('cat the mat'))
+})
+
+test('duplicate ids: rejected, index unchanged; upsert replaces', (t) => {
+  const index = build()
+  const error = t.throws(() => index.add([{ id: 'new', text: 'fresh words' }, { id: 'cat', text: 'x' }]), {
+    instanceOf: RagrankError,
+  })
+  t.is(error.code, 'ERR_DUPLICATE_ID')
+  t.is(index.size, 4)
+  t.deepEqual(index.search('fresh'), [])
+  t.throws(() => index.add([{ id: 'n', text: 'a' }, { id: 'n', text: 'b' }], { upsert: true }), { code: 'ERR_DUPLICATE_ID' })
+  index.add([{ id: 'cat', text: 'a bird' }], { upsert: true })
+  t.is(index.size, 4)
+  t.deepEqual(index.search('bird').map((h) => h.id), ['cat'])
+  t.deepEqual(index.search('mat'), [])
+})
+
+test('empty, whitespace, unknown and surrogate queries', (t) => {
+  const index = build()
+  t.deepEqual(index.search(''), [])
+  t.deepEqual(index.search('   \n\t'), [])
+  t.deepEqual(index.search('zebra'), [])
+  t.deepEqual(index.search([]), [])
+  t.deepEqual(index.search('cat\uD800').map((h) => h.id), ['cat', 'dog'])
+  t.deepEqual(new Bm25Index().search('cat'), [])
+})
+
+test('empty, whitespace-only, lone-surrogate and 10 MB documents', (t) => {
+  const index = new Bm25Index()
+  const big = 'lorem ipsum dolor '.repeat(600_000) // ~10.8 MB
+  index.add([
+    { id: 'empty', text: '' },
+    { id: 'ws', text: ' \n\t ' },
+    { id: 'sur', text: 'a\uDC00b lone' },
+    { id: 'big', text: big },
+  ])
+  t.is(index.size, 4)
+  t.deepEqual(index.search('lone').map((h) => h.id), ['sur'])
+  t.deepEqual(index.search('b').map((h) => h.id), ['sur'])
+  t.deepEqual(index.search('ipsum').map((h) => h.id), ['big'])
+  t.is(index.stats().documents, 4)
+  t.throws(() => index.add([{ id: 'x\uD800', text: 'a' }]), { instanceOf: RangeError, code: 'ERR_INVALID_ARG' })
+})
+
+test('bad arguments throw TypeError or RangeError, never crash', (t) => {
+  const index = build()
+  for (const opts of [{ k1: NaN }, { k1: -1 }, { b: 2 }, { delta: -0.5 }, { k1: Infinity }]) {
+    t.throws(() => new Bm25Index(opts), { code: 'ERR_INVALID_ARG' }, JSON.stringify(opts))
+  }
+  t.throws(() => new Bm25Index({ k1: '1' }), { instanceOf: TypeError })
+  t.throws(() => new Bm25Index({ variant: 'bm26' }), { instanceOf: RangeError })
+  t.throws(() => new Bm25Index({ analyzer: { stemmer: 'klingon' } }), { instanceOf: RangeError, code: 'ERR_INVALID_ARG' })
+  t.throws(() => new Bm25Index({ analyzer: { cjk: 'trigram' } }), { instanceOf: RangeError })
+  t.throws(() => index.search('cat', { topK: -1 }), { instanceOf: RangeError })
+  t.throws(() => index.search('cat', { topK: 1.5 }), { instanceOf: TypeError })
+  t.throws(() => index.search(42), { instanceOf: TypeError })
+  t.throws(() => index.add('nope'), { instanceOf: TypeError })
+  t.throws(() => index.add([{ id: '', text: 'x' }]), { instanceOf: TypeError })
+  t.throws(() => index.add([{ id: 'x' }]), { instanceOf: TypeError })
+  t.throws(() => index.add([{ id: 'x', text: 5 }]), { instanceOf: TypeError })
+  t.throws(() => index.add([{ id: 'x', tokens: [1] }]), { instanceOf: TypeError })
+  t.throws(() => index.add([{ id: 'x', text: 'y', meta: 'z' }]), { instanceOf: TypeError })
+  t.throws(() => index.remove('cat'), { instanceOf: TypeError })
+  t.is(index.size, 4)
+})
+
+test('stats report postings and memory', (t) => {
+  const index = build()
+  index.search('cat')
+  const s = index.stats()
+  t.is(s.documents, 4)
+  t.true(s.postings > 20)
+  t.is(s.bytesPerPosting, 16)
+  t.true(s.memoryBytes > 0)
+})

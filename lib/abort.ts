@@ -1,0 +1,39 @@
+import { native } from './native'
+import { AbortError, fromNative, typeError } from './errors'
+
+export function checkSignal(signal: unknown): AbortSignal | undefined {
+  if (signal === undefined || signal === null) return undefined
+  if (typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function') {
+    throw typeError('options.signal must be an AbortSignal')
+  }
+  return signal as AbortSignal
+}
+
+/**
+ * Runs native async work that can be cancelled: the signal cancels a native token
+ * (checked while the work runs) and the promise rejects with an AbortError at once.
+ */
+export async function runCancellable<T>(
+  signal: AbortSignal | undefined,
+  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
+): Promise<T> {
+  if (signal?.aborted) throw new AbortError()
+  const token = new native.CancelToken()
+  let onAbort: (() => void) | undefined
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      token.cancel()
+      reject(new AbortError())
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+  const work = start(token).catch((e: unknown) => {
+    throw fromNative(e)
+  })
+  try {
+    return await (signal ? Promise.race([work, aborted]) : work)
+  } finally {
+    if (onAbort) signal?.removeEventListener('abort', onAbort)
+    work.catch(() => {})
+  }
+}

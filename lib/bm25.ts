@@ -1,0 +1,314 @@
+import type { NativeBm25Index, NativeDoc, NativeSearchOptions } from './native'
+import { native } from './native'
+import { callNative, fromNative, rangeError, typeError } from './errors'
+import { checkSignal, runCancellable } from './abort'
+import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
+
+/** BM25 variants, with the formulas of bm25s. */
+export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25+'
+
+/** How text becomes index terms (the analysis runs in Rust). */
+export interface AnalyzerOptions {
+  /** `'unicode'` (default): UAX #29 word boundaries. `'regex'`: runs of `\w` of 2+ characters, as bm25s and scikit-learn. */
+  segmentation?: 'unicode' | 'regex'
+  /** Unicode lowercasing (default true). */
+  lowercase?: boolean
+  /** `'en'` (the Lucene English list, as bm25s's `"en"`), your own list, or none (default). */
+  stopwords?: 'en' | readonly string[] | null
+  /** A Snowball stemmer language such as `'english'`, or none (default). */
+  stemmer?: string | null
+  /**
+   * Runs of Hangul, Han, Hiragana and Katakana: `'bigram'` (default) makes overlapping
+   * character bigrams (a lone character stays a unigram), `'wordbigram'` also keeps the
+   * whole run, `'none'` leaves the word segmenter's cut.
+   */
+  cjk?: 'bigram' | 'wordbigram' | 'none'
+  /** Drop tokens shorter than this many characters (default 1; CJK tokens are kept). */
+  minTokenLength?: number
+}
+
+export interface Bm25Options {
+  /** Default `'lucene'`. */
+  variant?: Bm25Variant
+  /** Term-frequency saturation, default 1.5 (as bm25s). */
+  k1?: number
+  /** Length normalisation in [0, 1], default 0.75. */
+  b?: number
+  /** BM25L/BM25+ shift, default 0.5. */
+  delta?: number
+  /** Rust analyzer settings, or the preset `'bm25s'` (regex words, lowercase, English stopwords, English stemmer). */
+  analyzer?: AnalyzerOptions | 'bm25s'
+  /**
+   * A JS tokenizer used instead of the Rust analyzer for documents given as text and for
+   * string queries (e.g. a morphological analyser). It is not saved with the index: pass
+   * it again to `Bm25Index.load`.
+   */
+  tokenizer?: (text: string) => string[]
+  /** Keep document text so hits return it (default true). */
+  storeText?: boolean
+}
+
+/** A document to index. `tokens` bypass analysis; when both are given, tokens are indexed and text is stored. */
+export interface Bm25Document {
+  id: string
+  text?: string
+  tokens?: readonly string[]
+  meta?: Record<string, unknown>
+}
+
+/** Restricts a search: documents must have one of `ids` and match every `meta` field. */
+export interface Bm25Filter {
+  ids?: readonly string[]
+  /** Field -> a value or a list of accepted values (compared as JSON values). */
+  meta?: Record<string, unknown>
+}
+
+export interface Bm25SearchOptions {
+  /** How many hits at most (default 10). 0 returns none; more than the matches returns all matches. */
+  topK?: number
+  filter?: Bm25Filter
+  /** Return each hit's stored `text` and `meta` (default true). */
+  includeFields?: boolean
+}
+
+export interface Bm25BatchOptions extends Bm25SearchOptions {
+  signal?: AbortSignal
+}
+
+/** A hit: sorted by score, ties in insertion order (the document added first ranks first). */
+export interface Bm25Hit {
+  id: string
+  score: number
+  text?: string
+  meta?: Record<string, unknown>
+}
+
+export interface Bm25Stats {
+  documents: number
+  /** Distinct terms in live documents. */
+  terms: number
+  /** (term, document) pairs. */
+  postings: number
+  avgDocLength: number
+  /** Forward index plus query-time impacts, per posting (impacts are built on the first search after a change). */
+  bytesPerPosting: number
+  memoryBytes: number
+}
+
+/** A query: text (analysed like documents) or tokens (used as they are). */
+export type Bm25Query = string | readonly string[]
+
+/** Lets `load` wrap an index read from disk without a public constructor overload. */
+const FROM_NATIVE = Symbol('fromNative')
+
+const VARIANTS = new Set(['lucene', 'robertson', 'atire', 'bm25l', 'bm25+'])
+const ENGLISH_STOPWORDS = [
+  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not', 'of',
+  'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was', 'will', 'with',
+]
+
+function analyzerConfig(a: unknown) {
+  if (a === 'bm25s') a = { segmentation: 'regex', minTokenLength: 2, stopwords: 'en', stemmer: 'english', cjk: 'none' }
+  const o = optionsObject(a, 'options.analyzer')
+  const seg = o.segmentation ?? 'unicode'
+  if (seg !== 'unicode' && seg !== 'regex') throw rangeError(`analyzer.segmentation must be 'unicode' or 'regex', got ${String(seg)}`)
+  const cjk = o.cjk ?? (seg === 'regex' ? 'none' : 'bigram')
+  if (cjk !== 'bigram' && cjk !== 'wordbigram' && cjk !== 'none') {
+    throw rangeError(`analyzer.cjk must be 'bigram', 'wordbigram' or 'none', got ${String(cjk)}`)
+  }
+  let stopwords: string[] = []
+  if (o.stopwords === 'en') stopwords = ENGLISH_STOPWORDS
+  else if (o.stopwords !== undefined && o.stopwords !== null) stopwords = stringArray(o.stopwords, 'analyzer.stopwords')
+  if (o.stemmer !== undefined && o.stemmer !== null && typeof o.stemmer !== 'string') throw typeError('analyzer.stemmer must be a string')
+  if (o.lowercase !== undefined && typeof o.lowercase !== 'boolean') throw typeError('analyzer.lowercase must be a boolean')
+  const minTokenLength =
+    o.minTokenLength === undefined ? (seg === 'regex' ? 2 : 1) : nonNegativeInteger(o.minTokenLength, 'analyzer.minTokenLength')
+  return {
+    segmentation: seg,
+    lowercase: o.lowercase ?? true,
+    stopwords,
+    stemmer: (o.stemmer as string | undefined) ?? null,
+    cjk,
+    minTokenLength,
+  }
+}
+
+function indexConfig(options: unknown): string {
+  const o = optionsObject(options, 'options')
+  const variant = o.variant ?? 'lucene'
+  if (typeof variant !== 'string' || !VARIANTS.has(variant)) {
+    throw rangeError(`options.variant must be one of ${[...VARIANTS].join(', ')}, got ${String(variant)}`)
+  }
+  const params = {
+    variant,
+    k1: o.k1 === undefined ? 1.5 : finiteNumber(o.k1, 'options.k1', 0),
+    b: o.b === undefined ? 0.75 : finiteNumber(o.b, 'options.b', 0, 1),
+    delta: o.delta === undefined ? 0.5 : finiteNumber(o.delta, 'options.delta', 0),
+  }
+  if (o.storeText !== undefined && typeof o.storeText !== 'boolean') throw typeError('options.storeText must be a boolean')
+  return JSON.stringify({ params, analyzer: analyzerConfig(o.analyzer), storeText: o.storeText ?? true })
+}
+
+function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
+  if (t === undefined || t === null) return undefined
+  if (typeof t !== 'function') throw typeError('options.tokenizer must be a function (text) => string[]')
+  return t as (text: string) => string[]
+}
+
+/**
+ * An incremental BM25 index whose analysis, scoring and top-k selection run in Rust.
+ *
+ * Synchronous: `add`, `remove`, `search`, `analyze`, `stats` (fast; the first search after a
+ * change builds the query-time impacts, O(postings)). Off the event loop (Promises, on the
+ * libuv pool, cancellable with an `AbortSignal`): `addAsync`, `searchBatch`, `save`, `load`.
+ *
+ * Statistics (N, df, average length) stay exact across adds and removes: results equal
+ * those of an index built from scratch on the surviving documents.
+ */
+export class Bm25Index {
+  readonly #native: NativeBm25Index
+  readonly #tokenizer?: (text: string) => string[]
+
+  constructor(options: Bm25Options = {}) {
+    const restored = (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE]
+    const config = restored ? '' : indexConfig(options)
+    this.#tokenizer = checkTokenizer(options?.tokenizer)
+    this.#native = restored ?? callNative(() => new native.NativeBm25Index(config))
+  }
+
+  /** Number of documents. */
+  get size(): number {
+    return this.#native.size
+  }
+
+  has(id: string): boolean {
+    return typeof id === 'string' && this.#native.has(id)
+  }
+
+  /**
+   * Adds documents and returns how many. Ids must be new unless `upsert` is set (then the
+   * old document is replaced and counts as newly added for tie order); an id repeated
+   * within one call is an error. A call that throws leaves the index unchanged.
+   */
+  add(docs: readonly Bm25Document[], options: { upsert?: boolean } = {}): number {
+    const nativeDocs = this.#toNative(docs)
+    return callNative(() => this.#native.add(nativeDocs, upsertOption(options)))
+  }
+
+  /** `add` with analysis and the impact rebuild on the libuv pool. */
+  addAsync(docs: readonly Bm25Document[], options: { upsert?: boolean; signal?: AbortSignal } = {}): Promise<number> {
+    try {
+      const nativeDocs = this.#toNative(docs)
+      const upsert = upsertOption(options)
+      const signal = checkSignal(options?.signal)
+      return runCancellable(signal, (token) => this.#native.addAsync(nativeDocs, upsert, token))
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /** Removes documents by id; returns how many were present (unknown ids are ignored). */
+  remove(ids: readonly string[]): number {
+    const list = stringArray(ids, 'ids')
+    return callNative(() => this.#native.remove(list))
+  }
+
+  /** The best `topK` documents containing at least one query term. */
+  search(query: Bm25Query, options: Bm25SearchOptions = {}): Bm25Hit[] {
+    const q = this.#query(query, 'query')
+    const opts = searchOptions(options)
+    return callNative(() => this.#native.search(q, opts)) as Bm25Hit[]
+  }
+
+  /** Many queries at once, in parallel on all cores; results in query order. */
+  searchBatch(queries: readonly Bm25Query[], options: Bm25BatchOptions = {}): Promise<Bm25Hit[][]> {
+    try {
+      if (!Array.isArray(queries)) throw typeError('queries must be an array')
+      const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
+      const opts = searchOptions(options)
+      const signal = checkSignal(options?.signal)
+      return runCancellable(signal, (token) => this.#native.searchBatch(qs, opts, token)) as Promise<Bm25Hit[][]>
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /** The terms the index would make of `text` (for debugging analysis). */
+  analyze(text: string): string[] {
+    if (typeof text !== 'string') throw typeError('text must be a string')
+    return this.#tokenizer ? this.#tokenize(text) : callNative(() => this.#native.analyze(text))
+  }
+
+  stats(): Bm25Stats {
+    return callNative(() => this.#native.stats()) as Bm25Stats
+  }
+
+  /** Writes the index to one file (magic, version, checksum), atomically. */
+  save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (typeof path !== 'string' || path === '') return Promise.reject(typeError('path must be a non-empty string'))
+    return this.#native.save(path, checkSignal(options?.signal)).catch((e: unknown) => {
+      throw fromNative(e)
+    })
+  }
+
+  /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
+  static async load(path: string, options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal } = {}): Promise<Bm25Index> {
+    if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
+    const tokenizer = checkTokenizer(options?.tokenizer)
+    const inner = await native.NativeBm25Index.load(path, checkSignal(options?.signal)).catch((e: unknown) => {
+      throw fromNative(e)
+    })
+    return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer } as Bm25Options)
+  }
+
+  #tokenize(text: string): string[] {
+    const tokens = (this.#tokenizer as (t: string) => unknown)(text)
+    return stringArray(tokens, 'tokenizer result')
+  }
+
+  #query(query: unknown, name: string): string | string[] {
+    if (typeof query === 'string') return this.#tokenizer ? this.#tokenize(query) : query
+    if (Array.isArray(query)) return stringArray(query, name)
+    throw typeError(`${name} must be a string or an array of token strings`)
+  }
+
+  #toNative(docs: readonly Bm25Document[]): NativeDoc[] {
+    if (!Array.isArray(docs)) throw typeError('docs must be an array of { id, text | tokens, meta? }')
+    return docs.map((d, i) => {
+      const where = `docs[${i}]`
+      if (!isPlainObject(d)) throw typeError(`${where} must be an object`)
+      const id = documentId(d.id, where)
+      if (d.text !== undefined && typeof d.text !== 'string') throw typeError(`${where}.text must be a string`)
+      if (d.meta !== undefined && !isPlainObject(d.meta)) throw typeError(`${where}.meta must be a plain object`)
+      let tokens = d.tokens === undefined ? undefined : stringArray(d.tokens, `${where}.tokens`)
+      if (tokens === undefined && d.text === undefined) throw typeError(`${where} needs text or tokens`)
+      if (tokens === undefined && this.#tokenizer) tokens = this.#tokenize(d.text as string)
+      return { id, text: d.text as string | undefined, tokens, meta: d.meta }
+    })
+  }
+}
+
+function upsertOption(options: unknown): boolean {
+  const o = optionsObject(options, 'options')
+  if (o.upsert !== undefined && typeof o.upsert !== 'boolean') throw typeError('options.upsert must be a boolean')
+  return o.upsert === true
+}
+
+function searchOptions(options: unknown): NativeSearchOptions {
+  const o = optionsObject(options, 'options')
+  const topK = o.topK === undefined ? 10 : nonNegativeInteger(o.topK, 'options.topK')
+  const out: NativeSearchOptions = { topK: Math.min(topK, 0xffffffff) }
+  if (o.includeFields !== undefined) {
+    if (typeof o.includeFields !== 'boolean') throw typeError('options.includeFields must be a boolean')
+    out.includeFields = o.includeFields
+  }
+  if (o.filter !== undefined) {
+    const f = optionsObject(o.filter, 'options.filter')
+    if (f.ids !== undefined) out.filterIds = stringArray(f.ids, 'options.filter.ids')
+    if (f.meta !== undefined) {
+      const meta = optionsObject(f.meta, 'options.filter.meta')
+      out.filterMeta = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
+    }
+  }
+  return out
+}

@@ -1,0 +1,40 @@
+import { native } from './native'
+import { callNative, typeError } from './errors'
+import { isPlainObject, stringArray } from './validate'
+
+/** Query id -> ranked hits (read in the order given; `score` is not used). */
+export type Run = Record<string, ReadonlyArray<{ id: string; score?: number }>>
+/** Query id -> document id -> relevance grade (> 0 is relevant; negative counts as 0). */
+export type Qrels = Record<string, Record<string, number>>
+
+export interface Evaluation {
+  /** Metric -> mean over the evaluated queries. */
+  mean: Record<string, number>
+  /** Query id -> metric -> value. */
+  perQuery: Record<string, Record<string, number>>
+}
+
+/**
+ * Retrieval metrics with trec_eval's conventions: `map@k` (and `map`), `mrr@k`, `ndcg@k`
+ * (gain = grade, log2 discount), `recall@k`, `p@k`. Queries evaluated are those of `qrels`
+ * with a relevant document; a query missing from `run` scores 0.
+ */
+export function evaluate(run: Run, qrels: Qrels, metrics: readonly string[]): Evaluation {
+  if (!isPlainObject(run)) throw typeError('run must be an object: query id -> [{ id, score }]')
+  if (!isPlainObject(qrels)) throw typeError('qrels must be an object: query id -> { docId: grade }')
+  const list = stringArray(metrics, 'metrics')
+  const ids: Record<string, string[]> = {}
+  for (const [qid, hits] of Object.entries(run)) {
+    if (!Array.isArray(hits)) throw typeError(`run[${JSON.stringify(qid)}] must be an array of { id }`)
+    ids[qid] = hits.map((h, i) => {
+      if (!isPlainObject(h) || typeof h.id !== 'string') throw typeError(`run[${JSON.stringify(qid)}][${i}].id must be a string`)
+      return h.id
+    })
+  }
+  for (const [qid, judged] of Object.entries(qrels)) {
+    if (!isPlainObject(judged) || Object.values(judged).some((g) => typeof g !== 'number' || !Number.isFinite(g))) {
+      throw typeError(`qrels[${JSON.stringify(qid)}] must map document ids to finite numbers`)
+    }
+  }
+  return callNative(() => native.nativeEvaluate(ids, qrels, list))
+}

@@ -1,0 +1,417 @@
+//! `NativeBm25Index`: the core index behind a read-write lock. Cheap calls are
+//! synchronous; `addAsync`, `searchBatch`, `save` and `load` run on the libuv pool.
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use napi::bindgen_prelude::{AbortSignal, AsyncTask, Either};
+use napi::{Env, Task};
+use napi_derive::napi;
+use ragrank_core::bm25::{
+    persist, prepare_docs, Bm25Index, Filter, Hit, IndexConfig, NewDoc, PreparedDocs, Query, SearchOptions, Strategy,
+};
+use ragrank_core::Error as CoreError;
+
+use crate::errors::{guard, internal, OrNapi};
+
+#[napi(object)]
+pub struct NativeDoc {
+    pub id: String,
+    pub text: Option<String>,
+    pub tokens: Option<Vec<String>>,
+    pub meta: Option<serde_json::Value>,
+}
+
+#[napi(object)]
+pub struct NativeSearchOptions {
+    pub top_k: u32,
+    /// `auto` (default), `exhaustive` or `maxscore`.
+    pub strategy: Option<String>,
+    pub filter_ids: Option<Vec<String>>,
+    /// Field -> accepted values.
+    pub filter_meta: Option<HashMap<String, Vec<serde_json::Value>>>,
+    /// Return stored text and metadata with each hit (default true).
+    pub include_fields: Option<bool>,
+}
+
+#[napi(object)]
+pub struct NativeHit {
+    pub id: String,
+    pub score: f64,
+    pub text: Option<String>,
+    pub meta: Option<serde_json::Value>,
+}
+
+type Shared = Arc<RwLock<Bm25Index>>;
+
+/// Cancels running native work: `lib/` calls `cancel()` when the caller's AbortSignal
+/// fires. napi's own AbortSignal support only stops tasks that have not started.
+#[napi]
+#[derive(Default)]
+pub struct CancelToken {
+    flag: Arc<AtomicBool>,
+}
+
+#[napi]
+impl CancelToken {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        CancelToken::default()
+    }
+
+    #[napi]
+    pub fn cancel(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+}
+
+fn flag_of(token: Option<&CancelToken>) -> Arc<AtomicBool> {
+    token.map_or_else(|| Arc::new(AtomicBool::new(false)), |t| t.flag.clone())
+}
+
+fn check(flag: &AtomicBool) -> napi::Result<()> {
+    if flag.load(Ordering::Relaxed) {
+        Err(napi::Error::from_reason("[ABORT_ERR] The operation was aborted"))
+    } else {
+        Ok(())
+    }
+}
+
+fn read(index: &Shared) -> RwLockReadGuard<'_, Bm25Index> {
+    index.read().unwrap_or_else(|p| p.into_inner())
+}
+
+fn write(index: &Shared) -> RwLockWriteGuard<'_, Bm25Index> {
+    index.write().unwrap_or_else(|p| p.into_inner())
+}
+
+fn to_new_docs(docs: Vec<NativeDoc>) -> Vec<NewDoc> {
+    docs.into_iter()
+        .map(|d| NewDoc {
+            id: d.id,
+            text: d.text,
+            tokens: d.tokens,
+            meta: d.meta,
+        })
+        .collect()
+}
+
+fn to_query(q: &Either<String, Vec<String>>) -> Query<'_> {
+    match q {
+        Either::A(text) => Query::Text(text),
+        Either::B(tokens) => Query::Tokens(tokens),
+    }
+}
+
+struct ResolvedOptions {
+    core: SearchOptions,
+    include_fields: bool,
+}
+
+fn resolve_options(index: &Bm25Index, o: &NativeSearchOptions) -> napi::Result<ResolvedOptions> {
+    let strategy = match o.strategy.as_deref() {
+        None | Some("auto") => Strategy::Auto,
+        Some("exhaustive") => Strategy::Exhaustive,
+        Some("maxscore") => Strategy::MaxScore,
+        Some(other) => {
+            return Err(crate::errors::to_napi(CoreError::invalid(format!(
+                "unknown strategy {other:?}; expected auto, exhaustive or maxscore"
+            ))))
+        }
+    };
+    let filter = if o.filter_ids.is_some() || o.filter_meta.is_some() {
+        Some(Filter {
+            slots: o
+                .filter_ids
+                .as_ref()
+                .map(|ids| index.slots_of(ids.iter().map(String::as_str))),
+            meta: o
+                .filter_meta
+                .clone()
+                .map(|m| m.into_iter().collect())
+                .unwrap_or_default(),
+        })
+    } else {
+        None
+    };
+    Ok(ResolvedOptions {
+        core: SearchOptions {
+            top_k: o.top_k as usize,
+            strategy,
+            filter,
+        },
+        include_fields: o.include_fields.unwrap_or(true),
+    })
+}
+
+fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> Vec<NativeHit> {
+    hits.into_iter()
+        .map(|h| {
+            let doc = index.doc(h.slot);
+            NativeHit {
+                id: doc.id.to_string(),
+                score: h.score as f64,
+                text: if include_fields {
+                    doc.text.as_deref().map(str::to_owned)
+                } else {
+                    None
+                },
+                meta: if include_fields { doc.meta.clone() } else { None },
+            }
+        })
+        .collect()
+}
+
+#[napi]
+pub struct NativeBm25Index {
+    inner: Shared,
+}
+
+#[napi]
+impl NativeBm25Index {
+    /// `config_json`: the serialized core `IndexConfig`.
+    #[napi(constructor)]
+    pub fn new(config_json: String) -> napi::Result<Self> {
+        guard(|| {
+            let config: IndexConfig = serde_json::from_str(&config_json)
+                .map_err(|e| CoreError::invalid(format!("bad index options: {e}")))
+                .or_napi()?;
+            let index = Bm25Index::new(config).or_napi()?;
+            Ok(NativeBm25Index {
+                inner: Arc::new(RwLock::new(index)),
+            })
+        })
+    }
+
+    #[napi]
+    pub fn add(&self, docs: Vec<NativeDoc>, upsert: bool) -> napi::Result<u32> {
+        guard(|| Ok(write(&self.inner).add(to_new_docs(docs), upsert).or_napi()? as u32))
+    }
+
+    /// Analyses on the libuv pool without holding the lock, then inserts and builds the
+    /// query-time impacts, so the next search pays nothing.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn add_async(
+        &self,
+        docs: Vec<NativeDoc>,
+        upsert: bool,
+        cancel: Option<&CancelToken>,
+        signal: Option<AbortSignal>,
+    ) -> AsyncTask<AddTask> {
+        let task = AddTask {
+            index: self.inner.clone(),
+            docs: Some(to_new_docs(docs)),
+            upsert,
+            cancel: flag_of(cancel),
+        };
+        AsyncTask::with_optional_signal(task, signal)
+    }
+
+    #[napi]
+    pub fn remove(&self, ids: Vec<String>) -> napi::Result<u32> {
+        guard(|| Ok(write(&self.inner).remove(&ids) as u32))
+    }
+
+    #[napi]
+    pub fn search(
+        &self,
+        query: Either<String, Vec<String>>,
+        options: NativeSearchOptions,
+    ) -> napi::Result<Vec<NativeHit>> {
+        guard(|| {
+            let index = read(&self.inner);
+            let opts = resolve_options(&index, &options)?;
+            let hits = index.search(&to_query(&query), &opts.core);
+            Ok(to_hits(&index, hits, opts.include_fields))
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<NativeHit[][]>")]
+    pub fn search_batch(
+        &self,
+        queries: Vec<Either<String, Vec<String>>>,
+        options: NativeSearchOptions,
+        cancel: Option<&CancelToken>,
+        signal: Option<AbortSignal>,
+    ) -> AsyncTask<SearchBatchTask> {
+        let task = SearchBatchTask {
+            index: self.inner.clone(),
+            queries,
+            options,
+            cancel: flag_of(cancel),
+        };
+        AsyncTask::with_optional_signal(task, signal)
+    }
+
+    #[napi]
+    pub fn analyze(&self, text: String) -> napi::Result<Vec<String>> {
+        guard(|| Ok(read(&self.inner).analyze(&text)))
+    }
+
+    #[napi(getter)]
+    pub fn size(&self) -> u32 {
+        read(&self.inner).len() as u32
+    }
+
+    #[napi]
+    pub fn has(&self, id: String) -> bool {
+        read(&self.inner).contains(&id)
+    }
+
+    #[napi]
+    pub fn stats(&self) -> napi::Result<serde_json::Value> {
+        guard(|| serde_json::to_value(read(&self.inner).stats()).map_err(|e| internal(&e.to_string())))
+    }
+
+    #[napi]
+    pub fn config_json(&self) -> napi::Result<String> {
+        guard(|| serde_json::to_string(read(&self.inner).config()).map_err(|e| internal(&e.to_string())))
+    }
+
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn save(&self, path: String, signal: Option<AbortSignal>) -> AsyncTask<SaveTask> {
+        AsyncTask::with_optional_signal(
+            SaveTask {
+                index: self.inner.clone(),
+                path: PathBuf::from(path),
+            },
+            signal,
+        )
+    }
+
+    #[napi]
+    pub fn save_sync(&self, path: String) -> napi::Result<()> {
+        guard(|| persist::save(&read(&self.inner), &PathBuf::from(path)).or_napi())
+    }
+
+    #[napi(ts_return_type = "Promise<NativeBm25Index>")]
+    pub fn load(path: String, signal: Option<AbortSignal>) -> AsyncTask<LoadTask> {
+        AsyncTask::with_optional_signal(
+            LoadTask {
+                path: PathBuf::from(path),
+            },
+            signal,
+        )
+    }
+
+    #[napi]
+    pub fn load_sync(path: String) -> napi::Result<NativeBm25Index> {
+        guard(|| {
+            let index = persist::load(&PathBuf::from(path)).or_napi()?;
+            Ok(NativeBm25Index {
+                inner: Arc::new(RwLock::new(index)),
+            })
+        })
+    }
+}
+
+pub struct AddTask {
+    index: Shared,
+    docs: Option<Vec<NewDoc>>,
+    upsert: bool,
+    cancel: Arc<AtomicBool>,
+}
+
+#[napi]
+impl Task for AddTask {
+    type Output = u32;
+    type JsValue = u32;
+
+    fn compute(&mut self) -> napi::Result<u32> {
+        guard(|| {
+            let docs = self.docs.take().unwrap_or_default();
+            let (analyzer, store_text) = {
+                let index = read(&self.index);
+                (index.analyzer(), index.config().store_text)
+            };
+            let prepared: PreparedDocs = prepare_docs(&analyzer, store_text, docs).or_napi()?;
+            let n = {
+                let mut index = write(&self.index);
+                // Checked under the lock: once inserted, the documents stay.
+                check(&self.cancel)?;
+                index.insert(prepared, self.upsert).or_napi()?
+            };
+            read(&self.index).prepare();
+            Ok(n as u32)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, n: u32) -> napi::Result<u32> {
+        Ok(n)
+    }
+}
+
+pub struct SearchBatchTask {
+    index: Shared,
+    queries: Vec<Either<String, Vec<String>>>,
+    options: NativeSearchOptions,
+    cancel: Arc<AtomicBool>,
+}
+
+#[napi]
+impl Task for SearchBatchTask {
+    type Output = Vec<Vec<NativeHit>>;
+    type JsValue = Vec<Vec<NativeHit>>;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        guard(|| {
+            let index = read(&self.index);
+            let opts = resolve_options(&index, &self.options)?;
+            let queries: Vec<Query> = self.queries.iter().map(to_query).collect();
+            let results = index.search_batch_cancellable(&queries, &opts.core, &self.cancel);
+            check(&self.cancel)?;
+            Ok(results
+                .into_iter()
+                .map(|hits| to_hits(&index, hits, opts.include_fields))
+                .collect())
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(out)
+    }
+}
+
+pub struct SaveTask {
+    index: Shared,
+    path: PathBuf,
+}
+
+#[napi]
+impl Task for SaveTask {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> napi::Result<()> {
+        guard(|| persist::save(&read(&self.index), &self.path).or_napi())
+    }
+
+    fn resolve(&mut self, _env: Env, _: ()) -> napi::Result<()> {
+        Ok(())
+    }
+}
+
+pub struct LoadTask {
+    path: PathBuf,
+}
+
+#[napi]
+impl Task for LoadTask {
+    type Output = Bm25Index;
+    type JsValue = NativeBm25Index;
+
+    fn compute(&mut self) -> napi::Result<Bm25Index> {
+        guard(|| {
+            let index = persist::load(&self.path).or_napi()?;
+            index.prepare();
+            Ok(index)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, index: Bm25Index) -> napi::Result<NativeBm25Index> {
+        Ok(NativeBm25Index {
+            inner: Arc::new(RwLock::new(index)),
+        })
+    }
+}
