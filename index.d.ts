@@ -28,8 +28,8 @@ export declare class NativeBm25Index {
    */
   addAsync(docs: Array<NativeDoc>, upsert: boolean, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<number>
   remove(ids: Array<string>): number
-  search(query: string | Array<string>, options: NativeSearchOptions): Array<NativeHit>
-  searchBatch(queries: Array<string | Array<string>>, options: NativeSearchOptions, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeHit[][]>
+  search(query: string | Array<string>, options: NativeSearchOptions): NativeHits
+  searchBatch(queries: Array<string | Array<string>>, options: NativeSearchOptions, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeHits[]>
   analyze(text: string): Array<string>
   get size(): number
   has(id: string): boolean
@@ -56,11 +56,19 @@ export interface NativeEvaluation {
   perQuery: Record<string, Record<string, number>>
 }
 
-export interface NativeHit {
-  id: string
-  score: number
-  text?: string
-  meta?: any
+/**
+ * Hits in columns: all ids in one string with their UTF-16 end offsets, and the scores
+ * in one typed array. Far cheaper to cross the boundary than an object or a string per
+ * hit; `lib/` slices and zips them into objects.
+ */
+export interface NativeHits {
+  ids: string
+  idEnds: Uint32Array
+  scores: Float64Array
+  /** Stored text per hit (null where none), when fields were asked for. */
+  texts?: Array<string | undefined | null>
+  /** Metadata per hit (null where none), when fields were asked for. */
+  metas?: Array<any>
 }
 
 export interface NativeSearchOptions {

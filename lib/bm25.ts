@@ -1,4 +1,4 @@
-import type { NativeBm25Index, NativeDoc, NativeSearchOptions } from './native'
+import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from './native'
 import { native } from './native'
 import { callNative, fromNative, rangeError, typeError } from './errors'
 import { checkSignal, runCancellable } from './abort'
@@ -217,7 +217,7 @@ export class Bm25Index {
   search(query: Bm25Query, options: Bm25SearchOptions = {}): Bm25Hit[] {
     const q = this.#query(query, 'query')
     const opts = searchOptions(options)
-    return callNative(() => this.#native.search(q, opts)) as Bm25Hit[]
+    return toHits(callNative(() => this.#native.search(q, opts)))
   }
 
   /** Many queries at once, in parallel on all cores; results in query order. */
@@ -227,7 +227,7 @@ export class Bm25Index {
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
       const opts = searchOptions(options)
       const signal = checkSignal(options?.signal)
-      return runCancellable(signal, (token) => this.#native.searchBatch(qs, opts, token)) as Promise<Bm25Hit[][]>
+      return runCancellable(signal, (token) => this.#native.searchBatch(qs, opts, token)).then((all) => all.map(toHits))
     } catch (e) {
       return Promise.reject(e)
     }
@@ -286,6 +286,22 @@ export class Bm25Index {
       return { id, text: d.text as string | undefined, tokens, meta: d.meta }
     })
   }
+}
+
+function toHits(h: NativeHits): Bm25Hit[] {
+  const { ids, idEnds, scores, texts, metas } = h
+  const out: Bm25Hit[] = new Array(idEnds.length)
+  let start = 0
+  for (let i = 0; i < idEnds.length; i++) {
+    const hit: Bm25Hit = { id: ids.slice(start, idEnds[i]), score: scores[i] }
+    start = idEnds[i]
+    const text = texts?.[i]
+    if (text != null) hit.text = text
+    const meta = metas?.[i]
+    if (meta != null) hit.meta = meta
+    out[i] = hit
+  }
+  return out
 }
 
 function upsertOption(options: unknown): boolean {

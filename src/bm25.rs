@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use napi::bindgen_prelude::{AbortSignal, AsyncTask, Either};
+use napi::bindgen_prelude::{AbortSignal, AsyncTask, Either, Float64Array, Uint32Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 use ragrank_core::bm25::{
@@ -35,12 +35,18 @@ pub struct NativeSearchOptions {
     pub include_fields: Option<bool>,
 }
 
+/// Hits in columns: all ids in one string with their UTF-16 end offsets, and the scores
+/// in one typed array. Far cheaper to cross the boundary than an object or a string per
+/// hit; `lib/` slices and zips them into objects.
 #[napi(object)]
-pub struct NativeHit {
-    pub id: String,
-    pub score: f64,
-    pub text: Option<String>,
-    pub meta: Option<serde_json::Value>,
+pub struct NativeHits {
+    pub ids: String,
+    pub id_ends: Uint32Array,
+    pub scores: Float64Array,
+    /// Stored text per hit (null where none), when fields were asked for.
+    pub texts: Option<Vec<Option<String>>>,
+    /// Metadata per hit (null where none), when fields were asked for.
+    pub metas: Option<Vec<serde_json::Value>>,
 }
 
 type Shared = Arc<RwLock<Bm25Index>>;
@@ -145,22 +151,33 @@ fn resolve_options(index: &Bm25Index, o: &NativeSearchOptions) -> napi::Result<R
     })
 }
 
-fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> Vec<NativeHit> {
-    hits.into_iter()
-        .map(|h| {
-            let doc = index.doc(h.slot);
-            NativeHit {
-                id: doc.id.to_string(),
-                score: h.score as f64,
-                text: if include_fields {
-                    doc.text.as_deref().map(str::to_owned)
-                } else {
-                    None
-                },
-                meta: if include_fields { doc.meta.clone() } else { None },
-            }
-        })
-        .collect()
+fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> NativeHits {
+    let docs: Vec<_> = hits.iter().map(|h| index.doc(h.slot)).collect();
+    let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
+    let any_meta = include_fields && docs.iter().any(|d| d.meta.is_some());
+    let mut ids = String::with_capacity(docs.iter().map(|d| d.id.len()).sum());
+    let mut id_ends = Vec::with_capacity(docs.len());
+    let mut end = 0u32;
+    for d in &docs {
+        ids.push_str(&d.id);
+        end += if d.id.is_ascii() {
+            d.id.len()
+        } else {
+            d.id.encode_utf16().count()
+        } as u32;
+        id_ends.push(end);
+    }
+    NativeHits {
+        ids,
+        id_ends: Uint32Array::new(id_ends),
+        scores: Float64Array::new(hits.iter().map(|h| h.score as f64).collect()),
+        texts: any_text.then(|| docs.iter().map(|d| d.text.as_deref().map(str::to_owned)).collect()),
+        metas: any_meta.then(|| {
+            docs.iter()
+                .map(|d| d.meta.clone().unwrap_or(serde_json::Value::Null))
+                .collect()
+        }),
+    }
 }
 
 #[napi]
@@ -214,11 +231,7 @@ impl NativeBm25Index {
     }
 
     #[napi]
-    pub fn search(
-        &self,
-        query: Either<String, Vec<String>>,
-        options: NativeSearchOptions,
-    ) -> napi::Result<Vec<NativeHit>> {
+    pub fn search(&self, query: Either<String, Vec<String>>, options: NativeSearchOptions) -> napi::Result<NativeHits> {
         guard(|| {
             let index = read(&self.inner);
             let opts = resolve_options(&index, &options)?;
@@ -227,7 +240,7 @@ impl NativeBm25Index {
         })
     }
 
-    #[napi(ts_return_type = "Promise<NativeHit[][]>")]
+    #[napi(ts_return_type = "Promise<NativeHits[]>")]
     pub fn search_batch(
         &self,
         queries: Vec<Either<String, Vec<String>>>,
@@ -351,8 +364,8 @@ pub struct SearchBatchTask {
 
 #[napi]
 impl Task for SearchBatchTask {
-    type Output = Vec<Vec<NativeHit>>;
-    type JsValue = Vec<Vec<NativeHit>>;
+    type Output = Vec<NativeHits>;
+    type JsValue = Vec<NativeHits>;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         guard(|| {

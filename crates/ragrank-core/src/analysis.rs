@@ -189,13 +189,19 @@ impl Analyzer {
                     word(w, &mut buf, emit);
                 }
             }
+            Segmentation::Unicode if text.is_ascii() => {
+                for w in AsciiWords::new(text) {
+                    word(w, &mut buf, emit);
+                }
+            }
             Segmentation::Unicode => {
                 for (start, seg) in text.split_word_bound_indices() {
                     if !seg.chars().any(char::is_alphanumeric) {
                         cjk.flush(self, &mut buf, emit);
                         continue;
                     }
-                    if self.config.cjk == CjkMode::None {
+                    if self.config.cjk == CjkMode::None || seg.is_ascii() {
+                        cjk.flush(self, &mut buf, emit);
                         word(seg, &mut buf, emit);
                         continue;
                     }
@@ -228,12 +234,16 @@ impl Analyzer {
     /// Lowercase, filter, stem and emit one word.
     fn finish_word(&self, w: &str, buf: &mut String, emit: &mut dyn FnMut(&str)) {
         buf.clear();
-        if self.config.lowercase {
-            buf.extend(w.chars().flat_map(char::to_lowercase));
-        } else {
+        if !self.config.lowercase {
             buf.push_str(w);
+        } else if w.is_ascii() {
+            buf.push_str(w);
+            buf.make_ascii_lowercase();
+        } else {
+            buf.extend(w.chars().flat_map(char::to_lowercase));
         }
-        if buf.chars().count() < self.config.min_token_length || self.stopwords.contains(buf.as_str()) {
+        let too_short = self.config.min_token_length > 1 && buf.chars().count() < self.config.min_token_length;
+        if too_short || (!self.stopwords.is_empty() && self.stopwords.contains(buf.as_str())) {
             return;
         }
         match &self.stemmer {
@@ -245,6 +255,70 @@ impl Analyzer {
     fn emit_cjk(&self, term: &str, emit: &mut dyn FnMut(&str)) {
         if !self.stopwords.contains(term) {
             emit(term);
+        }
+    }
+}
+
+/// UAX #29 words of ASCII text, several times faster than the general segmenter and
+/// equal to it on ASCII (a property test checks this). In ASCII the rules reduce to:
+/// runs of letters, digits and `_` (WB5, WB8-10, WB13a/b), joined across one `'`, `.`
+/// or `:` between two letters (WB6/7) and across one `'`, `.`, `,` or `;` between two
+/// digits (WB11/12).
+struct AsciiWords<'a> {
+    text: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> AsciiWords<'a> {
+    fn new(text: &'a str) -> Self {
+        AsciiWords {
+            text: text.as_bytes(),
+            pos: 0,
+        }
+    }
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+impl<'a> Iterator for AsciiWords<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let t = self.text;
+        loop {
+            while self.pos < t.len() && !is_word_byte(t[self.pos]) {
+                self.pos += 1;
+            }
+            if self.pos >= t.len() {
+                return None;
+            }
+            let start = self.pos;
+            let mut i = start;
+            loop {
+                while i < t.len() && is_word_byte(t[i]) {
+                    i += 1;
+                }
+                // At a non-word byte (or the end): may it join the next run?
+                if i + 1 < t.len() {
+                    let (prev, mid, next) = (t[i - 1], t[i], t[i + 1]);
+                    let letters =
+                        prev.is_ascii_alphabetic() && next.is_ascii_alphabetic() && matches!(mid, b'\'' | b'.' | b':');
+                    let digits =
+                        prev.is_ascii_digit() && next.is_ascii_digit() && matches!(mid, b'\'' | b'.' | b',' | b';');
+                    if letters || digits {
+                        i += 1;
+                        continue;
+                    }
+                }
+                break;
+            }
+            self.pos = i;
+            // A run of `_` alone is no word. ASCII input, so every index is a char boundary.
+            if t[start..i].iter().any(u8::is_ascii_alphanumeric) {
+                return Some(std::str::from_utf8(&t[start..i]).expect("ASCII"));
+            }
         }
     }
 }
@@ -368,6 +442,30 @@ mod tests {
             ..Default::default()
         };
         assert!(Analyzer::new(cfg).is_err());
+    }
+
+    #[test]
+    fn ascii_fast_path_equals_uax29() {
+        // Deterministic pseudo-random ASCII strings, dense in the characters the rules treat specially.
+        let alphabet = b"ab Z09_'.:,;-!? \t\nx1";
+        let mut state = 0x2545F4914F6CDD1Du64;
+        for _ in 0..20_000 {
+            let len = (state % 24) as usize;
+            let s: String = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % alphabet.len() as u64) as usize] as char
+                })
+                .collect();
+            let fast: Vec<&str> = AsciiWords::new(&s).collect();
+            let reference: Vec<&str> = s
+                .split_word_bounds()
+                .filter(|w| w.chars().any(char::is_alphanumeric))
+                .collect();
+            assert_eq!(fast, reference, "{s:?}");
+        }
     }
 
     #[test]

@@ -24,15 +24,15 @@ pub struct QueryTerm {
 #[derive(Default)]
 struct Scratch {
     acc: Vec<f32>,
-    epoch: Vec<u32>,
-    current: u32,
-    touched: Vec<u32>,
+    seen: Vec<u8>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// Dense accumulation: branch-free adds into per-thread arrays of one float and one
+/// "matched" byte per document, then one scan with a cheap threshold test.
 pub fn exhaustive(
     impacts: &Impacts,
     n_slots: usize,
@@ -43,37 +43,29 @@ pub fn exhaustive(
     SCRATCH.with(|cell| {
         let mut guard = cell.borrow_mut();
         let s = &mut *guard;
-        if s.acc.len() < n_slots {
-            s.acc.resize(n_slots, 0.0);
-            s.epoch.resize(n_slots, 0);
-        }
-        s.current = s.current.wrapping_add(1);
-        if s.current == 0 {
-            s.epoch.iter_mut().for_each(|e| *e = 0);
-            s.current = 1;
-        }
-        let cur = s.current;
-        s.touched.clear();
+        s.acc.clear();
+        s.acc.resize(n_slots, 0.0);
+        s.seen.clear();
+        s.seen.resize(n_slots, 0);
+        let (acc, seen) = (&mut s.acc[..], &mut s.seen[..]);
         for qt in terms {
             let (docs, scores) = impacts.postings(qt.term);
             for (&d, &v) in docs.iter().zip(scores) {
-                let d = d as usize;
-                if s.epoch[d] != cur {
-                    s.epoch[d] = cur;
-                    s.acc[d] = 0.0;
-                    s.touched.push(d as u32);
-                }
-                s.acc[d] += qt.weight * v;
+                acc[d as usize] += qt.weight * v;
+                seen[d as usize] = 1;
             }
         }
         let mut top = TopK::new(k);
-        for &d in &s.touched {
-            let hit = Hit {
-                slot: d,
-                score: s.acc[d as usize],
-            };
-            if top.admits(&hit) && allow(d) {
+        let mut threshold = f32::NEG_INFINITY;
+        for (d, (&score, &matched)) in acc.iter().zip(seen.iter()).enumerate() {
+            // Slots come in increasing order, so a score equal to the k-th best loses.
+            if matched == 0 || score <= threshold {
+                continue;
+            }
+            let hit = Hit { slot: d as u32, score };
+            if allow(hit.slot) {
                 top.push(hit);
+                threshold = top.threshold();
             }
         }
         top.into_sorted()
