@@ -151,6 +151,7 @@ test('bad arguments throw TypeError or RangeError, never crash', (t) => {
   t.throws(() => index.add([{ id: 'x' }]), { instanceOf: TypeError })
   t.throws(() => index.add([{ id: 'x', text: 5 }]), { instanceOf: TypeError })
   t.throws(() => index.add([{ id: 'x', tokens: [1] }]), { instanceOf: TypeError })
+  t.throws(() => index.add([{ id: 'x', tokens: ['a\0b'] }]), { instanceOf: RangeError })
   t.throws(() => index.add([{ id: 'x', text: 'y', meta: 'z' }]), { instanceOf: TypeError })
   t.throws(() => index.remove('cat'), { instanceOf: TypeError })
   t.is(index.size, 4)

@@ -283,9 +283,15 @@ export class Bm25Index {
       let tokens = d.tokens === undefined ? undefined : stringArray(d.tokens, `${where}.tokens`)
       if (tokens === undefined && d.text === undefined) throw typeError(`${where} needs text or tokens`)
       if (tokens === undefined && this.#tokenizer) tokens = this.#tokenize(d.text as string)
-      return { id, text: d.text as string | undefined, tokens, meta: d.meta }
+      return { id, text: d.text as string | undefined, tokens: tokens && joinTokens(tokens, where), meta: d.meta }
     })
   }
+}
+
+/** Tokens cross to Rust as one string joined by U+0000, so they may not contain it. */
+function joinTokens(tokens: readonly string[], where: string): string {
+  if (tokens.some((t) => t.includes('\0'))) throw rangeError(`${where}.tokens must not contain U+0000`)
+  return tokens.join('\0')
 }
 
 function toHits(h: NativeHits): Bm25Hit[] {

@@ -265,16 +265,13 @@ impl Analyzer {
 /// or `:` between two letters (WB6/7) and across one `'`, `.`, `,` or `;` between two
 /// digits (WB11/12).
 struct AsciiWords<'a> {
-    text: &'a [u8],
+    text: &'a str,
     pos: usize,
 }
 
 impl<'a> AsciiWords<'a> {
     fn new(text: &'a str) -> Self {
-        AsciiWords {
-            text: text.as_bytes(),
-            pos: 0,
-        }
+        AsciiWords { text, pos: 0 }
     }
 }
 
@@ -286,7 +283,7 @@ impl<'a> Iterator for AsciiWords<'a> {
     type Item = &'a str;
 
     fn next(&mut self) -> Option<&'a str> {
-        let t = self.text;
+        let t = self.text.as_bytes();
         loop {
             while self.pos < t.len() && !is_word_byte(t[self.pos]) {
                 self.pos += 1;
@@ -315,9 +312,9 @@ impl<'a> Iterator for AsciiWords<'a> {
                 break;
             }
             self.pos = i;
-            // A run of `_` alone is no word. ASCII input, so every index is a char boundary.
+            // A run of `_` alone is no word.
             if t[start..i].iter().any(u8::is_ascii_alphanumeric) {
-                return Some(std::str::from_utf8(&t[start..i]).expect("ASCII"));
+                return self.text.get(start..i);
             }
         }
     }

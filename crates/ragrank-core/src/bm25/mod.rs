@@ -21,7 +21,7 @@ use impacts::Impacts;
 pub use scoring::{Params, Variant};
 use search::QueryTerm;
 pub use store::Doc;
-use store::{AnalyzedDoc, DocStore};
+use store::{AnalyzedBatch, AnalyzedDoc, DocStore};
 pub use topk::Hit;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +50,9 @@ pub struct NewDoc {
     pub id: String,
     pub text: Option<String>,
     pub tokens: Option<Vec<String>>,
+    /// Tokens in one string, separated by U+0000 (empty tokens are skipped): the cheap way
+    /// to pass many tokens from another runtime. Used when `tokens` is absent.
+    pub joined_tokens: Option<String>,
     pub meta: Option<serde_json::Value>,
 }
 
@@ -146,7 +149,7 @@ impl Bm25Index {
     /// needs no access to the index (so callers can analyse without holding a lock).
     pub fn insert(&mut self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
         if !upsert {
-            if let Some(d) = docs.0.iter().find(|d| self.contains(&d.id)) {
+            if let Some(d) = docs.0.iter().flat_map(|b| &b.docs).find(|d| self.contains(&d.id)) {
                 return Err(Error::new(
                     ErrorKind::DuplicateId,
                     format!(
@@ -156,14 +159,14 @@ impl Bm25Index {
                 ));
             }
         }
-        let n = docs.0.len();
+        let n = docs.len();
         if upsert {
-            for d in &docs.0 {
+            for d in docs.0.iter().flat_map(|b| &b.docs) {
                 self.store.remove(&d.id);
             }
         }
-        for d in docs.0 {
-            self.store.insert(d);
+        for batch in docs.0 {
+            self.store.insert_batch(batch);
         }
         self.changed();
         Ok(n)
@@ -334,16 +337,20 @@ impl Bm25Index {
 }
 
 /// Documents checked and analysed, ready for `Bm25Index::insert`.
-pub struct PreparedDocs(Vec<AnalyzedDoc>);
+pub struct PreparedDocs(Vec<AnalyzedBatch>);
 
 impl PreparedDocs {
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.0.iter().map(|b| b.docs.len()).sum()
     }
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
     }
 }
+
+/// Documents per analysis batch: big enough to amortise term allocation, small enough
+/// to spread over all cores.
+const BATCH: usize = 256;
 
 /// Checks documents on their own (ids present and unique within the call, content
 /// present) and analyses them in parallel.
@@ -353,7 +360,7 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
         if d.id.is_empty() {
             return Err(Error::invalid(format!("document {i}: id must be a non-empty string")));
         }
-        if d.text.is_none() && d.tokens.is_none() {
+        if d.text.is_none() && d.tokens.is_none() && d.joined_tokens.is_none() {
             return Err(Error::invalid(format!(
                 "document {i} ({:?}): needs text or tokens",
                 d.id
@@ -367,42 +374,58 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
         }
     }
     drop(seen);
-    let analyzed = docs
+    let batches = docs
         .into_par_iter()
-        .with_min_len(64)
-        .map(|d| analyze_doc(analyzer, d, store_text))
+        .chunks(BATCH)
+        .map(|chunk| analyze_batch(analyzer, chunk, store_text))
         .collect::<Result<_>>()?;
-    Ok(PreparedDocs(analyzed))
+    Ok(PreparedDocs(batches))
 }
 
-fn analyze_doc(analyzer: &Analyzer, d: NewDoc, store_text: bool) -> Result<AnalyzedDoc> {
-    let mut counts: Vec<(String, u32)> = Vec::new();
-    let mut pos: FxHashMap<String, usize> = FxHashMap::default();
-    let mut len: u64 = 0;
-    let mut count = |tok: &str| {
-        if tok.is_empty() {
-            return;
+fn analyze_batch(analyzer: &Analyzer, docs: Vec<NewDoc>, store_text: bool) -> Result<AnalyzedBatch> {
+    let mut local: FxHashMap<Box<str>, u32> = FxHashMap::default();
+    let mut ids: Vec<u32> = Vec::new();
+    let mut out = Vec::with_capacity(docs.len());
+    for d in docs {
+        ids.clear();
+        let mut push = |tok: &str| {
+            if tok.is_empty() {
+                return;
+            }
+            let next = local.len() as u32;
+            let id = match local.get(tok) {
+                Some(&id) => id,
+                None => *local.entry(tok.into()).or_insert(next),
+            };
+            ids.push(id);
+        };
+        match (&d.tokens, &d.joined_tokens, &d.text) {
+            (Some(tokens), _, _) => tokens.iter().for_each(|t| push(t)),
+            (None, Some(joined), _) => joined.split('\0').for_each(push),
+            (None, None, Some(text)) => analyzer.analyze_into(text, &mut push),
+            (None, None, None) => unreachable!("validated before analysis"),
         }
-        len += 1;
-        match pos.get(tok) {
-            Some(&i) => counts[i].1 += 1,
-            None => {
-                pos.insert(tok.to_owned(), counts.len());
-                counts.push((tok.to_owned(), 1));
+        let len =
+            u32::try_from(ids.len()).map_err(|_| Error::invalid(format!("document {:?} has too many tokens", d.id)))?;
+        ids.sort_unstable();
+        let mut counts: Vec<(u32, u32)> = Vec::new();
+        for &t in &ids {
+            match counts.last_mut() {
+                Some((last, tf)) if *last == t => *tf += 1,
+                _ => counts.push((t, 1)),
             }
         }
-    };
-    match (&d.tokens, &d.text) {
-        (Some(tokens), _) => tokens.iter().for_each(|t| count(t)),
-        (None, Some(text)) => analyzer.analyze_into(text, &mut count),
-        (None, None) => unreachable!("validated before analysis"),
+        out.push(AnalyzedDoc {
+            id: d.id,
+            counts,
+            len,
+            text: if store_text { d.text } else { None },
+            meta: d.meta,
+        });
     }
-    let len = u32::try_from(len).map_err(|_| Error::invalid(format!("document {:?} has too many tokens", d.id)))?;
-    Ok(AnalyzedDoc {
-        id: d.id,
-        counts,
-        len,
-        text: if store_text { d.text } else { None },
-        meta: d.meta,
-    })
+    let mut terms: Vec<Box<str>> = vec![Box::default(); local.len()];
+    for (term, id) in local {
+        terms[id as usize] = term;
+    }
+    Ok(AnalyzedBatch { terms, docs: out })
 }

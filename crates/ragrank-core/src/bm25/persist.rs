@@ -9,7 +9,7 @@ use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use super::store::{AnalyzedDoc, DocStore};
+use super::store::{AnalyzedBatch, AnalyzedDoc, DocStore};
 use super::{Bm25Index, IndexConfig};
 use crate::error::{Error, Result};
 
@@ -173,14 +173,12 @@ pub fn from_bytes(data: &[u8]) -> Result<Bm25Index> {
     for _ in 0..n_terms {
         terms.push(r.string()?);
     }
-    let mut store = DocStore::default();
-    // Intern in file order so term ids match the file's.
-    for t in &terms {
-        store.intern_owned(t.clone());
-    }
-    if store.terms.len() != n_terms {
+    if terms.iter().collect::<rustc_hash::FxHashSet<_>>().len() != n_terms {
         return Err(Error::corrupt("index file repeats a term"));
     }
+    // The file's vocabulary is one analysed batch: its term ids are the local ids.
+    let mut batch = AnalyzedBatch::default();
+    let mut ids = rustc_hash::FxHashSet::default();
     let n_docs = r.u32()? as usize;
     for _ in 0..n_docs {
         let id = r.string()?;
@@ -189,13 +187,13 @@ pub fn from_bytes(data: &[u8]) -> Result<Bm25Index> {
         let mut len: u64 = 0;
         let mut seen = rustc_hash::FxHashSet::default();
         for _ in 0..n {
-            let t = r.u32()? as usize;
+            let t = r.u32()?;
             let tf = r.u32()?;
-            if t >= n_terms || tf == 0 || !seen.insert(t) {
+            if t as usize >= n_terms || tf == 0 || !seen.insert(t) {
                 return Err(Error::corrupt("index file has a bad posting"));
             }
             len += tf as u64;
-            counts.push((terms[t].clone(), tf));
+            counts.push((t, tf));
         }
         let flags = r.u8()?;
         let text = if flags & 1 != 0 { Some(r.string()?) } else { None };
@@ -204,10 +202,10 @@ pub fn from_bytes(data: &[u8]) -> Result<Bm25Index> {
         } else {
             None
         };
-        if id.is_empty() || store.slot_of.contains_key(id.as_str()) || len > u32::MAX as u64 {
+        if id.is_empty() || !ids.insert(id.clone()) || len > u32::MAX as u64 {
             return Err(Error::corrupt("index file has a bad or repeated document id"));
         }
-        store.insert(AnalyzedDoc {
+        batch.docs.push(AnalyzedDoc {
             id,
             counts,
             len: len as u32,
@@ -218,5 +216,8 @@ pub fn from_bytes(data: &[u8]) -> Result<Bm25Index> {
     if r.pos != payload.len() {
         return Err(Error::corrupt("index file has trailing bytes"));
     }
+    batch.terms = terms.into_iter().map(String::into_boxed_str).collect();
+    let mut store = DocStore::default();
+    store.insert_batch(batch);
     Bm25Index::from_parts(config, store).map_err(|e| Error::corrupt(format!("index file has a bad config: {e}")))
 }

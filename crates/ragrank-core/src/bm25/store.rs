@@ -28,11 +28,19 @@ pub struct DocStore {
     pub total_len: u64,
 }
 
+/// Documents analysed together. Term ids are local to the batch (`terms[id]`), so
+/// analysis allocates once per distinct term of the batch, not once per token.
+#[derive(Default)]
+pub struct AnalyzedBatch {
+    pub terms: Vec<Box<str>>,
+    pub docs: Vec<AnalyzedDoc>,
+}
+
 /// A document after analysis, ready to be stored.
 pub struct AnalyzedDoc {
     pub id: String,
-    /// Term strings with their frequencies, in first-occurrence order.
-    pub counts: Vec<(String, u32)>,
+    /// `(batch-local term id, frequency)`, each term once.
+    pub counts: Vec<(u32, u32)>,
     pub len: u32,
     pub text: Option<String>,
     pub meta: Option<serde_json::Value>,
@@ -51,43 +59,44 @@ impl DocStore {
         self.vocab.get(term).copied()
     }
 
-    pub(crate) fn intern_owned(&mut self, term: String) -> u32 {
-        self.intern(term)
-    }
-
-    fn intern(&mut self, term: String) -> u32 {
-        if let Some(&id) = self.vocab.get(term.as_str()) {
+    fn intern(&mut self, term: Box<str>) -> u32 {
+        if let Some(&id) = self.vocab.get(&term) {
             return id;
         }
         let id = self.terms.len() as u32;
-        let term: Box<str> = term.into_boxed_str();
         self.vocab.insert(term.clone(), id);
         self.terms.push(term);
         self.df.push(0);
         id
     }
 
-    /// Appends a document whose id is known to be absent.
-    pub fn insert(&mut self, doc: AnalyzedDoc) {
-        let mut terms = Vec::with_capacity(doc.counts.len());
-        for (term, tf) in doc.counts {
-            let t = self.intern(term);
-            self.df[t as usize] += 1;
-            terms.push((t, tf));
+    /// Appends documents whose ids are known to be absent.
+    pub fn insert_batch(&mut self, batch: AnalyzedBatch) {
+        let global: Vec<u32> = batch.terms.into_iter().map(|t| self.intern(t)).collect();
+        for doc in batch.docs {
+            let terms: Box<[(u32, u32)]> = doc
+                .counts
+                .iter()
+                .map(|&(local, tf)| {
+                    let t = global[local as usize];
+                    self.df[t as usize] += 1;
+                    (t, tf)
+                })
+                .collect();
+            let slot = self.docs.len() as u32;
+            let id: Box<str> = doc.id.into_boxed_str();
+            self.slot_of.insert(id.clone(), slot);
+            self.alive += 1;
+            self.total_len += doc.len as u64;
+            self.docs.push(Doc {
+                id,
+                terms,
+                len: doc.len,
+                alive: true,
+                text: doc.text.map(String::into_boxed_str),
+                meta: doc.meta,
+            });
         }
-        let slot = self.docs.len() as u32;
-        let id: Box<str> = doc.id.into_boxed_str();
-        self.slot_of.insert(id.clone(), slot);
-        self.alive += 1;
-        self.total_len += doc.len as u64;
-        self.docs.push(Doc {
-            id,
-            terms: terms.into_boxed_slice(),
-            len: doc.len,
-            alive: true,
-            text: doc.text.map(String::into_boxed_str),
-            meta: doc.meta,
-        });
     }
 
     /// Removes a document by id; false when the id is unknown.
