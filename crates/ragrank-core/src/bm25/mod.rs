@@ -348,9 +348,11 @@ impl PreparedDocs {
     }
 }
 
-/// Documents per analysis batch: big enough to amortise term allocation, small enough
-/// to spread over all cores.
-const BATCH: usize = 256;
+/// Documents per analysis batch: big enough to amortise term allocation and interning
+/// (once per distinct term per batch), small enough to spread over all cores.
+fn batch_size(n_docs: usize) -> usize {
+    (n_docs / (4 * rayon::current_num_threads())).clamp(256, 8192)
+}
 
 /// Checks documents on their own (ids present and unique within the call, content
 /// present) and analyses them in parallel.
@@ -374,9 +376,10 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
         }
     }
     drop(seen);
+    let size = batch_size(docs.len());
     let batches = docs
         .into_par_iter()
-        .chunks(BATCH)
+        .chunks(size)
         .map(|chunk| analyze_batch(analyzer, chunk, store_text))
         .collect::<Result<_>>()?;
     Ok(PreparedDocs(batches))
