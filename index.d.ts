@@ -41,12 +41,45 @@ export declare class NativeBm25Index {
   static loadSync(path: string): NativeBm25Index
 }
 
+export declare class NativeEncoder {
+  static load(paths: NativeModelPaths, options: NativeEncoderOptions): Promise<NativeEncoder>
+  /** Tokens per input at most. */
+  get maxLength(): number
+  /** Labels of a classifier output, or the hidden size of an encoder output. */
+  get width(): number
+  /** 2 for `[batch, labels]` (classifier or pooled embedding), 3 for `[batch, seq, hidden]`. */
+  get outputRank(): number
+  get feedsTokenTypeIds(): boolean
+  /** Scores pairs: document `i` is paired with `queries[query_of[i]]`. */
+  scorePairs(queries: Array<string>, documents: Array<string>, queryOf: Array<number>, options: NativeBatchOptions, cancel?: CancelToken | undefined | null): Promise<Float32Array>
+  /** Embeds texts; resolves to `n x width` floats, row-major. */
+  embed(texts: Array<string>, pooling: string, normalize: boolean, options: NativeBatchOptions, cancel?: CancelToken | undefined | null): Promise<Float32Array>
+}
+
+/**
+ * Loads the ONNX Runtime library (absolute path, or a bare name for the system search
+ * path) once per process; returns the path actually in use.
+ */
+export declare function initOnnxRuntime(path: string): string
+
+export interface NativeBatchOptions {
+  batchSize: number
+  tokenBudget: number
+  maxLength?: number
+}
+
 export interface NativeDoc {
   id: string
   text?: string
   /** Tokens joined by U+0000: one string crosses the boundary far faster than many. */
   tokens?: string
   meta?: any
+}
+
+export interface NativeEncoderOptions {
+  maxLength?: number
+  threads: number
+  sessions: number
 }
 
 /** `run`: query id -> ranked document ids; `qrels`: query id -> document id -> grade. */
@@ -70,6 +103,13 @@ export interface NativeHits {
   texts?: Array<string | undefined | null>
   /** Metadata per hit (null where none), when fields were asked for. */
   metas?: Array<any>
+}
+
+export interface NativeModelPaths {
+  model: string
+  tokenizer: string
+  tokenizerConfig?: string
+  config?: string
 }
 
 export interface NativeSearchOptions {

@@ -837,4 +837,6 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.CancelToken = nativeBinding.CancelToken
 module.exports.NativeBm25Index = nativeBinding.NativeBm25Index
+module.exports.NativeEncoder = nativeBinding.NativeEncoder
+module.exports.initOnnxRuntime = nativeBinding.initOnnxRuntime
 module.exports.nativeEvaluate = nativeBinding.nativeEvaluate

@@ -5,6 +5,12 @@ export type ErrorCode =
   | 'ERR_CORRUPT_INDEX'
   | 'ERR_IO'
   | 'ERR_INTERNAL'
+  | 'ERR_ORT_NOT_FOUND'
+  | 'ERR_MODEL_NOT_FOUND'
+  | 'ERR_MODEL_LOAD'
+  | 'ERR_INFERENCE'
+  | 'ERR_UNAUTHORIZED'
+  | 'ERR_NETWORK'
   | 'ABORT_ERR'
 
 /** An Error with a stable `code`. */

@@ -73,7 +73,7 @@ impl CancelToken {
     }
 }
 
-fn flag_of(token: Option<&CancelToken>) -> Arc<AtomicBool> {
+pub(crate) fn flag_of(token: Option<&CancelToken>) -> Arc<AtomicBool> {
     token.map_or_else(|| Arc::new(AtomicBool::new(false)), |t| t.flag.clone())
 }
 

@@ -2,3 +2,4 @@
 pub mod bm25;
 pub mod errors;
 pub mod eval;
+pub mod onnx;

@@ -11,6 +11,16 @@ pub enum ErrorKind {
     CorruptIndex,
     /// Reading or writing a file failed.
     Io,
+    /// The ONNX Runtime shared library could not be found or loaded.
+    OrtNotFound,
+    /// A model file or folder is missing something it needs.
+    ModelNotFound,
+    /// A model could not be loaded (corrupt file, tokenizer that does not fit the graph, ...).
+    ModelLoad,
+    /// Running a model failed.
+    Inference,
+    /// The caller cancelled the work.
+    Aborted,
 }
 
 impl ErrorKind {
@@ -21,6 +31,11 @@ impl ErrorKind {
             ErrorKind::DuplicateId => "ERR_DUPLICATE_ID",
             ErrorKind::CorruptIndex => "ERR_CORRUPT_INDEX",
             ErrorKind::Io => "ERR_IO",
+            ErrorKind::OrtNotFound => "ERR_ORT_NOT_FOUND",
+            ErrorKind::ModelNotFound => "ERR_MODEL_NOT_FOUND",
+            ErrorKind::ModelLoad => "ERR_MODEL_LOAD",
+            ErrorKind::Inference => "ERR_INFERENCE",
+            ErrorKind::Aborted => "ABORT_ERR",
         }
     }
 }

@@ -1,0 +1,10 @@
+//! ragrank-onnx: cross-encoder scoring and text embeddings on ONNX Runtime.
+//!
+//! The runtime library is loaded at run time (`ort`'s `load-dynamic`), from a path the
+//! caller resolves; nothing is downloaded at build or install time.
+pub mod batching;
+pub mod model;
+pub mod runtime;
+pub mod text;
+
+pub use model::{Encoder, EncoderOptions, ModelPaths, Pooling};

@@ -1,0 +1,363 @@
+//! A BERT-style encoder on ONNX Runtime: cross-encoder scores and pooled embeddings.
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::{Session, SessionInputValue};
+use ort::value::Tensor;
+use ragrank_core::{Error, ErrorKind, Result};
+use rayon::prelude::*;
+use tokenizers::Tokenizer;
+
+use crate::batching::{self, Batch};
+use crate::runtime;
+use crate::text::{Encoded, TextEncoder};
+
+/// The files of a model, resolved by the caller (local folder or hub cache).
+#[derive(Debug, Clone)]
+pub struct ModelPaths {
+    pub model: PathBuf,
+    pub tokenizer: PathBuf,
+    pub tokenizer_config: Option<PathBuf>,
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct EncoderOptions {
+    /// Cap on tokens per input; the model's own limits apply too.
+    pub max_length: Option<usize>,
+    /// Intra-op threads per session.
+    pub threads: usize,
+    /// Sessions that run batches in parallel.
+    pub sessions: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    Mean,
+    Cls,
+}
+
+/// How one call batches its inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchOptions {
+    pub max_batch: usize,
+    pub token_budget: usize,
+    /// A tighter token cap than the model's for this call.
+    pub max_length: Option<usize>,
+}
+
+pub struct Encoder {
+    tokenizer: Tokenizer,
+    sessions: Vec<Mutex<Session>>,
+    next_session: AtomicUsize,
+    text: TextEncoder,
+    feeds_type_ids: bool,
+    output: String,
+    /// Effective maximum tokens per input.
+    pub max_length: usize,
+    /// Width of the output's last axis: labels of a classifier, hidden size of an encoder.
+    pub width: usize,
+    /// Rank of the output: 2 for `[batch, labels]`, 3 for `[batch, seq, hidden]`.
+    pub output_rank: usize,
+}
+
+fn read_json(path: &Option<PathBuf>) -> Result<Option<serde_json::Value>> {
+    let Some(p) = path else { return Ok(None) };
+    let bytes = std::fs::read(p).map_err(|e| model_missing(p, &e.to_string()))?;
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| Error::new(ErrorKind::ModelLoad, format!("{} is not valid JSON: {e}", p.display())))
+}
+
+fn model_missing(path: &Path, why: &str) -> Error {
+    Error::new(
+        ErrorKind::ModelNotFound,
+        format!("cannot read {}: {why}", path.display()),
+    )
+}
+
+fn load_error(what: impl std::fmt::Display) -> Error {
+    Error::new(ErrorKind::ModelLoad, what.to_string())
+}
+
+fn run_error(what: impl std::fmt::Display) -> Error {
+    Error::new(ErrorKind::Inference, format!("inference failed: {what}"))
+}
+
+/// `model_max_length` (tokenizer) and `max_position_embeddings` (model) bound the input.
+fn effective_max_length(
+    cap: Option<usize>,
+    tok_cfg: &Option<serde_json::Value>,
+    cfg: &Option<serde_json::Value>,
+) -> usize {
+    let from = |v: &Option<serde_json::Value>, key: &str| {
+        v.as_ref()
+            .and_then(|v| v.get(key))
+            .and_then(|x| x.as_f64())
+            .filter(|x| (2.0..1e7).contains(x))
+            .map(|x| x as usize)
+    };
+    [
+        cap,
+        from(tok_cfg, "model_max_length"),
+        from(cfg, "max_position_embeddings"),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .unwrap_or(512)
+}
+
+impl Encoder {
+    pub fn load(paths: &ModelPaths, opts: &EncoderOptions) -> Result<Encoder> {
+        let env = runtime::environment()?;
+        for p in [&paths.model, &paths.tokenizer] {
+            if !p.is_file() {
+                return Err(model_missing(p, "no such file"));
+            }
+        }
+        let tok_cfg = read_json(&paths.tokenizer_config)?;
+        let cfg = read_json(&paths.config)?;
+        let max_length = effective_max_length(opts.max_length, &tok_cfg, &cfg);
+        let tokenizer = Tokenizer::from_file(&paths.tokenizer)
+            .map_err(|e| load_error(format!("cannot load tokenizer {}: {e}", paths.tokenizer.display())))?;
+        let text = TextEncoder::new(tokenizer.clone(), max_length)?;
+
+        let mut sessions = Vec::new();
+        for _ in 0..opts.sessions.max(1) {
+            let session = Session::builder(env)
+                .and_then(|b| {
+                    b.with_optimization_level(GraphOptimizationLevel::Level3)
+                        .map_err(Into::into)
+                })
+                .and_then(|b| b.with_intra_threads(opts.threads.max(1)).map_err(Into::into))
+                .and_then(|mut b| b.commit_from_file(&paths.model))
+                .map_err(|e| load_error(format!("cannot load ONNX model {}: {e}", paths.model.display())))?;
+            sessions.push(Mutex::new(session));
+        }
+        let first = sessions[0].lock().unwrap_or_else(|p| p.into_inner());
+        let inputs: Vec<&str> = first.inputs().iter().map(|i| i.name()).collect();
+        for needed in ["input_ids", "attention_mask"] {
+            if !inputs.contains(&needed) {
+                return Err(load_error(format!(
+                    "the model has no `{needed}` input (inputs: {})",
+                    inputs.join(", ")
+                )));
+            }
+        }
+        let feeds_type_ids = inputs.contains(&"token_type_ids");
+        let outputs: Vec<&str> = first.outputs().iter().map(|o| o.name()).collect();
+        let output = ["logits", "sentence_embedding", "last_hidden_state", "token_embeddings"]
+            .into_iter()
+            .find(|n| outputs.contains(n))
+            .or(outputs.first().copied())
+            .ok_or_else(|| load_error("the model has no outputs"))?
+            .to_string();
+        drop(first);
+        let mut encoder = Encoder {
+            tokenizer,
+            sessions,
+            next_session: AtomicUsize::new(0),
+            text,
+            feeds_type_ids,
+            output,
+            max_length,
+            width: 0,
+            output_rank: 0,
+        };
+        encoder.probe()?;
+        Ok(encoder)
+    }
+
+    /// One tiny run with the tokenizer's largest id: learns the output shape and catches a
+    /// tokenizer whose vocabulary does not fit the model's embeddings.
+    fn probe(&mut self) -> Result<()> {
+        let probe = Encoded {
+            ids: vec![self.text.max_token_id() as i64, self.text.pad_id.max(0)],
+            type_ids: vec![0, 0],
+        };
+        let batch = Batch { items: vec![0], len: 2 };
+        let (shape, _) = self.run(&[probe], &batch).map_err(|e| {
+            load_error(format!(
+                "the model failed on a probe input; does the tokenizer match the model? ({})",
+                e.message
+            ))
+        })?;
+        self.output_rank = shape.len();
+        self.width = *shape.last().unwrap_or(&0) as usize;
+        if !(2..=3).contains(&self.output_rank) || self.width == 0 {
+            return Err(load_error(format!(
+                "unexpected output `{}` of shape {:?}",
+                self.output, shape
+            )));
+        }
+        Ok(())
+    }
+
+    /// Runs one padded batch and returns the output's shape and values.
+    fn run(&self, encoded: &[Encoded], batch: &Batch) -> Result<(Vec<i64>, Vec<f32>)> {
+        let (ids, mask, types) = batching::pad(encoded, batch, self.text.pad_id);
+        let shape = [batch.items.len(), batch.len];
+        let tensor = |v: Vec<i64>| Tensor::from_array((shape, v)).map_err(run_error);
+        let mut inputs: Vec<(Cow<str>, SessionInputValue)> = vec![
+            ("input_ids".into(), tensor(ids)?.into()),
+            ("attention_mask".into(), tensor(mask)?.into()),
+        ];
+        if self.feeds_type_ids {
+            inputs.push(("token_type_ids".into(), tensor(types)?.into()));
+        }
+        let i = self.next_session.fetch_add(1, Ordering::Relaxed) % self.sessions.len();
+        let mut session = self.sessions[i].lock().unwrap_or_else(|p| p.into_inner());
+        let outputs = session.run(inputs).map_err(run_error)?;
+        let (shape, data) = outputs[self.output.as_str()]
+            .try_extract_tensor::<f32>()
+            .map_err(run_error)?;
+        Ok((shape.iter().copied().collect(), data.to_vec()))
+    }
+
+    /// Tokenises in parallel, plans batches, runs them (in parallel across sessions), and
+    /// hands each batch's output to `take` with the batch and the unpadded input lengths.
+    fn run_all(
+        &self,
+        encode: impl Fn(usize) -> Result<Encoded> + Sync,
+        n: usize,
+        opts: &BatchOptions,
+        cancel: &AtomicBool,
+        take: impl Fn(&Batch, &[usize], &[i64], &[f32]) + Sync,
+    ) -> Result<()> {
+        let encoded: Vec<Encoded> = (0..n).into_par_iter().map(&encode).collect::<Result<_>>()?;
+        let lengths: Vec<usize> = encoded.iter().map(|e| e.ids.len()).collect();
+        let batches = batching::plan(&lengths, opts.max_batch.max(1), opts.token_budget.max(1));
+        let next = AtomicUsize::new(0);
+        let worker = || -> Result<()> {
+            loop {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(Error::new(ErrorKind::Aborted, "The operation was aborted"));
+                }
+                let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    return Ok(());
+                };
+                let (shape, data) = self.run(&encoded, batch)?;
+                take(batch, &lengths, &shape, &data);
+            }
+        };
+        let workers = self.sessions.len().min(batches.len()).max(1);
+        if workers == 1 {
+            return worker();
+        }
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers).map(|_| s.spawn(worker)).collect();
+            handles
+                .into_iter()
+                .try_for_each(|h| h.join().unwrap_or_else(|_| Err(run_error("a worker panicked"))))
+        })
+    }
+
+    /// One relevance score per (query, document) pair, in input order: the logit of a
+    /// one-label model, or the log-odds `logit[1] - logit[0]` of a two-label model (so a
+    /// sigmoid of it is the softmax probability of the positive label).
+    pub fn score_pairs(&self, pairs: &[(&str, &str)], opts: &BatchOptions, cancel: &AtomicBool) -> Result<Vec<f32>> {
+        if self.output_rank != 2 || self.width > 2 {
+            return Err(load_error(format!(
+                "this model's output `{}` is not a 1- or 2-label classifier (width {}, rank {})",
+                self.output, self.width, self.output_rank
+            )));
+        }
+        let scores = Mutex::new(vec![0f32; pairs.len()]);
+        let width = self.width;
+        let text = self.text_for(opts)?;
+        let text = text.as_ref().unwrap_or(&self.text);
+        self.run_all(
+            |i| text.pair(pairs[i].0, pairs[i].1),
+            pairs.len(),
+            opts,
+            cancel,
+            |batch, _, _, data| {
+                let mut out = scores.lock().unwrap_or_else(|p| p.into_inner());
+                for (row, &i) in batch.items.iter().enumerate() {
+                    let logits = &data[row * width..(row + 1) * width];
+                    out[i] = if width == 1 { logits[0] } else { logits[1] - logits[0] };
+                }
+            },
+        )?;
+        Ok(scores.into_inner().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Embeddings of `texts`, row-major `n x dim`, in input order.
+    pub fn embed(
+        &self,
+        texts: &[&str],
+        pooling: Pooling,
+        normalize: bool,
+        opts: &BatchOptions,
+        cancel: &AtomicBool,
+    ) -> Result<(Vec<f32>, usize)> {
+        let dim = self.width;
+        let out = Mutex::new(vec![0f32; texts.len() * dim]);
+        let rank = self.output_rank;
+        let text = self.text_for(opts)?;
+        let text = text.as_ref().unwrap_or(&self.text);
+        self.run_all(
+            |i| text.single(texts[i]),
+            texts.len(),
+            opts,
+            cancel,
+            |batch, lengths, shape, data| {
+                let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+                for (row, &i) in batch.items.iter().enumerate() {
+                    let dst = &mut out[i * dim..(i + 1) * dim];
+                    if rank == 2 {
+                        dst.copy_from_slice(&data[row * dim..(row + 1) * dim]);
+                    } else {
+                        let seq = shape[1] as usize;
+                        let tokens = &data[row * seq * dim..(row + 1) * seq * dim];
+                        pool(tokens, dim, lengths[i], pooling, dst);
+                    }
+                    if normalize {
+                        let norm = dst.iter().map(|x| x * x).sum::<f32>().sqrt();
+                        if norm > 0.0 {
+                            dst.iter_mut().for_each(|x| *x /= norm);
+                        }
+                    }
+                }
+            },
+        )?;
+        Ok((out.into_inner().unwrap_or_else(|p| p.into_inner()), dim))
+    }
+
+    /// A text encoder for a call that asks for a shorter maximum length.
+    fn text_for(&self, opts: &BatchOptions) -> Result<Option<TextEncoder>> {
+        match opts.max_length {
+            Some(m) if m < self.max_length => {
+                if m < 2 {
+                    return Err(Error::invalid(format!("maxLength must be at least 2, got {m}")));
+                }
+                TextEncoder::new(self.tokenizer.clone(), m).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    pub fn feeds_token_type_ids(&self) -> bool {
+        self.feeds_type_ids
+    }
+}
+
+/// Pools the first `len` (unpadded) token vectors of one row.
+fn pool(tokens: &[f32], dim: usize, len: usize, pooling: Pooling, dst: &mut [f32]) {
+    match pooling {
+        Pooling::Cls => dst.copy_from_slice(&tokens[..dim]),
+        Pooling::Mean => {
+            dst.iter_mut().for_each(|x| *x = 0.0);
+            for t in 0..len {
+                for (d, v) in dst.iter_mut().zip(&tokens[t * dim..(t + 1) * dim]) {
+                    *d += v;
+                }
+            }
+            dst.iter_mut().for_each(|x| *x /= len.max(1) as f32);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import type { NativeEncoder } from '../index'
+import { RagrankError, rangeError, typeError } from './errors'
+import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type LoadOptions } from './encoder'
+import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
+import type { ModelFiles } from './model-files'
+
+/** A candidate: a string, or a document with text (and optionally id, meta and a prior score). */
+export type RerankInput = string | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
+
+/** A reranked document: the input's fields, its new `score`, and its position in the input. */
+export type Reranked<D> = (D extends string ? { text: string } : D) & { score: number; index: number }
+
+export type Activation = 'sigmoid' | 'none'
+
+export interface CrossEncoderOptions extends LoadOptions {
+  /** Default number of documents to return (all when unset). */
+  topK?: number
+  /** Drop documents scoring below this (after the activation). */
+  scoreThreshold?: number
+  /** `'sigmoid'` (default): probabilities. `'none'`: raw logits (log-odds for 2-label models). */
+  activation?: Activation
+  /** Prepended to the query, e.g. an instruction some rerankers expect. */
+  queryPrefix?: string
+  /** Prepended to each document text. */
+  documentPrefix?: string
+  /** Metadata fields written before the text, joined by `metaSeparator` (as Haystack's meta_fields_to_embed). */
+  metaFields?: readonly string[]
+  metaSeparator?: string
+}
+
+export interface RerankOptions extends BatchCallOptions {
+  topK?: number
+  scoreThreshold?: number
+  activation?: Activation
+}
+
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x))
+
+interface Prepared<D> {
+  docs: D[]
+  indices: number[]
+  texts: string[]
+}
+
+/**
+ * A cross-encoder reranker on ONNX Runtime. Tokenisation and inference run off the event
+ * loop, in length-sorted batches padded per batch; concurrent calls are safe.
+ *
+ * 1-label models score with their logit, 2-label models with the positive label
+ * (`logit[1] - logit[0]`, whose sigmoid is the softmax probability).
+ */
+export class CrossEncoder {
+  readonly #encoder: NativeEncoder
+  readonly #batch: { batchSize: number; tokenBudget: number }
+  readonly #defaults: Required<Pick<CrossEncoderOptions, 'activation' | 'queryPrefix' | 'documentPrefix' | 'metaSeparator'>> &
+    Pick<CrossEncoderOptions, 'topK' | 'scoreThreshold' | 'metaFields'>
+  /** The files the model was loaded from. */
+  readonly files: ModelFiles
+
+  private constructor(encoder: NativeEncoder, files: ModelFiles, batch: { batchSize: number; tokenBudget: number }, o: CrossEncoderOptions) {
+    this.#encoder = encoder
+    this.files = files
+    this.#batch = batch
+    this.#defaults = {
+      activation: activation(o.activation ?? 'sigmoid'),
+      queryPrefix: o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix'),
+      documentPrefix: o.documentPrefix === undefined ? '' : checkString(o.documentPrefix, 'options.documentPrefix'),
+      metaSeparator: o.metaSeparator === undefined ? '\n' : checkString(o.metaSeparator, 'options.metaSeparator'),
+      topK: o.topK === undefined ? undefined : nonNegativeInteger(o.topK, 'options.topK'),
+      scoreThreshold: o.scoreThreshold === undefined ? undefined : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity),
+      metaFields: o.metaFields === undefined ? undefined : stringArray(o.metaFields, 'options.metaFields'),
+    }
+  }
+
+  /** Loads a model folder (`model.onnx` or `onnx/model.onnx`, `tokenizer.json`, configs) or a hub id. */
+  static async load(model: string, options: CrossEncoderOptions = {}): Promise<CrossEncoder> {
+    const o = optionsObject(options, 'options') as CrossEncoderOptions
+    activation(o.activation ?? 'sigmoid')
+    const { encoder, files, batch } = await loadEncoder(model, o)
+    if (encoder.outputRank !== 2 || encoder.width > 2) {
+      throw new RagrankError('ERR_MODEL_LOAD', `${files.model} is not a 1- or 2-label classifier (output width ${encoder.width})`)
+    }
+    return new CrossEncoder(encoder, files, batch, o)
+  }
+
+  /** Tokens per (query, document) pair at most. */
+  get maxLength(): number {
+    return this.#encoder.maxLength
+  }
+
+  /**
+   * Scores each document against the query and returns them best first (ties keep input
+   * order). Documents sharing an `id` are scored once: the copy with the highest prior
+   * `score` is kept, at the position of the first copy.
+   */
+  async rerank<D extends RerankInput>(query: string, documents: readonly D[], options: RerankOptions = {}): Promise<Reranked<D>[]> {
+    const [result] = await this.rerankMany([{ query, documents }], options)
+    return result
+  }
+
+  /** Many queries in one call: all pairs are batched and scheduled together. */
+  async rerankMany<D extends RerankInput>(
+    requests: ReadonlyArray<{ query: string; documents: readonly D[] }>,
+    options: RerankOptions = {},
+  ): Promise<Reranked<D>[][]> {
+    if (!Array.isArray(requests)) throw typeError('requests must be an array of { query, documents }')
+    const o = optionsObject(options, 'options') as RerankOptions
+    const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)
+    const topK = o.topK === undefined ? this.#defaults.topK : nonNegativeInteger(o.topK, 'options.topK')
+    const threshold =
+      o.scoreThreshold === undefined ? this.#defaults.scoreThreshold : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity)
+    const batch = batchOptions(this.#batch, o)
+    const queries: string[] = []
+    const texts: string[] = []
+    const queryOf: number[] = []
+    const prepared = requests.map((r, qi) => {
+      if (!isPlainObject(r)) throw typeError(`requests[${qi}] must be { query, documents }`)
+      queries.push(this.#defaults.queryPrefix + checkString(r.query, `requests[${qi}].query`))
+      const p = this.#prepare(r.documents as readonly D[], `requests[${qi}].documents`)
+      for (const t of p.texts) {
+        texts.push(t)
+        queryOf.push(qi)
+      }
+      return p
+    })
+    const scores: Float32Array =
+      texts.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.#encoder.scorePairs(queries, texts, queryOf, batch, token))
+    let at = 0
+    return prepared.map((p) => {
+      const scored = p.docs.map((doc, j) => {
+        const raw = scores[at + j]
+        const score = act === 'sigmoid' ? sigmoid(raw) : raw
+        const base: object = typeof doc === 'string' ? { text: doc } : (doc as object)
+        return { ...base, score, index: p.indices[j] } as Reranked<D>
+      })
+      at += p.docs.length
+      const kept = threshold === undefined ? scored : scored.filter((d) => d.score >= threshold)
+      kept.sort((a, b) => b.score - a.score || a.index - b.index)
+      return topK === undefined ? kept : kept.slice(0, topK)
+    })
+  }
+
+  #prepare<D extends RerankInput>(documents: readonly D[], name: string): Prepared<D> {
+    if (!Array.isArray(documents)) throw typeError(`${name} must be an array of strings or { text } objects`)
+    const docs: D[] = []
+    const indices: number[] = []
+    const byId = new Map<string, number>()
+    documents.forEach((d, i) => {
+      if (typeof d !== 'string') {
+        if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`${name}[${i}] must be a string or have a string text`)
+        if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`${name}[${i}].id must be a string`)
+        if (d.id !== undefined) {
+          const seen = byId.get(d.id)
+          if (seen !== undefined) {
+            // Keep the copy with the highest prior score, at the first copy's position.
+            const prior = (x: unknown) => (typeof (x as { score?: unknown }).score === 'number' ? ((x as { score: number }).score) : -Infinity)
+            if (prior(d) > prior(docs[seen])) docs[seen] = d as D
+            return
+          }
+          byId.set(d.id, docs.length)
+        }
+      }
+      docs.push(d as D)
+      indices.push(i)
+    })
+    const texts = docs.map((d) => this.#documentText(d))
+    return { docs, indices, texts }
+  }
+
+  #documentText(d: RerankInput): string {
+    const { documentPrefix, metaFields, metaSeparator } = this.#defaults
+    if (typeof d === 'string') return documentPrefix + d
+    const parts = (metaFields ?? []).map((f) => d.meta?.[f]).filter((v) => v !== undefined && v !== null).map(String)
+    return documentPrefix + [...parts, d.text].join(metaSeparator)
+  }
+}
+
+function activation(a: unknown): Activation {
+  if (a !== 'sigmoid' && a !== 'none') throw rangeError(`activation must be 'sigmoid' or 'none', got ${String(a)}`)
+  return a
+}

@@ -1,0 +1,104 @@
+import type { NativeEncoder } from '../index'
+import { RagrankError, rangeError, typeError } from './errors'
+import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type LoadOptions } from './encoder'
+import { optionsObject, stringArray } from './validate'
+import type { ModelFiles } from './model-files'
+
+export type Pooling = 'mean' | 'cls'
+
+export interface EmbedderOptions extends LoadOptions {
+  /** Default pooling of token vectors: `'mean'` (default, masked) or `'cls'`. Ignored when the model outputs pooled vectors. */
+  pooling?: Pooling
+  /** L2-normalise vectors (default true), so dot product is cosine. */
+  normalize?: boolean
+  /** Prepended to queries by `embedQuery`, e.g. `'query: '` (e5) or a bge instruction. */
+  queryPrefix?: string
+  /** Prepended to passages by `embedDocuments`, e.g. `'passage: '` (e5). */
+  documentPrefix?: string
+}
+
+export interface EmbedOptions extends BatchCallOptions {
+  pooling?: Pooling
+  normalize?: boolean
+}
+
+/** Vectors of `count` texts, row-major in one Float32Array of `count * dim`. */
+export interface Embeddings {
+  data: Float32Array
+  dim: number
+  count: number
+}
+
+/** A bi-encoder producing one vector per text, batched off the event loop. */
+export class Embedder {
+  readonly #encoder: NativeEncoder
+  readonly #batch: { batchSize: number; tokenBudget: number }
+  readonly #pooling: Pooling
+  readonly #normalize: boolean
+  readonly #queryPrefix: string
+  readonly #documentPrefix: string
+  readonly files: ModelFiles
+
+  private constructor(encoder: NativeEncoder, files: ModelFiles, batch: { batchSize: number; tokenBudget: number }, o: EmbedderOptions) {
+    this.#encoder = encoder
+    this.files = files
+    this.#batch = batch
+    this.#pooling = pooling(o.pooling ?? 'mean')
+    this.#normalize = normalizeOption(o.normalize, true)
+    this.#queryPrefix = o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix')
+    this.#documentPrefix = o.documentPrefix === undefined ? '' : checkString(o.documentPrefix, 'options.documentPrefix')
+  }
+
+  static async load(model: string, options: EmbedderOptions = {}): Promise<Embedder> {
+    const o = optionsObject(options, 'options') as EmbedderOptions
+    pooling(o.pooling ?? 'mean')
+    const { encoder, files, batch } = await loadEncoder(model, o)
+    if (encoder.outputRank !== 2 && encoder.outputRank !== 3) {
+      throw new RagrankError('ERR_MODEL_LOAD', `${files.model} does not output token or sentence vectors`)
+    }
+    return new Embedder(encoder, files, batch, o)
+  }
+
+  /** Vector width. */
+  get dim(): number {
+    return this.#encoder.width
+  }
+
+  get maxLength(): number {
+    return this.#encoder.maxLength
+  }
+
+  /** Embeds texts as given (no prefix). */
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
+    const list = stringArray(texts, 'texts')
+    const o = optionsObject(options, 'options') as EmbedOptions
+    const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)
+    const normalize = normalizeOption(o.normalize, this.#normalize)
+    const batch = batchOptions(this.#batch, o)
+    const data: Float32Array =
+      list.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.#encoder.embed(list, pool, normalize, batch, token))
+    return { data, dim: this.dim, count: list.length }
+  }
+
+  /** One query vector, with the query prefix. */
+  async embedQuery(text: string, options: EmbedOptions = {}): Promise<Float32Array> {
+    const { data } = await this.embed([this.#queryPrefix + checkString(text, 'text')], options)
+    return data
+  }
+
+  /** Passage vectors, with the document prefix. */
+  async embedDocuments(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
+    return this.embed(stringArray(texts, 'texts').map((t) => this.#documentPrefix + t), options)
+  }
+}
+
+function pooling(p: unknown): Pooling {
+  if (p !== 'mean' && p !== 'cls') throw rangeError(`pooling must be 'mean' or 'cls', got ${String(p)}`)
+  return p
+}
+
+function normalizeOption(v: unknown, fallback: boolean): boolean {
+  if (v === undefined) return fallback
+  if (typeof v !== 'boolean') throw typeError('normalize must be a boolean')
+  return v
+}

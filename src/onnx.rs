@@ -1,0 +1,228 @@
+//! `NativeEncoder`: a loaded ONNX model. Loading and inference run on the libuv pool.
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{AsyncTask, Float32Array};
+use napi::{Env, Task};
+use napi_derive::napi;
+use ragrank_onnx::model::BatchOptions;
+use ragrank_onnx::{runtime, Encoder, EncoderOptions, ModelPaths, Pooling};
+
+use crate::bm25::{flag_of, CancelToken};
+use crate::errors::{guard, OrNapi};
+
+/// Loads the ONNX Runtime library (absolute path, or a bare name for the system search
+/// path) once per process; returns the path actually in use.
+#[napi]
+pub fn init_onnx_runtime(path: String) -> napi::Result<String> {
+    guard(|| {
+        runtime::init(&PathBuf::from(&path)).or_napi()?;
+        Ok(runtime::loaded_from().map(|p| p.display().to_string()).unwrap_or(path))
+    })
+}
+
+#[napi(object)]
+pub struct NativeModelPaths {
+    pub model: String,
+    pub tokenizer: String,
+    pub tokenizer_config: Option<String>,
+    pub config: Option<String>,
+}
+
+#[napi(object)]
+pub struct NativeEncoderOptions {
+    pub max_length: Option<u32>,
+    pub threads: u32,
+    pub sessions: u32,
+}
+
+#[napi(object)]
+pub struct NativeBatchOptions {
+    pub batch_size: u32,
+    pub token_budget: u32,
+    pub max_length: Option<u32>,
+}
+
+fn batch_options(o: &NativeBatchOptions) -> BatchOptions {
+    BatchOptions {
+        max_batch: o.batch_size as usize,
+        token_budget: o.token_budget as usize,
+        max_length: o.max_length.map(|m| m as usize),
+    }
+}
+
+#[napi]
+pub struct NativeEncoder {
+    inner: Arc<Encoder>,
+}
+
+#[napi]
+impl NativeEncoder {
+    #[napi(ts_return_type = "Promise<NativeEncoder>")]
+    pub fn load(paths: NativeModelPaths, options: NativeEncoderOptions) -> AsyncTask<LoadEncoderTask> {
+        AsyncTask::new(LoadEncoderTask {
+            paths: Some(paths),
+            options,
+        })
+    }
+
+    /// Tokens per input at most.
+    #[napi(getter)]
+    pub fn max_length(&self) -> u32 {
+        self.inner.max_length as u32
+    }
+
+    /// Labels of a classifier output, or the hidden size of an encoder output.
+    #[napi(getter)]
+    pub fn width(&self) -> u32 {
+        self.inner.width as u32
+    }
+
+    /// 2 for `[batch, labels]` (classifier or pooled embedding), 3 for `[batch, seq, hidden]`.
+    #[napi(getter)]
+    pub fn output_rank(&self) -> u32 {
+        self.inner.output_rank as u32
+    }
+
+    #[napi(getter)]
+    pub fn feeds_token_type_ids(&self) -> bool {
+        self.inner.feeds_token_type_ids()
+    }
+
+    /// Scores pairs: document `i` is paired with `queries[query_of[i]]`.
+    #[napi(ts_return_type = "Promise<Float32Array>")]
+    pub fn score_pairs(
+        &self,
+        queries: Vec<String>,
+        documents: Vec<String>,
+        query_of: Vec<u32>,
+        options: NativeBatchOptions,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<ScoreTask> {
+        AsyncTask::new(ScoreTask {
+            encoder: self.inner.clone(),
+            queries,
+            documents,
+            query_of,
+            options: batch_options(&options),
+            cancel: flag_of(cancel),
+        })
+    }
+
+    /// Embeds texts; resolves to `n x width` floats, row-major.
+    #[napi(ts_return_type = "Promise<Float32Array>")]
+    pub fn embed(
+        &self,
+        texts: Vec<String>,
+        pooling: String,
+        normalize: bool,
+        options: NativeBatchOptions,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<EmbedTask> {
+        AsyncTask::new(EmbedTask {
+            encoder: self.inner.clone(),
+            texts,
+            pooling: if pooling == "cls" { Pooling::Cls } else { Pooling::Mean },
+            normalize,
+            options: batch_options(&options),
+            cancel: flag_of(cancel),
+        })
+    }
+}
+
+pub struct LoadEncoderTask {
+    paths: Option<NativeModelPaths>,
+    options: NativeEncoderOptions,
+}
+
+#[napi]
+impl Task for LoadEncoderTask {
+    type Output = Encoder;
+    type JsValue = NativeEncoder;
+
+    fn compute(&mut self) -> napi::Result<Encoder> {
+        guard(|| {
+            let p = self.paths.take().expect("compute runs once");
+            let paths = ModelPaths {
+                model: p.model.into(),
+                tokenizer: p.tokenizer.into(),
+                tokenizer_config: p.tokenizer_config.map(Into::into),
+                config: p.config.map(Into::into),
+            };
+            let options = EncoderOptions {
+                max_length: self.options.max_length.map(|m| m as usize),
+                threads: self.options.threads as usize,
+                sessions: self.options.sessions as usize,
+            };
+            Encoder::load(&paths, &options).or_napi()
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, encoder: Encoder) -> napi::Result<NativeEncoder> {
+        Ok(NativeEncoder {
+            inner: Arc::new(encoder),
+        })
+    }
+}
+
+pub struct ScoreTask {
+    encoder: Arc<Encoder>,
+    queries: Vec<String>,
+    documents: Vec<String>,
+    query_of: Vec<u32>,
+    options: BatchOptions,
+    cancel: Arc<AtomicBool>,
+}
+
+#[napi]
+impl Task for ScoreTask {
+    type Output = Vec<f32>;
+    type JsValue = Float32Array;
+
+    fn compute(&mut self) -> napi::Result<Vec<f32>> {
+        guard(|| {
+            let pairs: Vec<(&str, &str)> = self
+                .documents
+                .iter()
+                .zip(&self.query_of)
+                .map(|(d, &q)| (self.queries[q as usize].as_str(), d.as_str()))
+                .collect();
+            self.encoder.score_pairs(&pairs, &self.options, &self.cancel).or_napi()
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, scores: Vec<f32>) -> napi::Result<Float32Array> {
+        Ok(Float32Array::new(scores))
+    }
+}
+
+pub struct EmbedTask {
+    encoder: Arc<Encoder>,
+    texts: Vec<String>,
+    pooling: Pooling,
+    normalize: bool,
+    options: BatchOptions,
+    cancel: Arc<AtomicBool>,
+}
+
+#[napi]
+impl Task for EmbedTask {
+    type Output = Vec<f32>;
+    type JsValue = Float32Array;
+
+    fn compute(&mut self) -> napi::Result<Vec<f32>> {
+        guard(|| {
+            let texts: Vec<&str> = self.texts.iter().map(String::as_str).collect();
+            let (data, _) = self
+                .encoder
+                .embed(&texts, self.pooling, self.normalize, &self.options, &self.cancel)
+                .or_napi()?;
+            Ok(data)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, data: Vec<f32>) -> napi::Result<Float32Array> {
+        Ok(Float32Array::new(data))
+    }
+}
