@@ -28,8 +28,8 @@ export declare class NativeBm25Index {
    */
   addAsync(docs: Array<NativeDoc>, upsert: boolean, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<number>
   remove(ids: Array<string>): number
-  search(query: string | Array<string>, options: NativeSearchOptions): NativeHits
-  searchBatch(queries: Array<string | Array<string>>, options: NativeSearchOptions, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeHits[]>
+  search(query: string, isTokens: boolean, options: NativeSearchOptions): NativeHits
+  searchBatch(queries: Array<string>, areTokens: Array<boolean>, options: NativeSearchOptions, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeHits[]>
   analyze(text: string): Array<string>
   get size(): number
   has(id: string): boolean

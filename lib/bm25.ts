@@ -215,9 +215,9 @@ export class Bm25Index {
 
   /** The best `topK` documents containing at least one query term. */
   search(query: Bm25Query, options: Bm25SearchOptions = {}): Bm25Hit[] {
-    const q = this.#query(query, 'query')
+    const [q, isTokens] = this.#query(query, 'query')
     const opts = searchOptions(options)
-    return toHits(callNative(() => this.#native.search(q, opts)))
+    return toHits(callNative(() => this.#native.search(q, isTokens, opts)))
   }
 
   /** Many queries at once, in parallel on all cores; results in query order. */
@@ -227,7 +227,9 @@ export class Bm25Index {
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
       const opts = searchOptions(options)
       const signal = checkSignal(options?.signal)
-      return runCancellable(signal, (token) => this.#native.searchBatch(qs, opts, token)).then((all) => all.map(toHits))
+      const texts = qs.map((q) => q[0])
+      const areTokens = qs.map((q) => q[1])
+      return runCancellable(signal, (token) => this.#native.searchBatch(texts, areTokens, opts, token)).then((all) => all.map(toHits))
     } catch (e) {
       return Promise.reject(e)
     }
@@ -266,9 +268,10 @@ export class Bm25Index {
     return stringArray(tokens, 'tokenizer result')
   }
 
-  #query(query: unknown, name: string): string | string[] {
-    if (typeof query === 'string') return this.#tokenizer ? this.#tokenize(query) : query
-    if (Array.isArray(query)) return stringArray(query, name)
+  /** The query as it crosses to Rust: text, or tokens joined by U+0000 (flagged). */
+  #query(query: unknown, name: string): [string, boolean] {
+    if (typeof query === 'string') return this.#tokenizer ? [joinTokens(this.#tokenize(query), name), true] : [query, false]
+    if (Array.isArray(query)) return [joinTokens(stringArray(query, name), name), true]
     throw typeError(`${name} must be a string or an array of token strings`)
   }
 
@@ -290,7 +293,7 @@ export class Bm25Index {
 
 /** Tokens cross to Rust as one string joined by U+0000, so they may not contain it. */
 function joinTokens(tokens: readonly string[], where: string): string {
-  if (tokens.some((t) => t.includes('\0'))) throw rangeError(`${where}.tokens must not contain U+0000`)
+  if (tokens.some((t) => t.includes('\0'))) throw rangeError(`${where}: tokens must not contain U+0000`)
   return tokens.join('\0')
 }
 

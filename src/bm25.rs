@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use napi::bindgen_prelude::{AbortSignal, AsyncTask, Either, Float64Array, Uint32Array};
+use napi::bindgen_prelude::{AbortSignal, AsyncTask, Float64Array, Uint32Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 use ragrank_core::bm25::{
@@ -105,10 +105,12 @@ fn to_new_docs(docs: Vec<NativeDoc>) -> Vec<NewDoc> {
         .collect()
 }
 
-fn to_query(q: &Either<String, Vec<String>>) -> Query<'_> {
-    match q {
-        Either::A(text) => Query::Text(text),
-        Either::B(tokens) => Query::Tokens(tokens),
+/// A query crosses as text, or as tokens joined by U+0000 (one string instead of many).
+fn to_query(q: &str, is_tokens: bool) -> Query<'_> {
+    if is_tokens {
+        Query::JoinedTokens(q)
+    } else {
+        Query::Text(q)
     }
 }
 
@@ -233,11 +235,11 @@ impl NativeBm25Index {
     }
 
     #[napi]
-    pub fn search(&self, query: Either<String, Vec<String>>, options: NativeSearchOptions) -> napi::Result<NativeHits> {
+    pub fn search(&self, query: String, is_tokens: bool, options: NativeSearchOptions) -> napi::Result<NativeHits> {
         guard(|| {
             let index = read(&self.inner);
             let opts = resolve_options(&index, &options)?;
-            let hits = index.search(&to_query(&query), &opts.core);
+            let hits = index.search(&to_query(&query, is_tokens), &opts.core);
             Ok(to_hits(&index, hits, opts.include_fields))
         })
     }
@@ -245,7 +247,8 @@ impl NativeBm25Index {
     #[napi(ts_return_type = "Promise<NativeHits[]>")]
     pub fn search_batch(
         &self,
-        queries: Vec<Either<String, Vec<String>>>,
+        queries: Vec<String>,
+        are_tokens: Vec<bool>,
         options: NativeSearchOptions,
         cancel: Option<&CancelToken>,
         signal: Option<AbortSignal>,
@@ -253,6 +256,7 @@ impl NativeBm25Index {
         let task = SearchBatchTask {
             index: self.inner.clone(),
             queries,
+            are_tokens,
             options,
             cancel: flag_of(cancel),
         };
@@ -359,7 +363,8 @@ impl Task for AddTask {
 
 pub struct SearchBatchTask {
     index: Shared,
-    queries: Vec<Either<String, Vec<String>>>,
+    queries: Vec<String>,
+    are_tokens: Vec<bool>,
     options: NativeSearchOptions,
     cancel: Arc<AtomicBool>,
 }
@@ -373,7 +378,12 @@ impl Task for SearchBatchTask {
         guard(|| {
             let index = read(&self.index);
             let opts = resolve_options(&index, &self.options)?;
-            let queries: Vec<Query> = self.queries.iter().map(to_query).collect();
+            let queries: Vec<Query> = self
+                .queries
+                .iter()
+                .enumerate()
+                .map(|(i, q)| to_query(q, self.are_tokens.get(i).copied().unwrap_or(false)))
+                .collect();
             let results = index.search_batch_cancellable(&queries, &opts.core, &self.cancel);
             check(&self.cancel)?;
             Ok(results

@@ -60,6 +60,8 @@ pub struct NewDoc {
 pub enum Query<'a> {
     Text(&'a str),
     Tokens(&'a [String]),
+    /// Tokens in one string separated by U+0000 (empty tokens skipped).
+    JoinedTokens(&'a str),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -221,6 +223,7 @@ impl Bm25Index {
         match query {
             Query::Text(text) => self.analyzer.analyze_into(text, &mut |t| add(t)),
             Query::Tokens(tokens) => tokens.iter().for_each(|t| add(t)),
+            Query::JoinedTokens(joined) => joined.split('\0').filter(|t| !t.is_empty()).for_each(add),
         }
         out
     }
