@@ -48,7 +48,8 @@ tokens through the cross-encoder in onnxruntime (Python), 2 intra-op threads, fp
 
 QUANTIZATION: onnxruntime.quantization.quantize_dynamic with weight_type=QInt8 (signed
 weights; activations are always QUInt8 in dynamic mode), per_channel=True, reduce_range=True,
-default op types (MatMul with a constant B, and Gather, so the embedding tables are int8 too).
+default op types (MatMul with a constant B -> int8 weights; Gather -> the three embedding
+tables become uint8 with one scale each, as in the transformers.js file).
 These are the settings transformers.js' converter uses for its "q8" model_quantized.onnx of a
 BERT model (QInt8 because the graph has no Conv; per_channel and reduce_range on because bert
 is not in its list of models that turn them off). Per-tensor weights (per_channel=False) were
@@ -66,7 +67,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import logging
 import math
@@ -687,7 +687,7 @@ def main() -> int:
                             "meaning": "random: compute shape only, scores are not relevance"},
         "quantization": {"tool": "onnxruntime.quantization.quantize_dynamic", "weight_type": "QInt8",
                          "activation_type": "QUInt8 (dynamic)", "per_channel": True, "reduce_range": True,
-                         "op_types": "defaults: MatMul (constant B only) and Gather"},
+                         "op_types": "defaults: MatMul (constant B only; int8 weights) and Gather (uint8 embedding tables)"},
         "models": {},
     }
     tok_real = Tokenizer.from_str(pkg["tokenizer.json"].decode("utf-8"))
