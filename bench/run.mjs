@@ -2,8 +2,8 @@
 // Entry point of `npm run bench`.
 //
 //   npm run bench                       full run (Cranfield, CISI, Zipf 10k/100k/1M; ~15 min on 2 cores)
-//   npm run bench -- --quick            smoke test: Cranfield, CISI, Zipf 10k, few repeats (~2-3 min)
-//   npm run bench -- --suite bm25       only the BM25 suite (the only suite so far)
+//   npm run bench -- --quick            smoke test: Cranfield and Zipf 10k, few repeats (~2-3 min)
+//   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, rerank)
 //   npm run bench -- --no-python        skip bm25s (no Python venv needed)
 //   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
 //   npm run bench -- --corpora cran,zipf-100k --engines ragrank,bm25s --repeats 7
@@ -21,6 +21,7 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 
 const SUITES = {
   bm25: async (opts) => (await import('./bm25.mjs')).runBm25Suite(opts),
+  rerank: async (opts) => (await import('./rerank.mjs')).runRerankSuite(opts),
 }
 
 function usage(code) {
@@ -69,6 +70,6 @@ function parseArgs(argv) {
 const opts = parseArgs(process.argv.slice(2))
 for (const s of opts.suites) {
   process.stderr.write(`== suite ${s}${opts.quick ? ' (quick)' : ''} ==\n`)
-  const { markdown } = await SUITES[s]({ ...opts, outDir: opts.outDir ?? path.join(here, 'results') })
+  const { markdown } = await SUITES[s]({ ...opts, argv: process.argv.slice(2), outDir: opts.outDir ?? path.join(here, 'results') })
   process.stdout.write(`${markdown}\n`)
 }

@@ -1,0 +1,211 @@
+// The reranking suite: ragrank's CrossEncoder vs transformers.js (same ONNX file, same
+// threads, its documented cross-encoder recipe) and a plain onnxruntime Python session.
+//
+// Model: bench/.cache/models/minilm-l6-cross-encoder (make it with bench/models/prepare.py:
+// the all-MiniLM-L6-v2 encoder, shaped like ms-marco-MiniLM-L-6-v2; fp32 and dynamic int8).
+// Workload: Cranfield queries, each with its 100 BM25 candidates (real abstracts of varied
+// length), at max length 256 and 512; and one query with 1,000 candidates.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import path from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { Bm25Index, CrossEncoder } from '../dist/index.mjs'
+import { loadCran, hasData } from './lib/datasets.mjs'
+import { fmt, fmtRatio, machineInfo, mdTable, now, runCommand, lastJsonLine, summarize } from './lib/harness.mjs'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const MODEL_DIR = path.join(here, '.cache', 'models')
+const MODEL = path.join(MODEL_DIR, 'minilm-l6-cross-encoder')
+const THREADS = availableParallelism()
+
+const fmtSpread = (s) => `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`
+
+/** Pairs per second of `fn(request)` over all requests, repeated. */
+async function pairsPerSecond(requests, fn, repeats) {
+  const pairs = requests.reduce((n, r) => n + r.documents.length, 0)
+  await fn(requests[0]) // warm-up
+  const rates = []
+  for (let r = 0; r < repeats; r++) {
+    const t0 = now()
+    for (const req of requests) await fn(req)
+    rates.push(pairs / (now() - t0))
+  }
+  return summarize(rates)
+}
+
+/** Event-loop delay (p99, ms) while `work` runs, sampled every millisecond. */
+async function loopDelayDuring(work) {
+  const h = monitorEventLoopDelay({ resolution: 1 })
+  h.enable()
+  await work()
+  h.disable()
+  return { p99: h.percentile(99) / 1e6, max: h.max / 1e6 }
+}
+
+async function transformersJs(dtype, maxLength) {
+  const { AutoTokenizer, AutoModelForSequenceClassification, env } = await import('@huggingface/transformers')
+  env.allowRemoteModels = false
+  env.localModelPath = MODEL_DIR + path.sep
+  const name = path.basename(MODEL)
+  const tokenizer = await AutoTokenizer.from_pretrained(name)
+  const model = await AutoModelForSequenceClassification.from_pretrained(name, {
+    dtype,
+    session_options: { intraOpNumThreads: THREADS, interOpNumThreads: 1 },
+  })
+  // The recipe of transformers.js's cross-encoder examples: one padded batch per query.
+  return async ({ query, documents }) => {
+    const inputs = tokenizer(new Array(documents.length).fill(query), {
+      text_pair: documents,
+      padding: true,
+      truncation: true,
+      max_length: maxLength,
+    })
+    const { logits } = await model(inputs)
+    return Array.from(logits.data)
+  }
+}
+
+function topIds(scores, k) {
+  return [...scores.keys()].sort((a, b) => scores[b] - scores[a] || a - b).slice(0, k)
+}
+
+export async function runRerankSuite({ quick = false, python = true, outDir = path.join(here, 'results') } = {}) {
+  if (!existsSync(path.join(MODEL, 'onnx', 'model.onnx'))) {
+    const msg = `rerank suite skipped: ${MODEL} is missing (run bench/models/prepare.py, see bench/models/README.md)`
+    return { markdown: msg }
+  }
+  if (!hasData('cran')) {
+    return { markdown: 'rerank suite skipped: Cranfield data not found' }
+  }
+  const cran = await loadCran()
+  const index = new Bm25Index()
+  index.add(cran.docs)
+  const nQueries = quick ? 3 : 10
+  const repeats = quick ? 2 : 5
+  const requests = cran.queries.slice(0, nQueries).map((q) => ({
+    query: q.text,
+    documents: index.search(q.text, { topK: 100 }).map((h) => h.text),
+  }))
+  const big = { query: cran.queries[0].text, documents: cran.docs.slice(0, 1000).map((d) => d.text) }
+  const results = { machine: machineInfo(), threads: THREADS, rows: [], loop: [], int8: {} }
+  const log = (...a) => console.error('[rerank]', ...a)
+
+  for (const maxLength of [256, 512]) {
+    const row = { maxLength }
+    for (const [label, opts] of [
+      ['ragrank fp32', {}],
+      ['ragrank fp32, 2 sessions x 1 thread', { sessions: 2, threads: 1 }],
+      ['ragrank int8', { quantized: true }],
+    ]) {
+      const ce = await CrossEncoder.load(MODEL, { maxLength, ...opts })
+      row[label] = await pairsPerSecond(requests, (r) => ce.rerank(r.query, r.documents, { activation: 'none' }), repeats)
+      log(maxLength, label, fmt(row[label].median), 'pairs/s')
+    }
+    for (const [label, dtype] of [['transformers.js fp32', 'fp32'], ['transformers.js int8', 'q8']]) {
+      try {
+        const run = await transformersJs(dtype, maxLength)
+        row[label] = await pairsPerSecond(requests, run, repeats)
+        log(maxLength, label, fmt(row[label].median), 'pairs/s')
+      } catch (e) {
+        row[label] = { error: String(e.message ?? e).slice(0, 200) }
+      }
+    }
+    if (python) {
+      const py = path.join(here, '..', '.venv-bench', 'bin', 'python')
+      const script = path.join(here, 'py', 'ort_rerank.py')
+      if (existsSync(py) && existsSync(script)) {
+        const input = JSON.stringify({ model: MODEL, requests, max_length: maxLength, threads: THREADS, repeats, batch_size: 32 })
+        try {
+          const { stdout } = await runCommand(py, [script], { input })
+          row['onnxruntime (Python)'] = summarize(lastJsonLine(stdout).pairs_per_second)
+        } catch (e) {
+          row['onnxruntime (Python)'] = { error: String(e.message ?? e).slice(0, 200) }
+        }
+      }
+    }
+    results.rows.push(row)
+  }
+
+  // Quality of int8: top-10 overlap with fp32 per query.
+  const fp32 = await CrossEncoder.load(MODEL, { maxLength: 256 })
+  const int8 = await CrossEncoder.load(MODEL, { maxLength: 256, quantized: true })
+  const overlaps = []
+  for (const r of requests) {
+    const a = (await fp32.rerank(r.query, r.documents, { topK: 10 })).map((d) => d.index)
+    const b = new Set((await int8.rerank(r.query, r.documents, { topK: 10 })).map((d) => d.index))
+    overlaps.push(a.filter((i) => b.has(i)).length / 10)
+  }
+  results.int8.top10Overlap = summarize(overlaps)
+
+  // Event-loop delay while 1,000 pairs are scored.
+  const ragrankDelay = await loopDelayDuring(() => fp32.rerank(big.query, big.documents))
+  results.loop.push({ engine: 'ragrank', ...ragrankDelay })
+  try {
+    const tjs = await transformersJs('fp32', 256)
+    const chunks = []
+    for (let i = 0; i < big.documents.length; i += 100) chunks.push(big.documents.slice(i, i + 100))
+    const tjsDelay = await loopDelayDuring(async () => {
+      for (const documents of chunks) await tjs({ query: big.query, documents })
+    })
+    results.loop.push({ engine: 'transformers.js (10 batches of 100)', ...tjsDelay })
+  } catch (e) {
+    results.loop.push({ engine: 'transformers.js', error: String(e.message ?? e) })
+  }
+  const t0 = now()
+  await fp32.rerank(big.query, big.documents)
+  results.bigSeconds = now() - t0
+
+  const markdown = report(results, { quick, nQueries, repeats })
+  mkdirSync(outDir, { recursive: true })
+  const base = quick ? 'rerank-quick' : 'rerank'
+  writeFileSync(path.join(outDir, `${base}.md`), markdown + '\n')
+  writeFileSync(path.join(outDir, `${base}.json`), JSON.stringify(results, null, 2))
+  return { markdown }
+}
+
+function report(results, { quick, nQueries, repeats }) {
+  const engines = [...new Set(results.rows.flatMap((r) => Object.keys(r).filter((k) => k !== 'maxLength')))]
+  const cell = (v) => (v === undefined ? '–' : v.error ? `error: ${v.error}` : fmtSpread(v))
+  const throughput = mdTable(
+    ['engine', ...results.rows.map((r) => `max length ${r.maxLength}`)],
+    engines.map((e) => [e, ...results.rows.map((r) => cell(r[e]))]),
+  )
+  const ratio = (r, a, b) => (r[a]?.median && r[b]?.median ? r[a].median / r[b].median : null)
+  const ratios = mdTable(
+    ['max length', 'ragrank fp32 / transformers.js fp32', 'ragrank int8 / transformers.js int8', 'ragrank int8 / ragrank fp32', 'ragrank / onnxruntime (Python)'],
+    results.rows.map((r) => [
+      r.maxLength,
+      fmtRatio(ratio(r, 'ragrank fp32', 'transformers.js fp32'), 1.5),
+      fmtRatio(ratio(r, 'ragrank int8', 'transformers.js int8')),
+      fmtRatio(ratio(r, 'ragrank int8', 'ragrank fp32'), 2),
+      fmtRatio(ratio(r, 'ragrank fp32', 'onnxruntime (Python)')),
+    ]),
+  )
+  const loop = mdTable(
+    ['engine', 'event-loop delay p99 (ms)', 'max (ms)'],
+    results.loop.map((l) => [l.engine, l.error ? `error: ${l.error}` : fmt(l.p99), l.error ? '' : fmt(l.max)]),
+  )
+  const m = results.machine
+  return [
+    `# Cross-encoder reranking benchmark${quick ? ' (quick run)' : ''}`,
+    '',
+    `Generated by \`npm run bench -- --suite rerank\` on ${new Date().toISOString().slice(0, 10)}. ${m.cpu}, ${m.cores} cores, Node ${m.node}; ${results.threads} intra-op threads for every engine.`,
+    '',
+    `Model: all-MiniLM-L6-v2's encoder with a one-label head (the shape of ms-marco-MiniLM-L-6-v2: 6 layers, 384 hidden, 12 heads), made by bench/models/prepare.py; fp32 and dynamic int8 ONNX files, the same files for every engine. Workload: ${nQueries} Cranfield queries x their 100 BM25 candidates (real abstracts of varied length). Cells: pairs/s, median (min-max) of ${repeats} repeats.`,
+    '',
+    throughput,
+    '',
+    '## Ratios (targets: fp32 >= 1.5x transformers.js; int8 >= 2x our fp32)',
+    '',
+    ratios,
+    '',
+    `int8 vs fp32 top-10 overlap per query (target >= 0.9): median ${fmt(results.int8.top10Overlap.median)} (min ${fmt(results.int8.top10Overlap.min)}).`,
+    '',
+    '## Event-loop delay while 1,000 pairs are scored (max length 256)',
+    '',
+    loop,
+    '',
+    `ragrank scores the 1,000 pairs in ${fmt(results.bigSeconds)} s; its work runs on the libuv pool, transformers.js's onnxruntime-node run() blocks the loop for each batch.`,
+  ].join('\n')
+}
