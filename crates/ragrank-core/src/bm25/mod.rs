@@ -246,7 +246,14 @@ impl Bm25Index {
         let mut hits = if use_maxscore {
             search::maxscore(impacts, &terms, opts.top_k, &allow)
         } else {
-            search::exhaustive(impacts, n_slots, &terms, opts.top_k, &allow)
+            search::exhaustive(
+                impacts,
+                n_slots,
+                &terms,
+                opts.top_k,
+                self.config.params.positive_impacts(),
+                &allow,
+            )
         };
         if !impacts.absent.is_empty() {
             let constant: f32 = terms

@@ -106,6 +106,12 @@ impl Params {
         matches!(self.variant, Variant::Bm25l | Variant::Bm25plus)
     }
 
+    /// Whether every stored impact is > 0 (idf > 0 and a term-frequency part increasing in
+    /// tf). Robertson clamps idf at 0 and ATIRE's idf is 0 for a term in every document.
+    pub fn positive_impacts(&self) -> bool {
+        matches!(self.variant, Variant::Lucene | Variant::Bm25l | Variant::Bm25plus)
+    }
+
     /// `L` for a document of length `dl`.
     pub fn length_norm(&self, dl: f64, avgdl: f64) -> f64 {
         if avgdl > 0.0 {

@@ -31,13 +31,16 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// Dense accumulation: branch-free adds into per-thread arrays of one float and one
-/// "matched" byte per document, then one scan with a cheap threshold test.
+/// Dense accumulation: branch-free adds into a per-thread array of one float per
+/// document, then one scan with a cheap threshold test. `positive` says every impact is
+/// above 0 (all variants but Robertson and ATIRE, whose idf can be 0): then a score of 0
+/// means "no query term", and the per-document "matched" bytes are not needed.
 pub fn exhaustive(
     impacts: &Impacts,
     n_slots: usize,
     terms: &[QueryTerm],
     k: usize,
+    positive: bool,
     allow: &dyn Fn(u32) -> bool,
 ) -> Vec<Hit> {
     SCRATCH.with(|cell| {
@@ -46,26 +49,34 @@ pub fn exhaustive(
         s.acc.clear();
         s.acc.resize(n_slots, 0.0);
         s.seen.clear();
-        s.seen.resize(n_slots, 0);
+        if !positive {
+            s.seen.resize(n_slots, 0);
+        }
         let (acc, seen) = (&mut s.acc[..], &mut s.seen[..]);
         for qt in terms {
             let (docs, scores) = impacts.postings(qt.term);
-            for (&d, &v) in docs.iter().zip(scores) {
-                acc[d as usize] += qt.weight * v;
-                seen[d as usize] = 1;
+            if positive {
+                for (&d, &v) in docs.iter().zip(scores) {
+                    acc[d as usize] += qt.weight * v;
+                }
+            } else {
+                for (&d, &v) in docs.iter().zip(scores) {
+                    acc[d as usize] += qt.weight * v;
+                    seen[d as usize] = 1;
+                }
             }
         }
         let mut top = TopK::new(k);
-        let mut threshold = f32::NEG_INFINITY;
-        for (d, (&score, &matched)) in acc.iter().zip(seen.iter()).enumerate() {
-            // Slots come in increasing order, so a score equal to the k-th best loses.
-            if matched == 0 || score <= threshold {
+        // Slots come in increasing order, so a score equal to the k-th best loses.
+        let mut threshold = if positive { 0.0 } else { f32::NEG_INFINITY };
+        for (d, &score) in acc.iter().enumerate() {
+            if score <= threshold || (!positive && seen[d] == 0) {
                 continue;
             }
             let hit = Hit { slot: d as u32, score };
             if allow(hit.slot) {
                 top.push(hit);
-                threshold = top.threshold();
+                threshold = top.threshold().max(threshold);
             }
         }
         top.into_sorted()
