@@ -651,7 +651,7 @@ function renderMarkdown(data) {
   if (meta.loadAverage1m?.n) {
     const la = meta.loadAverage1m
     L.push(
-      `1-minute load average sampled around the jobs: median ${fmt(la.median)} (min ${fmt(la.min)}, max ${fmt(la.max)}) on ${m.cores} cores${la.max > m.cores * 0.75 ? ': other processes competed for the CPU during part of the run, so some cells are pessimistic' : ''}.`,
+      `1-minute load average sampled around the jobs: median ${fmt(la.median)} (min ${fmt(la.min)}, max ${fmt(la.max)}) on ${m.cores} cores; the benchmark itself accounts for up to ${m.cores} (batch threads, bm25s)${la.max > m.cores + 0.5 ? ', so other processes competed for the CPU during part of the run and some cells are pessimistic' : ''}.`,
     )
   }
   L.push('')
@@ -823,7 +823,7 @@ function renderMarkdown(data) {
   )
   L.push('')
   L.push(
-    '"postings / query" is the mean sum of the query terms\' document frequencies (what an exhaustive term-at-a-time scorer such as bm25s touches); "time per posting" = (1 / single-thread q/s) / that, so it falls below an exhaustive scorer\'s cost when pruning (MaxScore) skips postings. "batch CPU/wall" is the process CPU time (all threads) divided by the wall time of one `searchBatch` call: about 2 when the batch keeps both cores busy. "per-call overhead" is the time of a `search` whose only token is not in the index (argument checks, JS↔native crossing, empty result). "text queries" passes the query string and lets the Rust analyzer tokenize it. "build from text" indexes `{ id, text }` (analysis in Rust, text stored).',
+    '"postings / query" is the mean sum of the query terms\' document frequencies (what an exhaustive term-at-a-time scorer such as bm25s touches); "time per posting" = (1 / single-thread q/s) / that, so it falls below an exhaustive scorer\'s cost when pruning (MaxScore) skips postings. "batch CPU/wall" is the process CPU time (all threads) divided by the wall time of one `searchBatch` call: about 2 when the batch keeps both cores busy, but capped by the CPU that other processes leave: with another process busy on one core, the two batch threads share about one core and the batch is no faster than sequential search (the load average at the top tells whether that happened). "per-call overhead" is the time of a `search` whose only token is not in the index (argument checks, JS↔native crossing, empty result). "text queries" passes the query string and lets the Rust analyzer tokenize it. "build from text" indexes `{ id, text }` (analysis in Rust, text stored).',
   )
   L.push('')
 
