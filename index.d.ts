@@ -28,8 +28,15 @@ export declare class NativeBm25Index {
    */
   addAsync(docs: Array<NativeDoc>, upsert: boolean, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<number>
   remove(ids: Array<string>): number
-  search(query: string, isTokens: boolean, options: NativeSearchOptions): NativeHits
-  searchBatch(queries: Array<string>, areTokens: Array<boolean>, options: NativeSearchOptions, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeHits[]>
+  /**
+   * The hot path: with no stored fields among the hits and room in `out`, the hits come
+   * back as the ids string alone, with `out[0]` = hit count, then the scores, then the
+   * UTF-16 end offsets of the ids. `out` is a buffer the caller reuses, so a query
+   * allocates no typed arrays and reads no options object. Otherwise (fields to
+   * return, or `out` too short) it returns `NativeHits`.
+   */
+  search(query: string, isTokens: boolean, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array): string | NativeHits
+  searchBatch(queries: Array<string>, areTokens: Array<boolean>, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeHits[]>
   analyze(text: string): Array<string>
   get size(): number
   has(id: string): boolean
@@ -113,7 +120,6 @@ export interface NativeModelPaths {
 }
 
 export interface NativeSearchOptions {
-  topK: number
   /** `auto` (default), `exhaustive` or `maxscore`. */
   strategy?: string
   filterIds?: Array<string>

@@ -167,6 +167,8 @@ function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
  */
 export class Bm25Index {
   readonly #native: NativeBm25Index
+  /** Reused output buffer of `search` (hit count, scores, id end offsets): no typed array per query. */
+  #out = new Float64Array(1 + 2 * 16)
   readonly #tokenizer?: (text: string) => string[]
 
   constructor(options: Bm25Options = {}) {
@@ -216,8 +218,11 @@ export class Bm25Index {
   /** The best `topK` documents containing at least one query term. */
   search(query: Bm25Query, options: Bm25SearchOptions = {}): Bm25Hit[] {
     const [q, isTokens] = this.#query(query, 'query')
-    const opts = searchOptions(options)
-    return toHits(callNative(() => this.#native.search(q, isTokens, opts)))
+    const { topK, native: opts } = searchOptions(options)
+    if (this.#out.length < 1 + 2 * topK && topK <= MAX_BUFFERED_HITS) this.#out = new Float64Array(1 + 2 * topK)
+    const out = this.#out
+    const r = callNative(() => this.#native.search(q, isTokens, topK, opts, out))
+    return typeof r === 'string' ? hitsFromBuffer(r, out) : toHits(r)
   }
 
   /** Many queries at once, in parallel on all cores; results in query order. */
@@ -225,11 +230,11 @@ export class Bm25Index {
     try {
       if (!Array.isArray(queries)) throw typeError('queries must be an array')
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
-      const opts = searchOptions(options)
+      const { topK, native: opts } = searchOptions(options)
       const signal = checkSignal(options?.signal)
       const texts = qs.map((q) => q[0])
       const areTokens = qs.map((q) => q[1])
-      return runCancellable(signal, (token) => this.#native.searchBatch(texts, areTokens, opts, token)).then((all) => all.map(toHits))
+      return runCancellable(signal, (token) => this.#native.searchBatch(texts, areTokens, topK, opts, token)).then((all) => all.map(toHits))
     } catch (e) {
       return Promise.reject(e)
     }
@@ -297,6 +302,22 @@ function joinTokens(tokens: readonly string[], where: string): string {
   return tokens.join('\0')
 }
 
+/** Top-k sizes up to which `search` keeps a reusable output buffer. */
+const MAX_BUFFERED_HITS = 1024
+
+/** Hits from the fast path of native `search`: ids in one string, the rest in `out`. */
+function hitsFromBuffer(ids: string, out: Float64Array): Bm25Hit[] {
+  const n = out[0]
+  const hits: Bm25Hit[] = new Array(n)
+  let start = 0
+  for (let i = 0; i < n; i++) {
+    const end = out[1 + n + i]
+    hits[i] = { id: ids.slice(start, end), score: out[1 + i] }
+    start = end
+  }
+  return hits
+}
+
 function toHits(h: NativeHits): Bm25Hit[] {
   const { ids, idEnds, scores, texts, metas } = h
   const out: Bm25Hit[] = new Array(idEnds.length)
@@ -319,10 +340,12 @@ function upsertOption(options: unknown): boolean {
   return o.upsert === true
 }
 
-function searchOptions(options: unknown): NativeSearchOptions {
+/** Options that need the native options object; a plain `{ topK }` skips it. */
+function searchOptions(options: unknown): { topK: number; native: NativeSearchOptions | undefined } {
   const o = optionsObject(options, 'options')
-  const topK = o.topK === undefined ? 10 : nonNegativeInteger(o.topK, 'options.topK')
-  const out: NativeSearchOptions = { topK: Math.min(topK, 0xffffffff) }
+  const topK = Math.min(o.topK === undefined ? 10 : nonNegativeInteger(o.topK, 'options.topK'), 0xffffffff)
+  if (o.includeFields === undefined && o.filter === undefined) return { topK, native: undefined }
+  const out: NativeSearchOptions = {}
   if (o.includeFields !== undefined) {
     if (typeof o.includeFields !== 'boolean') throw typeError('options.includeFields must be a boolean')
     out.includeFields = o.includeFields
@@ -335,5 +358,5 @@ function searchOptions(options: unknown): NativeSearchOptions {
       out.filterMeta = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
     }
   }
-  return out
+  return { topK, native: out }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use napi::bindgen_prelude::{AbortSignal, AsyncTask, Float64Array, Uint32Array};
+use napi::bindgen_prelude::{AbortSignal, AsyncTask, Either, Float64Array, Float64ArraySlice, Uint32Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 use ragrank_core::bm25::{
@@ -26,7 +26,6 @@ pub struct NativeDoc {
 
 #[napi(object)]
 pub struct NativeSearchOptions {
-    pub top_k: u32,
     /// `auto` (default), `exhaustive` or `maxscore`.
     pub strategy: Option<String>,
     pub filter_ids: Option<Vec<String>>,
@@ -119,7 +118,17 @@ struct ResolvedOptions {
     include_fields: bool,
 }
 
-fn resolve_options(index: &Bm25Index, o: &NativeSearchOptions) -> napi::Result<ResolvedOptions> {
+fn resolve_options(index: &Bm25Index, top_k: u32, o: Option<&NativeSearchOptions>) -> napi::Result<ResolvedOptions> {
+    let Some(o) = o else {
+        return Ok(ResolvedOptions {
+            core: SearchOptions {
+                top_k: top_k as usize,
+                strategy: Strategy::Auto,
+                filter: None,
+            },
+            include_fields: true,
+        });
+    };
     let strategy = match o.strategy.as_deref() {
         None | Some("auto") => Strategy::Auto,
         Some("exhaustive") => Strategy::Exhaustive,
@@ -147,12 +156,20 @@ fn resolve_options(index: &Bm25Index, o: &NativeSearchOptions) -> napi::Result<R
     };
     Ok(ResolvedOptions {
         core: SearchOptions {
-            top_k: o.top_k as usize,
+            top_k: top_k as usize,
             strategy,
             filter,
         },
         include_fields: o.include_fields.unwrap_or(true),
     })
+}
+
+fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.encode_utf16().count()
+    }
 }
 
 fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> NativeHits {
@@ -164,11 +181,7 @@ fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> NativeHit
     let mut end = 0u32;
     for d in &docs {
         ids.push_str(&d.id);
-        end += if d.id.is_ascii() {
-            d.id.len()
-        } else {
-            d.id.encode_utf16().count()
-        } as u32;
+        end += utf16_len(&d.id) as u32;
         id_ends.push(end);
     }
     NativeHits {
@@ -234,13 +247,46 @@ impl NativeBm25Index {
         guard(|| Ok(write(&self.inner).remove(&ids) as u32))
     }
 
-    #[napi]
-    pub fn search(&self, query: String, is_tokens: bool, options: NativeSearchOptions) -> napi::Result<NativeHits> {
+    /// The hot path: with no stored fields among the hits and room in `out`, the hits come
+    /// back as the ids string alone, with `out[0]` = hit count, then the scores, then the
+    /// UTF-16 end offsets of the ids. `out` is a buffer the caller reuses, so a query
+    /// allocates no typed arrays and reads no options object. Otherwise (fields to
+    /// return, or `out` too short) it returns `NativeHits`.
+    #[napi(ts_return_type = "string | NativeHits")]
+    pub fn search(
+        &self,
+        query: String,
+        is_tokens: bool,
+        top_k: u32,
+        options: Option<NativeSearchOptions>,
+        mut out: Float64ArraySlice,
+    ) -> napi::Result<Either<String, NativeHits>> {
         guard(|| {
             let index = read(&self.inner);
-            let opts = resolve_options(&index, &options)?;
+            let opts = resolve_options(&index, top_k, options.as_ref())?;
             let hits = index.search(&to_query(&query, is_tokens), &opts.core);
-            Ok(to_hits(&index, hits, opts.include_fields))
+            // SAFETY: the slice views a live JS typed array that nothing else touches during
+            // this synchronous call.
+            let out = unsafe { out.as_mut() };
+            let has_fields = |h: &Hit| {
+                let d = index.doc(h.slot);
+                d.text.is_some() || d.meta.is_some()
+            };
+            if 1 + 2 * hits.len() > out.len() || (opts.include_fields && hits.iter().any(has_fields)) {
+                return Ok(Either::B(to_hits(&index, hits, opts.include_fields)));
+            }
+            let n = hits.len();
+            out[0] = n as f64;
+            let mut ids = String::new();
+            let mut end = 0usize;
+            for (i, h) in hits.iter().enumerate() {
+                let id = &index.doc(h.slot).id;
+                ids.push_str(id);
+                end += utf16_len(id);
+                out[1 + i] = h.score as f64;
+                out[1 + n + i] = end as f64;
+            }
+            Ok(Either::A(ids))
         })
     }
 
@@ -249,7 +295,8 @@ impl NativeBm25Index {
         &self,
         queries: Vec<String>,
         are_tokens: Vec<bool>,
-        options: NativeSearchOptions,
+        top_k: u32,
+        options: Option<NativeSearchOptions>,
         cancel: Option<&CancelToken>,
         signal: Option<AbortSignal>,
     ) -> AsyncTask<SearchBatchTask> {
@@ -257,6 +304,7 @@ impl NativeBm25Index {
             index: self.inner.clone(),
             queries,
             are_tokens,
+            top_k,
             options,
             cancel: flag_of(cancel),
         };
@@ -365,7 +413,8 @@ pub struct SearchBatchTask {
     index: Shared,
     queries: Vec<String>,
     are_tokens: Vec<bool>,
-    options: NativeSearchOptions,
+    top_k: u32,
+    options: Option<NativeSearchOptions>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -377,7 +426,7 @@ impl Task for SearchBatchTask {
     fn compute(&mut self) -> napi::Result<Self::Output> {
         guard(|| {
             let index = read(&self.index);
-            let opts = resolve_options(&index, &self.options)?;
+            let opts = resolve_options(&index, self.top_k, self.options.as_ref())?;
             let queries: Vec<Query> = self
                 .queries
                 .iter()

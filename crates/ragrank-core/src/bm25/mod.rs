@@ -74,6 +74,9 @@ pub enum Strategy {
 }
 
 /// From this many document slots on, `Auto` prunes with MaxScore.
+/// Distinct query terms up to which repeats are merged by a linear scan.
+const LINEAR_MERGE_TERMS: usize = 32;
+
 pub const AUTO_MAXSCORE_SLOTS: usize = 50_000;
 
 #[derive(Debug, Clone, Default)]
@@ -208,15 +211,26 @@ impl Bm25Index {
     /// (a repeated query token counts again, as in bm25s).
     fn query_terms(&self, query: &Query) -> Vec<QueryTerm> {
         let mut out: Vec<QueryTerm> = Vec::new();
+        // Queries are short: a linear scan merges repeats faster than hashing, until the
+        // query grows long enough for the map to pay off.
         let mut pos: FxHashMap<u32, usize> = FxHashMap::default();
         let mut add = |tok: &str| {
-            if let Some(t) = self.store.term_id(tok) {
-                match pos.get(&t) {
-                    Some(&i) => out[i].weight += 1.0,
-                    None => {
+            let Some(t) = self.store.term_id(tok) else { return };
+            let found = if out.len() <= LINEAR_MERGE_TERMS {
+                out.iter().position(|q| q.term == t)
+            } else {
+                if pos.is_empty() {
+                    pos.extend(out.iter().enumerate().map(|(i, q)| (q.term, i)));
+                }
+                pos.get(&t).copied()
+            };
+            match found {
+                Some(i) => out[i].weight += 1.0,
+                None => {
+                    if !pos.is_empty() {
                         pos.insert(t, out.len());
-                        out.push(QueryTerm { term: t, weight: 1.0 });
                     }
+                    out.push(QueryTerm { term: t, weight: 1.0 });
                 }
             }
         };
