@@ -93,6 +93,11 @@ export interface Bm25Stats {
   /** Forward index plus query-time impacts, per posting (impacts are built on the first search after a change). */
   bytesPerPosting: number
   memoryBytes: number
+  /**
+   * Frequent terms (in at least a quarter of the documents, below 50k documents) whose impacts are also kept
+   * as one dense row, so a query adds them with vector instructions; counted in `bytesPerPosting`.
+   */
+  denseTerms: number
 }
 
 /** A query: text (analysed like documents) or tokens (used as they are). */

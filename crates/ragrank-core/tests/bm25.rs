@@ -107,6 +107,9 @@ fn maxscore_equals_exhaustive() {
         let docs: Vec<NewDoc> = (0..3000).map(|i| random_doc(&mut rng, format!("d{i}"), 400)).collect();
         index.add(docs, false).unwrap();
         index.remove(&(0..300).map(|i| format!("d{}", i * 7)).collect::<Vec<_>>());
+        index.prepare();
+        // Frequent terms take the dense-row path of exhaustive search.
+        assert!(index.stats().dense_terms > 0);
         for _ in 0..200 {
             let q = (0..rng.random_range(1..7))
                 .map(|_| zipf_word(&mut rng, 400))

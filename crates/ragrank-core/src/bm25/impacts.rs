@@ -18,7 +18,19 @@ pub struct Impacts {
     pub max: Vec<f32>,
     /// For BM25L/BM25+: what a document without the term still scores.
     pub absent: Vec<f32>,
+    /// Dense rows (one impact per slot, 0 where absent) of the terms in at least
+    /// 1/`DENSE_DF_FRACTION` of the documents, in collections small enough to be searched
+    /// exhaustively: adding a row is a vector loop instead of a scatter per posting.
+    pub dense: Vec<f32>,
+    /// Row of each term in `dense`, or `NO_ROW`.
+    pub dense_row: Vec<u32>,
 }
+
+pub const NO_ROW: u32 = u32::MAX;
+/// A term gets a dense row when its df * this >= the number of slots.
+const DENSE_DF_FRACTION: usize = 4;
+/// Dense rows only below this many slots (where exhaustive search is the default).
+pub const DENSE_MAX_SLOTS: usize = super::AUTO_MAXSCORE_SLOTS;
 
 impl Impacts {
     pub fn build(store: &DocStore, params: &Params) -> Impacts {
@@ -91,13 +103,37 @@ impl Impacts {
                 *a = (i * tfc0) as f32;
             }
         }
+        let n_slots = store.docs.len();
+        let mut dense = Vec::new();
+        let mut dense_row = vec![NO_ROW; n_terms];
+        if n_slots < DENSE_MAX_SLOTS {
+            for (t, row) in dense_row.iter_mut().enumerate() {
+                let range = offsets[t]..offsets[t + 1];
+                if range.len() * DENSE_DF_FRACTION >= n_slots && !range.is_empty() {
+                    *row = (dense.len() / n_slots) as u32;
+                    let start = dense.len();
+                    dense.resize(start + n_slots, 0.0);
+                    for (&d, &v) in docs[range.clone()].iter().zip(&scores[range]) {
+                        dense[start + d as usize] = v;
+                    }
+                }
+            }
+        }
         Impacts {
             offsets,
             docs,
             scores,
             max,
             absent,
+            dense,
+            dense_row,
         }
+    }
+
+    /// The dense row of `term` (one impact per slot), if it has one.
+    pub fn dense_row(&self, term: u32, n_slots: usize) -> Option<&[f32]> {
+        let row = *self.dense_row.get(term as usize)?;
+        (row != NO_ROW).then(|| &self.dense[row as usize * n_slots..(row as usize + 1) * n_slots])
     }
 
     pub fn postings(&self, term: u32) -> (&[u32], &[f32]) {
@@ -111,6 +147,8 @@ impl Impacts {
             + self.scores.len() * 4
             + self.max.len() * 4
             + self.absent.len() * 4
+            + self.dense.len() * 4
+            + self.dense_row.len() * 4
     }
 }
 

@@ -96,6 +96,8 @@ pub struct Stats {
     /// Bytes the index holds per posting: forward index plus impacts, when built.
     pub bytes_per_posting: f64,
     pub memory_bytes: usize,
+    /// Terms that also have a dense row (see `impacts.rs`), once the impacts are built.
+    pub dense_terms: usize,
 }
 
 pub struct Bm25Index {
@@ -329,7 +331,7 @@ impl Bm25Index {
             .map(|d| d.text.as_ref().map_or(0, |t| t.len()))
             .sum();
         let per_posting = self.store.docs.iter().map(|d| d.terms.len() * 8).sum::<usize>()
-            + self.impacts.get().map_or(0, |i| i.docs.len() * 8);
+            + self.impacts.get().map_or(0, |i| i.docs.len() * 8 + i.dense.len() * 4);
         Stats {
             documents: self.store.alive,
             terms: self.store.live_terms(),
@@ -341,6 +343,10 @@ impl Bm25Index {
                 per_posting as f64 / postings as f64
             },
             memory_bytes: forward + impacts + vocab + texts,
+            dense_terms: self
+                .impacts
+                .get()
+                .map_or(0, |i| i.dense_row.iter().filter(|&&r| r != impacts::NO_ROW).count()),
         }
     }
 

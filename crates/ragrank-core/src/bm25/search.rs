@@ -56,8 +56,10 @@ pub fn exhaustive(
         for qt in terms {
             let (docs, scores) = impacts.postings(qt.term);
             if positive {
-                for (&d, &v) in docs.iter().zip(scores) {
-                    acc[d as usize] += qt.weight * v;
+                match impacts.dense_row(qt.term, n_slots) {
+                    // Adding the row's zeros leaves other sums bit-identical.
+                    Some(row) => acc.iter_mut().zip(row).for_each(|(a, &v)| *a += qt.weight * v),
+                    None => scatter_add(acc, docs, scores, qt.weight),
                 }
             } else {
                 for (&d, &v) in docs.iter().zip(scores) {
@@ -118,6 +120,31 @@ impl KBest {
         self.buf.sort_unstable_by(Hit::rank_cmp);
         self.buf.truncate(self.k);
         self.buf
+    }
+}
+
+/// `acc[docs[i]] += weight * scores[i]`, the hot loop of exhaustive search. Postings hold
+/// each slot once and in increasing order (built so), so checking the last slot bounds
+/// them all; the loop then runs without a bounds check per posting, four at a time.
+#[inline]
+fn scatter_add(acc: &mut [f32], docs: &[u32], scores: &[f32], weight: f32) {
+    let Some(&last) = docs.last() else { return };
+    assert!((last as usize) < acc.len() && docs.len() == scores.len());
+    debug_assert!(docs.windows(2).all(|w| w[0] < w[1]));
+    let mut d4 = docs.chunks_exact(4);
+    let mut s4 = scores.chunks_exact(4);
+    for (d, s) in (&mut d4).zip(&mut s4) {
+        // SAFETY: every slot is <= `last` < acc.len() (increasing order, asserted above).
+        unsafe {
+            *acc.get_unchecked_mut(d[0] as usize) += weight * s[0];
+            *acc.get_unchecked_mut(d[1] as usize) += weight * s[1];
+            *acc.get_unchecked_mut(d[2] as usize) += weight * s[2];
+            *acc.get_unchecked_mut(d[3] as usize) += weight * s[3];
+        }
+    }
+    for (&d, &s) in d4.remainder().iter().zip(s4.remainder()) {
+        // SAFETY: as above.
+        unsafe { *acc.get_unchecked_mut(d as usize) += weight * s };
     }
 }
 
