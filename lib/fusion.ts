@@ -190,12 +190,16 @@ export function normalizer(scores: readonly number[], method: ScoreNormalization
     const range = max * h - min * h
     return (s) => (s * h - min * h) / range
   }
+  // z-scores do not change when every score is divided by the same c. A power of two near
+  // the largest magnitude divides exactly and keeps the sums below from overflowing or
+  // underflowing.
+  const c = 2 ** Math.floor(Math.log2(Math.max(Math.abs(min), Math.abs(max))))
   let mean = 0
-  for (const s of scores) mean += s / scores.length
+  for (const s of scores) mean += s / c / scores.length
   let variance = 0
-  for (const s of scores) variance += ((s - mean) / scores.length) * (s - mean)
+  for (const s of scores) variance += (s / c - mean) ** 2 / scores.length
   const std = Math.sqrt(variance)
-  return (s) => (s - mean) / std
+  return std > 0 ? (s) => (s / c - mean) / std : () => 0
 }
 
 /** Sums in ascending order, so the result depends only on the multiset of contributions. */
