@@ -1,5 +1,5 @@
 import { AbortError, rangeError, typeError } from './errors'
-import { checkWeights, fuse, type FusionMethod, type ScoreNormalization } from './fusion'
+import { checkWeights, fuse, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
 import {
   abortable,
   checkQuery,
@@ -50,6 +50,7 @@ const DEFAULT_CANDIDATES = 50
 /**
  * Runs several retrievers concurrently on the same query and fuses their lists with `fuse`
  * (weighted RRF by default). In each result, `fusion[].list` is the retriever's index.
+ * Results a retriever returns beyond its depth are dropped.
  */
 export class HybridRetriever implements Retriever {
   readonly #sources: { retriever: Retriever; topK?: number }[]
@@ -77,7 +78,7 @@ export class HybridRetriever implements Retriever {
     this.#onSkip = o.onSkip as HybridRetrieverOptions['onSkip']
   }
 
-  async retrieve(query: string, options: RetrieveOptions = {}): Promise<ScoredDocument[]> {
+  async retrieve(query: string, options: RetrieveOptions = {}): Promise<Fused[]> {
     const text = checkQuery(query)
     const { topK, signal } = retrieveOptions(options)
     throwIfAborted(signal)

@@ -1,6 +1,6 @@
 import { typeError } from './errors'
 import { mapLimit } from './concurrency'
-import { fuse } from './fusion'
+import { fuse, type Fused } from './fusion'
 import {
   abortable,
   checkQuery,
@@ -12,7 +12,6 @@ import {
   throwIfAborted,
   type RetrieveOptions,
   type Retriever,
-  type ScoredDocument,
 } from './retriever'
 import { finiteNumber, optionsObject, stringArray } from './validate'
 
@@ -69,7 +68,7 @@ export class MultiQueryRetriever implements Retriever {
     this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
   }
 
-  async retrieve(query: string, options: MultiQueryRetrieveOptions = {}): Promise<ScoredDocument[]> {
+  async retrieve(query: string, options: MultiQueryRetrieveOptions = {}): Promise<Fused[]> {
     const original = checkQuery(query)
     const { topK, signal } = retrieveOptions(options)
     const given = options?.queries === undefined ? undefined : stringArray(options.queries, 'options.queries')
