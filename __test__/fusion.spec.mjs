@@ -377,3 +377,20 @@ test('property: topK is a prefix of the full fusion', (t) => {
   )
   t.pass()
 })
+
+test('property: weighted scores ignore the order of items within a list (only ties and the kept copy can change)', (t) => {
+  const arb = listsArb.chain((lists) => {
+    const deduped = lists.map(firstCopies)
+    return fc.tuple(fc.constant(deduped), fc.tuple(...deduped.map((l) => fc.shuffledSubarray(l, { minLength: l.length }))))
+  })
+  fc.assert(
+    fc.property(arb, fc.constantFrom('minmax', 'zscore', 'none'), ([lists, shuffled], normalize) => {
+      const a = scoreMap(fuse(lists, { method: 'weighted', normalize }))
+      const b = scoreMap(fuse(shuffled, { method: 'weighted', normalize }))
+      // Min-max and raw scores are exact; the z-score mean is a sum, so it may differ in the last bits.
+      const tolerance = normalize === 'zscore' ? 1e-9 : 0
+      return a.size === b.size && [...a].every(([id, s]) => Math.abs(b.get(id) - s) <= tolerance)
+    }),
+  )
+  t.pass()
+})
