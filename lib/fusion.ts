@@ -42,17 +42,6 @@ export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
   fusion: FusionContribution[]
 }
 
-/** One distinct document while fusing. */
-interface Entry<T> {
-  doc: T
-  bestRank: number
-  bestList: number
-  /** The last list that contained it: a second copy in the same list is skipped. */
-  lastList: number
-  parts: FusionContribution[]
-  score: number
-}
-
 /**
  * Fuses ranked lists of scored documents into one ranking.
  *
@@ -75,19 +64,125 @@ interface Entry<T> {
 export function fuse<T extends ScoredDocument>(lists: readonly (readonly T[])[], options: FuseOptions<T> = {}): Fused<T>[] {
   if (!Array.isArray(lists)) throw typeError('lists must be an array of arrays of { id, score }')
   const o = fuseOptions(options, lists.length)
-  const entries = new Map<string, Entry<T>>()
+  let capacity = 0
   for (let i = 0; i < lists.length; i++) {
-    const list = lists[i]
-    if (!Array.isArray(list)) throw typeError(`lists[${i}] must be an array of { id, score }`)
-    const parts = collect(list, i, o, entries)
-    if (o.method === 'rrf') for (const p of parts) p.contribution = o.weights[i] / (o.k + p.rank)
-    else applyNormalized(parts, o.weights[i], o.normalize)
+    if (!Array.isArray(lists[i])) throw typeError(`lists[${i}] must be an array of { id, score }`)
+    capacity += lists[i].length
   }
-  const all = [...entries.values()]
-  for (const e of all) e.score = sumAscending(e.parts)
-  all.sort((a, b) => b.score - a.score || a.bestRank - b.bestRank || a.bestList - b.bestList)
-  const kept = o.topK === undefined ? all : all.slice(0, o.topK)
-  return kept.map((e) => ({ ...e.doc, score: e.score, fusion: e.parts }))
+  const tally = new Tally<T>(capacity, lists.length)
+  for (let i = 0; i < lists.length; i++) {
+    const from = tally.items
+    collect(lists[i], i, o, tally)
+    const w = o.weights[i]
+    if (o.method === 'rrf') {
+      for (let j = from; j < tally.items; j++) tally.itemContribution[j] = w / (o.k + tally.itemRank[j])
+    } else {
+      const norm = normalizer(tally.itemScore.subarray(from, tally.items), o.normalize)
+      for (let j = from; j < tally.items; j++) tally.itemContribution[j] = w * norm(tally.itemScore[j])
+    }
+  }
+  return tally.ranked(o.topK)
+}
+
+/**
+ * The fusion state as parallel arrays rather than an object per item, so a million items
+ * cost a few buffers, not a million small objects for the garbage collector. An item is a
+ * document's first copy in one list; each document chains its items in list order.
+ */
+class Tally<T extends ScoredDocument> {
+  readonly ids = new Map<string, number>()
+  readonly docs: T[] = []
+  // Per document.
+  readonly bestRank: Int32Array
+  readonly bestList: Int32Array
+  readonly lastList: Int32Array
+  readonly firstItem: Int32Array
+  readonly lastItem: Int32Array
+  readonly score: Float64Array
+  // Per item.
+  items = 0
+  readonly itemList: Int32Array
+  readonly itemRank: Int32Array
+  readonly itemNext: Int32Array
+  readonly itemScore: Float64Array
+  readonly itemContribution: Float64Array
+  readonly #scratch: Float64Array
+
+  constructor(capacity: number, lists: number) {
+    this.bestRank = new Int32Array(capacity)
+    this.bestList = new Int32Array(capacity)
+    this.lastList = new Int32Array(capacity)
+    this.firstItem = new Int32Array(capacity)
+    this.lastItem = new Int32Array(capacity)
+    this.score = new Float64Array(capacity)
+    this.itemList = new Int32Array(capacity)
+    this.itemRank = new Int32Array(capacity)
+    this.itemNext = new Int32Array(capacity).fill(-1)
+    this.itemScore = new Float64Array(capacity)
+    this.itemContribution = new Float64Array(capacity)
+    this.#scratch = new Float64Array(lists)
+  }
+
+  /** Records `doc` at `rank` in `list`, unless its key already appeared in that list. */
+  add(key: string, doc: T, list: number, rank: number): boolean {
+    let d = this.ids.get(key)
+    if (d !== undefined && this.lastList[d] === list) return false
+    const item = this.items++
+    this.itemList[item] = list
+    this.itemRank[item] = rank
+    this.itemScore[item] = doc.score
+    if (d === undefined) {
+      d = this.docs.length
+      this.ids.set(key, d)
+      this.docs.push(doc)
+      this.bestRank[d] = rank
+      this.bestList[d] = list
+      this.firstItem[d] = item
+    } else {
+      this.itemNext[this.lastItem[d]] = item
+      if (rank < this.bestRank[d]) {
+        this.docs[d] = doc
+        this.bestRank[d] = rank
+        this.bestList[d] = list
+      }
+    }
+    this.lastList[d] = list
+    this.lastItem[d] = item
+    return true
+  }
+
+  /** The fused documents, best first, at most `topK`. */
+  ranked(topK: number | undefined): Fused<T>[] {
+    const n = this.docs.length
+    for (let d = 0; d < n; d++) this.score[d] = this.#sumAscending(d)
+    const order = Array.from({ length: n }, (_, d) => d)
+    const { score, bestRank, bestList } = this
+    order.sort((a, b) => score[b] - score[a] || bestRank[a] - bestRank[b] || bestList[a] - bestList[b])
+    const kept = topK === undefined || topK >= n ? order : order.slice(0, topK)
+    return kept.map((d) => ({ ...this.docs[d], score: score[d], fusion: this.#contributions(d) }))
+  }
+
+  /** Sums in ascending order, so the result depends only on the multiset of contributions. */
+  #sumAscending(d: number): number {
+    const first = this.firstItem[d]
+    const second = this.itemNext[first]
+    if (second === -1) return this.itemContribution[first]
+    if (this.itemNext[second] === -1) return this.itemContribution[first] + this.itemContribution[second]
+    let m = 0
+    for (let j = first; j !== -1; j = this.itemNext[j]) this.#scratch[m++] = this.itemContribution[j]
+    const values = this.#scratch.subarray(0, m).sort()
+    let sum = 0
+    for (let j = 0; j < m; j++) sum += values[j]
+    return sum
+  }
+
+  #contributions(d: number): FusionContribution[] {
+    const out: FusionContribution[] = []
+    for (let j = this.firstItem[d]; j !== -1; j = this.itemNext[j]) {
+      out.push({ list: this.itemList[j], rank: this.itemRank[j], score: this.itemScore[j], contribution: this.itemContribution[j] })
+    }
+    return out
+  }
 }
 
 interface CheckedOptions<T> {
@@ -136,43 +231,25 @@ function dedupeKey<T extends ScoredDocument>(v: unknown): (doc: T) => unknown {
   throw rangeError(`options.dedupeBy must be 'id' or a function (doc) => string, got ${String(v)}`)
 }
 
-/** Registers list `i`'s distinct documents and returns their contributions (still 0) in rank order. */
-function collect<T extends ScoredDocument>(list: readonly T[], i: number, o: CheckedOptions<T>, entries: Map<string, Entry<T>>) {
-  const parts: FusionContribution[] = []
+/** Registers list `i`'s items; a repeat within the list is skipped and takes no rank. */
+function collect<T extends ScoredDocument>(list: readonly T[], i: number, o: CheckedOptions<T>, tally: Tally<T>): void {
+  let rank = 0
   for (let j = 0; j < list.length; j++) {
     const doc = list[j]
-    const where = `lists[${i}][${j}]`
-    if (!isPlainObject(doc)) throw typeError(`${where} must be an object { id, score }`)
-    if (typeof doc.id !== 'string' || doc.id === '') throw typeError(`${where}.id must be a non-empty string`)
-    if (typeof doc.score !== 'number') throw typeError(`${where}.score must be a number`)
-    if (o.method === 'weighted' && !Number.isFinite(doc.score)) throw rangeError(`${where}.score must be finite for weighted fusion, got ${doc.score}`)
-    const key = o.key(doc)
-    if (typeof key !== 'string') throw typeError(`options.dedupeBy must return a string, got ${typeof key} for ${where}`)
-    let entry = entries.get(key)
-    if (entry?.lastList === i) continue
-    const part: FusionContribution = { list: i, rank: parts.length + 1, score: doc.score, contribution: 0 }
-    if (!entry) {
-      entry = { doc, bestRank: part.rank, bestList: i, lastList: i, parts: [], score: 0 }
-      entries.set(key, entry)
-    } else if (part.rank < entry.bestRank) {
-      entry.doc = doc
-      entry.bestRank = part.rank
-      entry.bestList = i
+    if (!isPlainObject(doc)) throw typeError(`lists[${i}][${j}] must be an object { id, score }`)
+    if (typeof doc.id !== 'string' || doc.id === '') throw typeError(`lists[${i}][${j}].id must be a non-empty string`)
+    if (typeof doc.score !== 'number') throw typeError(`lists[${i}][${j}].score must be a number`)
+    if (o.method === 'weighted' && !Number.isFinite(doc.score)) {
+      throw rangeError(`lists[${i}][${j}].score must be finite for weighted fusion, got ${doc.score}`)
     }
-    entry.lastList = i
-    entry.parts.push(part)
-    parts.push(part)
+    const key = o.key(doc)
+    if (typeof key !== 'string') throw typeError(`options.dedupeBy must return a string, got ${typeof key} for lists[${i}][${j}]`)
+    if (tally.add(key, doc, i, rank + 1)) rank++
   }
-  return parts
-}
-
-function applyNormalized(parts: FusionContribution[], weight: number, normalize: ScoreNormalization): void {
-  const norm = normalizer(parts.map((p) => p.score), normalize)
-  for (const p of parts) p.contribution = weight * norm(p.score)
 }
 
 /** The per-list score map of `'weighted'` fusion. */
-export function normalizer(scores: readonly number[], method: ScoreNormalization): (s: number) => number {
+export function normalizer(scores: ArrayLike<number> & Iterable<number>, method: ScoreNormalization): (s: number) => number {
   if (method === 'none' || scores.length === 0) return (s) => s
   let min = Infinity
   let max = -Infinity
@@ -200,13 +277,4 @@ export function normalizer(scores: readonly number[], method: ScoreNormalization
   for (const s of scores) variance += (s / c - mean) ** 2 / scores.length
   const std = Math.sqrt(variance)
   return std > 0 ? (s) => (s / c - mean) / std : () => 0
-}
-
-/** Sums in ascending order, so the result depends only on the multiset of contributions. */
-function sumAscending(parts: readonly FusionContribution[]): number {
-  if (parts.length === 1) return parts[0].contribution
-  const values = parts.map((p) => p.contribution).sort((a, b) => a - b)
-  let sum = 0
-  for (const v of values) sum += v
-  return sum
 }
