@@ -6,7 +6,7 @@ import { isPlainObject, optionsObject } from './validate'
 export interface VectorSearchIndex {
   search(
     query: Float32Array,
-    options: { topK?: number; filter?: { ids?: string[] } },
+    options: { topK?: number; filter?: { ids?: readonly string[] } },
   ): readonly { id: string; score: number }[] | Promise<readonly { id: string; score: number }[]>
 }
 
