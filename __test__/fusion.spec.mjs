@@ -127,6 +127,15 @@ test('topK, empty input, a custom dedupe key, and inputs left untouched', (t) =>
   t.deepEqual(lists, copy)
 })
 
+test('a zero-weight list adds nothing but its documents are still returned, last', (t) => {
+  const fused = fuse([docs(['a']), docs(['z', 'a'])], { weights: [1, 0] })
+  t.deepEqual(fused.map((d) => [d.id, d.score]), [
+    ['a', 1 / 61],
+    ['z', 0],
+  ])
+  t.deepEqual(fused[1].fusion, [{ list: 1, rank: 1, score: 10, contribution: 0 }])
+})
+
 test('ids that are Object.prototype names fuse like any other', (t) => {
   const fused = fuse([docs(['__proto__', 'constructor']), docs(['constructor', 'toString'])])
   t.deepEqual(ids(fused), ['constructor', '__proto__', 'toString'])

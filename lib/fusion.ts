@@ -51,7 +51,8 @@ export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
  *   `'zscore'` is `(s - mean) / std` (population std); zero variance gives each 0. `'none'`
  *   uses raw scores.
  *
- * A document missing from a list gets 0 from it. Each list is taken in the given order (scores
+ * A document missing from a list gets 0 from it; a document only in zero-weight lists is still
+ * returned, with score 0. Each list is taken in the given order (scores
  * are not re-sorted), and a repeated document within one list counts once, at its first
  * position; later items move up. The output keeps the fields of the document's best-ranked
  * copy (lowest rank; on equal ranks the earliest list), with `score` replaced by the fused
