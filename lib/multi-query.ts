@@ -58,8 +58,8 @@ export class MultiQueryRetriever implements Retriever {
     const o = optionsObject(options, 'options')
     if (!isRetriever(o.retriever)) throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
     this.#retriever = o.retriever
-    if (o.queries !== undefined && typeof o.queries !== 'function') stringArray(o.queries, 'options.queries')
-    this.#rewrite = o.queries as MultiQueryRetrieverOptions['queries']
+    this.#rewrite =
+      o.queries === undefined || typeof o.queries === 'function' ? (o.queries as QueryRewriter | undefined) : [...stringArray(o.queries, 'options.queries')]
     if (o.includeOriginal !== undefined && typeof o.includeOriginal !== 'boolean') throw typeError('options.includeOriginal must be a boolean')
     this.#includeOriginal = o.includeOriginal ?? true
     this.#concurrency = o.concurrency === undefined ? 4 : positiveInteger(o.concurrency, 'options.concurrency')
