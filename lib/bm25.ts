@@ -3,6 +3,7 @@ import { native } from './native'
 import { callNative, fromNative, rangeError, typeError } from './errors'
 import { checkSignal, runCancellable } from './abort'
 import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
+import type { Retriever } from './retriever'
 
 /** BM25 variants, with the formulas of bm25s. */
 export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25+'
@@ -170,7 +171,7 @@ function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
  * Statistics (N, df, average length) stay exact across adds and removes: results equal
  * those of an index built from scratch on the surviving documents.
  */
-export class Bm25Index {
+export class Bm25Index implements Retriever {
   readonly #native: NativeBm25Index
   /** Reused output buffer of `search` (hit count, scores, id end offsets): no typed array per query. */
   #out = new Float64Array(1 + 2 * 16)
@@ -271,6 +272,17 @@ export class Bm25Index {
       throw fromNative(e)
     })
     return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer } as Bm25Options)
+  }
+
+  /**
+   * The `Retriever` contract (so the index composes with `HybridRetriever` and friends):
+   * `search` on the libuv pool, rejecting with an AbortError when `signal` fires.
+   */
+  retrieve(query: Bm25Query, options: Bm25BatchOptions = {}): Promise<Bm25Hit[]> {
+    if (typeof query !== 'string' && !Array.isArray(query)) {
+      return Promise.reject(typeError('query must be a string or an array of token strings'))
+    }
+    return this.searchBatch([query], options).then((all) => all[0])
   }
 
   #tokenize(text: string): string[] {

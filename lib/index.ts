@@ -15,6 +15,15 @@ export type {
   Bm25Stats,
   Bm25Variant,
 } from './bm25'
+export { fuse } from './fusion'
+export type { FuseOptions, Fused, FusionContribution, FusionMethod, ScoreNormalization } from './fusion'
+export type { RetrieveOptions, Retriever, ScoredDocument } from './retriever'
+export { VectorRetriever } from './vector-retriever'
+export type { DocumentFields, DocumentLookup, EmbedFunction, QueryEmbedder, VectorRetrieverOptions, VectorSearchIndex } from './vector-retriever'
+export { HybridRetriever } from './hybrid'
+export type { HybridRetrieverOptions, HybridSource } from './hybrid'
+export { MultiQueryRetriever } from './multi-query'
+export type { MultiQueryRetrieveOptions, MultiQueryRetrieverOptions, QueryRewriter } from './multi-query'
 export { evaluate } from './evaluate'
 export type { Evaluation, Qrels, Run } from './evaluate'
 export { AbortError, RagrankError } from './errors'

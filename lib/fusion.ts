@@ -1,0 +1,281 @@
+import { rangeError, typeError } from './errors'
+import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import type { ScoredDocument } from './retriever'
+
+/** How `fuse` combines lists: by rank (`'rrf'`) or by normalised score (`'weighted'`). */
+export type FusionMethod = 'rrf' | 'weighted'
+
+/** How `'weighted'` fusion puts each list's scores on a common scale. */
+export type ScoreNormalization = 'minmax' | 'zscore' | 'none'
+
+export interface FuseOptions<T extends ScoredDocument = ScoredDocument> {
+  /** Default `'rrf'`. */
+  method?: FusionMethod
+  /** RRF constant, > 0 (default 60): a list contributes `weight / (k + rank)`. Only for `'rrf'`. */
+  k?: number
+  /** One finite weight >= 0 per list (default 1 each); at least one must be positive. */
+  weights?: readonly number[]
+  /** Only for `'weighted'` (default `'minmax'`). */
+  normalize?: ScoreNormalization
+  /** What makes two items the same document: `'id'` (default) or a function returning a string key. */
+  dedupeBy?: 'id' | ((doc: T) => string)
+  /** Keep at most this many fused documents (default all). */
+  topK?: number
+}
+
+/** What one input list gave a fused document. */
+export interface FusionContribution {
+  /** Index of the input list. */
+  list: number
+  /** 1-based rank in that list, counting only the first copy of each document. */
+  rank: number
+  /** The document's own score in that list. */
+  score: number
+  /** What the list added to the fused score: `w / (k + rank)`, or `w * normalized(score)`. */
+  contribution: number
+}
+
+/** A fused document: the best-ranked copy's fields, the fused `score`, and where it came from. */
+export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
+  score: number
+  /** One entry per list that contains the document, in list order. */
+  fusion: FusionContribution[]
+}
+
+/**
+ * Fuses ranked lists of scored documents into one ranking.
+ *
+ * - `'rrf'`: `score = Σ w_i / (k + rank_i)` over the lists containing the document, ranks 1-based.
+ * - `'weighted'`: `score = Σ w_i * norm_i(score_i)`. `'minmax'` maps a list's best score to 1 and
+ *   its worst to 0; a list whose scores are all equal (one item included) gives each 1.
+ *   `'zscore'` is `(s - mean) / std` (population std); zero variance gives each 0. `'none'`
+ *   uses raw scores.
+ *
+ * A document missing from a list gets 0 from it; a document only in zero-weight lists is still
+ * returned, with score 0. Each list is taken in the given order (scores
+ * are not re-sorted), and a repeated document within one list counts once, at its first
+ * position; later items move up. The output keeps the fields of the document's best-ranked
+ * copy (lowest rank; on equal ranks the earliest list), with `score` replaced by the fused
+ * score and a `fusion` field listing each list's share.
+ *
+ * Order: fused score descending; ties by best rank, then by the list it was reached in. A
+ * document's contributions are summed in ascending order, so its score does not depend on
+ * the order of the lists. O(total items + d log d) for d distinct documents.
+ */
+export function fuse<T extends ScoredDocument>(lists: readonly (readonly T[])[], options: FuseOptions<T> = {}): Fused<T>[] {
+  if (!Array.isArray(lists)) throw typeError('lists must be an array of arrays of { id, score }')
+  const o = fuseOptions(options, lists.length)
+  let capacity = 0
+  for (let i = 0; i < lists.length; i++) {
+    if (!Array.isArray(lists[i])) throw typeError(`lists[${i}] must be an array of { id, score }`)
+    capacity += lists[i].length
+  }
+  const tally = new Tally<T>(capacity, lists.length)
+  for (let i = 0; i < lists.length; i++) {
+    const from = tally.items
+    collect(lists[i], i, o, tally)
+    const w = o.weights[i]
+    if (o.method === 'rrf') {
+      for (let j = from; j < tally.items; j++) tally.itemContribution[j] = w / (o.k + tally.itemRank[j])
+    } else {
+      const norm = normalizer(tally.itemScore.subarray(from, tally.items), o.normalize)
+      for (let j = from; j < tally.items; j++) tally.itemContribution[j] = w * norm(tally.itemScore[j])
+    }
+  }
+  return tally.ranked(o.topK)
+}
+
+/**
+ * The fusion state as parallel arrays rather than an object per item, so a million items
+ * cost a few buffers, not a million small objects for the garbage collector. An item is a
+ * document's first copy in one list; each document chains its items in list order.
+ */
+class Tally<T extends ScoredDocument> {
+  readonly ids = new Map<string, number>()
+  readonly docs: T[] = []
+  // Per document.
+  readonly bestRank: Int32Array
+  readonly bestList: Int32Array
+  readonly lastList: Int32Array
+  readonly firstItem: Int32Array
+  readonly lastItem: Int32Array
+  readonly score: Float64Array
+  // Per item.
+  items = 0
+  readonly itemList: Int32Array
+  readonly itemRank: Int32Array
+  readonly itemNext: Int32Array
+  readonly itemScore: Float64Array
+  readonly itemContribution: Float64Array
+  readonly #scratch: Float64Array
+
+  constructor(capacity: number, lists: number) {
+    this.bestRank = new Int32Array(capacity)
+    this.bestList = new Int32Array(capacity)
+    this.lastList = new Int32Array(capacity)
+    this.firstItem = new Int32Array(capacity)
+    this.lastItem = new Int32Array(capacity)
+    this.score = new Float64Array(capacity)
+    this.itemList = new Int32Array(capacity)
+    this.itemRank = new Int32Array(capacity)
+    this.itemNext = new Int32Array(capacity).fill(-1)
+    this.itemScore = new Float64Array(capacity)
+    this.itemContribution = new Float64Array(capacity)
+    this.#scratch = new Float64Array(lists)
+  }
+
+  /** Records `doc` at `rank` in `list`, unless its key already appeared in that list. */
+  add(key: string, doc: T, list: number, rank: number): boolean {
+    let d = this.ids.get(key)
+    if (d !== undefined && this.lastList[d] === list) return false
+    const item = this.items++
+    this.itemList[item] = list
+    this.itemRank[item] = rank
+    this.itemScore[item] = doc.score
+    if (d === undefined) {
+      d = this.docs.length
+      this.ids.set(key, d)
+      this.docs.push(doc)
+      this.bestRank[d] = rank
+      this.bestList[d] = list
+      this.firstItem[d] = item
+    } else {
+      this.itemNext[this.lastItem[d]] = item
+      if (rank < this.bestRank[d]) {
+        this.docs[d] = doc
+        this.bestRank[d] = rank
+        this.bestList[d] = list
+      }
+    }
+    this.lastList[d] = list
+    this.lastItem[d] = item
+    return true
+  }
+
+  /** The fused documents, best first, at most `topK`. */
+  ranked(topK: number | undefined): Fused<T>[] {
+    const n = this.docs.length
+    for (let d = 0; d < n; d++) this.score[d] = this.#sumAscending(d)
+    const order = Array.from({ length: n }, (_, d) => d)
+    const { score, bestRank, bestList } = this
+    order.sort((a, b) => score[b] - score[a] || bestRank[a] - bestRank[b] || bestList[a] - bestList[b])
+    const kept = topK === undefined || topK >= n ? order : order.slice(0, topK)
+    return kept.map((d) => ({ ...this.docs[d], score: score[d], fusion: this.#contributions(d) }))
+  }
+
+  /** Sums in ascending order, so the result depends only on the multiset of contributions. */
+  #sumAscending(d: number): number {
+    const first = this.firstItem[d]
+    const second = this.itemNext[first]
+    if (second === -1) return this.itemContribution[first]
+    if (this.itemNext[second] === -1) return this.itemContribution[first] + this.itemContribution[second]
+    let m = 0
+    for (let j = first; j !== -1; j = this.itemNext[j]) this.#scratch[m++] = this.itemContribution[j]
+    const values = this.#scratch.subarray(0, m).sort()
+    let sum = 0
+    for (let j = 0; j < m; j++) sum += values[j]
+    return sum
+  }
+
+  #contributions(d: number): FusionContribution[] {
+    const out: FusionContribution[] = []
+    for (let j = this.firstItem[d]; j !== -1; j = this.itemNext[j]) {
+      out.push({ list: this.itemList[j], rank: this.itemRank[j], score: this.itemScore[j], contribution: this.itemContribution[j] })
+    }
+    return out
+  }
+}
+
+interface CheckedOptions<T> {
+  method: FusionMethod
+  k: number
+  weights: readonly number[]
+  normalize: ScoreNormalization
+  key: (doc: T) => unknown
+  topK?: number
+}
+
+function fuseOptions<T extends ScoredDocument>(options: unknown, count: number): CheckedOptions<T> {
+  const o = optionsObject(options, 'options')
+  const method = o.method ?? 'rrf'
+  if (method !== 'rrf' && method !== 'weighted') throw rangeError(`options.method must be 'rrf' or 'weighted', got ${String(method)}`)
+  if (method === 'weighted' && o.k !== undefined) throw rangeError("options.k applies to method 'rrf' only")
+  if (method === 'rrf' && o.normalize !== undefined) throw rangeError("options.normalize applies to method 'weighted' only")
+  const k = o.k === undefined ? 60 : finiteNumber(o.k, 'options.k', 0)
+  if (k === 0) throw rangeError('options.k must be > 0, got 0')
+  const normalize = o.normalize ?? 'minmax'
+  if (normalize !== 'minmax' && normalize !== 'zscore' && normalize !== 'none') {
+    throw rangeError(`options.normalize must be 'minmax', 'zscore' or 'none', got ${String(normalize)}`)
+  }
+  return {
+    method,
+    k,
+    weights: o.weights === undefined ? new Array<number>(count).fill(1) : checkWeights(o.weights, count, 'options.weights'),
+    normalize,
+    key: dedupeKey<T>(o.dedupeBy),
+    topK: o.topK === undefined ? undefined : nonNegativeInteger(o.topK, 'options.topK'),
+  }
+}
+
+/** Weights: one finite number >= 0 per list, at least one positive (unless there are no lists). */
+export function checkWeights(v: unknown, count: number, name: string): number[] {
+  if (!Array.isArray(v)) throw typeError(`${name} must be an array of numbers`)
+  if (v.length !== count) throw rangeError(`${name} must have one weight per list: got ${v.length} for ${count}`)
+  const weights = v.map((w, i) => finiteNumber(w, `${name}[${i}]`, 0))
+  if (count > 0 && !weights.some((w) => w > 0)) throw rangeError(`${name}: at least one weight must be > 0`)
+  return weights
+}
+
+function dedupeKey<T extends ScoredDocument>(v: unknown): (doc: T) => unknown {
+  if (v === undefined || v === 'id') return (doc) => doc.id
+  if (typeof v === 'function') return v as (doc: T) => unknown
+  throw rangeError(`options.dedupeBy must be 'id' or a function (doc) => string, got ${String(v)}`)
+}
+
+/** Registers list `i`'s items; a repeat within the list is skipped and takes no rank. */
+function collect<T extends ScoredDocument>(list: readonly T[], i: number, o: CheckedOptions<T>, tally: Tally<T>): void {
+  let rank = 0
+  for (let j = 0; j < list.length; j++) {
+    const doc = list[j]
+    if (!isPlainObject(doc)) throw typeError(`lists[${i}][${j}] must be an object { id, score }`)
+    if (typeof doc.id !== 'string' || doc.id === '') throw typeError(`lists[${i}][${j}].id must be a non-empty string`)
+    if (typeof doc.score !== 'number') throw typeError(`lists[${i}][${j}].score must be a number`)
+    if (o.method === 'weighted' && !Number.isFinite(doc.score)) {
+      throw rangeError(`lists[${i}][${j}].score must be finite for weighted fusion, got ${doc.score}`)
+    }
+    const key = o.key(doc)
+    if (typeof key !== 'string') throw typeError(`options.dedupeBy must return a string, got ${typeof key} for lists[${i}][${j}]`)
+    if (tally.add(key, doc, i, rank + 1)) rank++
+  }
+}
+
+/** The per-list score map of `'weighted'` fusion. */
+export function normalizer(scores: ArrayLike<number> & Iterable<number>, method: ScoreNormalization): (s: number) => number {
+  if (method === 'none' || scores.length === 0) return (s) => s
+  let min = Infinity
+  let max = -Infinity
+  for (const s of scores) {
+    if (s < min) min = s
+    if (s > max) max = s
+  }
+  // All equal (one item included): for minmax each is the list's best, so each gets full
+  // credit; for zscore each sits at the mean. Tested directly, as a computed variance of
+  // equal values can come out a rounding error above 0.
+  if (min === max) return method === 'minmax' ? () => 1 : () => 0
+  if (method === 'minmax') {
+    // Halved when max - min overflows; halving is exact, so the ratio is unchanged.
+    const h = Number.isFinite(max - min) ? 1 : 0.5
+    const range = max * h - min * h
+    return (s) => (s * h - min * h) / range
+  }
+  // z-scores do not change when every score is divided by the same c. A power of two near
+  // the largest magnitude divides exactly and keeps the sums below from overflowing or
+  // underflowing.
+  const c = 2 ** Math.floor(Math.log2(Math.max(Math.abs(min), Math.abs(max))))
+  let mean = 0
+  for (const s of scores) mean += s / c / scores.length
+  let variance = 0
+  for (const s of scores) variance += (s / c - mean) ** 2 / scores.length
+  const std = Math.sqrt(variance)
+  return std > 0 ? (s) => (s / c - mean) / std : () => 0
+}

@@ -1,0 +1,125 @@
+import { AbortError, rangeError, typeError } from './errors'
+import { checkWeights, fuse, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
+import {
+  abortable,
+  checkQuery,
+  childController,
+  isRetriever,
+  positiveInteger,
+  retrievedList,
+  retrieveOptions,
+  throwIfAborted,
+  type RetrieveOptions,
+  type Retriever,
+  type ScoredDocument,
+} from './retriever'
+import { finiteNumber, isPlainObject, optionsObject } from './validate'
+
+/** One retriever of a hybrid, with its own candidate depth and weight. */
+export interface HybridSource {
+  retriever: Retriever
+  /** Candidates it fetches (default: the hybrid's `candidates`, and at least the call's `topK`). */
+  topK?: number
+  /** Its weight in the fusion, finite and >= 0 (default 1). */
+  weight?: number
+}
+
+export interface HybridRetrieverOptions {
+  /** Retrievers, bare or as `{ retriever, topK, weight }`. */
+  retrievers: readonly (Retriever | HybridSource)[]
+  /** Default `'rrf'`. */
+  method?: FusionMethod
+  /** RRF constant (default 60). */
+  k?: number
+  /** Score normalisation for `'weighted'` (default `'minmax'`). */
+  normalize?: ScoreNormalization
+  /** Default candidate depth per retriever (default 50). */
+  candidates?: number
+  /**
+   * A retriever that fails makes the call reject with its error (`'reject'`, default; the
+   * others are aborted), or is left out of the fusion (`'skip'`; the call rejects with an
+   * AggregateError only when every retriever failed). An abort always rejects.
+   */
+  onError?: 'reject' | 'skip'
+  /** Called with each error `'skip'` leaves out, and the retriever's index (for logging). */
+  onSkip?: (error: unknown, index: number) => void
+}
+
+const DEFAULT_CANDIDATES = 50
+
+/**
+ * Runs several retrievers concurrently on the same query and fuses their lists with `fuse`
+ * (weighted RRF by default). In each result, `fusion[].list` is the retriever's index.
+ * Results a retriever returns beyond its depth are dropped.
+ */
+export class HybridRetriever implements Retriever {
+  readonly #sources: { retriever: Retriever; topK?: number }[]
+  readonly #weights: number[]
+  readonly #fusion: { method: FusionMethod; k?: number; normalize?: ScoreNormalization }
+  readonly #candidates: number
+  readonly #skipFailures: boolean
+  readonly #onSkip?: (error: unknown, index: number) => void
+
+  constructor(options: HybridRetrieverOptions) {
+    const o = optionsObject(options, 'options')
+    if (!Array.isArray(o.retrievers) || o.retrievers.length === 0) {
+      throw typeError('options.retrievers must be a non-empty array of retrievers or { retriever, topK?, weight? }')
+    }
+    const sources = o.retrievers.map(source)
+    this.#sources = sources.map(({ retriever, topK }) => ({ retriever, topK }))
+    this.#weights = checkWeights(sources.map((s) => s.weight), sources.length, 'options.retrievers weights')
+    this.#fusion = { method: (o.method ?? 'rrf') as FusionMethod, k: o.k as number | undefined, normalize: o.normalize as ScoreNormalization | undefined }
+    fuse([], this.#fusion) // validates method, k and normalize now rather than on the first query
+    this.#candidates = o.candidates === undefined ? DEFAULT_CANDIDATES : positiveInteger(o.candidates, 'options.candidates')
+    const onError = o.onError ?? 'reject'
+    if (onError !== 'reject' && onError !== 'skip') throw rangeError(`options.onError must be 'reject' or 'skip', got ${String(onError)}`)
+    this.#skipFailures = onError === 'skip'
+    if (o.onSkip !== undefined && typeof o.onSkip !== 'function') throw typeError('options.onSkip must be a function (error, index) => void')
+    this.#onSkip = o.onSkip as HybridRetrieverOptions['onSkip']
+  }
+
+  async retrieve(query: string, options: RetrieveOptions = {}): Promise<Fused[]> {
+    const text = checkQuery(query)
+    const { topK, signal } = retrieveOptions(options)
+    throwIfAborted(signal)
+    if (topK === 0) return []
+    const { controller, dispose } = childController(signal)
+    const failures: unknown[] = []
+    const run = async (s: { retriever: Retriever; topK?: number }, i: number): Promise<ScoredDocument[]> => {
+      const depth = s.topK ?? Math.max(this.#candidates, topK)
+      try {
+        const hits = await abortable(s.retriever.retrieve(text, { topK: depth, signal: controller.signal }), controller.signal)
+        return retrievedList(hits, depth, `retrievers[${i}].retrieve`)
+      } catch (e) {
+        if (signal?.aborted) throw new AbortError()
+        if (!this.#skipFailures) {
+          controller.abort()
+          throw e
+        }
+        failures.push(e)
+        this.#onSkip?.(e, i)
+        return [] // an empty list keeps list indices equal to retriever indices
+      }
+    }
+    try {
+      const lists = await Promise.all(this.#sources.map(run))
+      if (failures.length === this.#sources.length) throw new AggregateError(failures, 'every retriever of the HybridRetriever failed')
+      return fuse(lists, { ...this.#fusion, weights: this.#weights, topK })
+    } finally {
+      dispose()
+    }
+  }
+}
+
+function source(v: unknown, i: number): { retriever: Retriever; topK?: number; weight: number } {
+  if (isRetriever(v)) return { retriever: v, weight: 1 }
+  const where = `options.retrievers[${i}]`
+  if (!isPlainObject(v) || !isRetriever(v.retriever)) {
+    throw typeError(`${where} must be a retriever (with retrieve(query, options)) or { retriever, topK?, weight? }`)
+  }
+  return {
+    retriever: v.retriever,
+    topK: v.topK === undefined ? undefined : positiveInteger(v.topK, `${where}.topK`),
+    weight: v.weight === undefined ? 1 : finiteNumber(v.weight, `${where}.weight`, 0),
+  }
+}

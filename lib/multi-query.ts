@@ -1,0 +1,118 @@
+import { typeError } from './errors'
+import { mapLimit } from './concurrency'
+import { fuse, type Fused } from './fusion'
+import {
+  abortable,
+  checkQuery,
+  childController,
+  isRetriever,
+  positiveInteger,
+  retrievedList,
+  retrieveOptions,
+  throwIfAborted,
+  type RetrieveOptions,
+  type Retriever,
+} from './retriever'
+import { finiteNumber, optionsObject, stringArray } from './validate'
+
+/** Rewrites a query into variants; in practice an LLM call. */
+export type QueryRewriter = (query: string, options: { signal?: AbortSignal }) => readonly string[] | Promise<readonly string[]>
+
+export interface MultiQueryRetrieverOptions {
+  /** The retriever every variant runs against. */
+  retriever: Retriever
+  /** The variants: a fixed list, or a function of the query. A call's own `queries` option overrides it. */
+  queries?: readonly string[] | QueryRewriter
+  /** Also retrieve with the original query (default true). */
+  includeOriginal?: boolean
+  /** Retrievals in flight at once (default 4). */
+  concurrency?: number
+  /** RRF constant (default 60). */
+  k?: number
+  /** Candidates each variant fetches (default 50, and at least the call's `topK`). */
+  candidates?: number
+}
+
+export interface MultiQueryRetrieveOptions extends RetrieveOptions {
+  /** This call's variants, used instead of the constructor's `queries` (e.g. rewrites you already have). */
+  queries?: readonly string[]
+}
+
+/**
+ * Retrieves with several variants of a query and fuses the lists with RRF, so a document
+ * found by several variants, or ranked high by one, rises (unlike a plain union).
+ * Variants are trimmed, and ones equal up to whitespace are run once; empty ones are
+ * dropped. If none is left (and the original is excluded), the original query is used.
+ * In each result, `fusion[].list` indexes the variants as run: the original first when
+ * included, then the rewrites in their order.
+ */
+export class MultiQueryRetriever implements Retriever {
+  readonly #retriever: Retriever
+  readonly #rewrite?: readonly string[] | QueryRewriter
+  readonly #includeOriginal: boolean
+  readonly #concurrency: number
+  readonly #k?: number
+  readonly #candidates: number
+
+  constructor(options: MultiQueryRetrieverOptions) {
+    const o = optionsObject(options, 'options')
+    if (!isRetriever(o.retriever)) throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
+    this.#retriever = o.retriever
+    this.#rewrite =
+      o.queries === undefined || typeof o.queries === 'function' ? (o.queries as QueryRewriter | undefined) : [...stringArray(o.queries, 'options.queries')]
+    if (o.includeOriginal !== undefined && typeof o.includeOriginal !== 'boolean') throw typeError('options.includeOriginal must be a boolean')
+    this.#includeOriginal = o.includeOriginal ?? true
+    this.#concurrency = o.concurrency === undefined ? 4 : positiveInteger(o.concurrency, 'options.concurrency')
+    this.#k = o.k === undefined ? undefined : finiteNumber(o.k, 'options.k', 0)
+    fuse([], { k: this.#k })
+    this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
+  }
+
+  async retrieve(query: string, options: MultiQueryRetrieveOptions = {}): Promise<Fused[]> {
+    const original = checkQuery(query)
+    const { topK, signal } = retrieveOptions(options)
+    const given = options?.queries === undefined ? undefined : stringArray(options.queries, 'options.queries')
+    throwIfAborted(signal)
+    if (topK === 0) return []
+    const variants = distinctQueries(original, given ?? (await this.#rewrites(original, signal)), this.#includeOriginal)
+    const depth = Math.max(this.#candidates, topK)
+    const { controller, dispose } = childController(signal)
+    try {
+      const lists = await mapLimit(variants, this.#concurrency, async (q, i) => {
+        try {
+          const hits = await abortable(this.#retriever.retrieve(q, { topK: depth, signal: controller.signal }), controller.signal)
+          return retrievedList(hits, depth, `retriever.retrieve (query ${i})`)
+        } catch (e) {
+          controller.abort() // stop the variants still running
+          throw e
+        }
+      })
+      return fuse(lists, { k: this.#k, topK })
+    } finally {
+      dispose()
+    }
+  }
+
+  async #rewrites(query: string, signal: AbortSignal | undefined): Promise<readonly string[]> {
+    const r = this.#rewrite
+    if (r === undefined) return []
+    if (typeof r !== 'function') return r
+    const out = await abortable(Promise.resolve().then(() => r(query, { signal })), signal)
+    return stringArray(out, 'the queries function result')
+  }
+}
+
+/** The original (optionally) and the rewrites, trimmed, empty and whitespace-equal ones dropped. */
+export function distinctQueries(original: string, rewrites: readonly string[], includeOriginal: boolean): string[] {
+  const seen = new Set<string>()
+  const out: string[] = []
+  const add = (q: string) => {
+    const key = q.trim().replace(/\s+/g, ' ')
+    if (key === '' || seen.has(key)) return
+    seen.add(key)
+    out.push(q.trim())
+  }
+  if (includeOriginal) add(original)
+  for (const q of rewrites) add(q)
+  return out.length > 0 ? out : [original]
+}

@@ -1,0 +1,103 @@
+import { rangeError, typeError } from './errors'
+import { abortable, checkQuery, retrieveOptions, throwIfAborted, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
+import { isPlainObject, optionsObject } from './validate'
+
+/** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
+export interface VectorSearchIndex {
+  search(
+    query: Float32Array,
+    options: { topK?: number; filter?: { ids?: readonly string[] } },
+  ): readonly { id: string; score: number }[] | Promise<readonly { id: string; score: number }[]>
+}
+
+/** An object that embeds queries, such as `Embedder` (its `embedQuery` adds the query prefix). */
+export interface QueryEmbedder {
+  embedQuery(text: string, options?: { signal?: AbortSignal }): Promise<Float32Array>
+}
+
+/** A function that embeds a query, e.g. a call to an embeddings API. */
+export type EmbedFunction = (text: string, options: { signal?: AbortSignal }) => Promise<Float32Array | readonly number[]>
+
+/** The stored fields of a document, looked up by id so hits can carry them. */
+export type DocumentFields = { text?: string; meta?: Record<string, unknown> }
+export type DocumentLookup =
+  | ReadonlyMap<string, DocumentFields>
+  | ((id: string) => DocumentFields | undefined | Promise<DocumentFields | undefined>)
+
+export interface VectorRetrieverOptions {
+  index: VectorSearchIndex
+  embed: QueryEmbedder | EmbedFunction
+  /** Where hits get `text` and `meta` from; without it hits carry what the index returns. */
+  documents?: DocumentLookup
+}
+
+/** Embeds the query, then searches a vector index. */
+export class VectorRetriever implements Retriever {
+  readonly #index: VectorSearchIndex
+  readonly #embed: EmbedFunction
+  readonly #documents?: DocumentLookup
+
+  constructor(options: VectorRetrieverOptions) {
+    const o = optionsObject(options, 'options')
+    if (!isPlainObject(o.index) || typeof o.index.search !== 'function') {
+      throw typeError('options.index must be an object with a search(vector, { topK }) method, such as a VectorIndex')
+    }
+    this.#index = o.index as unknown as VectorSearchIndex
+    this.#embed = embedFunction(o.embed)
+    if (o.documents !== undefined && !(o.documents instanceof Map) && typeof o.documents !== 'function') {
+      throw typeError('options.documents must be a Map or a function (id) => { text, meta }')
+    }
+    this.#documents = o.documents as DocumentLookup | undefined
+  }
+
+  async retrieve(query: string, options: RetrieveOptions = {}): Promise<ScoredDocument[]> {
+    const text = checkQuery(query)
+    const { topK, signal } = retrieveOptions(options)
+    throwIfAborted(signal)
+    if (topK === 0) return []
+    const vector = queryVector(await abortable(this.#embed(text, { signal }), signal))
+    throwIfAborted(signal)
+    const hits = await abortable(Promise.resolve(this.#index.search(vector, { topK })), signal)
+    if (!Array.isArray(hits)) throw typeError('index.search must return an array of { id, score }')
+    const out = hits.slice(0, topK).map((h, i) => hit(h, i))
+    return this.#documents ? abortable(this.#withFields(out), signal) : out
+  }
+
+  async #withFields(hits: ScoredDocument[]): Promise<ScoredDocument[]> {
+    const lookup = this.#documents as DocumentLookup
+    const fields = await Promise.all(hits.map((h) => (typeof lookup === 'function' ? lookup(h.id) : lookup.get(h.id))))
+    return hits.map((h, i) => {
+      const f = fields[i]
+      if (f === undefined || f === null) return h
+      if (!isPlainObject(f)) throw typeError(`documents lookup for ${JSON.stringify(h.id)} must give an object { text?, meta? }`)
+      const out = { ...h }
+      if (f.text !== undefined) out.text = f.text
+      if (f.meta !== undefined) out.meta = f.meta
+      return out
+    })
+  }
+}
+
+function embedFunction(embed: unknown): EmbedFunction {
+  if (typeof embed === 'function') return embed as EmbedFunction
+  if (typeof embed === 'object' && embed !== null && typeof (embed as QueryEmbedder).embedQuery === 'function') {
+    const e = embed as QueryEmbedder
+    return (text, { signal }) => e.embedQuery(text, { signal })
+  }
+  throw typeError('options.embed must be an Embedder (or any object with embedQuery) or a function (text, { signal }) => Promise<Float32Array>')
+}
+
+function queryVector(v: unknown): Float32Array {
+  const vector = v instanceof Float32Array ? v : Array.isArray(v) && v.every((x) => typeof x === 'number') ? Float32Array.from(v) : undefined
+  if (!vector) throw typeError('embed must resolve to a Float32Array or an array of numbers')
+  if (vector.length === 0) throw rangeError('embed resolved to an empty vector')
+  if (!vector.every(Number.isFinite)) throw rangeError('embed resolved to a vector with a NaN or infinite value')
+  return vector
+}
+
+function hit(h: unknown, i: number): ScoredDocument {
+  if (!isPlainObject(h) || typeof h.id !== 'string' || typeof h.score !== 'number') {
+    throw typeError(`index.search result [${i}] must be { id: string, score: number }`)
+  }
+  return { ...h } as unknown as ScoredDocument
+}
