@@ -1,0 +1,126 @@
+//! Units: the things a block size counts. Each mode cuts a text into contiguous units that
+//! cover it exactly, with separators attached to the end of the unit they close.
+use std::sync::Arc;
+
+use ragrank_core::{Error, Result};
+use tokenizers::Tokenizer;
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::sentence;
+
+#[derive(Clone)]
+pub enum Unit {
+    /// Haystack's character modes: Python `str.split(sep)` with the separator re-attached.
+    Separator(&'static str),
+    /// UAX #29 sentences with English abbreviations and CJK/Korean endings (see `sentence`).
+    Sentence,
+    /// Extended grapheme clusters, so a chunk never cuts an emoji or a Hangul syllable block.
+    Char,
+    /// Tokens of a Hugging Face tokenizer (without special tokens).
+    Token(Arc<Tokenizer>),
+}
+
+impl Unit {
+    /// `word`, `passage`, `line`, `page`, `period`, `sentence`, `char`; `token` needs a tokenizer.
+    pub fn parse(name: &str, tokenizer: Option<Arc<Tokenizer>>) -> Result<Unit> {
+        Ok(match name {
+            "word" => Unit::Separator(" "),
+            "passage" => Unit::Separator("\n\n"),
+            "line" => Unit::Separator("\n"),
+            "page" => Unit::Separator("\u{c}"),
+            "period" => Unit::Separator("."),
+            "sentence" => Unit::Sentence,
+            "char" => Unit::Char,
+            "token" => Unit::Token(
+                tokenizer.ok_or_else(|| Error::invalid("splitBy \"token\" needs a tokenizer (a tokenizer.json path)"))?,
+            ),
+            other => {
+                return Err(Error::invalid(format!(
+                    "unknown splitBy {other:?}; expected word, sentence, passage, page, line, period, token or char"
+                )))
+            }
+        })
+    }
+
+    /// End byte offsets (relative to `text`) of the units of `text`, in order.
+    /// The separator modes always give at least one unit, possibly empty, as Python does.
+    pub fn ends(&self, text: &str) -> Result<Vec<u32>> {
+        Ok(match self {
+            Unit::Separator(sep) => {
+                let mut ends: Vec<u32> = text.match_indices(sep).map(|(i, s)| (i + s.len()) as u32).collect();
+                ends.push(text.len() as u32);
+                ends
+            }
+            Unit::Sentence => sentence::ends(text),
+            Unit::Char => text
+                .grapheme_indices(true)
+                .map(|(i, g)| (i + g.len()) as u32)
+                .collect(),
+            Unit::Token(tokenizer) => token_ends(tokenizer, text)?,
+        })
+    }
+}
+
+/// A token unit runs from its token's start to the next token's start, so whitespace between
+/// tokens stays attached and units cover the text. Tokens that share a start (several
+/// byte-level pieces of one character) form one unit.
+fn token_ends(tokenizer: &Tokenizer, text: &str) -> Result<Vec<u32>> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let encoding = tokenizer
+        .encode(text, false)
+        .map_err(|e| Error::invalid(format!("tokenizer failed on a text: {e}")))?;
+    let mut ends = Vec::with_capacity(encoding.len());
+    let mut last = 0usize;
+    for &(start, _) in encoding.get_offsets() {
+        if start > last && start < text.len() && text.is_char_boundary(start) {
+            ends.push(start as u32);
+            last = start;
+        }
+    }
+    ends.push(text.len() as u32);
+    Ok(ends)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Unit;
+
+    fn pieces(unit: &Unit, text: &str) -> Vec<String> {
+        let ends = unit.ends(text).unwrap();
+        let mut start = 0;
+        ends.iter()
+            .map(|&e| {
+                let s = text[start..e as usize].to_string();
+                start = e as usize;
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn separator_units_follow_python_split() {
+        let word = Unit::parse("word", None).unwrap();
+        assert_eq!(pieces(&word, "a  b   c"), ["a ", " ", "b ", " ", " ", "c"]);
+        assert_eq!(pieces(&word, "a b "), ["a ", "b ", ""]);
+        assert_eq!(pieces(&word, ""), [""]);
+        let passage = Unit::parse("passage", None).unwrap();
+        assert_eq!(pieces(&passage, "p1\n\np2\n\n\np3"), ["p1\n\n", "p2\n\n", "\np3"]);
+        let period = Unit::parse("period", None).unwrap();
+        assert_eq!(pieces(&period, "One. Two. Three."), ["One.", " Two.", " Three.", ""]);
+    }
+
+    #[test]
+    fn chars_are_grapheme_clusters() {
+        let char = Unit::parse("char", None).unwrap();
+        assert_eq!(pieces(&char, "a👍🏽한\r\n"), ["a", "👍🏽", "한", "\r\n"]);
+        assert!(pieces(&char, "").is_empty());
+    }
+
+    #[test]
+    fn unknown_modes_and_missing_tokenizers_are_errors() {
+        assert!(Unit::parse("function", None).is_err());
+        assert!(Unit::parse("token", None).is_err());
+    }
+}
