@@ -10,4 +10,4 @@ pub mod units;
 pub mod window;
 
 pub use tree::{split_document, Node, SplitConfig};
-pub use units::Unit;
+pub use units::{load_tokenizer, Unit};

@@ -61,6 +61,22 @@ impl Unit {
     }
 }
 
+/// Loads a Hugging Face `tokenizer.json` for the token mode.
+pub fn load_tokenizer(path: &str) -> Result<Arc<Tokenizer>> {
+    if !std::path::Path::new(path).is_file() {
+        return Err(Error::new(
+            ragrank_core::ErrorKind::ModelNotFound,
+            format!("tokenizer file not found: {path}"),
+        ));
+    }
+    Tokenizer::from_file(path).map(Arc::new).map_err(|e| {
+        Error::new(
+            ragrank_core::ErrorKind::ModelLoad,
+            format!("cannot load tokenizer {path}: {e}"),
+        )
+    })
+}
+
 /// A token unit runs from its token's start to the next token's start, so whitespace between
 /// tokens stays attached and units cover the text. Tokens that share a start (several
 /// byte-level pieces of one character) form one unit.
