@@ -92,7 +92,7 @@ export class AutoMergingRetriever implements Retriever {
     const signal = checkSignal(o.signal)
     if (topK === 0) return []
     const candidateK = Math.max(this.candidateK ?? 4 * topK, topK)
-    signal?.throwIfAborted?.()
+    if (signal?.aborted) throw new AbortError()
     const hits = await this.#retriever.retrieve(query, { topK: candidateK, signal })
     if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
