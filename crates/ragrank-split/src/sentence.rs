@@ -70,13 +70,22 @@ mod tests {
     #[test]
     fn abbreviations_and_initials_do_not_end_sentences() {
         let text = "Dr. Smith met Mr. J. Jones in the U.S. Army. It was 3.5 km away.";
-        assert_eq!(sentences(text), ["Dr. Smith met Mr. J. Jones in the U.S. Army. ", "It was 3.5 km away."]);
+        assert_eq!(
+            sentences(text),
+            ["Dr. Smith met Mr. J. Jones in the U.S. Army. ", "It was 3.5 km away."]
+        );
     }
 
     #[test]
     fn cjk_and_korean_endings() {
         assert_eq!(sentences("今天很好。明天下雨！"), ["今天很好。", "明天下雨！"]);
-        assert_eq!(sentences("날씨가 좋다. 내일은 비가 온다.그래요?"), ["날씨가 좋다. ", "내일은 비가 온다.", "그래요?"]);
-        assert_eq!(sentences("東京に行きました。楽しかった。"), ["東京に行きました。", "楽しかった。"]);
+        assert_eq!(
+            sentences("날씨가 좋다. 내일은 비가 온다.그래요?"),
+            ["날씨가 좋다. ", "내일은 비가 온다.", "그래요?"]
+        );
+        assert_eq!(
+            sentences("東京に行きました。楽しかった。"),
+            ["東京に行きました。", "楽しかった。"]
+        );
     }
 }

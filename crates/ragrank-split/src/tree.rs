@@ -23,7 +23,9 @@ impl SplitConfig {
         sizes.sort_unstable_by(|a, b| b.cmp(a));
         sizes.dedup();
         let Some(&smallest) = sizes.last() else {
-            return Err(Error::invalid("blockSizes must not be empty; give at least one block size"));
+            return Err(Error::invalid(
+                "blockSizes must not be empty; give at least one block size",
+            ));
         };
         if smallest == 0 {
             return Err(Error::invalid("every block size must be at least 1"));
@@ -144,7 +146,14 @@ mod tests {
         split_document(text, &cfg, &AtomicBool::new(false))
             .unwrap()
             .into_iter()
-            .map(|n| (text[n.start as usize..n.end as usize].to_string(), n.level, n.block_size, n.parent))
+            .map(|n| {
+                (
+                    text[n.start as usize..n.end as usize].to_string(),
+                    n.level,
+                    n.block_size,
+                    n.parent,
+                )
+            })
             .collect()
     }
 
@@ -186,7 +195,12 @@ mod tests {
 
     #[test]
     fn single_chunk_nodes_are_carried_down_and_level_is_depth() {
-        let nodes = run("one two three four five six seven eight nine ten", &[10, 5, 2], 0, "word");
+        let nodes = run(
+            "one two three four five six seven eight nine ten",
+            &[10, 5, 2],
+            0,
+            "word",
+        );
         assert_eq!(nodes.len(), 9);
         assert_eq!((nodes[1].1, nodes[1].2, nodes[1].3), (1, 5, Some(0)));
         assert_eq!((nodes[3].1, nodes[3].2, nodes[3].3), (2, 2, Some(1)));

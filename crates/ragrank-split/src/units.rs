@@ -32,7 +32,8 @@ impl Unit {
             "sentence" => Unit::Sentence,
             "char" => Unit::Char,
             "token" => Unit::Token(
-                tokenizer.ok_or_else(|| Error::invalid("splitBy \"token\" needs a tokenizer (a tokenizer.json path)"))?,
+                tokenizer
+                    .ok_or_else(|| Error::invalid("splitBy \"token\" needs a tokenizer (a tokenizer.json path)"))?,
             ),
             other => {
                 return Err(Error::invalid(format!(
@@ -52,10 +53,7 @@ impl Unit {
                 ends
             }
             Unit::Sentence => sentence::ends(text),
-            Unit::Char => text
-                .grapheme_indices(true)
-                .map(|(i, g)| (i + g.len()) as u32)
-                .collect(),
+            Unit::Char => text.grapheme_indices(true).map(|(i, g)| (i + g.len()) as u32).collect(),
             Unit::Token(tokenizer) => token_ends(tokenizer, text)?,
         })
     }
