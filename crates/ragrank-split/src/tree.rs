@@ -71,6 +71,7 @@ pub fn split_document(text: &str, cfg: &SplitConfig, cancel: &AtomicBool) -> Res
         parent: None,
     }];
     let mut current = vec![0u32];
+    let boundaries = cfg.unit.boundaries(text)?;
     for &size in &cfg.block_sizes {
         let mut next = Vec::with_capacity(current.len());
         for &idx in &current {
@@ -78,7 +79,8 @@ pub fn split_document(text: &str, cfg: &SplitConfig, cancel: &AtomicBool) -> Res
                 return Err(Error::new(ErrorKind::Aborted, "The operation was aborted"));
             }
             let node = nodes[idx as usize].clone();
-            let chunks = chunk(&text[node.start as usize..node.end as usize], size, cfg)?;
+            let ends = cfg.unit.ends_within(&boundaries, node.start, node.end);
+            let chunks = chunk(&ends, size, cfg.overlap);
             if chunks.len() == 1 {
                 next.push(idx);
                 continue;
@@ -99,15 +101,14 @@ pub fn split_document(text: &str, cfg: &SplitConfig, cancel: &AtomicBool) -> Res
     Ok(nodes)
 }
 
-/// Byte ranges (relative to `text`) of the non-empty windows of `size` units.
-fn chunk(text: &str, size: usize, cfg: &SplitConfig) -> Result<Vec<(u32, u32)>> {
-    let ends = cfg.unit.ends(text)?;
+/// Byte ranges (relative to the node) of the non-empty windows of `size` units.
+fn chunk(ends: &[u32], size: usize, overlap: usize) -> Vec<(u32, u32)> {
     let start_of = |u: usize| if u == 0 { 0 } else { ends[u - 1] };
-    Ok(windows(ends.len(), size, cfg.overlap)
+    windows(ends.len(), size, overlap)
         .into_iter()
         .map(|(a, b)| (start_of(a), ends[b - 1]))
         .filter(|(s, e)| e > s)
-        .collect())
+        .collect()
 }
 
 /// Rewrites the offsets of one document's nodes from UTF-8 bytes to UTF-16 code units.
@@ -226,6 +227,48 @@ mod tests {
         assert!(SplitConfig::new(&[3, 0], 0, word()).is_err());
         assert!(SplitConfig::new(&[5, 3], 3, word()).is_err());
         assert_eq!(SplitConfig::new(&[3, 5, 3], 2, word()).unwrap().block_sizes(), &[5, 3]);
+    }
+
+    /// Python `str.split(sep)` with the separator re-attached to all pieces but the last.
+    fn python_split_ends(text: &str, sep: &str) -> Vec<u32> {
+        let pieces: Vec<&str> = text.split(sep).collect();
+        let mut end = 0;
+        pieces
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                end += p.len() + if i + 1 < pieces.len() { sep.len() } else { 0 };
+                end as u32
+            })
+            .collect()
+    }
+
+    #[test]
+    fn document_boundaries_give_the_units_of_every_node_text() {
+        let text = "p1\n\n\n\np2.  a  b \n\n\nc. d\u{c}\u{c}e.\n\n f g h . . ";
+        for (mode, sep) in [
+            ("word", " "),
+            ("passage", "\n\n"),
+            ("line", "\n"),
+            ("page", "\u{c}"),
+            ("period", "."),
+        ] {
+            for overlap in [0, 1] {
+                let unit = Unit::parse(mode, None).unwrap();
+                let cfg = SplitConfig::new(&[4, 3, 2], overlap, unit.clone()).unwrap();
+                let bounds = unit.boundaries(text).unwrap();
+                for n in split_document(text, &cfg, &AtomicBool::new(false)).unwrap() {
+                    let own = &text[n.start as usize..n.end as usize];
+                    let want = python_split_ends(own, sep);
+                    assert_eq!(
+                        unit.ends_within(&bounds, n.start, n.end),
+                        want,
+                        "{mode} o{overlap} {own:?}"
+                    );
+                    assert_eq!(unit.ends(own).unwrap(), want);
+                }
+            }
+        }
     }
 
     #[test]

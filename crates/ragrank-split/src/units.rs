@@ -46,16 +46,44 @@ impl Unit {
     /// End byte offsets (relative to `text`) of the units of `text`, in order.
     /// The separator modes always give at least one unit, possibly empty, as Python does.
     pub fn ends(&self, text: &str) -> Result<Vec<u32>> {
+        let bounds = self.boundaries(text)?;
+        Ok(self.ends_within(&bounds, 0, text.len() as u32))
+    }
+
+    /// The unit boundaries of a whole document, computed once: the separator modes give the
+    /// end of every separator match, the other modes the end of every unit.
+    pub fn boundaries(&self, text: &str) -> Result<Vec<u32>> {
         Ok(match self {
-            Unit::Separator(sep) => {
-                let mut ends: Vec<u32> = text.match_indices(sep).map(|(i, s)| (i + s.len()) as u32).collect();
-                ends.push(text.len() as u32);
-                ends
-            }
+            Unit::Separator(sep) => match sep.as_bytes() {
+                // A one-byte separator scans with memchr.
+                [b] => text.match_indices(*b as char).map(|(i, _)| i as u32 + 1).collect(),
+                _ => text.match_indices(sep).map(|(i, s)| (i + s.len()) as u32).collect(),
+            },
             Unit::Sentence => sentence::ends(text),
             Unit::Char => text.grapheme_indices(true).map(|(i, g)| (i + g.len()) as u32).collect(),
             Unit::Token(tokenizer) => token_ends(tokenizer, text)?,
         })
+    }
+
+    /// The unit ends of the range `[start, end)` of a document whose `boundaries` are given,
+    /// relative to `start`. Ranges always start and end on unit boundaries (the root, or a
+    /// run of units), so this equals splitting the range's own text: for the separator modes
+    /// Python's `str.split` restarts right after a match, so its matches inside the range are
+    /// the document's; a range that ends just after a separator has an empty last unit.
+    pub fn ends_within(&self, boundaries: &[u32], start: u32, end: u32) -> Vec<u32> {
+        let separator = matches!(self, Unit::Separator(_));
+        if start == end && !separator {
+            return Vec::new();
+        }
+        let from = boundaries.partition_point(|&b| b <= start);
+        let to = if separator {
+            boundaries.partition_point(|&b| b <= end)
+        } else {
+            boundaries.partition_point(|&b| b < end)
+        };
+        let mut ends: Vec<u32> = boundaries[from..to.max(from)].iter().map(|&b| b - start).collect();
+        ends.push(end - start);
+        ends
     }
 }
 
