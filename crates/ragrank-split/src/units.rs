@@ -54,11 +54,7 @@ impl Unit {
     /// end of every separator match, the other modes the end of every unit.
     pub fn boundaries(&self, text: &str) -> Result<Vec<u32>> {
         Ok(match self {
-            Unit::Separator(sep) => match sep.as_bytes() {
-                // A one-byte separator scans with memchr.
-                [b] => text.match_indices(*b as char).map(|(i, _)| i as u32 + 1).collect(),
-                _ => text.match_indices(sep).map(|(i, s)| (i + s.len()) as u32).collect(),
-            },
+            Unit::Separator(sep) => separator_ends(text.as_bytes(), sep.as_bytes()),
             Unit::Sentence => sentence::ends(text),
             Unit::Char => text.grapheme_indices(true).map(|(i, g)| (i + g.len()) as u32).collect(),
             Unit::Token(tokenizer) => token_ends(tokenizer, text)?,
@@ -85,6 +81,24 @@ impl Unit {
         ends.push(end - start);
         ends
     }
+}
+
+/// Ends of the non-overlapping, leftmost matches of an ASCII separator (what Python's
+/// `str.split` cuts at). A plain byte scan: ASCII bytes never occur inside a multi-byte
+/// UTF-8 character, and words are short, so a per-match searcher costs more than it saves.
+fn separator_ends(text: &[u8], sep: &[u8]) -> Vec<u32> {
+    let mut ends = Vec::with_capacity(text.len() / 8);
+    let (first, rest) = (sep[0], &sep[1..]);
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == first && text[i + 1..].starts_with(rest) {
+            i += sep.len();
+            ends.push(i as u32);
+        } else {
+            i += 1;
+        }
+    }
+    ends
 }
 
 /// Loads a Hugging Face `tokenizer.json` for the token mode.
