@@ -109,12 +109,18 @@ pub fn load_tokenizer(path: &str) -> Result<Arc<Tokenizer>> {
             format!("tokenizer file not found: {path}"),
         ));
     }
-    Tokenizer::from_file(path).map(Arc::new).map_err(|e| {
+    let load_error = |e: tokenizers::Error| {
         Error::new(
             ragrank_core::ErrorKind::ModelLoad,
             format!("cannot load tokenizer {path}: {e}"),
         )
-    })
+    };
+    let mut tokenizer = Tokenizer::from_file(path).map_err(load_error)?;
+    // A tokenizer.json often carries the model's truncation (e.g. 512 tokens): counting must
+    // see the whole document, or everything after the limit would become one unit.
+    tokenizer.with_truncation(None).map_err(load_error)?;
+    tokenizer.with_padding(None);
+    Ok(Arc::new(tokenizer))
 }
 
 /// A token unit runs from its token's start to the next token's start, so whitespace between
@@ -172,6 +178,33 @@ mod tests {
         let char = Unit::parse("char", None).unwrap();
         assert_eq!(pieces(&char, "a👍🏽한\r\n"), ["a", "👍🏽", "한", "\r\n"]);
         assert!(pieces(&char, "").is_empty());
+    }
+
+    #[test]
+    fn token_units_ignore_the_tokenizers_truncation() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../__test__/fixtures/models/tiny-cross-encoder/tokenizer.json"
+        );
+        let json = std::fs::read_to_string(fixture).unwrap().replacen(
+            "\"truncation\": null",
+            "\"truncation\": {\"direction\": \"Right\", \"max_length\": 3, \"strategy\": \"LongestFirst\", \"stride\": 0}",
+            1,
+        );
+        assert!(
+            json.contains("\"max_length\": 3"),
+            "the fixture's truncation field changed"
+        );
+        let path = std::env::temp_dir().join(format!("ragrank-split-trunc-{}.json", std::process::id()));
+        std::fs::write(&path, json).unwrap();
+        let tokenizer = super::load_tokenizer(path.to_str().unwrap()).unwrap();
+        std::fs::remove_file(&path).ok();
+        let token = Unit::Token(tokenizer);
+        assert_eq!(
+            pieces(&token, "Paris is the capital of France."),
+            ["Paris ", "is ", "the ", "capital ", "of ", "France", "."]
+        );
+        assert!(super::load_tokenizer("/no/such/tokenizer.json").is_err());
     }
 
     #[test]
