@@ -178,6 +178,23 @@ test('bad options and input: clear errors; empty retrievals; abort', async (t) =
   const r = new AutoMergingRetriever({ retriever, store: nodes })
   t.deepEqual(await r.retrieve('q'), [])
   t.deepEqual(await r.retrieve('q', { topK: 0 }), [])
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, parentScore: 'median' }), { instanceOf: TypeError })
+  const notArray = new AutoMergingRetriever({ retriever: { retrieve: async () => null }, store: nodes })
+  await t.throwsAsync(notArray.retrieve('q'), { instanceOf: TypeError })
+  // A parent that lists no children cannot be merged into: children stay (strict: an error).
+  const childless = [
+    { id: 'p', parentId: null, childrenIds: [] },
+    { id: 'c', parentId: 'p', childrenIds: [] },
+  ]
+  const hitC = fixed([{ id: 'c', score: 1 }])
+  t.deepEqual(
+    (await new AutoMergingRetriever({ retriever: hitC, store: childless }).retrieve('q')).map((h) => h.id),
+    ['c'],
+  )
+  await t.throwsAsync(new AutoMergingRetriever({ retriever: hitC, store: childless, strict: true }).retrieve('q'), {
+    code: 'ERR_MISSING_NODE',
+    message: /lists no children/,
+  })
   const bad = new AutoMergingRetriever({ retriever: fixed([{ id: 1 }]), store: nodes })
   await t.throwsAsync(bad.retrieve('q'), { instanceOf: TypeError })
   const ac = new AbortController()
