@@ -3,10 +3,7 @@ import { AbortError, RagrankError, rangeError, typeError } from './errors'
 import type { HierarchyNode } from './splitter'
 import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from './validate'
 
-/** Anything that retrieves scored items by id, e.g. a BM25 index over the leaf nodes. */
-export interface Retriever {
-  retrieve(query: string, options: { topK: number; signal?: AbortSignal }): Promise<{ id: string; score: number }[]>
-}
+import type { Retriever } from './retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
 export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> & Partial<HierarchyNode>
