@@ -305,7 +305,7 @@ pub(crate) fn check_row(row: &[f32], metric: Metric, storage: Storage) -> std::r
 pub(crate) fn quantize_into(v: &[f32], out: &mut Vec<i8>) -> f32 {
     let amax = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     if amax == 0.0 {
-        out.extend(std::iter::repeat_n(0i8, v.len()));
+        out.resize(out.len() + v.len(), 0);
         return 0.0;
     }
     let scale = amax / 127.0;

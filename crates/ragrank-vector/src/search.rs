@@ -184,7 +184,7 @@ impl VectorIndex {
     /// Scores agree with `search` up to float rounding. `cancel` is checked between blocks.
     pub fn search_batch(&self, queries: &[f32], top_k: usize, cancel: &AtomicBool) -> Result<Vec<Vec<Hit>>> {
         let d = self.dim();
-        if queries.len() % d != 0 {
+        if !queries.len().is_multiple_of(d) {
             return Err(Error::invalid(format!(
                 "queries has {} values, not a multiple of dim {d}",
                 queries.len()
