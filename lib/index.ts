@@ -15,6 +15,17 @@ export type {
   Bm25Stats,
   Bm25Variant,
 } from './bm25'
+export { VectorIndex } from './vector'
+export type {
+  VectorBatchOptions,
+  VectorHit,
+  VectorIndexOptions,
+  VectorInput,
+  VectorLoadOptions,
+  VectorMetric,
+  VectorSearchOptions,
+  VectorStorage,
+} from './vector'
 export { evaluate } from './evaluate'
 export type { Evaluation, Qrels, Run } from './evaluate'
 export { AbortError, RagrankError } from './errors'

@@ -370,6 +370,28 @@ pub fn read_sum(buf: &[f64]) -> f64 {
     acc.iter().sum::<f64>() + tail
 }
 
+/// Best-of-`repeats` read bandwidth (GB/s) of `read_sum` over `bytes`, on this thread or
+/// split over rayon's pool. For benchmarks.
+pub fn read_bandwidth(bytes: usize, parallel: bool, repeats: usize) -> f64 {
+    use rayon::prelude::*;
+    let buf = vec![1.0f64; (bytes / 8).max(1)];
+    let mut best = 0f64;
+    for _ in 0..repeats {
+        let t = std::time::Instant::now();
+        let sum = if parallel {
+            buf.par_chunks(1 << 20).map(read_sum).sum()
+        } else {
+            read_sum(&buf)
+        };
+        let secs = t.elapsed().as_secs_f64();
+        // The sum is used, so the loop cannot be optimised away.
+        if sum == buf.len() as f64 {
+            best = best.max(buf.len() as f64 * 8.0 / secs / 1e9);
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
