@@ -148,11 +148,15 @@ async function worker(job) {
     if (error) out.engines.push({ engine: 'usearch', skipped: error })
     else {
       const threads = os.cpus().length
-      const search = (q, nq) => mod.exactSearch(corpus.data, q, dim, TOP_K, 'ip', threads)
-      const single = loopThroughput(qviews, (q) => search(q, 1), opts)
-      const batch = loopThroughput([batchQueries], (q) => search(q, BATCH), opts)
+      // usearch's binding reads a typed array from the start of its buffer (it ignores byteOffset and
+      // length of a subarray view), so it gets its own copies.
+      const own = qviews.map((q) => q.slice())
+      const ownBatch = batchQueries.slice()
+      const search = (q) => mod.exactSearch(corpus.data, q, dim, TOP_K, 'ip', threads)
+      const single = loopThroughput(own, search, opts)
+      const batch = loopThroughput([ownBatch], search, opts)
       batch.summary = summarize(batch.rates.map((r) => r * BATCH))
-      const hits = qviews.map((q) => Array.from(search(q, 1).keys, (k) => String(k)))
+      const hits = own.map((q) => Array.from(search(q).keys, (k) => String(k)))
       out.engines.push({
         engine: 'usearch',
         variant: `exactSearch, ip, ${threads} threads`,

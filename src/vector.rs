@@ -45,7 +45,11 @@ fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>]) -> NativeVectorHits {
         for h in hits {
             let id = index.id(h.slot);
             ids.push_str(id);
-            end += if id.is_ascii() { id.len() } else { id.encode_utf16().count() } as u32;
+            end += if id.is_ascii() {
+                id.len()
+            } else {
+                id.encode_utf16().count()
+            } as u32;
             id_ends.push(end);
             scores.push(h.score);
         }
