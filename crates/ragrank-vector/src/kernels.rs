@@ -13,6 +13,8 @@ pub enum Isa {
     Scalar,
     Avx2,
     Avx512,
+    /// AVX-512 with VNNI: the int8 dot product uses `vpdpbusd`.
+    Avx512Vnni,
     Neon,
 }
 
@@ -41,6 +43,9 @@ impl Kernels {
         let mut out = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
+            if x86::has_avx512() && x86::has_vnni() {
+                out.push(Isa::Avx512Vnni);
+            }
             if x86::has_avx512() {
                 out.push(Isa::Avx512);
             }
@@ -65,6 +70,8 @@ impl Kernels {
         }
         match isa {
             Isa::Scalar => Some(SCALAR),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512Vnni => Some(x86::AVX512_VNNI),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => Some(x86::AVX512),
             #[cfg(target_arch = "x86_64")]
@@ -137,6 +144,10 @@ mod x86 {
         is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
     }
 
+    pub fn has_vnni() -> bool {
+        is_x86_feature_detected!("avx512vnni")
+    }
+
     pub fn has_avx2() -> bool {
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c")
     }
@@ -147,6 +158,12 @@ mod x86 {
         dot_f32: |a, b| unsafe { avx512_dot_f32(a, b) },
         dot_f16: |a, b| unsafe { avx512_dot_f16(a, b) },
         dot_i8: |a, b| unsafe { avx512_dot_i8(a, b) },
+    };
+
+    pub const AVX512_VNNI: Kernels = Kernels {
+        isa: Isa::Avx512Vnni,
+        dot_i8: |a, b| unsafe { vnni_dot_i8(a, b) },
+        ..AVX512
     };
 
     pub const AVX2: Kernels = Kernels {
@@ -232,6 +249,28 @@ mod x86 {
             i += 32;
         }
         _mm512_reduce_add_epi32(_mm512_add_epi32(acc[0], acc[1])) + super::scalar::dot_i8(&a[i..n], &b[i..n])
+    }
+
+    /// `vpdpbusd` multiplies unsigned by signed bytes, so the query side is biased to u8
+    /// (a + 128, by flipping the sign bit) and 128 * sum(b) is taken off at the end; the
+    /// sum of b comes from a second `vpdpbusd` against ones. Both fit i32 for dim <= 65536.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn vnni_dot_i8(a: &[i8], b: &[i8]) -> i32 {
+        let n = a.len().min(b.len());
+        let (pa, pb) = (a.as_ptr(), b.as_ptr());
+        let (bias, ones) = (_mm512_set1_epi8(i8::MIN), _mm512_set1_epi8(1));
+        let (mut acc, mut sum_b) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+        let mut i = 0;
+        while i < n {
+            // Masked loads read zeros past the end: zero b lanes add nothing to either sum.
+            let m: __mmask64 = if n - i >= 64 { !0 } else { (1u64 << (n - i)) - 1 };
+            let x = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, pa.add(i)), bias);
+            let y = _mm512_maskz_loadu_epi8(m, pb.add(i));
+            acc = _mm512_dpbusd_epi32(acc, x, y);
+            sum_b = _mm512_dpbusd_epi32(sum_b, ones, y);
+            i += 64;
+        }
+        _mm512_reduce_add_epi32(acc).wrapping_sub(_mm512_reduce_add_epi32(sum_b).wrapping_mul(128))
     }
 
     #[target_feature(enable = "avx2,fma")]

@@ -5,12 +5,13 @@
 //! codes for a shortlist and rescores it exactly from the f32 originals.
 //!
 //! Many queries: GEMM-like tiling. Each rayon task owns a range of rows and walks it in
-//! blocks; a block (converted to f32 once for f16/int8) is multiplied with a block of
-//! queries by `matrixmultiply::sgemm`, so it is read from memory once per query block
-//! instead of once per query.
+//! blocks small enough to stay in cache; every query is scored against a block before the
+//! next block is read, so the index is read from memory once per batch instead of once
+//! per query. The per-pair kernels are the single-query ones, so batch hits equal single
+//! hits (int8 included: same codes, same shortlist).
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use half::slice::HalfFloatSliceExt;
+use half::f16;
 use ragrank_core::{Error, ErrorKind, Result};
 use rayon::prelude::*;
 
@@ -28,13 +29,11 @@ pub struct SearchOptions {
 
 /// Rows x dim at which a scan goes parallel (8 MB of f32).
 const PAR_MIN_VALUES: usize = 1 << 21;
-/// Rows per parallel task of a single-query scan.
-const SCAN_CHUNK_ROWS: usize = 8192;
-/// Rows per sgemm block of the batch search, and queries per block.
+/// Bounds of the rows per parallel task of a single-query scan.
+const MIN_SCAN_CHUNK_ROWS: usize = 1024;
+const MAX_SCAN_CHUNK_ROWS: usize = 16384;
+/// Rows per block of the batch search: 256 x 384 f32 is 384 KB, well inside L2.
 const BLOCK_ROWS: usize = 256;
-const QUERY_BLOCK: usize = 64;
-/// Below this many queries the batch search runs single-query scans.
-const MIN_GEMM_QUERIES: usize = 4;
 
 /// The int8 shortlist rescored exactly from the f32 originals.
 pub fn shortlist_len(k: usize) -> usize {
@@ -46,6 +45,23 @@ struct Prepared {
     codes: Vec<i8>,
     code_scale: f32,
     sqnorm: f32,
+}
+
+/// Turns an inner product into the metric's score.
+struct Finish<'a> {
+    /// Squared row norms, for l2 only.
+    sqnorms: Option<&'a [f32]>,
+    q_sqnorm: f32,
+}
+
+impl Finish<'_> {
+    #[inline]
+    fn apply(&self, dot: f32, slot: usize) -> f32 {
+        match self.sqnorms {
+            Some(sq) => (2.0 * dot - sq[slot] - self.q_sqnorm).min(0.0),
+            None => dot,
+        }
+    }
 }
 
 /// The rows a scan visits.
@@ -103,25 +119,55 @@ impl VectorIndex {
         })
     }
 
-    /// Turns an inner product into the metric's score.
-    #[inline]
-    fn finish(&self, l2: bool, dot: f32, slot: usize, q_sqnorm: f32) -> f32 {
-        if l2 {
-            (2.0 * dot - self.sqnorms.as_slice()[slot] - q_sqnorm).min(0.0)
-        } else {
-            dot
+    fn finisher(&self, q_sqnorm: f32) -> Finish<'_> {
+        Finish {
+            sqnorms: (self.config().metric == Metric::L2).then(|| self.sqnorms.as_slice()),
+            q_sqnorm,
         }
     }
 
     /// The exact score of one row from f32 (or f16) values.
     fn exact(&self, q: &Prepared, slot: usize) -> f32 {
         let (d, k) = (self.dim(), Kernels::best());
-        let l2 = self.config().metric == Metric::L2;
         let dot = match self.config().storage {
             Storage::F16 => (k.dot_f16)(&q.f32s, &self.f16s.as_slice()[slot * d..(slot + 1) * d]),
             _ => (k.dot_f32)(&q.f32s, &self.f32s.as_slice()[slot * d..(slot + 1) * d]),
         };
-        self.finish(l2, dot, slot, q.sqnorm)
+        self.finisher(q.sqnorm).apply(dot, slot)
+    }
+
+    /// The per-row scorer of one prepared query: approximate (int8 codes) for int8 storage,
+    /// exact otherwise. Slices and kernels are resolved once, outside the scan loop.
+    fn scorer<'a>(&'a self, q: &'a Prepared) -> RowScorer<'a> {
+        RowScorer {
+            d: self.dim(),
+            q,
+            fin: self.finisher(q.sqnorm),
+            kern: Kernels::best(),
+            rows: match self.config().storage {
+                Storage::F32 => RowData::F32(self.f32s.as_slice()),
+                Storage::F16 => RowData::F16(self.f16s.as_slice()),
+                Storage::Int8 => RowData::Int8(self.i8s.as_slice(), self.scales.as_slice()),
+            },
+        }
+    }
+
+    /// How many hits a scan keeps: the int8 shortlist, or `k`.
+    fn keep(&self, k: usize) -> usize {
+        if self.config().storage == Storage::Int8 {
+            shortlist_len(k)
+        } else {
+            k
+        }
+    }
+
+    /// The final hits of a scan's heap (int8: the shortlist rescored exactly).
+    fn finish_top(&self, q: &Prepared, top: TopK, k: usize) -> Vec<Hit> {
+        if self.config().storage == Storage::Int8 {
+            self.rescore(q, top.into_sorted(), k)
+        } else {
+            top.into_sorted()
+        }
     }
 
     /// The best `top_k` rows for one query, best first (ties: earlier added first).
@@ -131,26 +177,13 @@ impl VectorIndex {
             Some(slots) => Rows::Only(slots),
             None => Rows::All(self.len()),
         };
-        Ok(self.search_prepared(&q, rows, opts.top_k))
-    }
-
-    fn search_prepared(&self, q: &Prepared, rows: Rows, top_k: usize) -> Vec<Hit> {
-        let k = top_k.min(rows.len());
+        let k = opts.top_k.min(rows.len());
         if k == 0 {
-            return Vec::new();
+            return Ok(Vec::new());
         }
-        let c = self.config();
-        if c.storage != Storage::Int8 {
-            return self.scan(rows, k, |s| self.exact(q, s)).into_sorted();
-        }
-        let (d, kern) = (c.dim, Kernels::best());
-        let (codes, scales) = (self.i8s.as_slice(), self.scales.as_slice());
-        let l2 = c.metric == Metric::L2;
-        let short = self.scan(rows, shortlist_len(k), |s| {
-            let dot = (kern.dot_i8)(&q.codes, &codes[s * d..(s + 1) * d]) as f32 * q.code_scale * scales[s];
-            self.finish(l2, dot, s, q.sqnorm)
-        });
-        self.rescore(q, short.into_sorted(), k)
+        let sc = self.scorer(&q);
+        let top = self.scan(rows, self.keep(k), |s| sc.score(s));
+        Ok(self.finish_top(&q, top, k))
     }
 
     fn rescore(&self, q: &Prepared, shortlist: Vec<Hit>, k: usize) -> Vec<Hit> {
@@ -170,18 +203,20 @@ impl VectorIndex {
             }
             top
         };
-        let n = rows.len();
-        if n * self.dim() < PAR_MIN_VALUES || rayon::current_num_threads() < 2 {
+        let (n, threads) = (rows.len(), rayon::current_num_threads());
+        if n * self.dim() < PAR_MIN_VALUES || threads < 2 {
             return run(0..n);
         }
-        (0..n.div_ceil(SCAN_CHUNK_ROWS))
+        // About four chunks per thread keeps the threads evenly busy.
+        let chunk = n.div_ceil(4 * threads).clamp(MIN_SCAN_CHUNK_ROWS, MAX_SCAN_CHUNK_ROWS);
+        (0..n.div_ceil(chunk))
             .into_par_iter()
-            .map(|c| run(c * SCAN_CHUNK_ROWS..((c + 1) * SCAN_CHUNK_ROWS).min(n)))
+            .map(|c| run(c * chunk..((c + 1) * chunk).min(n)))
             .reduce(|| TopK::new(k), TopK::merge)
     }
 
-    /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order.
-    /// Scores agree with `search` up to float rounding. `cancel` is checked between blocks.
+    /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order,
+    /// equal to what `search` returns for each. `cancel` is checked between row ranges.
     pub fn search_batch(&self, queries: &[f32], top_k: usize, cancel: &AtomicBool) -> Result<Vec<Vec<Hit>>> {
         let d = self.dim();
         if !queries.len().is_multiple_of(d) {
@@ -200,119 +235,76 @@ impl VectorIndex {
         if k == 0 || m == 0 {
             return Ok(vec![Vec::new(); m]);
         }
-        let aborted = || Error::new(ErrorKind::Aborted, "The operation was aborted");
-        if m < MIN_GEMM_QUERIES {
-            let mut out = Vec::with_capacity(m);
-            for q in &prepared {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(aborted());
-                }
-                out.push(self.search_prepared(q, Rows::All(self.len()), k));
-            }
-            return Ok(out);
-        }
-        let int8 = self.config().storage == Storage::Int8;
-        let keep = if int8 { shortlist_len(k) } else { k };
-        let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
+        let keep = self.keep(k);
+        let scorers: Vec<RowScorer> = prepared.iter().map(|q| self.scorer(q)).collect();
         let n = self.len();
-        let chunk = n
-            .div_ceil(rayon::current_num_threads() * 8)
-            .next_multiple_of(BLOCK_ROWS)
-            .max(16 * BLOCK_ROWS);
+        let threads = rayon::current_num_threads();
+        let chunk = n.div_ceil(threads * 8).next_multiple_of(BLOCK_ROWS).max(4 * BLOCK_ROWS);
+        let empty = || (0..m).map(|_| TopK::new(keep)).collect::<Vec<_>>();
         let tops = (0..n.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
                 if cancel.load(Ordering::Relaxed) {
-                    return (0..m).map(|_| TopK::new(keep)).collect();
+                    return empty();
                 }
-                self.batch_range(c * chunk..((c + 1) * chunk).min(n), &qmat, &prepared, keep)
+                batch_range(c * chunk..((c + 1) * chunk).min(n), &scorers, keep)
             })
-            .reduce(
-                || (0..m).map(|_| TopK::new(keep)).collect::<Vec<_>>(),
-                |a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect(),
-            );
+            .reduce(empty, |a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect());
         if cancel.load(Ordering::Relaxed) {
-            return Err(aborted());
+            return Err(Error::new(ErrorKind::Aborted, "The operation was aborted"));
         }
         Ok(tops
             .into_par_iter()
             .zip(&prepared)
-            .map(|(top, q)| {
-                if int8 {
-                    self.rescore(q, top.into_sorted(), k)
-                } else {
-                    top.into_sorted()
-                }
-            })
+            .map(|(top, q)| self.finish_top(q, top, k))
             .collect())
     }
+}
 
-    /// One task's share of a batch: all queries against rows `range`.
-    fn batch_range(&self, range: std::ops::Range<usize>, qmat: &[f32], qs: &[Prepared], keep: usize) -> Vec<TopK> {
-        let c = self.config();
-        let (d, m) = (c.dim, qs.len());
-        let l2 = c.metric == Metric::L2;
-        let mut tops: Vec<TopK> = (0..m).map(|_| TopK::new(keep)).collect();
-        let mut buf = if c.storage == Storage::F32 {
-            Vec::new()
-        } else {
-            vec![0f32; BLOCK_ROWS * d]
-        };
-        let mut tile = vec![0f32; QUERY_BLOCK * BLOCK_ROWS];
-        let mut start = range.start;
-        while start < range.end {
-            let nb = BLOCK_ROWS.min(range.end - start);
-            let block: &[f32] = match c.storage {
-                Storage::F32 => &self.f32s.as_slice()[start * d..(start + nb) * d],
-                Storage::F16 => {
-                    self.f16s.as_slice()[start * d..(start + nb) * d].convert_to_f32_slice(&mut buf[..nb * d]);
-                    &buf[..nb * d]
-                }
-                Storage::Int8 => {
-                    let codes = &self.i8s.as_slice()[start * d..(start + nb) * d];
-                    let scales = &self.scales.as_slice()[start..start + nb];
-                    for ((out, row), &s) in buf.chunks_exact_mut(d).zip(codes.chunks_exact(d)).zip(scales) {
-                        for (o, &x) in out.iter_mut().zip(row) {
-                            *o = x as f32 * s;
-                        }
-                    }
-                    &buf[..nb * d]
-                }
-            };
-            let mut q0 = 0;
-            while q0 < m {
-                let mq = QUERY_BLOCK.min(m - q0);
-                // tile[mq x nb] = Q[q0.., d] * block^T: block rows are read as columns (stride d).
-                // SAFETY: the strides and sizes describe exactly the slices passed.
-                unsafe {
-                    matrixmultiply::sgemm(
-                        mq,
-                        d,
-                        nb,
-                        1.0,
-                        qmat[q0 * d..].as_ptr(),
-                        d as isize,
-                        1,
-                        block.as_ptr(),
-                        1,
-                        d as isize,
-                        0.0,
-                        tile.as_mut_ptr(),
-                        nb as isize,
-                        1,
-                    );
-                }
-                for (qi, scores) in tile.chunks_exact(nb).take(mq).enumerate() {
-                    let (top, q) = (&mut tops[q0 + qi], &qs[q0 + qi]);
-                    for (r, &dot) in scores.iter().enumerate() {
-                        let slot = start + r;
-                        top.push(slot as u32, self.finish(l2, dot, slot, q.sqnorm));
-                    }
-                }
-                q0 += mq;
+/// One task's share of a batch: every query against rows `range`, a block of rows at a
+/// time. A block (`BLOCK_ROWS` rows, at most a few hundred KB) comes from memory once and
+/// stays in cache while all queries are scored against it.
+fn batch_range(range: std::ops::Range<usize>, scorers: &[RowScorer], keep: usize) -> Vec<TopK> {
+    let mut tops: Vec<TopK> = (0..scorers.len()).map(|_| TopK::new(keep)).collect();
+    let mut start = range.start;
+    while start < range.end {
+        let end = (start + BLOCK_ROWS).min(range.end);
+        for (top, sc) in tops.iter_mut().zip(scorers) {
+            for s in start..end {
+                top.push(s as u32, sc.score(s));
             }
-            start += nb;
         }
-        tops
+        start = end;
+    }
+    tops
+}
+
+enum RowData<'a> {
+    F32(&'a [f32]),
+    F16(&'a [f16]),
+    /// Codes and per-row scales.
+    Int8(&'a [i8], &'a [f32]),
+}
+
+struct RowScorer<'a> {
+    d: usize,
+    q: &'a Prepared,
+    fin: Finish<'a>,
+    kern: &'static Kernels,
+    rows: RowData<'a>,
+}
+
+impl RowScorer<'_> {
+    #[inline]
+    fn score(&self, s: usize) -> f32 {
+        let (d, q) = (self.d, self.q);
+        let dot = match self.rows {
+            RowData::F32(r) => (self.kern.dot_f32)(&q.f32s, &r[s * d..(s + 1) * d]),
+            RowData::F16(r) => (self.kern.dot_f16)(&q.f32s, &r[s * d..(s + 1) * d]),
+            RowData::Int8(codes, scales) => {
+                (self.kern.dot_i8)(&q.codes, &codes[s * d..(s + 1) * d]) as f32 * q.code_scale * scales[s]
+            }
+        };
+        self.fin.apply(dot, s)
     }
 }
