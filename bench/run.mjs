@@ -27,7 +27,7 @@ const SUITES = {
 }
 
 function usage(code) {
-  const text = `usage: node bench/run.mjs [--quick] [--extended] [--full] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
+  const text = `usage: node bench/run.mjs [--quick] [--extended] [--full] [--sizes 1m:384,10k:768] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
                          [--corpora a,b] [--engines a,b] [--repeats N] [--out DIR]`
   ;(code ? console.error : console.log)(text)
   process.exit(code)
@@ -46,6 +46,7 @@ function parseArgs(argv) {
     else if (a === '--no-python') opts.python = false
     else if (a === '--extended') opts.extended = true
     else if (a === '--full') opts.full = true
+    else if (a === '--sizes') opts.sizes = value().split(',').map((s) => s.trim().toLowerCase())
     else if (a === '--suite') opts.suites.push(...value().split(','))
     else if (a === '--corpora') opts.corpora = value().split(',').map((s) => s.trim().toLowerCase())
     else if (a === '--engines') opts.engines = value().split(',').map((s) => s.trim().toLowerCase())

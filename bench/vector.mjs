@@ -6,6 +6,7 @@
 //   node bench/run.mjs --suite vector --full       also 1M x 768 (+ ~4 min, ~14 GB of RAM)
 //   node bench/run.mjs --suite vector --quick      10k and 100k x 384, fewer repeats
 //   ... --no-python                                skip numpy and faiss (no .venv-bench-vec needed)
+//   ... --sizes 1m:384,100k:768                    only these (n, dim) configurations
 //
 // Each (size, dim) runs in its own Node process (`node --expose-gc bench/vector.mjs --worker <job>`), the
 // Python peers in a subprocess of it on the same files. Memory bandwidth (a STREAM-like native read loop on
@@ -349,7 +350,14 @@ function report(results, meta) {
 
 export async function runVectorSuite(opts) {
   const quick = opts.quick
-  const configs = quick
+  const parse = (c) => {
+    const m = /^(\d+)(k|m)?:(\d+)$/.exec(c)
+    if (!m) throw new Error(`--sizes takes n:dim pairs such as 1m:384, got ${c}`)
+    return [Number(m[1]) * (m[2] === 'm' ? 1e6 : m[2] === 'k' ? 1e3 : 1), Number(m[3])]
+  }
+  const configs = opts.sizes
+    ? opts.sizes.map(parse)
+    : quick
     ? [[10_000, 384], [100_000, 384]]
     : [[10_000, 384], [100_000, 384], [1_000_000, 384], [10_000, 768], [100_000, 768], ...(opts.full ? [[1_000_000, 768]] : [])]
   const repeats = opts.repeats ?? (quick ? 3 : 5)
