@@ -69,6 +69,25 @@ export declare class NativeSplitter {
   splitAsync(texts: Array<string>, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeSplit>
 }
 
+export declare class NativeVectorIndex {
+  constructor(dim: number, metric: string, storage: string)
+  add(ids: Array<string>, vectors: Float32Array, upsert: boolean): number
+  remove(ids: Array<string>): number
+  search(query: Float32Array, topK: number, filterIds?: Array<string> | undefined | null): NativeVectorHits
+  /** The queries are copied before the task starts, so the caller may reuse its array. */
+  searchBatch(queries: Float32Array, topK: number, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeVectorHits>
+  get size(): number
+  get dim(): number
+  get metric(): string
+  get storage(): string
+  /** Whether rows are still read from a memory-mapped file. */
+  get mapped(): boolean
+  get vectorBytes(): number
+  has(id: string): boolean
+  save(path: string, signal?: AbortSignal | undefined | null): Promise<void>
+  static load(path: string, mmap: boolean, signal?: AbortSignal | undefined | null): Promise<NativeVectorIndex>
+}
+
 /**
  * Loads the ONNX Runtime library (absolute path, or a bare name for the system search
  * path) once per process; returns the path actually in use.
@@ -155,3 +174,25 @@ export interface NativeSplitOptions {
   /** Path of a `tokenizer.json`, for `splitBy: "token"`. */
   tokenizer?: string
 }
+
+/**
+ * Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
+ * array); `lib/vector.ts` builds the objects. For a batch, `queryEnds[i]` is the end of
+ * query i's hits.
+ */
+export interface NativeVectorHits {
+  ids: string
+  idEnds: Uint32Array
+  scores: Float32Array
+  queryEnds: Uint32Array
+}
+
+/** The kernel set this CPU runs (`avx512`, `avx2`, `neon` or `scalar`); for benchmarks. */
+export declare function vectorKernelIsa(): string
+
+/**
+ * Best-of-`repeats` read bandwidth in GB/s of a STREAM-like sum over `megabytes` of f64,
+ * on one thread or on rayon's pool: the bound a single-query scan is measured against.
+ * For benchmarks only.
+ */
+export declare function vectorReadBandwidth(megabytes: number, parallel: boolean, repeats: number): number

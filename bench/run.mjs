@@ -3,7 +3,8 @@
 //
 //   npm run bench                       full run (Cranfield, CISI, Zipf 10k/100k/1M; ~15 min on 2 cores)
 //   npm run bench -- --quick            smoke test: Cranfield and Zipf 10k, few repeats (~2-3 min)
-//   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, rerank, split)
+//   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, rerank, split, vector)
+//   npm run bench -- --suite vector --full   vector suite with 1M x 768 too (see bench/vector.mjs)
 //   npm run bench -- --no-python        skip bm25s (no Python venv needed)
 //   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
 //   npm run bench -- --corpora cran,zipf-100k --engines ragrank,bm25s --repeats 7
@@ -23,10 +24,11 @@ const SUITES = {
   bm25: async (opts) => (await import('./bm25.mjs')).runBm25Suite(opts),
   rerank: async (opts) => (await import('./rerank.mjs')).runRerankSuite(opts),
   split: async (opts) => (await import('./split.mjs')).runSplitSuite(opts),
+  vector: async (opts) => (await import('./vector.mjs')).runVectorSuite(opts),
 }
 
 function usage(code) {
-  const text = `usage: node bench/run.mjs [--quick] [--extended] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
+  const text = `usage: node bench/run.mjs [--quick] [--extended] [--full] [--sizes 1m:384,10k:768] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
                          [--corpora a,b] [--engines a,b] [--repeats N] [--out DIR]`
   ;(code ? console.error : console.log)(text)
   process.exit(code)
@@ -44,6 +46,8 @@ function parseArgs(argv) {
     if (a === '--quick') opts.quick = true
     else if (a === '--no-python') opts.python = false
     else if (a === '--extended') opts.extended = true
+    else if (a === '--full') opts.full = true
+    else if (a === '--sizes') opts.sizes = value().split(',').map((s) => s.trim().toLowerCase())
     else if (a === '--suite') opts.suites.push(...value().split(','))
     else if (a === '--corpora') opts.corpora = value().split(',').map((s) => s.trim().toLowerCase())
     else if (a === '--engines') opts.engines = value().split(',').map((s) => s.trim().toLowerCase())

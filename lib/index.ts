@@ -24,6 +24,17 @@ export { HybridRetriever } from './hybrid'
 export type { HybridRetrieverOptions, HybridSource } from './hybrid'
 export { MultiQueryRetriever } from './multi-query'
 export type { MultiQueryRetrieveOptions, MultiQueryRetrieverOptions, QueryRewriter } from './multi-query'
+export { VectorIndex } from './vector'
+export type {
+  VectorBatchOptions,
+  VectorHit,
+  VectorIndexOptions,
+  VectorInput,
+  VectorLoadOptions,
+  VectorMetric,
+  VectorSearchOptions,
+  VectorStorage,
+} from './vector'
 export { evaluate } from './evaluate'
 export type { Evaluation, Qrels, Run } from './evaluate'
 export { AbortError, RagrankError } from './errors'

@@ -4,3 +4,4 @@ pub mod errors;
 pub mod eval;
 pub mod onnx;
 pub mod split;
+pub mod vector;

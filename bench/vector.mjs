@@ -1,0 +1,401 @@
+// Vector benchmark suite: exact top-10 over random unit vectors (fixed seeds), ragrank's VectorIndex
+// (f32, f16, int8) against usearch exactSearch, hnswlib-node BruteforceSearch, a LangChain
+// MemoryVectorStore-style JS loop, numpy and faiss IndexFlatIP, all in one run.
+//
+//   node bench/run.mjs --suite vector              10k/100k/1M x 384 and 10k/100k x 768 (~10 min on 2 cores)
+//   node bench/run.mjs --suite vector --full       also 1M x 768 (+ ~4 min, ~14 GB of RAM)
+//   node bench/run.mjs --suite vector --quick      10k and 100k x 384, fewer repeats
+//   ... --no-python                                skip numpy and faiss (no .venv-bench-vec needed)
+//   ... --sizes 1m:384,100k:768                    only these (n, dim) configurations
+//
+// Each (size, dim) runs in its own Node process (`node --expose-gc bench/vector.mjs --worker <job>`), the
+// Python peers in a subprocess of it on the same files. Memory bandwidth (a STREAM-like native read loop on
+// one thread and on all threads) is measured at the start and the end of the run; single-query f32
+// throughput is reported as a fraction of it. Throughput: queries in a loop (passes repeated until a
+// repeat lasts >= 0.3 s), after a warm-up pass; median (min-max) over the repeats.
+// Output: bench/results/vector.md and vector.json (a --quick run writes vector-quick.*).
+
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import {
+  batchThroughput,
+  fmt,
+  fmtRatio,
+  fmtSeconds,
+  fmtSpread,
+  gc,
+  lastJsonLine,
+  loopThroughput,
+  machineInfo,
+  mdTable,
+  now,
+  runCommand,
+  summarize,
+} from './lib/harness.mjs'
+import { pkgVersion, repoRoot } from './lib/peers.mjs'
+import { unitVectors } from './lib/vectors.mjs'
+import { loadRagrank } from './bm25.mjs'
+
+const thisFile = fileURLToPath(import.meta.url)
+const require = createRequire(import.meta.url)
+const TOP_K = 10
+const N_QUERIES = 64
+const BATCH = 32
+const CORPUS_SEED = 42
+const QUERY_SEED = 7
+/** number[] per vector: the JS peers hold ~8 bytes x dim per vector plus object overhead. */
+const JS_PEER_MAX_N = 100_000
+const PYTHON = process.env.RAGRANK_BENCH_VEC_PYTHON ?? path.join(repoRoot, '.venv-bench-vec', 'bin', 'python')
+
+const log = (m) => process.stderr.write(`${m}\n`)
+
+// ---------------------------------------------------------------------------------------------------------
+// Peers
+
+const peers = {
+  usearch: {
+    label: 'usearch exactSearch',
+    pkg: 'usearch',
+    load: () => require('usearch'),
+  },
+  hnswlib: {
+    label: 'hnswlib-node BruteforceSearch',
+    pkg: 'hnswlib-node',
+    load: () => require('hnswlib-node'),
+  },
+}
+
+function tryLoad(peer) {
+  try {
+    return { mod: peer.load() }
+  } catch (e) {
+    return { error: `${peer.pkg} could not be loaded: ${String(e.message).split('\n')[0]}` }
+  }
+}
+
+/** LangChain MemoryVectorStore's search shape: number[] vectors, cosine per vector, full sort, slice. */
+function jsLoopSearch(store, query, k) {
+  const qn = Math.sqrt(query.reduce((s, x) => s + x * x, 0))
+  const scored = store.map((v, i) => {
+    let dot = 0
+    let vn = 0
+    for (let j = 0; j < v.length; j++) {
+      dot += v[j] * query[j]
+      vn += v[j] * v[j]
+    }
+    return { i, score: dot / (Math.sqrt(vn) * qn) }
+  })
+  scored.sort((a, b) => b.score - a.score)
+  return scored.slice(0, k)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Worker: one (n, dim)
+
+function recallAt(ids, truth) {
+  let hit = 0
+  let total = 0
+  ids.forEach((row, q) => {
+    const want = new Set(truth[q])
+    total += want.size
+    for (const id of row) if (want.has(String(id))) hit++
+  })
+  return total ? hit / total : NaN
+}
+
+async function worker(job) {
+  const { n, dim, repeats, python } = job
+  const opts = { repeats, warmup: 1, minRepeatSeconds: 0.3 }
+  const out = { n, dim, engines: [] }
+  let t0 = now()
+  const corpus = unitVectors(n, dim, CORPUS_SEED)
+  const queries = unitVectors(N_QUERIES, dim, QUERY_SEED)
+  log(`  ${n} x ${dim}: vectors ready in ${fmtSeconds(now() - t0)}`)
+  const qviews = Array.from({ length: N_QUERIES }, (_, i) => queries.data.subarray(i * dim, (i + 1) * dim))
+  const batchQueries = queries.data.subarray(0, BATCH * dim)
+  const ids = Array.from({ length: n }, (_, i) => String(i))
+  let truth = null
+
+  const rr = await loadRagrank()
+  if (!rr) out.engines.push({ engine: 'ragrank', skipped: 'ragrank build not found (dist/index.mjs)' })
+  for (const storage of rr ? ['f32', 'int8', 'f16'] : []) {
+    gc()
+    t0 = now()
+    const index = new rr.VectorIndex({ dim, metric: 'cosine', storage })
+    index.add(ids, corpus.data)
+    const build = now() - t0
+    const single = loopThroughput(qviews, (q) => index.search(q, { topK: TOP_K }), opts)
+    const batch = await batchThroughput(BATCH, () => index.searchBatch(batchQueries, { topK: TOP_K }), opts)
+    const hits = qviews.map((q) => index.search(q, { topK: TOP_K }).map((h) => h.id))
+    if (storage === 'f32') truth = hits
+    out.engines.push({
+      engine: 'ragrank',
+      variant: storage,
+      build,
+      single: single.summary,
+      batch: batch.summary,
+      recall: recallAt(hits, truth),
+    })
+    log(`  ragrank ${storage}: ${fmt(single.summary.median)} q/s single, ${fmt(batch.summary.median)} q/s batch`)
+  }
+
+  // usearch: exact search over the same Float32Array (no copy), all threads.
+  {
+    const { mod, error } = tryLoad(peers.usearch)
+    if (error) out.engines.push({ engine: 'usearch', skipped: error })
+    else {
+      const threads = os.cpus().length
+      // usearch's binding reads a typed array from the start of its buffer (it ignores byteOffset and
+      // length of a subarray view), so it gets its own copies.
+      const own = qviews.map((q) => q.slice())
+      const ownBatch = batchQueries.slice()
+      const search = (q) => mod.exactSearch(corpus.data, q, dim, TOP_K, 'ip', threads)
+      const single = loopThroughput(own, search, opts)
+      const batch = loopThroughput([ownBatch], search, opts)
+      batch.summary = summarize(batch.rates.map((r) => r * BATCH))
+      const hits = own.map((q) => Array.from(search(q).keys, (k) => String(k)))
+      out.engines.push({
+        engine: 'usearch',
+        variant: `exactSearch, ip, ${threads} threads`,
+        version: pkgVersion('usearch'),
+        single: single.summary,
+        batch: batch.summary,
+        recall: recallAt(hits, truth),
+      })
+      log(`  usearch: ${fmt(single.summary.median)} q/s single`)
+    }
+  }
+
+  // hnswlib-node and the JS loop hold number[] per vector: only up to JS_PEER_MAX_N.
+  if (n > JS_PEER_MAX_N) {
+    const why = `not run above ${JS_PEER_MAX_N.toLocaleString('en-US')} vectors (number[] per vector: ~${Math.round((n * dim * 8) / 2 ** 30)} GiB of JS heap)`
+    out.engines.push({ engine: 'hnswlib', skipped: why }, { engine: 'jsloop', skipped: why })
+  } else {
+    const { mod, error } = tryLoad(peers.hnswlib)
+    if (error) out.engines.push({ engine: 'hnswlib', skipped: error })
+    else {
+      t0 = now()
+      const bf = new mod.BruteforceSearch('ip', dim)
+      bf.initIndex(n)
+      for (let i = 0; i < n; i++) bf.addPoint(Array.from(corpus.data.subarray(i * dim, (i + 1) * dim)), i)
+      const build = now() - t0
+      const qarrays = qviews.map((q) => Array.from(q))
+      const single = loopThroughput(qarrays, (q) => bf.searchKnn(q, TOP_K), opts)
+      const hits = qarrays.map((q) => bf.searchKnn(q, TOP_K).neighbors.map(String))
+      out.engines.push({
+        engine: 'hnswlib',
+        variant: 'BruteforceSearch, ip, sync',
+        version: pkgVersion('hnswlib-node'),
+        build,
+        single: single.summary,
+        recall: recallAt(hits, truth),
+      })
+      log(`  hnswlib: ${fmt(single.summary.median)} q/s single`)
+    }
+    gc()
+    t0 = now()
+    const store = Array.from({ length: n }, (_, i) => Array.from(corpus.data.subarray(i * dim, (i + 1) * dim)))
+    const build = now() - t0
+    const qarrays = qviews.map((q) => Array.from(q))
+    const single = loopThroughput(qarrays, (q) => jsLoopSearch(store, q, TOP_K), { ...opts, repeats: Math.min(repeats, 3) })
+    const hits = qarrays.map((q) => jsLoopSearch(store, q, TOP_K).map((h) => String(h.i)))
+    out.engines.push({
+      engine: 'jsloop',
+      variant: 'number[] + cosine + full sort (LangChain MemoryVectorStore style)',
+      build,
+      single: single.summary,
+      recall: recallAt(hits, truth),
+    })
+    log(`  js loop: ${fmt(single.summary.median)} q/s single`)
+  }
+
+  if (python) {
+    if (!fs.existsSync(PYTHON)) {
+      const why = `no Python venv at ${path.relative(repoRoot, PYTHON)} (run npm run setup:bench-vec)`
+      out.engines.push({ engine: 'numpy', skipped: why }, { engine: 'faiss', skipped: why })
+    } else {
+      const input = JSON.stringify({
+        corpus: corpus.path,
+        queries: queries.path,
+        n,
+        dim,
+        nq: N_QUERIES,
+        k: TOP_K,
+        batch: BATCH,
+        repeats,
+        min_seconds: 0.3,
+        engines: ['numpy', 'faiss'],
+      })
+      const r = await runCommand(PYTHON, [path.join(repoRoot, 'bench', 'py', 'vector_runner.py')], { input })
+      if (r.code !== 0) {
+        const why = `Python runner failed: ${r.stderr.trim().split('\n').pop()}`
+        out.engines.push({ engine: 'numpy', skipped: why }, { engine: 'faiss', skipped: why })
+      } else {
+        const py = lastJsonLine(r.stdout)
+        out.python = py.versions
+        for (const [name, res] of Object.entries(py.engines)) {
+          if (res.skipped) {
+            out.engines.push({ engine: name, skipped: res.skipped })
+            continue
+          }
+          out.engines.push({
+            engine: name,
+            variant: name === 'faiss' ? `IndexFlatIP, ${res.threads} OpenMP threads` : 'dot + argpartition; batch = matmul',
+            version: py.versions[name],
+            build: res.build_seconds,
+            single: summarize(res.single),
+            batch: summarize(res.batch),
+            recall: recallAt(res.ids, truth),
+          })
+          log(`  ${name}: ${fmt(summarize(res.single).median)} q/s single`)
+        }
+      }
+    }
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Driver
+
+function loadAverage() {
+  return os.loadavg().map((x) => x.toFixed(2)).join(', ')
+}
+
+async function bandwidth(rr) {
+  if (!rr) return null
+  const native = require(path.join(repoRoot, 'index.js'))
+  return {
+    isa: native.vectorKernelIsa(),
+    oneThread: native.vectorReadBandwidth(1024, false, 5),
+    allThreads: native.vectorReadBandwidth(1024, true, 5),
+  }
+}
+
+const label = (e) => (e.engine === 'ragrank' ? `ragrank ${e.variant}` : (peers[e.engine]?.label ?? { jsloop: 'JS loop', numpy: 'numpy', faiss: 'faiss' }[e.engine] ?? e.engine))
+
+function report(results, meta) {
+  const md = []
+  md.push('# Vector benchmark: exact top-10 over random unit vectors')
+  md.push('')
+  md.push(`${meta.date}; ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB, ${meta.machine.node}; ragrank ${meta.ragrank ?? '?'}.`)
+  md.push(`Load average (1, 5, 15 min): ${meta.loadStart} at the start, ${meta.loadEnd} at the end (other builds may share the machine; the VM varies up to ±2x between runs).`)
+  if (meta.bandwidth) {
+    const b = meta.bandwidth
+    md.push(`Kernels: ${b.start.isa}. Read bandwidth (STREAM-like sum over 1 GiB, best of 5): ${fmt(b.start.oneThread)} GB/s on one thread, ${fmt(b.start.allThreads)} GB/s on all threads at the start; ${fmt(b.end.oneThread)} / ${fmt(b.end.allThreads)} GB/s at the end.`)
+  }
+  md.push(`Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32.`)
+  md.push('')
+  const targets = []
+  const bw = meta.bandwidth ? Math.max(meta.bandwidth.start.allThreads, meta.bandwidth.end.allThreads) : NaN
+  for (const r of results) {
+    md.push(`## ${r.n.toLocaleString('en-US')} x ${r.dim}`)
+    md.push('')
+    if (r.error) {
+      md.push(`Failed: ${r.error}`)
+      md.push('')
+      continue
+    }
+    const bytes = r.n * r.dim * 4
+    const rows = r.engines
+      .filter((e) => !e.skipped)
+      .map((e) => [
+        label(e),
+        e.variant && e.engine !== 'ragrank' ? e.variant : e.engine === 'ragrank' ? 'sync, all cores above 8 MB' : '',
+        e.build === undefined ? '–' : fmtSeconds(e.build),
+        fmtSpread(e.single),
+        fmtSeconds(1 / e.single.median),
+        fmt((bytes * e.single.median) / 1e9),
+        e.batch ? fmtSpread(e.batch) : '–',
+        fmt(e.recall),
+      ])
+    md.push(mdTable(['engine', 'how', 'build', 'single q/s', 'ms/query', 'f32-equivalent GB/s', `batch ${BATCH} q/s`, 'recall@10'], rows))
+    const skipped = r.engines.filter((e) => e.skipped)
+    if (skipped.length) {
+      md.push('')
+      for (const e of skipped) md.push(`- ${label(e)}: ${e.skipped}`)
+    }
+    md.push('')
+    const f32 = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'f32')
+    const int8 = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'int8')
+    if (!f32) continue
+    const name = `${r.n.toLocaleString('en-US')} x ${r.dim}`
+    const fraction = (bytes * f32.single.median) / 1e9 / bw
+    if (r.n === 1_000_000 && r.dim === 384) targets.push([`single f32 at ${name}: fraction of all-thread read bandwidth`, fmt(fraction), fraction >= 0.8 ? '✓ (≥0.8)' : '✗ (≥0.8)'])
+    const br = f32.batch.median / f32.single.median
+    targets.push([`batch ${BATCH} vs ${BATCH} single calls, per query, ${name}`, fmtRatio(br), br >= 8 ? '✓ (≥8×)' : '✗ (≥8×)'])
+    if (int8) {
+      const ir = int8.single.median / f32.single.median
+      const ok = ir >= 3 && int8.recall >= 0.99
+      targets.push([`int8 vs f32 single, ${name} (recall@10 ${fmt(int8.recall)})`, fmtRatio(ir), ok ? '✓ (≥3×, recall ≥0.99)' : '✗ (≥3×, recall ≥0.99)'])
+    }
+    for (const e of r.engines.filter((x) => !x.skipped && x.engine !== 'ragrank')) {
+      const s = f32.single.median / e.single.median
+      const b = e.batch ? f32.batch.median / e.batch.median : NaN
+      const ok = s > 1 && (!e.batch || b > 1)
+      targets.push([`ragrank f32 vs ${label(e)}, ${name}`, `single ${fmtRatio(s)}${e.batch ? `, batch ${fmtRatio(b)}` : ''}`, ok ? '✓ faster' : '✗ not faster'])
+    }
+  }
+  md.push('## Targets')
+  md.push('')
+  md.push(mdTable(['target', 'measured', 'pass'], targets))
+  md.push('')
+  md.push('Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 8 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul. The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.')
+  return md.join('\n')
+}
+
+export async function runVectorSuite(opts) {
+  const quick = opts.quick
+  const parse = (c) => {
+    const m = /^(\d+)(k|m)?:(\d+)$/.exec(c)
+    if (!m) throw new Error(`--sizes takes n:dim pairs such as 1m:384, got ${c}`)
+    return [Number(m[1]) * (m[2] === 'm' ? 1e6 : m[2] === 'k' ? 1e3 : 1), Number(m[3])]
+  }
+  const configs = opts.sizes
+    ? opts.sizes.map(parse)
+    : quick
+    ? [[10_000, 384], [100_000, 384]]
+    : [[10_000, 384], [100_000, 384], [1_000_000, 384], [10_000, 768], [100_000, 768], ...(opts.full ? [[1_000_000, 768]] : [])]
+  const repeats = opts.repeats ?? (quick ? 3 : 5)
+  const rr = await loadRagrank()
+  const meta = { date: new Date().toISOString(), machine: machineInfo(), loadStart: loadAverage() }
+  try {
+    meta.ragrank = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim()
+  } catch {}
+  const bwStart = await bandwidth(rr)
+  const results = []
+  for (const [n, dim] of configs) {
+    log(`vector ${n} x ${dim}`)
+    const job = JSON.stringify({ n, dim, repeats, python: opts.python })
+    const r = await runCommand(process.execPath, ['--expose-gc', '--max-old-space-size=16384', thisFile, '--worker', job], { echoStderr: true, prefix: '' })
+    if (r.code !== 0) results.push({ n, dim, error: r.stderr.trim().split('\n').slice(-3).join(' ') })
+    else results.push(lastJsonLine(r.stdout))
+  }
+  const bwEnd = await bandwidth(rr)
+  meta.bandwidth = bwStart && { start: bwStart, end: bwEnd }
+  meta.loadEnd = loadAverage()
+  const markdown = report(results, meta)
+  const base = quick ? 'vector-quick' : 'vector'
+  fs.mkdirSync(opts.outDir, { recursive: true })
+  fs.writeFileSync(path.join(opts.outDir, `${base}.md`), `${markdown}\n`)
+  fs.writeFileSync(path.join(opts.outDir, `${base}.json`), `${JSON.stringify({ meta, results }, null, 2)}\n`)
+  return { markdown }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === thisFile) {
+  const i = process.argv.indexOf('--worker')
+  if (i < 0) {
+    console.error('bench/vector.mjs is run by bench/run.mjs (npm run bench -- --suite vector); it takes --worker <job> only.')
+    process.exit(2)
+  }
+  worker(JSON.parse(process.argv[i + 1]))
+    .then((out) => process.stdout.write(`${JSON.stringify(out)}\n`))
+    .catch((e) => {
+      console.error(e?.stack ?? e)
+      process.exit(1)
+    })
+}

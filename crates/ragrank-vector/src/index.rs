@@ -1,0 +1,315 @@
+//! The rows, their ids, and the validation every change goes through before it touches
+//! anything (a failed call leaves the index as it was).
+//!
+//! Rows are kept in insertion order (slot order); removal compacts, so slot order stays
+//! insertion order and the earlier-added row wins a score tie. Storage:
+//! - `f32`: 4 bytes per value.
+//! - `f16`: 2 bytes per value; scores are computed in f32 from the stored halves.
+//! - `int8`: 1 byte per value (symmetric per-row scale) scanned for a shortlist, plus the
+//!   f32 originals (4 more bytes) that rescore the shortlist exactly. Memory is 5 bytes per
+//!   value, but a scan reads only the int8 codes, and a memory-mapped index pages in only
+//!   the originals of shortlisted rows.
+use half::f16;
+use ragrank_core::{Error, ErrorKind, Result};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::column::Column;
+use crate::kernels::Kernels;
+
+/// Largest dimension accepted (larger is almost surely a mistake in the call).
+pub const MAX_DIM: usize = 1 << 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Vectors are normalised at add time and queries at search time; score = cosine.
+    Cosine,
+    /// Score = inner product.
+    Dot,
+    /// Score = minus the squared Euclidean distance (0 for an identical vector, higher is closer).
+    L2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    F32,
+    F16,
+    Int8,
+}
+
+impl Metric {
+    pub fn parse(s: &str) -> Result<Metric> {
+        match s {
+            "cosine" => Ok(Metric::Cosine),
+            "dot" => Ok(Metric::Dot),
+            "l2" => Ok(Metric::L2),
+            _ => Err(Error::invalid(format!(
+                "unknown metric {s:?}; expected cosine, dot or l2"
+            ))),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Cosine => "cosine",
+            Metric::Dot => "dot",
+            Metric::L2 => "l2",
+        }
+    }
+}
+
+impl Storage {
+    pub fn parse(s: &str) -> Result<Storage> {
+        match s {
+            "f32" => Ok(Storage::F32),
+            "f16" => Ok(Storage::F16),
+            "int8" => Ok(Storage::Int8),
+            _ => Err(Error::invalid(format!(
+                "unknown storage {s:?}; expected f32, f16 or int8"
+            ))),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Storage::F32 => "f32",
+            Storage::F16 => "f16",
+            Storage::Int8 => "int8",
+        }
+    }
+    /// Whether the f32 originals are kept (the f32 rows, or the int8 rescoring copy).
+    pub fn keeps_f32(self) -> bool {
+        matches!(self, Storage::F32 | Storage::Int8)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    pub dim: usize,
+    pub metric: Metric,
+    pub storage: Storage,
+}
+
+#[derive(Default)]
+pub struct VectorIndex {
+    pub(crate) config: Option<Config>,
+    pub(crate) ids: Vec<Box<str>>,
+    pub(crate) slots: FxHashMap<Box<str>, u32>,
+    /// f32 rows (storage f32) or the int8 rescoring originals.
+    pub(crate) f32s: Column<f32>,
+    pub(crate) f16s: Column<f16>,
+    pub(crate) i8s: Column<i8>,
+    /// Per-row int8 scale: value = code * scale.
+    pub(crate) scales: Column<f32>,
+    /// Per-row squared norm of the scanned values (metric l2 only).
+    pub(crate) sqnorms: Column<f32>,
+}
+
+impl VectorIndex {
+    pub fn new(config: Config) -> Result<VectorIndex> {
+        if config.dim == 0 || config.dim > MAX_DIM {
+            return Err(Error::invalid(format!(
+                "dim must be in [1, {MAX_DIM}], got {}",
+                config.dim
+            )));
+        }
+        Ok(VectorIndex {
+            config: Some(config),
+            ..Default::default()
+        })
+    }
+
+    pub fn config(&self) -> Config {
+        self.config.expect("constructed with a config")
+    }
+
+    pub fn dim(&self) -> usize {
+        self.config().dim
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.slots.contains_key(id)
+    }
+
+    pub fn id(&self, slot: u32) -> &str {
+        &self.ids[slot as usize]
+    }
+
+    /// Slots of the known ids, sorted and deduplicated (unknown ids are skipped).
+    pub fn slots_of<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        let mut v: Vec<u32> = ids.into_iter().filter_map(|id| self.slots.get(id).copied()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Whether the rows are read from a memory map (until the first change copies them).
+    pub fn is_mapped(&self) -> bool {
+        self.f32s.is_mapped() || self.f16s.is_mapped() || self.i8s.is_mapped()
+    }
+
+    /// Bytes of row data (all columns), ids excluded.
+    pub fn vector_bytes(&self) -> usize {
+        self.f32s.as_slice().len() * 4
+            + self.f16s.as_slice().len() * 2
+            + self.i8s.as_slice().len()
+            + self.scales.as_slice().len() * 4
+            + self.sqnorms.as_slice().len() * 4
+    }
+
+    /// Adds rows (`vectors` is ids.len() x dim, row-major) and returns how many. An id already
+    /// present is an error unless `upsert`, which replaces the row (it then counts as newly
+    /// added for tie order). Everything is validated before the index changes.
+    pub fn add(&mut self, ids: &[String], vectors: &[f32], upsert: bool) -> Result<usize> {
+        let Config { dim, metric, storage } = self.config();
+        if vectors.len() != ids.len() * dim {
+            return Err(Error::invalid(format!(
+                "vectors has {} values but {} ids x dim {dim} need {}",
+                vectors.len(),
+                ids.len(),
+                ids.len() * dim
+            )));
+        }
+        let mut seen = FxHashSet::default();
+        for id in ids {
+            if id.is_empty() {
+                return Err(Error::invalid("ids must be non-empty strings"));
+            }
+            if !seen.insert(id.as_str()) {
+                return Err(Error::new(
+                    ErrorKind::DuplicateId,
+                    format!("id {id:?} appears more than once in this call"),
+                ));
+            }
+            if !upsert && self.contains(id) {
+                return Err(Error::new(
+                    ErrorKind::DuplicateId,
+                    format!("id {id:?} is already in the index (pass {{ upsert: true }} to replace it)"),
+                ));
+            }
+        }
+        let mut norms = Vec::with_capacity(ids.len());
+        for (r, row) in vectors.chunks_exact(dim).enumerate() {
+            norms.push(
+                check_row(row, metric, storage)
+                    .map_err(|why| Error::invalid(format!("vector {r} (id {:?}) {why}", ids[r])))?,
+            );
+        }
+        if upsert {
+            self.remove(ids);
+        }
+        let k = Kernels::best();
+        let mut normalised = vec![0f32; dim];
+        for ((id, row), norm) in ids.iter().zip(vectors.chunks_exact(dim)).zip(norms) {
+            let v: &[f32] = if metric == Metric::Cosine {
+                for (o, &x) in normalised.iter_mut().zip(row) {
+                    *o = (x as f64 / norm) as f32;
+                }
+                &normalised
+            } else {
+                row
+            };
+            match storage {
+                Storage::F32 => self.f32s.to_mut().extend_from_slice(v),
+                Storage::F16 => self.f16s.to_mut().extend(v.iter().map(|&x| f16::from_f32(x))),
+                Storage::Int8 => {
+                    self.f32s.to_mut().extend_from_slice(v);
+                    let scale = quantize_into(v, self.i8s.to_mut());
+                    self.scales.to_mut().push(scale);
+                }
+            }
+            if metric == Metric::L2 {
+                let sq = match storage {
+                    Storage::F16 => {
+                        let h = &self.f16s.as_slice()[self.f16s.as_slice().len() - dim..];
+                        h.iter().map(|x| x.to_f32() * x.to_f32()).sum()
+                    }
+                    _ => (k.dot_f32)(v, v),
+                };
+                self.sqnorms.to_mut().push(sq);
+            }
+            let id: Box<str> = id.as_str().into();
+            self.slots.insert(id.clone(), self.ids.len() as u32);
+            self.ids.push(id);
+        }
+        Ok(ids.len())
+    }
+
+    /// Removes rows by id and returns how many were present; unknown ids are ignored.
+    /// O(rows): the remaining rows are compacted so slot order stays insertion order.
+    pub fn remove<S: AsRef<str>>(&mut self, ids: &[S]) -> usize {
+        let mut keep = vec![true; self.len()];
+        let mut removed = 0;
+        for id in ids {
+            if let Some(&s) = self.slots.get(id.as_ref()) {
+                if keep[s as usize] {
+                    keep[s as usize] = false;
+                    removed += 1;
+                }
+            }
+        }
+        if removed == 0 {
+            return 0;
+        }
+        let dim = self.dim();
+        self.f32s.retain_rows(dim, &keep);
+        self.f16s.retain_rows(dim, &keep);
+        self.i8s.retain_rows(dim, &keep);
+        self.scales.retain_rows(1, &keep);
+        self.sqnorms.retain_rows(1, &keep);
+        let mut flags = keep.iter();
+        self.ids.retain(|_| *flags.next().expect("one flag per id"));
+        self.rebuild_slots();
+        removed
+    }
+
+    pub(crate) fn rebuild_slots(&mut self) {
+        self.slots = self
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(s, id)| (id.clone(), s as u32))
+            .collect();
+    }
+}
+
+/// Checks one row; returns its Euclidean norm (f64, for normalising).
+pub(crate) fn check_row(row: &[f32], metric: Metric, storage: Storage) -> std::result::Result<f64, String> {
+    if let Some(c) = row.iter().position(|x| !x.is_finite()) {
+        return Err(format!("has a non-finite value ({}) at index {c}", row[c]));
+    }
+    if storage == Storage::F16 && metric != Metric::Cosine {
+        if let Some(c) = row.iter().position(|x| x.abs() > f16::MAX.to_f32()) {
+            return Err(format!(
+                "has a value ({}) at index {c} beyond the f16 range (65504)",
+                row[c]
+            ));
+        }
+    }
+    let sq: f64 = row.iter().map(|&x| x as f64 * x as f64).sum();
+    if sq > f32::MAX as f64 {
+        return Err("has a squared norm beyond the f32 range".into());
+    }
+    if metric == Metric::Cosine && sq == 0.0 {
+        return Err("is all zeros; cosine similarity needs a non-zero vector".into());
+    }
+    Ok(sq.sqrt())
+}
+
+/// Symmetric int8 codes of `v` appended to `out`; returns the scale (value = code * scale).
+pub(crate) fn quantize_into(v: &[f32], out: &mut Vec<i8>) -> f32 {
+    let amax = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if amax == 0.0 {
+        out.resize(out.len() + v.len(), 0);
+        return 0.0;
+    }
+    let scale = amax / 127.0;
+    let inv = 127.0 / amax;
+    out.extend(v.iter().map(|&x| (x * inv).round().clamp(-127.0, 127.0) as i8));
+    scale
+}

@@ -1,0 +1,361 @@
+use std::sync::atomic::AtomicBool;
+
+use half::f16;
+use ragrank_core::ErrorKind;
+use ragrank_vector::persist;
+use ragrank_vector::{Config, Hit, Metric, SearchOptions, Storage, VectorIndex};
+use rand::{Rng, SeedableRng};
+
+const METRICS: [Metric; 3] = [Metric::Cosine, Metric::Dot, Metric::L2];
+const STORAGES: [Storage; 3] = [Storage::F32, Storage::F16, Storage::Int8];
+
+fn random(n: usize, dim: usize, seed: u64) -> Vec<f32> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n * dim).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+}
+
+fn ids(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("doc-{i}")).collect()
+}
+
+fn build(n: usize, dim: usize, metric: Metric, storage: Storage, seed: u64) -> (VectorIndex, Vec<f32>) {
+    let data = random(n, dim, seed);
+    let mut idx = VectorIndex::new(Config { dim, metric, storage }).unwrap();
+    idx.add(&ids(n), &data, false).unwrap();
+    (idx, data)
+}
+
+/// Brute-force reference in f64 from the values the storage keeps (f16-rounded for f16).
+fn reference(data: &[f32], dim: usize, q: &[f32], metric: Metric, storage: Storage, k: usize) -> Vec<(usize, f64)> {
+    let norm = |v: &[f32]| v.iter().map(|&x| x as f64 * x as f64).sum::<f64>().sqrt();
+    let prep = |v: &[f32]| -> Vec<f64> {
+        let n = if metric == Metric::Cosine { norm(v) } else { 1.0 };
+        v.iter()
+            .map(|&x| {
+                let y = (x as f64 / n) as f32;
+                if storage == Storage::F16 {
+                    f16::from_f32(y).to_f32() as f64
+                } else {
+                    y as f64
+                }
+            })
+            .collect()
+    };
+    let qn = if metric == Metric::Cosine { norm(q) } else { 1.0 };
+    let q: Vec<f64> = q.iter().map(|&x| x as f64 / qn).collect();
+    let mut scored: Vec<(usize, f64)> = data
+        .chunks_exact(dim)
+        .enumerate()
+        .map(|(i, row)| {
+            let r = prep(row);
+            let s = match metric {
+                Metric::L2 => -r.iter().zip(&q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>(),
+                _ => r.iter().zip(&q).map(|(a, b)| a * b).sum(),
+            };
+            (i, s)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.truncate(k);
+    scored
+}
+
+fn search(idx: &VectorIndex, q: &[f32], k: usize) -> Vec<Hit> {
+    idx.search(q, &SearchOptions { top_k: k, filter: None }).unwrap()
+}
+
+#[test]
+fn exact_storages_match_a_brute_force_reference() {
+    for metric in METRICS {
+        for storage in [Storage::F32, Storage::F16, Storage::Int8] {
+            let (idx, data) = build(3000, 37, metric, storage, 1);
+            let queries = random(5, 37, 2);
+            for q in queries.chunks_exact(37) {
+                let got = search(&idx, q, 10);
+                let want = reference(&data, 37, q, metric, storage, 10);
+                let got_slots: Vec<usize> = got.iter().map(|h| h.slot as usize).collect();
+                let want_slots: Vec<usize> = want.iter().map(|w| w.0).collect();
+                if storage == Storage::Int8 {
+                    // Rescored exactly: every hit carries its exact f32 score; recall is near 1.
+                    let exact = reference(&data, 37, q, metric, Storage::F32, 3000);
+                    for h in &got {
+                        let e = exact.iter().find(|x| x.0 == h.slot as usize).unwrap().1;
+                        assert!(
+                            (h.score as f64 - e).abs() < 1e-4,
+                            "{metric:?} int8 score {} vs {e}",
+                            h.score
+                        );
+                    }
+                    let found = got_slots.iter().filter(|s| want_slots.contains(s)).count();
+                    assert!(found >= 9, "{metric:?} int8 recall {found}/10");
+                } else {
+                    assert_eq!(got_slots, want_slots, "{metric:?} {storage:?}");
+                    for (h, w) in got.iter().zip(&want) {
+                        assert!((h.score as f64 - w.1).abs() < 1e-4, "{metric:?} {storage:?}");
+                    }
+                }
+                assert!(got.windows(2).all(|w| w[0].score >= w[1].score));
+            }
+        }
+    }
+}
+
+#[test]
+fn l2_score_is_minus_squared_distance_and_zero_for_the_same_vector() {
+    let mut idx = VectorIndex::new(Config {
+        dim: 2,
+        metric: Metric::L2,
+        storage: Storage::F32,
+    })
+    .unwrap();
+    idx.add(&ids(2), &[0.0, 0.0, 3.0, 4.0], false).unwrap();
+    let hits = search(&idx, &[3.0, 4.0], 2);
+    assert_eq!((hits[0].slot, hits[0].score), (1, 0.0));
+    assert_eq!((hits[1].slot, hits[1].score), (0, -25.0));
+}
+
+#[test]
+fn ties_go_to_the_earlier_added_row_and_upsert_moves_a_row_last() {
+    let mut idx = VectorIndex::new(Config {
+        dim: 2,
+        metric: Metric::Cosine,
+        storage: Storage::F32,
+    })
+    .unwrap();
+    let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    idx.add(&names, &[1.0, 0.0, 2.0, 0.0, 3.0, 0.0], false).unwrap();
+    let order = |idx: &VectorIndex| -> Vec<String> {
+        search(idx, &[1.0, 0.0], 3)
+            .iter()
+            .map(|h| idx.id(h.slot).to_string())
+            .collect()
+    };
+    assert_eq!(order(&idx), ["a", "b", "c"]);
+    idx.add(&["a".to_string()], &[5.0, 0.0], true).unwrap();
+    assert_eq!(order(&idx), ["b", "c", "a"]);
+    assert_eq!(idx.len(), 3);
+}
+
+#[test]
+fn a_filter_scores_only_the_allowed_rows() {
+    let (idx, data) = build(500, 16, Metric::Dot, Storage::F32, 3);
+    let allowed: Vec<u32> = (0..500).filter(|i| i % 7 == 0).collect();
+    let q = &random(1, 16, 4);
+    let got = idx
+        .search(
+            q,
+            &SearchOptions {
+                top_k: 5,
+                filter: Some(allowed.clone()),
+            },
+        )
+        .unwrap();
+    let mut want = reference(&data, 16, q, Metric::Dot, Storage::F32, 500);
+    want.retain(|w| allowed.contains(&(w.0 as u32)));
+    let want: Vec<u32> = want.iter().take(5).map(|w| w.0 as u32).collect();
+    assert_eq!(got.iter().map(|h| h.slot).collect::<Vec<_>>(), want);
+    let none = idx
+        .search(
+            q,
+            &SearchOptions {
+                top_k: 5,
+                filter: Some(vec![]),
+            },
+        )
+        .unwrap();
+    assert!(none.is_empty());
+}
+
+#[test]
+fn batch_agrees_with_single_queries_in_every_mode() {
+    // 40k x 64 values crosses the parallel threshold.
+    for metric in METRICS {
+        for storage in STORAGES {
+            let (idx, _) = build(40_000, 64, metric, storage, 5);
+            for m in [2usize, 9] {
+                let qs = random(m, 64, 6 + m as u64);
+                let batch = idx.search_batch(&qs, 10, &AtomicBool::new(false)).unwrap();
+                assert_eq!(batch.len(), m);
+                for (q, got) in qs.chunks_exact(64).zip(&batch) {
+                    let single = search(&idx, q, 10);
+                    let a: Vec<u32> = got.iter().map(|h| h.slot).collect();
+                    let b: Vec<u32> = single.iter().map(|h| h.slot).collect();
+                    assert_eq!(a, b, "{metric:?} {storage:?} m={m}");
+                    for (x, y) in got.iter().zip(&single) {
+                        assert!((x.score - y.score).abs() <= 1e-4 * y.score.abs().max(1.0));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn batch_is_cancellable() {
+    let (idx, _) = build(1000, 8, Metric::Dot, Storage::F32, 7);
+    let err = idx
+        .search_batch(&random(8, 8, 8), 3, &AtomicBool::new(true))
+        .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Aborted);
+}
+
+#[test]
+fn top_k_zero_and_beyond_size_and_empty_index() {
+    let (idx, _) = build(5, 4, Metric::Cosine, Storage::F32, 9);
+    let q = [1.0, 0.0, 0.0, 0.0];
+    assert!(search(&idx, &q, 0).is_empty());
+    assert_eq!(search(&idx, &q, 100).len(), 5);
+    let empty = VectorIndex::new(Config {
+        dim: 4,
+        metric: Metric::Cosine,
+        storage: Storage::Int8,
+    })
+    .unwrap();
+    assert!(search(&empty, &q, 10).is_empty());
+    assert_eq!(
+        empty.search_batch(&q, 10, &AtomicBool::new(false)).unwrap(),
+        vec![vec![]]
+    );
+}
+
+#[test]
+fn bad_input_is_rejected_and_leaves_the_index_unchanged() {
+    let (mut idx, _) = build(10, 3, Metric::Cosine, Storage::Int8, 10);
+    let q = [0.3, -0.2, 0.9];
+    let before = search(&idx, &q, 10);
+    let one = |s: &str| vec![s.to_string()];
+    let cases: Vec<(Vec<String>, Vec<f32>, bool, ErrorKind)> = vec![
+        (one("x"), vec![1.0, 2.0], false, ErrorKind::InvalidArg),
+        (one("x"), vec![1.0, f32::NAN, 0.0], false, ErrorKind::InvalidArg),
+        (one("x"), vec![1.0, f32::INFINITY, 0.0], false, ErrorKind::InvalidArg),
+        (one("x"), vec![0.0, 0.0, 0.0], false, ErrorKind::InvalidArg),
+        (one(""), vec![1.0, 0.0, 0.0], false, ErrorKind::InvalidArg),
+        (one("doc-3"), vec![1.0, 0.0, 0.0], false, ErrorKind::DuplicateId),
+        (vec!["y".into(), "y".into()], vec![1.0; 6], true, ErrorKind::DuplicateId),
+        // A bad row after a good upsert row: nothing at all is applied.
+        (
+            vec!["doc-1".into(), "z".into()],
+            vec![1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            true,
+            ErrorKind::InvalidArg,
+        ),
+    ];
+    for (names, values, upsert, kind) in cases {
+        let err = idx.add(&names, &values, upsert).unwrap_err();
+        assert_eq!(err.kind, kind, "{names:?}: {}", err.message);
+        assert_eq!(idx.len(), 10);
+        assert_eq!(search(&idx, &q, 10), before);
+    }
+    for bad in [vec![1.0, 0.0], vec![f32::NAN, 0.0, 0.0], vec![0.0, 0.0, 0.0]] {
+        let err = idx.search(&bad, &SearchOptions { top_k: 3, filter: None }).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidArg);
+    }
+    let err = idx
+        .search_batch(&[1.0, 0.0, 0.0, 1.0], 3, &AtomicBool::new(false))
+        .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidArg);
+    assert!(VectorIndex::new(Config {
+        dim: 0,
+        metric: Metric::Dot,
+        storage: Storage::F32
+    })
+    .is_err());
+    let mut f16 = VectorIndex::new(Config {
+        dim: 1,
+        metric: Metric::Dot,
+        storage: Storage::F16,
+    })
+    .unwrap();
+    assert_eq!(
+        f16.add(&one("big"), &[1e6], false).unwrap_err().kind,
+        ErrorKind::InvalidArg
+    );
+}
+
+#[test]
+fn remove_equals_rebuilding_from_the_survivors() {
+    for storage in STORAGES {
+        let (mut idx, data) = build(300, 8, Metric::L2, storage, 11);
+        let gone: Vec<String> = (0..300).filter(|i| i % 3 == 1).map(|i| format!("doc-{i}")).collect();
+        let mut asked = gone.clone();
+        asked.push("unknown".into());
+        asked.push(gone[0].clone());
+        assert_eq!(idx.remove(&asked), gone.len());
+        assert_eq!(idx.remove(&asked), 0);
+        let keep: Vec<usize> = (0..300).filter(|i| i % 3 != 1).collect();
+        let kept_ids: Vec<String> = keep.iter().map(|i| format!("doc-{i}")).collect();
+        let kept: Vec<f32> = keep.iter().flat_map(|&i| data[i * 8..(i + 1) * 8].to_vec()).collect();
+        let mut fresh = VectorIndex::new(Config {
+            dim: 8,
+            metric: Metric::L2,
+            storage,
+        })
+        .unwrap();
+        fresh.add(&kept_ids, &kept, false).unwrap();
+        let q = random(1, 8, 12);
+        assert_eq!(search(&idx, &q, 20), search(&fresh, &q, 20));
+        assert!(!idx.contains("doc-1") && idx.contains("doc-0"));
+    }
+}
+
+#[test]
+fn save_and_load_round_trip_in_memory_and_mapped() {
+    let dir = std::env::temp_dir().join(format!("ragrank-vector-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for metric in METRICS {
+        for storage in STORAGES {
+            let (idx, _) = build(777, 19, metric, storage, 13);
+            let path = dir.join(format!("{metric:?}-{storage:?}.rgv"));
+            persist::save(&idx, &path).unwrap();
+            let q = random(1, 19, 14);
+            let want = search(&idx, &q, 15);
+            for mapped in [false, true] {
+                let mut back = persist::load(&path, mapped).unwrap();
+                assert_eq!(back.is_mapped(), mapped);
+                assert_eq!(back.config(), idx.config());
+                assert_eq!(search(&back, &q, 15), want);
+                // A change copies the mapped rows; the file stays as it was.
+                back.add(&["new".to_string()], &random(1, 19, 15), false).unwrap();
+                back.remove(&["doc-5"]);
+                assert!(!back.is_mapped());
+                assert_eq!(back.len(), 777);
+                assert_eq!(search(&persist::load(&path, true).unwrap(), &q, 15), want);
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn damaged_or_foreign_files_are_rejected() {
+    let dir = std::env::temp_dir().join(format!("ragrank-vector-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("i.rgv");
+    let (idx, _) = build(50, 4, Metric::Cosine, Storage::F32, 16);
+    persist::save(&idx, &path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let mut flipped = good.clone();
+    flipped[200] ^= 1;
+    let mut version = good.clone();
+    version[8] = 9;
+    for (name, bytes) in [
+        ("flipped", flipped),
+        ("truncated", good[..good.len() - 7].to_vec()),
+        ("foreign", b"hello world, not an index at all".repeat(4)),
+        ("version", version),
+        ("empty", Vec::new()),
+    ] {
+        std::fs::write(&path, bytes).unwrap();
+        for mapped in [false, true] {
+            let err = persist::load(&path, mapped)
+                .err()
+                .unwrap_or_else(|| panic!("{name} loaded"));
+            assert_eq!(err.kind, ErrorKind::CorruptIndex, "{name}: {}", err.message);
+        }
+    }
+    assert_eq!(
+        persist::load(&dir.join("missing"), false).err().unwrap().kind,
+        ErrorKind::Io
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,249 @@
+import type { NativeVectorHits, NativeVectorIndex } from './native'
+import { native } from './native'
+import { callNative, fromNative, rangeError, typeError } from './errors'
+import { checkSignal, runCancellable } from './abort'
+import { documentId, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
+
+/**
+ * How a hit is scored (higher is better for all three):
+ * - `'cosine'`: cosine similarity. Vectors are normalised when added (and stored normalised),
+ *   queries when searched; zero vectors are rejected.
+ * - `'dot'`: inner product.
+ * - `'l2'`: minus the squared Euclidean distance (0 for an identical vector).
+ */
+export type VectorMetric = 'cosine' | 'dot' | 'l2'
+
+/**
+ * How rows are stored:
+ * - `'f32'` (default): 4 bytes per value, exact.
+ * - `'f16'`: 2 bytes per value; scores are computed in f32 from the stored halves.
+ * - `'int8'`: per-row scaled int8 codes (1 byte per value) are scanned for a shortlist of
+ *   `max(4 * topK, topK + 32)` rows, which is rescored exactly from f32 originals that are kept
+ *   too (5 bytes per value in memory, but a scan reads 1). Scores returned are exact f32
+ *   scores; recall against f32 is reported by the benchmark.
+ */
+export type VectorStorage = 'f32' | 'f16' | 'int8'
+
+export interface VectorIndexOptions {
+  /** Values per vector (1 to 65536). */
+  dim: number
+  /** Default `'cosine'`. */
+  metric?: VectorMetric
+  /** Default `'f32'`. */
+  storage?: VectorStorage
+}
+
+/** A hit: sorted by score, best first; ties go to the vector added first. */
+export interface VectorHit {
+  id: string
+  score: number
+}
+
+export interface VectorSearchOptions {
+  /** How many hits at most (default 10). 0 returns none; more than the candidates returns them all. */
+  topK?: number
+  /** Only vectors with one of these ids are scored (inside the scan); unknown ids are ignored. */
+  filter?: { ids?: readonly string[] }
+}
+
+export interface VectorBatchOptions {
+  /** As in `search` (default 10). */
+  topK?: number
+  signal?: AbortSignal
+}
+
+export interface VectorLoadOptions {
+  /**
+   * Read the rows through a read-only memory map instead of copying them (default false):
+   * processes that map the same file share one copy in the page cache, and loading costs
+   * one checksum pass. The first `add` or `remove` copies the rows into memory; the file is
+   * never written.
+   */
+  mmap?: boolean
+  signal?: AbortSignal
+}
+
+/** A vector: a Float32Array, or an array of numbers (copied into one). */
+export type VectorInput = Float32Array | readonly number[]
+
+const FROM_NATIVE = Symbol('fromNative')
+const METRICS = new Set(['cosine', 'dot', 'l2'])
+const STORAGES = new Set(['f32', 'f16', 'int8'])
+
+/**
+ * Exact (brute-force) vector top-k whose scans run in Rust with SIMD kernels chosen for the
+ * CPU at run time (AVX-512, AVX2/FMA, NEON or scalar).
+ *
+ * Synchronous: `add`, `remove`, `search` (a large index is scanned on all cores).
+ * Off the event loop (Promises on the libuv pool): `searchBatch` (cancellable), `save`, `load`.
+ * A call that throws leaves the index unchanged.
+ */
+export class VectorIndex {
+  readonly #native: NativeVectorIndex
+  readonly #dim: number
+
+  constructor(options: VectorIndexOptions) {
+    const restored = (options as { [FROM_NATIVE]?: NativeVectorIndex } | undefined)?.[FROM_NATIVE]
+    if (restored) {
+      this.#native = restored
+    } else {
+      if (!isPlainObject(options)) throw typeError('options must be an object such as { dim: 384 }')
+      if (options.dim === undefined) throw typeError('options.dim is required (the number of values per vector)')
+      const dim = nonNegativeInteger(options.dim, 'options.dim')
+      if (dim < 1 || dim > 65536) throw rangeError(`options.dim must be in [1, 65536], got ${dim}`)
+      const metric = options.metric ?? 'cosine'
+      if (typeof metric !== 'string' || !METRICS.has(metric)) {
+        throw rangeError(`options.metric must be 'cosine', 'dot' or 'l2', got ${String(metric)}`)
+      }
+      const storage = options.storage ?? 'f32'
+      if (typeof storage !== 'string' || !STORAGES.has(storage)) {
+        throw rangeError(`options.storage must be 'f32', 'f16' or 'int8', got ${String(storage)}`)
+      }
+      this.#native = callNative(() => new native.NativeVectorIndex(dim, metric, storage))
+    }
+    this.#dim = this.#native.dim
+  }
+
+  /** Number of vectors. */
+  get size(): number {
+    return this.#native.size
+  }
+
+  get dim(): number {
+    return this.#dim
+  }
+
+  get metric(): VectorMetric {
+    return this.#native.metric as VectorMetric
+  }
+
+  get storage(): VectorStorage {
+    return this.#native.storage as VectorStorage
+  }
+
+  /** Whether the rows are still read from a memory-mapped file (see `load`). */
+  get mapped(): boolean {
+    return this.#native.mapped
+  }
+
+  has(id: string): boolean {
+    return typeof id === 'string' && this.#native.has(id)
+  }
+
+  /**
+   * Adds `ids.length` vectors given row after row in `vectors` (ids.length x dim values) and
+   * returns how many. An id already present is an error (`ERR_DUPLICATE_ID`) unless
+   * `upsert` is set; the replaced vector then counts as newly added for tie order. NaN or
+   * Infinity, or a zero vector under cosine, is a RangeError.
+   */
+  add(ids: readonly string[], vectors: VectorInput, options: { upsert?: boolean } = {}): number {
+    if (!Array.isArray(ids)) throw typeError('ids must be an array of strings')
+    const list = ids.map((id, i) => documentId(id, `ids[${i}]`))
+    const values = toFloat32(vectors, 'vectors')
+    if (values.length !== list.length * this.#dim) {
+      throw rangeError(`vectors has ${values.length} values; ${list.length} ids x dim ${this.#dim} need ${list.length * this.#dim}`)
+    }
+    const o = optionsObject(options, 'options')
+    if (o.upsert !== undefined && typeof o.upsert !== 'boolean') throw typeError('options.upsert must be a boolean')
+    return callNative(() => this.#native.add(list, values, o.upsert === true))
+  }
+
+  /** Removes vectors by id; returns how many were present (unknown ids are ignored). O(size). */
+  remove(ids: readonly string[]): number {
+    const list = stringArray(ids, 'ids')
+    return callNative(() => this.#native.remove(list))
+  }
+
+  /** The best `topK` vectors for one query (a scan of every vector, or of the filter's). */
+  search(query: VectorInput, options: VectorSearchOptions = {}): VectorHit[] {
+    const q = this.#vectors(query, 'query', false)
+    const o = optionsObject(options, 'options')
+    const topK = topKOption(o.topK)
+    let filterIds: string[] | undefined
+    if (o.filter !== undefined) {
+      const f = optionsObject(o.filter, 'options.filter')
+      if (f.ids !== undefined) filterIds = stringArray(f.ids, 'options.filter.ids')
+    }
+    return toHits(callNative(() => this.#native.search(q, topK, filterIds)))[0] ?? []
+  }
+
+  /**
+   * Many queries (`queries` holds m x dim values, row after row) in one pass per block of
+   * the index, on all cores off the event loop; one hit list per query, in query order.
+   * Scores agree with `search` up to float rounding.
+   */
+  searchBatch(queries: VectorInput, options: VectorBatchOptions = {}): Promise<VectorHit[][]> {
+    try {
+      const q = this.#vectors(queries, 'queries', true)
+      const o = optionsObject(options, 'options')
+      const topK = topKOption(o.topK)
+      const signal = checkSignal(o.signal)
+      if (q.length === 0) return Promise.resolve([])
+      return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, token)).then(toHits)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /** Writes the index to one file (magic, version, CRC-32), atomically (temporary file + rename). */
+  save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (typeof path !== 'string' || path === '') return Promise.reject(typeError('path must be a non-empty string'))
+    try {
+      const signal = checkSignal(options?.signal)
+      return this.#native.save(path, signal).catch((e: unknown) => {
+        throw fromNative(e)
+      })
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
+  static async load(path: string, options: VectorLoadOptions = {}): Promise<VectorIndex> {
+    if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
+    const o = optionsObject(options, 'options')
+    if (o.mmap !== undefined && typeof o.mmap !== 'boolean') throw typeError('options.mmap must be a boolean')
+    const signal = checkSignal(o.signal)
+    const inner = await native.NativeVectorIndex.load(path, o.mmap === true, signal).catch((e: unknown) => {
+      throw fromNative(e)
+    })
+    return new VectorIndex({ [FROM_NATIVE]: inner } as unknown as VectorIndexOptions)
+  }
+
+  #vectors(v: unknown, name: string, many: boolean): Float32Array {
+    const values = toFloat32(v, name)
+    if (many ? values.length % this.#dim !== 0 : values.length !== this.#dim) {
+      const want = many ? `a multiple of dim ${this.#dim}` : `dim ${this.#dim}`
+      throw rangeError(`${name} has ${values.length} values; the index needs ${want}`)
+    }
+    return values
+  }
+}
+
+function toFloat32(v: unknown, name: string): Float32Array {
+  if (v instanceof Float32Array) return v
+  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return Float32Array.from(v)
+  throw typeError(`${name} must be a Float32Array (or an array of numbers)`)
+}
+
+function topKOption(v: unknown): number {
+  const topK = v === undefined ? 10 : nonNegativeInteger(v, 'options.topK')
+  return Math.min(topK, 0xffffffff)
+}
+
+/** Columns to objects: one list per query. */
+function toHits(h: NativeVectorHits): VectorHit[][] {
+  const { ids, idEnds, scores, queryEnds } = h
+  const out: VectorHit[][] = new Array(queryEnds.length)
+  let start = 0
+  let i = 0
+  for (let q = 0; q < queryEnds.length; q++) {
+    const hits: VectorHit[] = new Array(queryEnds[q] - i)
+    for (let j = 0; i < queryEnds[q]; i++, j++) {
+      hits[j] = { id: ids.slice(start, idEnds[i]), score: scores[i] }
+      start = idEnds[i]
+    }
+    out[q] = hits
+  }
+  return out
+}
