@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'ERR_INFERENCE'
   | 'ERR_UNAUTHORIZED'
   | 'ERR_NETWORK'
+  | 'ERR_LLM'
+  | 'ERR_LLM_REPLY'
   | 'ABORT_ERR'
 
 /** An Error with a stable `code`. */
