@@ -89,15 +89,18 @@ test('a 500 that persists fails with ERR_LLM and the status after maxRetries; 40
 })
 
 test('a hanging response times out (and is retried, then fails with ERR_NETWORK)', async (t) => {
-  const srv = await startChatServer({ script: [{ hang: true }, { hang: true }, 'late but fine'] })
+  const srv = await startChatServer({ script: [{ hang: true }] })
   t.teardown(srv.close)
   const once = new OpenAIChatGenerator({ baseURL: srv.baseURL, timeoutMs: 100, maxRetries: 0 })
   const started = Date.now()
   const err = await t.throwsAsync(once.chat({ messages: user('x') }), { code: 'ERR_NETWORK' })
   t.regex(err.message, /within 100 ms/)
   t.true(Date.now() - started < 2000)
-  const retrying = new OpenAIChatGenerator({ baseURL: srv.baseURL, timeoutMs: 100, maxRetries: 1, retryDelayMs: 1 })
+  const second = await startChatServer({ script: [{ hang: true }, 'late but fine'] })
+  t.teardown(second.close)
+  const retrying = new OpenAIChatGenerator({ baseURL: second.baseURL, timeoutMs: 400, maxRetries: 1, retryDelayMs: 1 })
   t.is((await retrying.chat({ messages: user('x') })).text, 'late but fine')
+  t.is(second.requests.length, 2)
 })
 
 test('an unreachable server fails with ERR_NETWORK; replies that are not completions with ERR_LLM', async (t) => {

@@ -91,7 +91,7 @@ test('429 then success: the generator retries and the ranking is used', async (t
 })
 
 test('a 500 and a hanging response fall back (or throw with raiseOnFailure)', async (t) => {
-  const { ranker, failures } = await setup(t, [{ status: 500 }, { hang: true }], { generator: { timeoutMs: 100 }, ranker: { topK: 2 } })
+  const { ranker, failures } = await setup(t, [{ status: 500 }, { hang: true }], { generator: { timeoutMs: 400 }, ranker: { topK: 2 } })
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['a', 'b'])
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['a', 'b'])
   t.deepEqual(failures.map((e) => e.code), ['ERR_LLM', 'ERR_NETWORK'])
