@@ -221,3 +221,14 @@ test('sliding windows: one failed window falls back to the input order', async (
   t.deepEqual(ids(await ranker.rerank('q', input)), ['doc 0', 'doc 1', 'doc 2'])
   t.is(failures.length, 1)
 })
+
+test('sliding windows: the last call orders window winners against each other', async (t) => {
+  // Windows [d0 d1 d2] and [d3 d4 d5]: each window's best scores 1/1, so only the final call
+  // can tell that d3 and d4 (second window) beat d0 (first window).
+  const input = [5, 0, 0, 10, 9, 0].map((q, i) => `d${i} q${q}`)
+  const log = []
+  const { ranker } = await setup(t, judge(log), { ranker: { window: { size: 3, step: 3 } } })
+  t.deepEqual(ids(await ranker.rerank('q', input)), ['d3 q10', 'd4 q9', 'd0 q5'])
+  t.deepEqual(log.at(-1), ['d0 q5', 'd3 q10', 'd4 q9'], 'the final call sees the merged winners')
+  t.is(log.length, 3)
+})
