@@ -179,6 +179,11 @@ test('AbortSignal rejects with AbortError instead of falling back', async (t) =>
   await t.throwsAsync(pending, { instanceOf: AbortError })
   await t.throwsAsync(ranker.rerank('q', docs, { signal: AbortSignal.abort() }), { instanceOf: AbortError })
   t.deepEqual(failures, [])
+  const deaf = new LLMRanker({ chatGenerator: { chat: () => new Promise(() => {}) } })
+  const ac2 = new AbortController()
+  const stuck = deaf.rerank('q', docs, { signal: ac2.signal })
+  setTimeout(() => ac2.abort(), 20)
+  await t.throwsAsync(stuck, { instanceOf: AbortError }, 'a generator that ignores the signal does not hold the caller')
 })
 
 // The scripted judge: a document "dN qQ" is relevant when Q > 0, better with a higher Q.

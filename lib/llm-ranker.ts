@@ -7,7 +7,7 @@ import { AbortError, RagrankError, rangeError, typeError } from './errors'
 import { parseJsonObject, replyError } from './json-reply'
 import { OpenAIChatGenerator } from './openai-chat'
 import { PromptTemplate } from './prompt-template'
-import { childController, positiveInteger } from './retriever'
+import { abortable, childController, positiveInteger } from './retriever'
 import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
 
 /** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
@@ -188,7 +188,8 @@ export class LLMRanker {
   async #callOnce(query: string, texts: string[], signal: AbortSignal | undefined): Promise<number[]> {
     const documents = texts.map((t, i) => `[${i + 1}] ${t.replace(/\s+/g, ' ').trim()}`).join('\n\n')
     const content = this.#prompt.render({ query, documents })
-    const reply = await this.#chat.chat({ messages: [{ role: 'user', content }], responseFormat: RANKING_FORMAT, signal })
+    // abortable: a custom generator that ignores the signal must not hold the caller.
+    const reply = await abortable(Promise.resolve(this.#chat.chat({ messages: [{ role: 'user', content }], responseFormat: RANKING_FORMAT, signal })), signal)
     if (!isPlainObject(reply) || typeof reply.text !== 'string') throw new RagrankError('ERR_LLM_REPLY', 'chatGenerator.chat must resolve to { text }')
     return parseRanking(reply.text, texts.length)
   }

@@ -3,6 +3,7 @@ import { isChatGenerator, type ChatGenerator, type ChatMessage, type JsonRespons
 import { AbortError, rangeError, typeError } from './errors'
 import { parseJsonObject, replyError } from './json-reply'
 import { checkMessages, OpenAIChatGenerator } from './openai-chat'
+import { abortable } from './retriever'
 import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
 
 /** How a variant departs from the standalone query. */
@@ -96,7 +97,7 @@ export class QueryRewriter {
     if (signal?.aborted) throw new AbortError()
     const plan = Array.from({ length: this.#variants }, (_, i) => this.#strategies[i % this.#strategies.length])
     try {
-      const reply = await this.#chat.chat({ messages: this.#messages(turns, plan), responseFormat: REWRITE_FORMAT, signal })
+      const reply = await abortable(Promise.resolve(this.#chat.chat({ messages: this.#messages(turns, plan), responseFormat: REWRITE_FORMAT, signal })), signal)
       if (!isPlainObject(reply) || typeof reply.text !== 'string') throw replyError('chatGenerator.chat must resolve to { text }')
       return parseRewrite(reply.text, plan)
     } catch (e) {
