@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Document } from '@langchain/core/documents'
 import { ContextualCompressionRetriever } from '@langchain/classic/retrievers/contextual_compression'
 import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble'
-import { Bm25Index, CrossEncoder, LLMRanker, OpenAIChatGenerator } from '../dist/index.mjs'
+import { Bm25Index, CompressionRetriever, CrossEncoder, HybridRetriever, LLMRanker, MultiQueryRetriever, OpenAIChatGenerator } from '../dist/index.mjs'
 import { RagrankRetriever, RankerCompressor } from '../dist/langchain.mjs'
 import { startChatServer } from './helpers/chat-server.mjs'
 
@@ -99,4 +99,18 @@ test('EnsembleRetriever from two ragrank retrievers fuses their lists as LangCha
   t.deepEqual(docs.map((d) => d.pageContent), want)
   t.notDeepEqual(lists[0].map((h) => h.id), lists[1].map((h) => h.id), 'the two lists differ, so the fusion is exercised')
   t.true(docs.every((d) => typeof d.metadata.score === 'number' && d.id))
+})
+
+test('RagrankRetriever wraps every kind of ragrank retriever: hybrid, multi-query, compression', async (t) => {
+  const kinds = {
+    hybrid: new HybridRetriever({ retrievers: [index, stemmed] }),
+    'multi-query': new MultiQueryRetriever({ retriever: index, queries: ['kitten', 'feline'] }),
+    compression: new CompressionRetriever({ retriever: index, ranker: cross }),
+  }
+  for (const [name, retriever] of Object.entries(kinds)) {
+    const docs = await new RagrankRetriever({ retriever, topK: 3 }).invoke('cat on the mat')
+    const hits = await retriever.retrieve('cat on the mat', { topK: 3 })
+    t.true(hits.length > 0, name)
+    t.deepEqual(docs.map((d) => [d.id, d.pageContent, d.metadata.score]), hits.map((h) => [h.id, h.text, h.score]), name)
+  }
 })
