@@ -63,6 +63,12 @@ export declare class NativeEncoder {
   embed(texts: Array<string>, pooling: string, normalize: boolean, options: NativeBatchOptions, cancel?: CancelToken | undefined | null): Promise<Float32Array>
 }
 
+export declare class NativeSplitter {
+  constructor(options: NativeSplitOptions)
+  split(texts: Array<string>): NativeSplit
+  splitAsync(texts: Array<string>, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeSplit>
+}
+
 /**
  * Loads the ONNX Runtime library (absolute path, or a bare name for the system search
  * path) once per process; returns the path actually in use.
@@ -127,4 +133,25 @@ export interface NativeSearchOptions {
   filterMeta?: Record<string, Array<any>>
   /** Return stored text and metadata with each hit (default true). */
   includeFields?: boolean
+}
+
+/**
+ * All nodes of all documents, flat, in output order. `parent` is an index into these
+ * columns (-1 for a root); `start`/`end` are UTF-16 offsets into the document `doc`.
+ */
+export interface NativeSplit {
+  doc: Uint32Array
+  start: Uint32Array
+  end: Uint32Array
+  level: Uint32Array
+  blockSize: Uint32Array
+  parent: Int32Array
+}
+
+export interface NativeSplitOptions {
+  blockSizes: Array<number>
+  overlap: number
+  splitBy: string
+  /** Path of a `tokenizer.json`, for `splitBy: "token"`. */
+  tokenizer?: string
 }

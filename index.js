@@ -838,5 +838,6 @@ module.exports = nativeBinding
 module.exports.CancelToken = nativeBinding.CancelToken
 module.exports.NativeBm25Index = nativeBinding.NativeBm25Index
 module.exports.NativeEncoder = nativeBinding.NativeEncoder
+module.exports.NativeSplitter = nativeBinding.NativeSplitter
 module.exports.initOnnxRuntime = nativeBinding.initOnnxRuntime
 module.exports.nativeEvaluate = nativeBinding.nativeEvaluate

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'ERR_INFERENCE'
   | 'ERR_UNAUTHORIZED'
   | 'ERR_NETWORK'
+  | 'ERR_MISSING_NODE'
   | 'ERR_LLM'
   | 'ERR_LLM_REPLY'
   | 'ABORT_ERR'

@@ -3,3 +3,4 @@ pub mod bm25;
 pub mod errors;
 pub mod eval;
 pub mod onnx;
+pub mod split;

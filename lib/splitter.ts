@@ -1,0 +1,247 @@
+import { native } from './native'
+import type { NativeSplit } from './native'
+import { runCancellable, checkSignal } from './abort'
+import { callNative, RagrankError, rangeError, typeError } from './errors'
+import { documentId, isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+
+/**
+ * What a block size counts.
+ * - `word`, `passage`, `line`, `page`, `period`: Haystack's units. The text is cut after every
+ *   `" "`, `"\n\n"`, `"\n"`, `"\f"` or `"."`; the separator stays at the end of its unit.
+ * - `sentence`: Unicode (UAX #29) sentences, with English abbreviations and CJK/Korean sentence ends.
+ * - `token`: tokens of the `tokenizer` (a `tokenizer.json`), so chunks fit a model's window.
+ * - `char`: user-perceived characters (grapheme clusters).
+ */
+export type SplitBy = 'word' | 'sentence' | 'passage' | 'page' | 'line' | 'period' | 'token' | 'char'
+
+const SPLIT_BY: readonly SplitBy[] = ['word', 'sentence', 'passage', 'page', 'line', 'period', 'token', 'char']
+
+export interface SplitterOptions {
+  /** Units per chunk at each level, e.g. `[512, 128, 32]`. Order does not matter; duplicates collapse. */
+  blockSizes: Iterable<number>
+  /** Units shared by neighbouring chunks; smaller than the smallest block size. Default 0. */
+  overlap?: number
+  /** Default `word`. */
+  splitBy?: SplitBy
+  /** Path of a Hugging Face `tokenizer.json`; required for `splitBy: 'token'`. */
+  tokenizer?: string
+}
+
+export interface SplitDocument {
+  id: string
+  text: string
+  meta?: Record<string, unknown>
+}
+
+/**
+ * One node of a document's hierarchy. `text === document.text.slice(start, end)`:
+ * offsets are UTF-16 code units into the original document, as JS strings count them.
+ */
+export interface HierarchyNode {
+  /** The document id for a root; `<document id>#<i>.<j>...` (chunk indices from the root) below. */
+  id: string
+  text: string
+  /** Depth in the tree; 0 for the root. */
+  level: number
+  /** The block size that cut this node; 0 for the root. */
+  blockSize: number
+  parentId: string | null
+  childrenIds: string[]
+  /** The id of the input document. */
+  sourceId: string
+  start: number
+  end: number
+  /** The input document's `meta` (the same object for all its nodes), or `{}`. */
+  meta: Record<string, unknown>
+}
+
+export interface SplitAsyncOptions {
+  signal?: AbortSignal
+}
+
+/**
+ * Splits documents into a tree of ever smaller chunks, with Haystack's
+ * HierarchicalDocumentSplitter rules: block sizes are applied largest first, a node that
+ * gives a single chunk at a size is carried down to the next size, and the non-overlapping
+ * children of a node concatenate to exactly its text (nothing is trimmed).
+ */
+export class HierarchicalSplitter {
+  /** The distinct block sizes, largest first. */
+  readonly blockSizes: number[]
+  readonly overlap: number
+  readonly splitBy: SplitBy
+  readonly #native: InstanceType<typeof native.NativeSplitter>
+
+  constructor(options: SplitterOptions) {
+    const o = optionsObject(options, 'HierarchicalSplitter options')
+    const sizes = o.blockSizes
+    if (sizes === undefined || sizes === null || typeof (sizes as Iterable<number>)[Symbol.iterator] !== 'function') {
+      throw typeError('blockSizes must be an array (or a Set) of positive integers, e.g. [512, 128, 32]')
+    }
+    const list = [...(sizes as Iterable<unknown>)].map((b, i) => {
+      const n = nonNegativeInteger(b, `blockSizes[${i}]`)
+      if (n === 0) throw rangeError(`blockSizes[${i}] must be at least 1, got 0`)
+      if (n > 0xffffffff) throw rangeError(`blockSizes[${i}] is too large: ${n}`)
+      return n
+    })
+    if (list.length === 0) throw rangeError('blockSizes must not be empty; give at least one block size')
+    this.blockSizes = [...new Set(list)].sort((a, b) => b - a)
+    this.overlap = o.overlap === undefined ? 0 : nonNegativeInteger(o.overlap, 'overlap')
+    const smallest = this.blockSizes[this.blockSizes.length - 1]!
+    if (this.overlap >= smallest) {
+      throw rangeError(
+        `overlap (${this.overlap}) must be smaller than the smallest block size (${smallest}); reduce overlap or raise the smallest block size`,
+      )
+    }
+    const splitBy = o.splitBy === undefined ? 'word' : o.splitBy
+    if (typeof splitBy !== 'string' || !SPLIT_BY.includes(splitBy as SplitBy)) {
+      throw typeError(`splitBy must be one of ${SPLIT_BY.join(', ')}; got ${String(splitBy)}`)
+    }
+    this.splitBy = splitBy as SplitBy
+    if (o.tokenizer !== undefined && typeof o.tokenizer !== 'string') throw typeError('tokenizer must be a file path')
+    if (this.splitBy === 'token' && o.tokenizer === undefined) {
+      throw typeError("splitBy 'token' needs tokenizer: the path of a tokenizer.json")
+    }
+    this.#native = callNative(
+      () =>
+        new native.NativeSplitter({
+          blockSizes: this.blockSizes,
+          overlap: this.overlap,
+          splitBy: this.splitBy,
+          tokenizer: o.tokenizer as string | undefined,
+        }),
+    )
+  }
+
+  /** Splits on the calling thread. Use `splitAsync` for large inputs. */
+  split(documents: SplitDocument[]): HierarchyNode[] {
+    const docs = checkDocuments(documents)
+    const columns = callNative(() => this.#native.split(docs.map((d) => d.text)))
+    return buildNodes(docs, columns)
+  }
+
+  /** Splits on the libuv thread pool (documents in parallel); the signal cancels it. */
+  async splitAsync(documents: SplitDocument[], options?: SplitAsyncOptions): Promise<HierarchyNode[]> {
+    const docs = checkDocuments(documents)
+    const signal = checkSignal(optionsObject(options, 'options').signal)
+    const columns = await runCancellable(signal, (token) =>
+      this.#native.splitAsync(
+        docs.map((d) => d.text),
+        token,
+      ),
+    )
+    return buildNodes(docs, columns)
+  }
+}
+
+function checkDocuments(documents: unknown): SplitDocument[] {
+  if (!Array.isArray(documents)) throw typeError('documents must be an array of { id, text, meta? }')
+  const seen = new Set<string>()
+  return documents.map((d, i) => {
+    if (!isPlainObject(d)) throw typeError(`documents[${i}] must be an object { id, text, meta? }`)
+    const id = documentId(d.id, `documents[${i}]`)
+    if (typeof d.text !== 'string') throw typeError(`documents[${i}].text must be a string`)
+    if (d.meta !== undefined && d.meta !== null && !isPlainObject(d.meta)) {
+      throw typeError(`documents[${i}].meta must be an object`)
+    }
+    if (seen.has(id)) throw new RagrankError('ERR_DUPLICATE_ID', `documents[${i}]: duplicate id ${JSON.stringify(id)}`)
+    seen.add(id)
+    return d as unknown as SplitDocument
+  })
+}
+
+/** Builds node objects from the native columns; texts are sliced from the caller's strings. */
+function buildNodes(docs: SplitDocument[], c: NativeSplit): HierarchyNode[] {
+  const n = c.start.length
+  const nodes: HierarchyNode[] = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const doc = docs[c.doc[i]!]!
+    const p = c.parent[i]!
+    let id = doc.id
+    let parentId: string | null = null
+    if (p >= 0) {
+      const parent = nodes[p]!
+      parentId = parent.id
+      const childIndex = parent.childrenIds.length
+      id = parent.level === 0 ? `${doc.id}#${childIndex}` : `${parent.id}.${childIndex}`
+      parent.childrenIds.push(id)
+    }
+    const start = c.start[i]!
+    const end = c.end[i]!
+    nodes[i] = {
+      id,
+      text: doc.text.slice(start, end),
+      level: c.level[i]!,
+      blockSize: c.blockSize[i]!,
+      parentId,
+      childrenIds: [],
+      sourceId: doc.id,
+      start,
+      end,
+      meta: (doc.meta ?? {}) as Record<string, unknown>,
+    }
+  }
+  return nodes
+}
+
+/**
+ * Navigation over split output, and a node store for `AutoMergingRetriever` (`get`).
+ */
+export class NodeTree {
+  readonly #byId = new Map<string, HierarchyNode>()
+
+  constructor(nodes: Iterable<HierarchyNode>) {
+    for (const node of nodes) this.#byId.set(node.id, node)
+  }
+
+  /** The node with this id, or undefined. */
+  node(id: string): HierarchyNode | undefined {
+    return this.#byId.get(id)
+  }
+
+  /** The nodes for `ids`, in order; undefined where an id is unknown. */
+  async get(ids: string[]): Promise<(HierarchyNode | undefined)[]> {
+    return ids.map((id) => this.#byId.get(id))
+  }
+
+  /** Direct children, in text order. */
+  children(id: string): HierarchyNode[] {
+    return (this.#require(id).childrenIds ?? []).map((c) => this.#byId.get(c)).filter((c) => c !== undefined)
+  }
+
+  /** Parent first, root last. Stops at the first ancestor that is not in the tree. */
+  ancestors(id: string): HierarchyNode[] {
+    const out: HierarchyNode[] = []
+    let parentId = this.#require(id).parentId
+    while (parentId !== null) {
+      const parent = this.#byId.get(parentId)
+      if (!parent) break
+      out.push(parent)
+      parentId = parent.parentId
+    }
+    return out
+  }
+
+  /** The leaves under a node (the node itself if it is a leaf), in text order; all leaves without an id. */
+  leaves(id?: string): HierarchyNode[] {
+    if (id === undefined) return [...this.#byId.values()].filter((n) => n.childrenIds.length === 0)
+    const out: HierarchyNode[] = []
+    const stack = [this.#require(id)]
+    while (stack.length > 0) {
+      const node = stack.pop()!
+      if (node.childrenIds.length === 0) {
+        out.push(node)
+        continue
+      }
+      const kids = node.childrenIds.map((c) => this.#byId.get(c)).filter((c) => c !== undefined)
+      for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]!)
+    }
+    return out
+  }
+
+  #require(id: string): HierarchyNode {
+    const node = this.#byId.get(id)
+    if (!node) throw rangeError(`no node with id ${JSON.stringify(id)}`)
+    return node
+  }
+}
