@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Document } from '@langchain/core/documents'
 import { ContextualCompressionRetriever } from '@langchain/classic/retrievers/contextual_compression'
 import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble'
-import { Bm25Index, CompressionRetriever, CrossEncoder, HybridRetriever, LLMRanker, MultiQueryRetriever, OpenAIChatGenerator } from '../dist/index.mjs'
+import { AutoMergingRetriever, Bm25Index, CompressionRetriever, HierarchicalSplitter, CrossEncoder, HybridRetriever, LLMRanker, MultiQueryRetriever, OpenAIChatGenerator } from '../dist/index.mjs'
 import { RagrankRetriever, RankerCompressor } from '../dist/langchain.mjs'
 import { startChatServer } from './helpers/chat-server.mjs'
 
@@ -113,4 +113,17 @@ test('RagrankRetriever wraps every kind of ragrank retriever: hybrid, multi-quer
     t.true(hits.length > 0, name)
     t.deepEqual(docs.map((d) => [d.id, d.pageContent, d.metadata.score]), hits.map((h) => [h.id, h.text, h.score]), name)
   }
+})
+
+test('RagrankRetriever over an AutoMergingRetriever: merged passages become Documents with their text', async (t) => {
+  const text = 'the cat sat on the mat today. the cat slept on the mat later. dogs ran in the park. birds sang in the trees.'
+  const nodes = new HierarchicalSplitter({ blockSizes: [12, 6], splitBy: 'word' }).split([{ id: 'doc', text }])
+  const leaves = nodes.filter((n) => n.childrenIds.length === 0)
+  const leafIndex = new Bm25Index()
+  leafIndex.add(leaves.map((n) => ({ id: n.id, text: n.text })))
+  const merging = new AutoMergingRetriever({ retriever: leafIndex, store: nodes })
+  const hits = await merging.retrieve('cat mat', { topK: 2 })
+  t.true(hits.some((h) => h.leafIds.length > 1), 'some leaves were merged into a parent')
+  const docs = await new RagrankRetriever({ retriever: merging, topK: 2 }).invoke('cat mat')
+  t.deepEqual(docs.map((d) => [d.id, d.pageContent]), hits.map((h) => [h.id, h.node.text]))
 })

@@ -1,6 +1,6 @@
 import test from 'ava'
 import { join } from 'node:path'
-import { AbortError, Bm25Index, CompressionRetriever, CrossEncoder, LLMRanker, OpenAIChatGenerator, rerank } from '../dist/index.mjs'
+import { AbortError, AutoMergingRetriever, Bm25Index, HierarchicalSplitter, CompressionRetriever, CrossEncoder, LLMRanker, OpenAIChatGenerator, rerank } from '../dist/index.mjs'
 import { startChatServer } from './helpers/chat-server.mjs'
 
 const models = new URL('./fixtures/models/', import.meta.url).pathname
@@ -119,4 +119,18 @@ test('bad input and abort', async (t) => {
   await t.throwsAsync(pending, { instanceOf: AbortError })
   t.deepEqual(await rerank('q', [], ranker), [])
   t.is(ranker.calls.length, 0)
+})
+
+test('CompressionRetriever over an AutoMergingRetriever: merged passages are ranked by their node text', async (t) => {
+  const text = 'the cat sat on the mat today. the cat slept on the mat later. dogs ran in the park. birds sang in the trees.'
+  const nodes = new HierarchicalSplitter({ blockSizes: [12, 6], splitBy: 'word' }).split([{ id: 'doc', text }])
+  const leafIndex = new Bm25Index()
+  leafIndex.add(nodes.filter((n) => n.childrenIds.length === 0).map((n) => ({ id: n.id, text: n.text })))
+  const merging = new AutoMergingRetriever({ retriever: leafIndex, store: nodes })
+  const ranker = wordRanker()
+  const out = await new CompressionRetriever({ retriever: merging, ranker }).retrieve('cat mat', { topK: 3 })
+  const hits = await merging.retrieve('cat mat', { topK: 50 })
+  t.deepEqual(ranker.calls[0].documents.map((d) => d.text), hits.map((h) => h.node.text))
+  t.is(out[0].text, hits.find((h) => h.id === out[0].id).node.text)
+  t.true(out[0].text.includes('cat'))
 })

@@ -17,11 +17,6 @@ index.add(leaves.map((n) => ({ id: n.id, text: n.text })))
 console.log(`${articles.length} tech articles → ${nodes.length} nodes, ${leaves.length} leaves indexed`)
 
 const merging = new AutoMergingRetriever({ retriever: index, store: nodes, threshold: 0.5, candidateK: 60 })
-// Auto-merged hits carry their text on `node`; rankers read `text`.
-const passages = {
-  retrieve: async (query, options) =>
-    (await merging.retrieve(query, options)).map((h) => ({ id: h.id, score: h.score, text: h.node?.text ?? '', meta: { level: h.node?.level, leaves: h.leafIds.length } })),
-}
 
 // Offline stand-in for the model (not a model): relevance = share of query words in the passage.
 function standIn(body) {
@@ -32,13 +27,13 @@ function standIn(body) {
 }
 const llm = await chatGenerator(standIn)
 try {
-  const pipeline = new CompressionRetriever({ retriever: passages, ranker: new LLMRanker({ chatGenerator: llm.generator }), candidates: 8, dedupeBy: 'content' })
+  const pipeline = new CompressionRetriever({ retriever: merging, ranker: new LLMRanker({ chatGenerator: llm.generator }), candidates: 8, dedupeBy: 'content' })
   // dedupeBy 'content': BBC has some articles twice under two file names, hence equal passages under two ids.
   for (const query of ['spam email filters and junk mail', 'games console sales over christmas']) {
     const merged = await merging.retrieve(query, { topK: 8 })
     console.log(`\n${query}\n  top 8 after merging (level, leaf hits): ${merged.map((h) => `L${h.node?.level}/${h.leafIds.length}`).join(' ')}`)
     for (const d of await pipeline.retrieve(query, { topK: 3 })) {
-      console.log(`  ${d.score.toFixed(2)}  level ${d.meta.level}, ${d.meta.leaves} leaf hit(s), ${words(d.text).length} words: ${d.text.replace(/\s+/g, ' ').slice(0, 100)}…`)
+      console.log(`  ${d.score.toFixed(2)}  level ${d.node.level}, ${d.leafIds.length} leaf hit(s), ${words(d.text).length} words: ${d.text.replace(/\s+/g, ' ').slice(0, 100)}…`)
     }
   }
 } finally {

@@ -48,9 +48,11 @@ export class RagrankRetriever extends BaseRetriever {
   override async _getRelevantDocuments(query: string): Promise<DocumentInterface[]> {
     const hits = await this.retriever.retrieve(query, { topK: this.topK })
     if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array')
-    return hits.map((h: ScoredDocument) => {
+    return hits.map((h: ScoredDocument & { node?: { text?: unknown } }) => {
       const meta = isPlainObject(h.meta) ? h.meta : {}
-      return new Document({ pageContent: h.text ?? '', metadata: { ...meta, [this.scoreKey]: h.score }, id: h.id })
+      // AutoMergingRetriever hits carry their text on the merged node.
+      const text = typeof h.text === 'string' ? h.text : typeof h.node?.text === 'string' ? h.node.text : ''
+      return new Document({ pageContent: text, metadata: { ...meta, [this.scoreKey]: h.score }, id: h.id })
     })
   }
 }

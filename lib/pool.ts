@@ -51,13 +51,15 @@ export async function rerank(query: string, documents: readonly Candidate[], ran
   const signal = checkSignal(o.signal)
   const by = (o.dedupeBy ?? 'id-or-content') as DedupeBy
   if (!DEDUPE.has(by)) throw rangeError(`options.dedupeBy must be 'id-or-content', 'content' or 'none', got ${String(by)}`)
-  documents.forEach((d, i) => {
-    if (typeof d !== 'string' && (!isPlainObject(d) || typeof d.text !== 'string')) {
-      throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${String(d.id)}: was the text stored?)` : ''}`)
-    }
+  const candidates = documents.map((d, i): Candidate => {
+    if (typeof d === 'string' || (isPlainObject(d) && typeof d.text === 'string')) return d as Candidate
+    // AutoMergingRetriever hits carry their text on the (merged) node.
+    const node = isPlainObject(d) ? (d as { node?: unknown }).node : undefined
+    if (isPlainObject(node) && typeof node.text === 'string') return { ...(d as object), text: node.text } as Candidate
+    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${String(d.id)}: was the text stored?)` : ''}`)
   })
   throwIfAborted(signal)
-  const { docs, indices } = dedupe(documents, by)
+  const { docs, indices } = dedupe(candidates, by)
   if (docs.length === 0 || topK === 0) return []
   const out = await abortable(Promise.resolve(ranker.rerank(query, docs, { topK, signal })), signal)
   if (!Array.isArray(out)) throw typeError('ranker.rerank must resolve to an array')
