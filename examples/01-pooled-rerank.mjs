@@ -6,10 +6,13 @@
 //
 // Ranker: RAGRANK_CROSS_ENCODER (a model folder or hub id) if set; otherwise a
 // bi-encoder ranker over RAGRANK_EMBEDDER (default bench/.cache/models/minilm-l6-embedder,
-// built by bench/models/prepare.py): any object with rerank(query, documents, { topK }) works.
+// built by bench/models/prepare.py); otherwise an LLMRanker (OpenAI with OPENAI_API_KEY, else
+// the local scripted server). Any object with rerank(query, documents, { topK }) works.
 import { existsSync } from 'node:fs'
-import { Bm25Index, CrossEncoder, Embedder, rerank } from 'ragrank'
-import { loadBbc } from './_shared.mjs'
+import { Bm25Index, CrossEncoder, Embedder, LLMRanker, rerank } from 'ragrank'
+import { chatGenerator, loadBbc, promptDocuments, promptQuery, words } from './_shared.mjs'
+
+let closeLlm = async () => {}
 
 async function loadRanker() {
   if (process.env.RAGRANK_CROSS_ENCODER) {
@@ -18,8 +21,17 @@ async function loadRanker() {
   }
   const path = process.env.RAGRANK_EMBEDDER ?? new URL('../bench/.cache/models/minilm-l6-embedder', import.meta.url).pathname
   if (!existsSync(path)) {
-    console.log(`skipped: no ranker model (set RAGRANK_CROSS_ENCODER, or RAGRANK_EMBEDDER to a sentence-embedding model; ${path} is absent)`)
-    process.exit(0)
+    console.log(`no ranker model (RAGRANK_CROSS_ENCODER, or RAGRANK_EMBEDDER: ${path} is absent): using an LLMRanker`)
+    // Offline stand-in for the model (not a model): share of the query's words in the passage.
+    const standIn = (body) => {
+      const prompt = body.messages.at(-1).content
+      const q = new Set(words(promptQuery(prompt)).filter((w) => w.length > 3))
+      const scored = promptDocuments(prompt).map((d) => ({ n: d.n, s: words(d.text).filter((w) => q.has(w)).length / Math.sqrt(words(d.text).length + 1) }))
+      return JSON.stringify({ documents: scored.filter((d) => d.s > 0).sort((a, b) => b.s - a.s || a.n - b.n).map((d) => ({ index: d.n })) })
+    }
+    const llm = await chatGenerator(standIn)
+    closeLlm = llm.close
+    return new LLMRanker({ chatGenerator: llm.generator })
   }
   console.log(`ranker: cosine similarity of ${path} embeddings`)
   const embedder = await Embedder.load(path)
@@ -47,15 +59,19 @@ for (const a of articles) {
 console.log(`${books.size} books, ${articles.length} articles`)
 const ranker = await loadRanker()
 
-for (const query of ['mobile phones that play music', 'rising oil prices hurt the economy', 'film stars at the awards ceremony']) {
-  const pool = []
-  for (const index of books.values()) pool.push(...(await index.retrieve(query, { topK: 5 })))
-  // The BBC set holds some articles twice under different file names: merge equal texts
-  // whatever their ids. (A corrected re-publication, e.g. tech/064 vs tech/338, differs by a
-  // few characters and is not merged: exact-content dedupe, not near-duplicate detection.)
-  const top = await rerank(query, pool, ranker, { topK: 5, dedupeBy: 'content' })
-  console.log(`\n${query}  (${pool.length} pooled candidates from ${books.size} books)`)
-  for (const d of top) {
-    console.log(`  ${d.score.toFixed(3)}  bm25 ${d.meta.priorScore.toFixed(2).padStart(6)}  [${d.meta.book}] ${d.text.slice(0, 90)}…`)
+try {
+  for (const query of ['mobile phones that play music', 'rising oil prices hurt the economy', 'film stars at the awards ceremony']) {
+    const pool = []
+    for (const index of books.values()) pool.push(...(await index.retrieve(query, { topK: 5 })))
+    // The BBC set holds some articles twice under different file names: merge equal texts
+    // whatever their ids. (A corrected re-publication, e.g. tech/064 vs tech/338, differs by a
+    // few characters and is not merged: exact-content dedupe, not near-duplicate detection.)
+    const top = await rerank(query, pool, ranker, { topK: 5, dedupeBy: 'content' })
+    console.log(`\n${query}  (${pool.length} pooled candidates from ${books.size} books)`)
+    for (const d of top) {
+      console.log(`  ${d.score.toFixed(3)}  bm25 ${d.meta.priorScore.toFixed(2).padStart(6)}  [${d.meta.book}] ${d.text.slice(0, 90)}…`)
+    }
   }
+} finally {
+  await closeLlm()
 }
