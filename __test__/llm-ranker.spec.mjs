@@ -91,10 +91,11 @@ test('429 then success: the generator retries and the ranking is used', async (t
 })
 
 test('a 500 and a hanging response fall back (or throw with raiseOnFailure)', async (t) => {
-  const { ranker, failures } = await setup(t, [{ status: 500 }, { hang: true }], { generator: { timeoutMs: 400 }, ranker: { topK: 2 } })
+  const { ranker, failures } = await setup(t, [{ status: 500 }], { ranker: { topK: 2 } })
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['a', 'b'])
-  t.deepEqual(ids(await ranker.rerank('q', docs)), ['a', 'b'])
-  t.deepEqual(failures.map((e) => e.code), ['ERR_LLM', 'ERR_NETWORK'])
+  const hanging = await setup(t, [{ hang: true }], { generator: { timeoutMs: 150 }, ranker: { topK: 2 } })
+  t.deepEqual(ids(await hanging.ranker.rerank('q', docs)), ['a', 'b'])
+  t.deepEqual([...failures, ...hanging.failures].map((e) => e.code), ['ERR_LLM', 'ERR_NETWORK'])
   const strict = await setup(t, [{ hang: true }], { generator: { timeoutMs: 100 }, ranker: { raiseOnFailure: true } })
   await t.throwsAsync(strict.ranker.rerank('q', docs), { code: 'ERR_NETWORK' })
 })
@@ -194,7 +195,7 @@ function judge(log) {
     log.push(list.map((d) => d.text))
     inFlight++
     log.maxInFlight = Math.max(log.maxInFlight ?? 0, inFlight)
-    await new Promise((r) => setTimeout(r, 30))
+    await new Promise((r) => setTimeout(r, 150)) // long enough for the next window to start under load
     inFlight--
     const quality = (d) => Number(/q(\d+)/.exec(d.text)[1])
     const ranked = list.filter((d) => quality(d) > 0).sort((a, b) => quality(b) - quality(a))
