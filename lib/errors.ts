@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'ERR_UNAUTHORIZED'
   | 'ERR_NETWORK'
   | 'ERR_MISSING_NODE'
+  | 'ERR_LLM'
+  | 'ERR_LLM_REPLY'
   | 'ABORT_ERR'
 
 /** An Error with a stable `code`. */

@@ -16,13 +16,18 @@ import {
 import { finiteNumber, optionsObject, stringArray } from './validate'
 
 /** Rewrites a query into variants; in practice an LLM call. */
-export type QueryRewriter = (query: string, options: { signal?: AbortSignal }) => readonly string[] | Promise<readonly string[]>
+export type QueryVariantsFunction = (query: string, options: { signal?: AbortSignal }) => readonly string[] | Promise<readonly string[]>
+
+/** An object that produces variants, such as a `QueryRewriter`. */
+export interface QueryVariantSource {
+  variants(query: string, options: { signal?: AbortSignal }): readonly string[] | Promise<readonly string[]>
+}
 
 export interface MultiQueryRetrieverOptions {
   /** The retriever every variant runs against. */
   retriever: Retriever
-  /** The variants: a fixed list, or a function of the query. A call's own `queries` option overrides it. */
-  queries?: readonly string[] | QueryRewriter
+  /** The variants: a fixed list, a function of the query, or a source such as a `QueryRewriter`. A call's own `queries` option overrides it. */
+  queries?: readonly string[] | QueryVariantsFunction | QueryVariantSource
   /** Also retrieve with the original query (default true). */
   includeOriginal?: boolean
   /** Retrievals in flight at once (default 4). */
@@ -48,7 +53,7 @@ export interface MultiQueryRetrieveOptions extends RetrieveOptions {
  */
 export class MultiQueryRetriever implements Retriever {
   readonly #retriever: Retriever
-  readonly #rewrite?: readonly string[] | QueryRewriter
+  readonly #rewrite?: readonly string[] | QueryVariantsFunction
   readonly #includeOriginal: boolean
   readonly #concurrency: number
   readonly #k?: number
@@ -58,8 +63,13 @@ export class MultiQueryRetriever implements Retriever {
     const o = optionsObject(options, 'options')
     if (!isRetriever(o.retriever)) throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
     this.#retriever = o.retriever
+    const source = o.queries as QueryVariantSource | undefined
     this.#rewrite =
-      o.queries === undefined || typeof o.queries === 'function' ? (o.queries as QueryRewriter | undefined) : [...stringArray(o.queries, 'options.queries')]
+      o.queries === undefined || typeof o.queries === 'function'
+        ? (o.queries as QueryVariantsFunction | undefined)
+        : typeof source?.variants === 'function'
+          ? (q, opts) => source.variants(q, opts)
+          : [...stringArray(o.queries, 'options.queries')]
     if (o.includeOriginal !== undefined && typeof o.includeOriginal !== 'boolean') throw typeError('options.includeOriginal must be a boolean')
     this.#includeOriginal = o.includeOriginal ?? true
     this.#concurrency = o.concurrency === undefined ? 4 : positiveInteger(o.concurrency, 'options.concurrency')

@@ -1,15 +1,13 @@
-// Writes dist/index.mjs and dist/index.d.mts: an ESM face over the CommonJS build, so
-// both `import` and `require` share one module instance (no dual-package hazard).
+// Writes dist/<entry>.mjs and dist/<entry>.d.mts for each public entry (the main one and
+// `ragrank/langchain`): an ESM face over the CommonJS build, so both `import` and
+// `require` share one module instance (no dual-package hazard).
 import { createRequire } from 'node:module'
 import { writeFileSync } from 'node:fs'
 
 const require = createRequire(import.meta.url)
-const names = Object.keys(require('../dist/index.js')).filter((n) => n !== 'default' && n !== '__esModule')
-const esm = [
-  "import cjs from './index.js'",
-  `export const { ${names.join(', ')} } = cjs`,
-  'export default cjs',
-  '',
-].join('\n')
-writeFileSync(new URL('../dist/index.mjs', import.meta.url), esm)
-writeFileSync(new URL('../dist/index.d.mts', import.meta.url), "export * from './index.js'\n")
+for (const entry of ['index', 'langchain']) {
+  const names = Object.keys(require(`../dist/${entry}.js`)).filter((n) => n !== 'default' && n !== '__esModule')
+  const esm = [`import cjs from './${entry}.js'`, `export const { ${names.join(', ')} } = cjs`, 'export default cjs', ''].join('\n')
+  writeFileSync(new URL(`../dist/${entry}.mjs`, import.meta.url), esm)
+  writeFileSync(new URL(`../dist/${entry}.d.mts`, import.meta.url), `export * from './${entry}.js'\n`)
+}

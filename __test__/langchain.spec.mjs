@@ -1,0 +1,129 @@
+import test from 'ava'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { Document } from '@langchain/core/documents'
+import { ContextualCompressionRetriever } from '@langchain/classic/retrievers/contextual_compression'
+import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble'
+import { AutoMergingRetriever, Bm25Index, CompressionRetriever, HierarchicalSplitter, CrossEncoder, HybridRetriever, LLMRanker, MultiQueryRetriever, OpenAIChatGenerator } from '../dist/index.mjs'
+import { RagrankRetriever, RankerCompressor } from '../dist/langchain.mjs'
+import { startChatServer } from './helpers/chat-server.mjs'
+
+const models = new URL('./fixtures/models/', import.meta.url).pathname
+const cross = await CrossEncoder.load(join(models, 'tiny-cross-encoder'))
+
+const corpus = [
+  { id: 'cat', text: 'the cat sat on the mat', meta: { kind: 'pet' } },
+  { id: 'dog', text: 'a dog chased the cat in the yard', meta: { kind: 'pet' } },
+  { id: 'car', text: 'the car drove down the road' },
+  { id: 'kitten', text: 'a small kitten is a young feline cat' },
+  { id: 'road', text: 'roads and highways for cars' },
+]
+const index = new Bm25Index()
+index.add(corpus)
+const stemmed = new Bm25Index({ tokenizer: (t) => t.toLowerCase().split(/\W+/).filter(Boolean).map((w) => w.replace(/s$/, '')) })
+stemmed.add(corpus)
+
+test('the subpath export resolves for import and require', async (t) => {
+  const esm = await import('ragrank/langchain')
+  const cjs = createRequire(import.meta.url)('ragrank/langchain')
+  t.is(esm.RagrankRetriever, cjs.RagrankRetriever)
+  t.is(typeof esm.RankerCompressor, 'function')
+})
+
+test('RagrankRetriever is a LangChain BaseRetriever: invoke returns Documents with id, meta and score', async (t) => {
+  const retriever = new RagrankRetriever({ retriever: index, topK: 2 })
+  // ragrank is CommonJS (its ESM face re-exports it), so it extends the CommonJS build of @langchain/core.
+  t.true(retriever instanceof createRequire(import.meta.url)('@langchain/core/retrievers').BaseRetriever)
+  const docs = await retriever.invoke('cat')
+  const hits = await index.retrieve('cat', { topK: 2 })
+  t.deepEqual(docs.map((d) => d.id), hits.map((h) => h.id))
+  t.deepEqual(docs.map((d) => d.pageContent), hits.map((h) => h.text))
+  t.deepEqual(docs.map((d) => d.metadata.score), hits.map((h) => h.score))
+  t.is(docs[0].metadata.kind, 'pet')
+  t.throws(() => new RagrankRetriever({ retriever: {} }), { instanceOf: TypeError })
+  t.throws(() => new RagrankRetriever({ retriever: index, topK: 0 }), { instanceOf: RangeError })
+})
+
+test('ContextualCompressionRetriever from ragrank parts: BM25 candidates reranked by the CrossEncoder, score in metadata', async (t) => {
+  const ccr = new ContextualCompressionRetriever({
+    baseRetriever: new RagrankRetriever({ retriever: index, topK: 4 }),
+    baseCompressor: new RankerCompressor({ ranker: cross, topK: 2 }),
+  })
+  const docs = await ccr.invoke('a cat on a mat')
+  const candidates = await index.retrieve('a cat on a mat', { topK: 4 })
+  const want = await cross.rerank('a cat on a mat', candidates, { topK: 2 })
+  t.is(docs.length, 2)
+  t.deepEqual(docs.map((d) => d.id), want.map((w) => w.id))
+  t.deepEqual(docs.map((d) => d.metadata.relevanceScore), want.map((w) => w.score))
+  t.deepEqual(docs.map((d) => d.metadata.score), want.map((w) => candidates.find((c) => c.id === w.id).score), 'the retriever score stays')
+})
+
+test('ContextualCompressionRetriever with the LLMRanker against the scripted server', async (t) => {
+  const srv = await startChatServer({ script: ['```json\n{"documents":[{"index":2},{"index":1}]}\n```'] })
+  t.teardown(srv.close)
+  const llm = new LLMRanker({ chatGenerator: new OpenAIChatGenerator({ baseURL: srv.baseURL }) })
+  const ccr = new ContextualCompressionRetriever({
+    baseRetriever: new RagrankRetriever({ retriever: index, topK: 3 }),
+    baseCompressor: new RankerCompressor({ ranker: llm, scoreKey: 'llmScore' }),
+  })
+  const docs = await ccr.invoke('cat')
+  const candidates = await index.retrieve('cat', { topK: 3 })
+  t.deepEqual(docs.map((d) => d.id), [candidates[1].id, candidates[0].id])
+  t.deepEqual(docs.map((d) => d.metadata.llmScore), [1, 0.5])
+})
+
+test('RankerCompressor: no call on an empty list; documents without ids; bad rankers rejected', async (t) => {
+  let calls = 0
+  const ranker = { rerank: async (q, docs) => (calls++, docs.map((d, index) => ({ ...d, index, score: -index })).reverse()) }
+  const c = new RankerCompressor({ ranker })
+  t.deepEqual(await c.compressDocuments([], 'q'), [])
+  t.is(calls, 0)
+  const out = await c.compressDocuments([new Document({ pageContent: 'x', metadata: { a: 1 } }), new Document({ pageContent: 'y' })], 'q')
+  t.deepEqual(out.map((d) => [d.pageContent, d.metadata]), [['y', { relevanceScore: -1 }], ['x', { a: 1, relevanceScore: -0 }]])
+  t.throws(() => new RankerCompressor({ ranker: {} }), { instanceOf: TypeError })
+  t.throws(() => new RankerCompressor({ ranker, scoreKey: '' }), { instanceOf: TypeError })
+  const broken = new RankerCompressor({ ranker: { rerank: async () => [{ text: 'x' }] } })
+  await t.throwsAsync(broken.compressDocuments([new Document({ pageContent: 'x' })], 'q'), { instanceOf: TypeError })
+})
+
+test('EnsembleRetriever from two ragrank retrievers fuses their lists as LangChain RRF says', async (t) => {
+  const a = new RagrankRetriever({ retriever: index, topK: 4 })
+  const b = new RagrankRetriever({ retriever: stemmed, topK: 4 })
+  const ensemble = new EnsembleRetriever({ retrievers: [a, b], weights: [0.7, 0.3] })
+  const query = 'cars on the road'
+  const docs = await ensemble.invoke(query)
+  const lists = [await index.retrieve(query, { topK: 4 }), await stemmed.retrieve(query, { topK: 4 })]
+  const rrf = new Map()
+  lists.forEach((list, li) => list.forEach((h, r) => rrf.set(h.text, (rrf.get(h.text) ?? 0) + [0.7, 0.3][li] / (r + 1 + 60))))
+  const want = [...rrf.keys()].sort((x, y) => rrf.get(y) - rrf.get(x))
+  t.deepEqual(docs.map((d) => d.pageContent), want)
+  t.notDeepEqual(lists[0].map((h) => h.id), lists[1].map((h) => h.id), 'the two lists differ, so the fusion is exercised')
+  t.true(docs.every((d) => typeof d.metadata.score === 'number' && d.id))
+})
+
+test('RagrankRetriever wraps every kind of ragrank retriever: hybrid, multi-query, compression', async (t) => {
+  const kinds = {
+    hybrid: new HybridRetriever({ retrievers: [index, stemmed] }),
+    'multi-query': new MultiQueryRetriever({ retriever: index, queries: ['kitten', 'feline'] }),
+    compression: new CompressionRetriever({ retriever: index, ranker: cross }),
+  }
+  for (const [name, retriever] of Object.entries(kinds)) {
+    const docs = await new RagrankRetriever({ retriever, topK: 3 }).invoke('cat on the mat')
+    const hits = await retriever.retrieve('cat on the mat', { topK: 3 })
+    t.true(hits.length > 0, name)
+    t.deepEqual(docs.map((d) => [d.id, d.pageContent, d.metadata.score]), hits.map((h) => [h.id, h.text, h.score]), name)
+  }
+})
+
+test('RagrankRetriever over an AutoMergingRetriever: merged passages become Documents with their text', async (t) => {
+  const text = 'the cat sat on the mat today. the cat slept on the mat later. dogs ran in the park. birds sang in the trees.'
+  const nodes = new HierarchicalSplitter({ blockSizes: [12, 6], splitBy: 'word' }).split([{ id: 'doc', text }])
+  const leaves = nodes.filter((n) => n.childrenIds.length === 0)
+  const leafIndex = new Bm25Index()
+  leafIndex.add(leaves.map((n) => ({ id: n.id, text: n.text })))
+  const merging = new AutoMergingRetriever({ retriever: leafIndex, store: nodes })
+  const hits = await merging.retrieve('cat mat', { topK: 2 })
+  t.true(hits.some((h) => h.leafIds.length > 1), 'some leaves were merged into a parent')
+  const docs = await new RagrankRetriever({ retriever: merging, topK: 2 }).invoke('cat mat')
+  t.deepEqual(docs.map((d) => [d.id, d.pageContent]), hits.map((h) => [h.id, h.node.text]))
+})

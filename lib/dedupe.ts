@@ -1,0 +1,39 @@
+/** A candidate document as rankers take it: a string, or an object with text. */
+export type Candidate = string | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
+
+/** How duplicates are recognised: by `id` when there is one, else by text (default); by text only; or not at all. */
+export type DedupeBy = 'id-or-content' | 'content' | 'none'
+
+const prior = (d: Candidate) => (typeof d !== 'string' && typeof d.score === 'number' && !Number.isNaN(d.score) ? d.score : -Infinity)
+const textOf = (d: Candidate) => (typeof d === 'string' ? d : d.text)
+
+/**
+ * Drops duplicate candidates. Of a group of duplicates the copy with the highest prior
+ * `score` is kept (ties: the first), at the position of the first copy, so the order the
+ * sources gave still decides where the group sits. Returns the kept documents and their
+ * positions in the input.
+ */
+export function dedupe<D extends Candidate>(documents: readonly D[], by: DedupeBy = 'id-or-content'): { docs: D[]; indices: number[] } {
+  const docs: D[] = []
+  const indices: number[] = []
+  const slot = new Map<string, number>()
+  documents.forEach((d, i) => {
+    if (by !== 'none') {
+      const id = typeof d === 'string' ? undefined : d.id
+      // Ids and texts live in one map; the prefixes keep an id from matching a text.
+      const key = by === 'id-or-content' && id !== undefined ? `i:${id}` : `t:${textOf(d)}`
+      const at = slot.get(key)
+      if (at !== undefined) {
+        if (prior(d) > prior(docs[at])) {
+          docs[at] = d
+          indices[at] = i
+        }
+        return
+      }
+      slot.set(key, docs.length)
+    }
+    docs.push(d)
+    indices.push(i)
+  })
+  return { docs, indices }
+}

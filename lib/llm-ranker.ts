@@ -1,0 +1,239 @@
+import { checkSignal } from './abort'
+import type { ChatGenerator, JsonResponseFormat } from './chat'
+import { isChatGenerator } from './chat'
+import { mapLimit } from './concurrency'
+import { dedupe, type Candidate } from './dedupe'
+import { AbortError, RagrankError, rangeError, typeError } from './errors'
+import { parseJsonObject, replyError } from './json-reply'
+import { OpenAIChatGenerator } from './openai-chat'
+import { PromptTemplate } from './prompt-template'
+import { abortable, childController, positiveInteger } from './retriever'
+import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+
+/** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
+export type LLMRanked<D> = (D extends string ? { text: string } : D) & {
+  /** `1 / rank` (1, 1/2, 1/3, ...): comparable across calls and ready for rank fusion. */
+  score: number
+  /** Position in the input list. */
+  index: number
+  /** The input's meta, plus `priorScore` when the input had a score. */
+  meta: Record<string, unknown>
+}
+
+export interface SlidingWindow {
+  /** Documents per LLM call. */
+  size: number
+  /** Distance between window starts (default half the size); windows overlap by `size - step`. */
+  step?: number
+  /** Windows ranked at once (default 4). */
+  concurrency?: number
+}
+
+export interface LLMRankerOptions {
+  /** Default: `new OpenAIChatGenerator()` (needs `OPENAI_API_KEY`). */
+  chatGenerator?: ChatGenerator
+  /** A template with exactly `{{query}}` and `{{documents}}`; the reply must still be `{"documents":[{"index":n},...]}`. */
+  prompt?: string
+  /** Default 10. */
+  topK?: number
+  /** Throw on a failed call or an unusable reply instead of returning the input order (default false). */
+  raiseOnFailure?: boolean
+  /** Rank long candidate lists in overlapping windows (see docs/LLM.md); by default one call sees all. */
+  window?: SlidingWindow
+  /** Told about each failure that led to the fallback order (default: a process warning). */
+  onFailure?: (error: Error) => void
+}
+
+export interface LLMRerankOptions {
+  topK?: number
+  signal?: AbortSignal
+}
+
+export const DEFAULT_LLM_RANKER_PROMPT = `Your task is to order search results by how well they help answer a search query.
+
+Query:
+{{query}}
+
+Candidate documents, numbered from 1:
+{{documents}}
+
+Instructions:
+- List the numbers of the documents that help answer the query, the most useful first.
+- Leave out every document that does not help; if none does, give an empty list.
+- Use each number at most once, and only numbers shown above.
+- Reply with one JSON object and nothing else, in this form: {"documents": [{"index": 3}, {"index": 1}]}`
+
+/** The schema sent as `response_format`; servers that honour it can only produce a parseable reply. */
+export const RANKING_FORMAT: JsonResponseFormat = {
+  name: 'document_ranking',
+  schema: {
+    type: 'object',
+    properties: {
+      documents: {
+        type: 'array',
+        items: { type: 'object', properties: { index: { type: 'integer' } }, required: ['index'], additionalProperties: false },
+      },
+    },
+    required: ['documents'],
+    additionalProperties: false,
+  },
+}
+
+/**
+ * Reranks candidates with a language model, as Haystack's LLMRanker: the model sees the
+ * query and the numbered documents and names the relevant ones, best first, so it also
+ * decides how many to keep. Same `rerank(query, documents, { topK, signal })` as
+ * `CrossEncoder`, so either fits wherever a ranker is expected.
+ */
+export class LLMRanker {
+  readonly #chat: ChatGenerator
+  readonly #prompt: PromptTemplate
+  readonly #topK: number
+  readonly #raise: boolean
+  readonly #window?: Required<SlidingWindow>
+  readonly #onFailure: (error: Error) => void
+
+  constructor(options: LLMRankerOptions = {}) {
+    const o = optionsObject(options, 'options')
+    if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
+    this.#prompt = new PromptTemplate(o.prompt ?? DEFAULT_LLM_RANKER_PROMPT, ['query', 'documents'])
+    this.#topK = o.topK === undefined ? 10 : positiveInteger(o.topK, 'options.topK')
+    if (o.raiseOnFailure !== undefined && typeof o.raiseOnFailure !== 'boolean') throw typeError('options.raiseOnFailure must be a boolean')
+    this.#raise = o.raiseOnFailure ?? false
+    if (o.window !== undefined) {
+      const w = optionsObject(o.window, 'options.window')
+      const size = positiveInteger(w.size, 'options.window.size')
+      if (size < 2) throw rangeError('options.window.size must be >= 2')
+      const step = w.step === undefined ? Math.max(1, Math.floor(size / 2)) : positiveInteger(w.step, 'options.window.step')
+      if (step > size) throw rangeError(`options.window.step (${step}) must be <= options.window.size (${size}), or documents would be skipped`)
+      const concurrency = w.concurrency === undefined ? 4 : positiveInteger(w.concurrency, 'options.window.concurrency')
+      this.#window = { size, step, concurrency }
+    }
+    if (o.onFailure !== undefined && typeof o.onFailure !== 'function') throw typeError('options.onFailure must be a function')
+    this.#onFailure =
+      (o.onFailure as (e: Error) => void) ??
+      ((e: Error) => process.emitWarning(`LLMRanker fell back to the input order: ${e.message}`, { code: 'RAGRANK_LLM_FALLBACK' }))
+    // Last, so bad options fail before the default generator asks for a key.
+    this.#chat = (o.chatGenerator as ChatGenerator | undefined) ?? new OpenAIChatGenerator()
+  }
+
+  /**
+   * The relevant documents, best first, at most `topK`. Documents sharing an `id` (or,
+   * without ids, the same text) are sent once: the copy with the highest prior score, at
+   * the first copy's position. On a failed call or an unusable reply the input order is
+   * returned (cut to `topK`) unless `raiseOnFailure`; an empty list from the model means
+   * none is relevant and gives `[]`.
+   */
+  async rerank<D extends Candidate>(query: string, documents: readonly D[], options: LLMRerankOptions = {}): Promise<LLMRanked<D>[]> {
+    if (typeof query !== 'string') throw typeError('query must be a string')
+    if (!Array.isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
+    documents.forEach((d, i) => {
+      if (typeof d === 'string') return
+      if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`documents[${i}] must be a string or have a string text`)
+      if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`documents[${i}].id must be a string`)
+    })
+    const o = optionsObject(options, 'options')
+    const topK = o.topK === undefined ? this.#topK : nonNegativeInteger(o.topK, 'options.topK')
+    const signal = checkSignal(o.signal)
+    if (signal?.aborted) throw new AbortError()
+    const { docs, indices } = dedupe(documents)
+    if (docs.length === 0 || topK === 0) return []
+    const texts = docs.map((d) => (typeof d === 'string' ? d : d.text))
+    let order: number[]
+    if (query.trim() === '') {
+      order = docs.map((_, i) => i) // nothing to rank against
+    } else {
+      try {
+        order = await this.#rank(query.trim(), texts, signal)
+      } catch (e) {
+        if (e instanceof AbortError || signal?.aborted) throw e instanceof AbortError ? e : new AbortError()
+        if (this.#raise) throw e
+        this.#onFailure(e as Error)
+        order = docs.map((_, i) => i)
+      }
+    }
+    return order.slice(0, topK).map((at, rank) => ranked(docs[at], indices[at], rank))
+  }
+
+  /** Positions in `texts` of the relevant documents, best first. */
+  async #rank(query: string, texts: string[], signal: AbortSignal | undefined): Promise<number[]> {
+    const w = this.#window
+    if (!w || texts.length <= w.size) return this.#callOnce(query, texts, signal)
+    // Overlapping windows ranked concurrently; each document's verdicts are merged, then one
+    // last call orders the best `size` globally, since window tops are not comparable.
+    const starts: number[] = []
+    for (let s = 0; s + w.size < texts.length; s += w.step) starts.push(s)
+    starts.push(texts.length - w.size)
+    const { controller, dispose } = childController(signal)
+    let lists: number[][]
+    try {
+      lists = await mapLimit([...new Set(starts)], w.concurrency, async (s) => {
+        try {
+          return (await this.#callOnce(query, texts.slice(s, s + w.size), controller.signal)).map((i) => i + s)
+        } catch (e) {
+          controller.abort() // one failed window fails the whole ranking: stop the others
+          throw e
+        }
+      })
+    } finally {
+      dispose()
+    }
+    const merged = mergeWindows(lists, [...new Set(starts)], w.size, texts.length)
+    if (merged.length <= 1) return merged
+    const head = merged.slice(0, w.size)
+    const final = await this.#callOnce(query, head.map((i) => texts[i]), signal)
+    return [...final.map((i) => head[i]), ...merged.slice(head.length)]
+  }
+
+  async #callOnce(query: string, texts: string[], signal: AbortSignal | undefined): Promise<number[]> {
+    const documents = texts.map((t, i) => `[${i + 1}] ${t.replace(/\s+/g, ' ').trim()}`).join('\n\n')
+    const content = this.#prompt.render({ query, documents })
+    // abortable: a custom generator that ignores the signal must not hold the caller.
+    const reply = await abortable(Promise.resolve(this.#chat.chat({ messages: [{ role: 'user', content }], responseFormat: RANKING_FORMAT, signal })), signal)
+    if (!isPlainObject(reply) || typeof reply.text !== 'string') throw new RagrankError('ERR_LLM_REPLY', 'chatGenerator.chat must resolve to { text }')
+    return parseRanking(reply.text, texts.length)
+  }
+}
+
+/**
+ * 0-based positions from a ranking reply. Entries may be `{ "index": n }` or bare `n`;
+ * duplicates, out-of-range and non-integer indices are dropped. Entries that are all
+ * unusable make the reply unusable; an empty list is a valid "nothing is relevant".
+ */
+export function parseRanking(text: string, count: number): number[] {
+  const obj = parseJsonObject(text)
+  const list = obj.documents
+  if (!Array.isArray(list)) throw replyError(`the reply has no "documents" array: ${text.slice(0, 200)}`)
+  const seen = new Set<number>()
+  for (const entry of list) {
+    const n = isPlainObject(entry) ? entry.index : entry
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > count) continue
+    seen.add(n - 1)
+  }
+  if (list.length > 0 && seen.size === 0) throw replyError(`the reply names no valid document index (1..${count}): ${text.slice(0, 200)}`)
+  return [...seen]
+}
+
+/**
+ * Merges window rankings: a document's weight is the mean, over the windows that showed
+ * it, of 1/rank there (0 when that window left it out); documents no window kept are
+ * dropped. Ties keep input order.
+ */
+function mergeWindows(lists: number[][], starts: number[], size: number, count: number): number[] {
+  const sum = new Float64Array(count)
+  const shown = new Uint32Array(count)
+  starts.forEach((s) => {
+    for (let i = s; i < Math.min(count, s + size); i++) shown[i]++
+  })
+  for (const list of lists) list.forEach((doc, rank) => (sum[doc] += 1 / (rank + 1)))
+  const kept: number[] = []
+  for (let i = 0; i < count; i++) if (sum[i] > 0) kept.push(i)
+  return kept.sort((a, b) => sum[b] / shown[b] - sum[a] / shown[a] || a - b)
+}
+
+function ranked<D extends Candidate>(doc: D, index: number, rank: number): LLMRanked<D> {
+  const base: Record<string, unknown> = typeof doc === 'string' ? { text: doc } : { ...doc }
+  const meta: Record<string, unknown> = isPlainObject(base.meta) ? { ...base.meta } : {}
+  if (typeof base.score === 'number') meta.priorScore = base.score
+  return { ...base, score: 1 / (rank + 1), index, meta } as LLMRanked<D>
+}

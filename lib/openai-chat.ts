@@ -1,0 +1,248 @@
+import { checkSignal } from './abort'
+import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
+import { AbortError, RagrankError, rangeError, typeError } from './errors'
+import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+
+export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
+const OPENAI_BASE_URL = 'https://api.openai.com/v1'
+
+export interface OpenAIChatGeneratorOptions {
+  /** Default `gpt-4.1-mini`. */
+  model?: string
+  /** Any OpenAI-compatible server, e.g. `http://localhost:11434/v1` (Ollama). Default `OPENAI_BASE_URL` or OpenAI's. */
+  baseURL?: string
+  /** Default `OPENAI_API_KEY`; required only for api.openai.com. */
+  apiKey?: string
+  /** Per attempt, from request to the whole reply (default 60 000). */
+  timeoutMs?: number
+  /** Extra attempts after a 429, a 5xx, a timeout or a network error (default 2). */
+  maxRetries?: number
+  /** First backoff delay; doubles per retry, with jitter, capped at 8 s, unless the server sends Retry-After (default 500). */
+  retryDelayMs?: number
+  /** Default 0, for repeatable rankings. */
+  temperature?: number
+  /** `json_schema` (default) sends the schema; `json_object` only asks for JSON (older llama.cpp, some proxies); `none` sends neither. */
+  responseFormat?: 'json_schema' | 'json_object' | 'none'
+  /** Extra fields merged into every request body (e.g. `{ seed: 1 }`). */
+  body?: Record<string, unknown>
+  /** Extra headers (e.g. an organisation or a proxy token). */
+  headers?: Record<string, string>
+  /** Environment to read `OPENAI_API_KEY` and `OPENAI_BASE_URL` from (default `process.env`). */
+  env?: NodeJS.ProcessEnv
+}
+
+const RETRY_CAP_MS = 8000
+const RETRY_AFTER_CAP_MS = 60_000
+
+/**
+ * A chat-completions client over `fetch`, for OpenAI and the servers that copy its API
+ * (Ollama, vLLM, llama.cpp, LiteLLM). One POST endpoint does not justify a runtime SDK
+ * dependency for a retrieval library; timeouts, retries and abort are done here as in
+ * the hub client.
+ */
+export class OpenAIChatGenerator implements ChatGenerator {
+  readonly model: string
+  readonly baseURL: string
+  readonly #apiKey?: string
+  readonly #timeoutMs: number
+  readonly #maxRetries: number
+  readonly #retryDelayMs: number
+  readonly #temperature: number
+  readonly #format: 'json_schema' | 'json_object' | 'none'
+  readonly #body: Record<string, unknown>
+  readonly #headers: Record<string, string>
+  #usage: ChatUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 }
+  #calls = 0
+
+  constructor(options: OpenAIChatGeneratorOptions = {}) {
+    const o = optionsObject(options, 'options')
+    const env = o.env === undefined ? process.env : (optionsObject(o.env, 'options.env') as NodeJS.ProcessEnv)
+    this.model = o.model === undefined ? DEFAULT_CHAT_MODEL : nonEmptyString(o.model, 'options.model')
+    const base = o.baseURL === undefined ? env.OPENAI_BASE_URL || OPENAI_BASE_URL : nonEmptyString(o.baseURL, 'options.baseURL')
+    let url: URL
+    try {
+      url = new URL(base)
+    } catch {
+      throw typeError(`options.baseURL is not a URL: ${base}`)
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw typeError(`options.baseURL must be http(s), got ${base}`)
+    this.baseURL = base.replace(/\/+$/, '')
+    this.#apiKey = o.apiKey === undefined ? env.OPENAI_API_KEY || undefined : nonEmptyString(o.apiKey, 'options.apiKey')
+    if (this.#apiKey === undefined && url.hostname === 'api.openai.com') {
+      throw new RagrankError('ERR_UNAUTHORIZED', 'OpenAIChatGenerator needs an API key for api.openai.com: set OPENAI_API_KEY or pass options.apiKey')
+    }
+    this.#timeoutMs = o.timeoutMs === undefined ? 60_000 : finiteNumber(o.timeoutMs, 'options.timeoutMs', 1)
+    this.#maxRetries = o.maxRetries === undefined ? 2 : nonNegativeInteger(o.maxRetries, 'options.maxRetries')
+    this.#retryDelayMs = o.retryDelayMs === undefined ? 500 : finiteNumber(o.retryDelayMs, 'options.retryDelayMs', 0)
+    this.#temperature = o.temperature === undefined ? 0 : finiteNumber(o.temperature, 'options.temperature', 0, 2)
+    const format = o.responseFormat ?? 'json_schema'
+    if (format !== 'json_schema' && format !== 'json_object' && format !== 'none') {
+      throw rangeError(`options.responseFormat must be 'json_schema', 'json_object' or 'none', got ${String(format)}`)
+    }
+    this.#format = format
+    this.#body = o.body === undefined ? {} : { ...optionsObject(o.body, 'options.body') }
+    const headers = optionsObject(o.headers, 'options.headers')
+    for (const [k, v] of Object.entries(headers)) if (typeof v !== 'string') throw typeError(`options.headers.${k} must be a string`)
+    this.#headers = headers as Record<string, string>
+  }
+
+  /** Tokens used by all calls of this generator so far (retried attempts excluded). */
+  get usage(): ChatUsage & { calls: number } {
+    return { ...this.#usage, calls: this.#calls }
+  }
+
+  async chat(request: ChatRequest): Promise<ChatReply> {
+    const r = optionsObject(request, 'request')
+    const messages = checkMessages(r.messages)
+    const signal = checkSignal(r.signal)
+    const body: Record<string, unknown> = { model: this.model, temperature: this.#temperature, ...this.#body, messages }
+    if (r.responseFormat !== undefined && this.#format !== 'none') {
+      const f = optionsObject(r.responseFormat, 'request.responseFormat')
+      if (typeof f.name !== 'string' || !isPlainObject(f.schema)) throw typeError('request.responseFormat must be { name, schema }')
+      body.response_format =
+        this.#format === 'json_schema' ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema } } : { type: 'json_object' }
+    }
+    const payload = JSON.stringify(body)
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw new AbortError()
+      const outcome = await this.#attempt(payload, signal)
+      if ('reply' in outcome) {
+        this.#count(outcome.reply.usage)
+        return outcome.reply
+      }
+      if (!outcome.retry || attempt >= this.#maxRetries) throw outcome.error
+      await sleep(outcome.retryAfterMs ?? this.#backoff(attempt), signal)
+    }
+  }
+
+  #backoff(attempt: number): number {
+    const d = Math.min(RETRY_CAP_MS, this.#retryDelayMs * 2 ** attempt)
+    return d * (0.75 + Math.random() * 0.25)
+  }
+
+  #count(u: ChatUsage | undefined) {
+    this.#calls++
+    if (!u) return
+    this.#usage = {
+      promptTokens: this.#usage.promptTokens + u.promptTokens,
+      completionTokens: this.#usage.completionTokens + u.completionTokens,
+      totalTokens: this.#usage.totalTokens + u.totalTokens,
+    }
+  }
+
+  async #attempt(
+    payload: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ reply: ChatReply } | { error: Error; retry: boolean; retryAfterMs?: number }> {
+    const url = `${this.baseURL}/chat/completions`
+    const controller = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort()
+    }, this.#timeoutMs)
+    const onAbort = () => controller.abort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...this.#headers }
+      if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`
+      const res = await fetch(url, { method: 'POST', headers, body: payload, signal: controller.signal })
+      // The timeout covers the body too: a server may send headers and then stall.
+      const text = await res.text()
+      if (!res.ok) return { error: statusError(res.status, text, url), retry: res.status === 429 || res.status >= 500, retryAfterMs: retryAfter(res.headers) }
+      return { reply: parseCompletion(text, url) }
+    } catch (e) {
+      if (signal?.aborted) throw new AbortError()
+      if (e instanceof RagrankError) throw e
+      const message = timedOut
+        ? `no complete reply from ${url} within ${this.#timeoutMs} ms`
+        : `could not reach ${url} (${(e as { cause?: { code?: string } })?.cause?.code ?? (e as Error)?.message ?? String(e)})`
+      const error = new RagrankError('ERR_NETWORK', message)
+      error.cause = e
+      return { error, retry: true }
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    }
+  }
+}
+
+function nonEmptyString(v: unknown, name: string): string {
+  if (typeof v !== 'string' || v === '') throw typeError(`${name} must be a non-empty string`)
+  return v
+}
+
+const ROLES = new Set(['system', 'user', 'assistant'])
+
+export function checkMessages(v: unknown, name = 'request.messages'): ChatMessage[] {
+  if (!Array.isArray(v) || v.length === 0) throw typeError(`${name} must be a non-empty array of { role, content }`)
+  return v.map((m, i) => {
+    if (!isPlainObject(m) || !ROLES.has(m.role as string) || typeof m.content !== 'string') {
+      throw typeError(`${name}[${i}] must be { role: 'system' | 'user' | 'assistant', content: string }`)
+    }
+    return { role: m.role as ChatMessage['role'], content: m.content }
+  })
+}
+
+function statusError(status: number, body: string, url: string): RagrankError {
+  let detail = body.slice(0, 300)
+  try {
+    const j = JSON.parse(body) as { error?: { message?: unknown } }
+    if (typeof j?.error?.message === 'string') detail = j.error.message
+  } catch {
+    // not JSON: keep the raw start of the body
+  }
+  const code = status === 401 || status === 403 ? 'ERR_UNAUTHORIZED' : 'ERR_LLM'
+  return Object.assign(new RagrankError(code, `${url} answered ${status}: ${detail}`), { status })
+}
+
+/** `retry-after-ms` (OpenAI) or `retry-after` in seconds or as a date. */
+function retryAfter(h: Headers): number | undefined {
+  const ms = Number(h.get('retry-after-ms'))
+  if (h.get('retry-after-ms') !== null && Number.isFinite(ms) && ms >= 0) return Math.min(ms, RETRY_AFTER_CAP_MS)
+  const v = h.get('retry-after')
+  if (v === null) return undefined
+  const s = Number(v)
+  if (Number.isFinite(s) && s >= 0) return Math.min(s * 1000, RETRY_AFTER_CAP_MS)
+  const at = Date.parse(v)
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - Date.now()), RETRY_AFTER_CAP_MS)
+}
+
+function parseCompletion(text: string, url: string): ChatReply {
+  let j: unknown
+  try {
+    j = JSON.parse(text)
+  } catch {
+    throw new RagrankError('ERR_LLM', `${url} did not answer with JSON: ${text.slice(0, 200)}`)
+  }
+  const choice = isPlainObject(j) && Array.isArray(j.choices) ? j.choices[0] : undefined
+  const message = isPlainObject(choice) ? choice.message : undefined
+  if (!isPlainObject(message)) throw new RagrankError('ERR_LLM', `${url} answered without choices[0].message`)
+  if (typeof message.content !== 'string') {
+    const refusal = typeof message.refusal === 'string' ? `: refused (${message.refusal})` : ''
+    throw new RagrankError('ERR_LLM', `${url} answered without text${refusal}`)
+  }
+  const reply: ChatReply = { text: message.content }
+  const u = (j as { usage?: unknown }).usage
+  if (isPlainObject(u)) {
+    const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0)
+    reply.usage = { promptTokens: n(u.prompt_tokens), completionTokens: n(u.completion_tokens), totalTokens: n(u.total_tokens) }
+  }
+  if (typeof (j as { model?: unknown }).model === 'string') reply.model = (j as { model: string }).model
+  return reply
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortError())
+    const onAbort = () => {
+      clearTimeout(t)
+      reject(new AbortError())
+    }
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

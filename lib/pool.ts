@@ -1,0 +1,130 @@
+import { checkSignal } from './abort'
+import { dedupe, type Candidate, type DedupeBy } from './dedupe'
+import { typeError, rangeError } from './errors'
+import {
+  abortable,
+  checkQuery,
+  isRetriever,
+  positiveInteger,
+  retrievedList,
+  throwIfAborted,
+  DEFAULT_TOP_K,
+  type Retriever,
+  type ScoredDocument,
+} from './retriever'
+import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+
+/** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
+export interface Ranker {
+  rerank(query: string, documents: readonly Candidate[], options?: { topK?: number; signal?: AbortSignal }): Promise<unknown[]>
+}
+
+export interface PoolRerankOptions {
+  /** Default 10. */
+  topK?: number
+  signal?: AbortSignal
+  /** Default `'id-or-content'`: the same `id`, or, without ids, the same text; `'content'` when sources id the same text differently. */
+  dedupeBy?: DedupeBy
+}
+
+/** A pooled document after reranking: the ranker's output, `index` pointing into the pooled input, prior score in meta. */
+export type Pooled = ScoredDocument & { index: number; meta: Record<string, unknown>; [k: string]: unknown }
+
+export function isRanker(v: unknown): v is Ranker {
+  return typeof v === 'object' && v !== null && typeof (v as Ranker).rerank === 'function'
+}
+
+const DEDUPE = new Set(['id-or-content', 'content', 'none'])
+
+/**
+ * Reranks candidates gathered from any number of sources (several indexes, books, tools)
+ * in one ranker call. Duplicates are merged first (the copy with the highest prior score
+ * is kept), so a passage two sources found is scored once. Each result keeps the score
+ * its source gave as `meta.priorScore`, and `index` points into `documents`.
+ */
+export async function rerank(query: string, documents: readonly Candidate[], ranker: Ranker, options: PoolRerankOptions = {}): Promise<Pooled[]> {
+  checkQuery(query)
+  if (!Array.isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
+  if (!isRanker(ranker)) throw typeError('ranker must have a rerank(query, documents, options) method (a CrossEncoder, an LLMRanker, ...)')
+  const o = optionsObject(options, 'options')
+  const topK = o.topK === undefined ? DEFAULT_TOP_K : nonNegativeInteger(o.topK, 'options.topK')
+  const signal = checkSignal(o.signal)
+  const by = (o.dedupeBy ?? 'id-or-content') as DedupeBy
+  if (!DEDUPE.has(by)) throw rangeError(`options.dedupeBy must be 'id-or-content', 'content' or 'none', got ${String(by)}`)
+  const candidates = documents.map((d, i): Candidate => {
+    if (typeof d === 'string' || (isPlainObject(d) && typeof d.text === 'string')) return d as Candidate
+    // AutoMergingRetriever hits carry their text on the (merged) node.
+    const node = isPlainObject(d) ? (d as { node?: unknown }).node : undefined
+    if (isPlainObject(node) && typeof node.text === 'string') return { ...(d as object), text: node.text } as Candidate
+    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${String(d.id)}: was the text stored?)` : ''}`)
+  })
+  throwIfAborted(signal)
+  const { docs, indices } = dedupe(candidates, by)
+  if (docs.length === 0 || topK === 0) return []
+  const out = await abortable(Promise.resolve(ranker.rerank(query, docs, { topK, signal })), signal)
+  if (!Array.isArray(out)) throw typeError('ranker.rerank must resolve to an array')
+  return out.slice(0, topK).map((r, i) => {
+    if (!isPlainObject(r)) throw typeError(`ranker.rerank result ${i} is not an object`)
+    const at = typeof r.index === 'number' && docs[r.index] !== undefined ? r.index : undefined
+    const source = at === undefined ? undefined : docs[at]
+    const meta: Record<string, unknown> = isPlainObject(r.meta) ? { ...r.meta } : {}
+    if (typeof source !== 'string' && typeof source?.score === 'number' && !('priorScore' in meta)) meta.priorScore = source.score
+    return { ...r, index: at === undefined ? -1 : indices[at], meta } as Pooled
+  })
+}
+
+export interface CompressionRetrieverOptions {
+  /** Reorders and cuts the candidates. */
+  ranker: Ranker
+  /** Where candidates come from; leave it out to pass `documents` to each call instead. */
+  retriever?: Retriever
+  /** Candidates fetched from the retriever (default 50, and at least the call's `topK`). */
+  candidates?: number
+  dedupeBy?: DedupeBy
+}
+
+export interface CompressionRetrieveOptions extends PoolRerankOptions {
+  /** Candidates you already hold (pooled from several sources); used instead of the base retriever. */
+  documents?: readonly Candidate[]
+}
+
+/**
+ * A retriever whose results a ranker reorders and cuts: LangChain's
+ * ContextualCompressionRetriever, with the base retriever optional so already-collected
+ * documents can be passed per call (the variant users patch LangChain for).
+ */
+export class CompressionRetriever implements Retriever {
+  readonly #ranker: Ranker
+  readonly #retriever?: Retriever
+  readonly #candidates: number
+  readonly #dedupeBy?: DedupeBy
+
+  constructor(options: CompressionRetrieverOptions) {
+    const o = optionsObject(options, 'options')
+    if (!isRanker(o.ranker)) throw typeError('options.ranker must have a rerank(query, documents, options) method')
+    if (o.retriever !== undefined && !isRetriever(o.retriever)) throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
+    this.#ranker = o.ranker
+    this.#retriever = o.retriever as Retriever | undefined
+    this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
+    if (o.dedupeBy !== undefined && !DEDUPE.has(o.dedupeBy as string)) throw rangeError(`options.dedupeBy must be 'id-or-content', 'content' or 'none'`)
+    this.#dedupeBy = o.dedupeBy as DedupeBy | undefined
+  }
+
+  async retrieve(query: string, options: CompressionRetrieveOptions = {}): Promise<Pooled[]> {
+    checkQuery(query)
+    const o = optionsObject(options, 'options')
+    const topK = o.topK === undefined ? DEFAULT_TOP_K : nonNegativeInteger(o.topK, 'options.topK')
+    const signal = checkSignal(o.signal)
+    const dedupeBy = (o.dedupeBy ?? this.#dedupeBy) as DedupeBy | undefined
+    let documents = o.documents as readonly Candidate[] | undefined
+    if (documents === undefined) {
+      if (!this.#retriever) throw typeError('this CompressionRetriever has no base retriever: pass options.documents')
+      throwIfAborted(signal)
+      if (topK === 0) return []
+      const depth = Math.max(this.#candidates, topK)
+      const hits = await abortable(this.#retriever.retrieve(query, { topK: depth, signal }), signal)
+      documents = retrievedList(hits, depth, 'retriever.retrieve') as Candidate[]
+    }
+    return rerank(query, documents, this.#ranker, { topK, signal, dedupeBy })
+  }
+}

@@ -1,0 +1,28 @@
+import { typeError } from './errors'
+
+const VARIABLE = /\{\{\s*([A-Za-z_][\w]*)\s*\}\}/g
+
+/**
+ * A prompt with `{{name}}` placeholders. Construction checks the template uses exactly
+ * the allowed variables, so a typo fails at startup rather than sending an empty prompt.
+ */
+export class PromptTemplate {
+  readonly template: string
+  constructor(template: unknown, variables: readonly string[], name = 'options.prompt') {
+    if (typeof template !== 'string' || template.trim() === '') throw typeError(`${name} must be a non-empty string`)
+    const used = new Set([...template.matchAll(VARIABLE)].map((m) => m[1]))
+    const unknown = [...used].filter((v) => !variables.includes(v))
+    const missing = variables.filter((v) => !used.has(v))
+    if (unknown.length > 0 || missing.length > 0) {
+      const want = variables.map((v) => `{{${v}}}`).join(' and ')
+      const got = [...(missing.length ? [`missing ${missing.join(', ')}`] : []), ...(unknown.length ? [`unknown ${unknown.join(', ')}`] : [])]
+      throw typeError(`${name} must contain exactly the variables ${want} (${got.join('; ')})`)
+    }
+    this.template = template
+  }
+
+  /** Substitutes every placeholder in one pass, so a value containing `{{query}}` is not expanded again. */
+  render(values: Record<string, string>): string {
+    return this.template.replace(VARIABLE, (_, v: string) => values[v])
+  }
+}

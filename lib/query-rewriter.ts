@@ -1,0 +1,161 @@
+import { checkSignal } from './abort'
+import { isChatGenerator, type ChatGenerator, type ChatMessage, type JsonResponseFormat } from './chat'
+import { AbortError, rangeError, typeError } from './errors'
+import { parseJsonObject, replyError } from './json-reply'
+import { checkMessages, OpenAIChatGenerator } from './openai-chat'
+import { abortable } from './retriever'
+import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+
+/** How a variant departs from the standalone query. */
+export type RewriteStrategy = 'synonyms' | 'broader-narrower' | 'cause-effect'
+
+const STRATEGY_HINTS: Record<RewriteStrategy, string> = {
+  synonyms: 'say the same thing with different words: synonyms, a paraphrase, the technical or the everyday term',
+  'broader-narrower': 'move one step up or down in generality: the wider topic it belongs to, or a more specific case of it',
+  'cause-effect': 'use the words of what causes it or what it leads to (mechanisms, consequences, conditions)',
+}
+export const REWRITE_STRATEGIES = Object.keys(STRATEGY_HINTS) as RewriteStrategy[]
+
+export interface QueryRewriterOptions {
+  /** Default: `new OpenAIChatGenerator()` (needs `OPENAI_API_KEY`). */
+  chatGenerator?: ChatGenerator
+  /** Variants per rewrite (default 3; 0 for the standalone query only). */
+  variants?: number
+  /** Strategies, used in turn for the variants (default all three). */
+  strategies?: readonly RewriteStrategy[]
+  /** Throw on a failed call or an unusable reply instead of falling back to the last user turn (default false). */
+  raiseOnFailure?: boolean
+  /** Told about each failure that led to the fallback (default: a process warning). */
+  onFailure?: (error: Error) => void
+}
+
+export interface Rewrite {
+  /** The last user turn made self-contained (pronouns and ellipses resolved from the conversation). */
+  query: string
+  /** False for chit-chat, greetings and thanks: nothing to look up. */
+  needsRetrieval: boolean
+  /** Alternative phrasings for recall, each with its strategy; empty when no retrieval is needed. */
+  variants: { strategy: RewriteStrategy; query: string }[]
+  /** The conversation's language as the model named it (e.g. `ko`), if it did. */
+  language?: string
+  /** True when the model's reply was unusable and `query` is the last user turn as is. */
+  fallback: boolean
+}
+
+const REWRITE_FORMAT: JsonResponseFormat = {
+  name: 'query_rewrite',
+  schema: {
+    type: 'object',
+    properties: {
+      needs_retrieval: { type: 'boolean' },
+      standalone_query: { type: 'string' },
+      language: { type: 'string' },
+      variants: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['needs_retrieval', 'standalone_query', 'language', 'variants'],
+    additionalProperties: false,
+  },
+}
+
+/**
+ * Turns a conversation into what a retriever needs: a standalone query, whether to search
+ * at all, and variants by named strategies, all in the conversation's language, in one
+ * LLM call. Also a variant source for `MultiQueryRetriever` (`queries: rewriter`).
+ */
+export class QueryRewriter {
+  readonly #chat: ChatGenerator
+  readonly #variants: number
+  readonly #strategies: RewriteStrategy[]
+  readonly #raise: boolean
+  readonly #onFailure: (error: Error) => void
+
+  constructor(options: QueryRewriterOptions = {}) {
+    const o = optionsObject(options, 'options')
+    if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
+    this.#variants = o.variants === undefined ? 3 : nonNegativeInteger(o.variants, 'options.variants')
+    if (this.#variants > 20) throw rangeError(`options.variants must be <= 20, got ${this.#variants}`)
+    if (o.strategies !== undefined) {
+      if (!Array.isArray(o.strategies) || o.strategies.length === 0) throw typeError('options.strategies must be a non-empty array')
+      for (const s of o.strategies) if (!REWRITE_STRATEGIES.includes(s)) throw rangeError(`unknown strategy ${String(s)}; use ${REWRITE_STRATEGIES.join(', ')}`)
+    }
+    this.#strategies = [...((o.strategies as RewriteStrategy[] | undefined) ?? REWRITE_STRATEGIES)]
+    if (o.raiseOnFailure !== undefined && typeof o.raiseOnFailure !== 'boolean') throw typeError('options.raiseOnFailure must be a boolean')
+    this.#raise = o.raiseOnFailure ?? false
+    if (o.onFailure !== undefined && typeof o.onFailure !== 'function') throw typeError('options.onFailure must be a function')
+    this.#onFailure =
+      (o.onFailure as (e: Error) => void) ??
+      ((e: Error) => process.emitWarning(`QueryRewriter fell back to the last user turn: ${e.message}`, { code: 'RAGRANK_LLM_FALLBACK' }))
+    this.#chat = (o.chatGenerator as ChatGenerator | undefined) ?? new OpenAIChatGenerator()
+  }
+
+  /** Rewrites a conversation (`[{ role, content }]`, the last user turn being the question) or a lone question. */
+  async rewrite(conversation: string | readonly ChatMessage[], options: { signal?: AbortSignal } = {}): Promise<Rewrite> {
+    const turns = typeof conversation === 'string' ? [{ role: 'user' as const, content: conversation }] : checkMessages(conversation, 'conversation')
+    const lastUser = [...turns].reverse().find((m) => m.role === 'user')
+    if (!lastUser) throw typeError('conversation must contain a user turn')
+    const signal = checkSignal(optionsObject(options, 'options').signal)
+    if (signal?.aborted) throw new AbortError()
+    const plan = Array.from({ length: this.#variants }, (_, i) => this.#strategies[i % this.#strategies.length])
+    try {
+      const reply = await abortable(Promise.resolve(this.#chat.chat({ messages: this.#messages(turns, plan), responseFormat: REWRITE_FORMAT, signal })), signal)
+      if (!isPlainObject(reply) || typeof reply.text !== 'string') throw replyError('chatGenerator.chat must resolve to { text }')
+      return parseRewrite(reply.text, plan)
+    } catch (e) {
+      if (e instanceof AbortError || signal?.aborted) throw e instanceof AbortError ? e : new AbortError()
+      if (this.#raise) throw e
+      this.#onFailure(e as Error)
+      return { query: lastUser.content.trim(), needsRetrieval: true, variants: [], fallback: true }
+    }
+  }
+
+  /** For `MultiQueryRetriever`: the standalone query and the variants of a lone question (none if it needs no search). */
+  async variants(query: string, options: { signal?: AbortSignal } = {}): Promise<string[]> {
+    const r = await this.rewrite(query, options)
+    return r.needsRetrieval ? [r.query, ...r.variants.map((v) => v.query)] : []
+  }
+
+  #messages(turns: ChatMessage[], plan: RewriteStrategy[]): ChatMessage[] {
+    const transcript = turns.map((m) => `${m.role}: ${m.content}`).join('\n')
+    const wanted =
+      plan.length === 0
+        ? '- "variants": an empty list.'
+        : `- "variants": exactly ${plan.length} alternative search queries, in this order:\n${plan.map((s, i) => `  ${i + 1}. ${STRATEGY_HINTS[s]}`).join('\n')}`
+    const system = [
+      'You prepare the search step of a question-answering assistant. Read the conversation and look at its last user message.',
+      'Answer with one JSON object and nothing else, with these fields:',
+      '- "needs_retrieval": false when the message is small talk, a greeting, thanks or something answerable without looking anything up; otherwise true.',
+      '- "standalone_query": the last user message rewritten so it can be understood without the conversation (replace pronouns and references with what they point to), kept short and in search-query style.',
+      '- "language": the language code of the conversation (for example "en", "ko").',
+      wanted,
+      'Write the query and the variants in the language of the conversation. Do not repeat the standalone query among the variants.',
+    ].join('\n')
+    return [
+      { role: 'system', content: system },
+      { role: 'user', content: `Conversation:\n${transcript}` },
+    ]
+  }
+}
+
+/** Reads the model's JSON; wrong types make the whole reply unusable, bad variants are dropped. */
+export function parseRewrite(text: string, plan: readonly RewriteStrategy[]): Rewrite {
+  const o = parseJsonObject(text)
+  if (typeof o.needs_retrieval !== 'boolean') throw replyError(`"needs_retrieval" must be a boolean: ${text.slice(0, 200)}`)
+  if (typeof o.standalone_query !== 'string') throw replyError(`"standalone_query" must be a string: ${text.slice(0, 200)}`)
+  const query = o.standalone_query.trim()
+  if (o.needs_retrieval && query === '') throw replyError('"standalone_query" is empty although retrieval is needed')
+  if (o.variants !== undefined && !Array.isArray(o.variants)) throw replyError(`"variants" must be an array: ${text.slice(0, 200)}`)
+  const seen = new Set([query.toLowerCase()])
+  const variants: Rewrite['variants'] = []
+  if (o.needs_retrieval) {
+    ;((o.variants as unknown[] | undefined) ?? []).forEach((v, i) => {
+      if (typeof v !== 'string' || i >= plan.length) return
+      const q = v.trim()
+      if (q === '' || seen.has(q.toLowerCase())) return
+      seen.add(q.toLowerCase())
+      variants.push({ strategy: plan[i], query: q })
+    })
+  }
+  const out: Rewrite = { query, needsRetrieval: o.needs_retrieval, variants, fallback: false }
+  if (typeof o.language === 'string' && o.language.trim() !== '') out.language = o.language.trim()
+  return out
+}
