@@ -70,7 +70,7 @@ function topIds(scores, k) {
   return [...scores.keys()].sort((a, b) => scores[b] - scores[a] || a - b).slice(0, k)
 }
 
-export async function runRerankSuite({ quick = false, python = true, outDir = path.join(here, 'results') } = {}) {
+export async function runRerankSuite({ quick = false, extended = false, python = true, outDir = path.join(here, 'results') } = {}) {
   if (!existsSync(path.join(MODEL, 'onnx', 'model.onnx'))) {
     const msg = `rerank suite skipped: ${MODEL} is missing (run bench/models/prepare.py, see bench/models/README.md)`
     return { markdown: msg }
@@ -81,8 +81,9 @@ export async function runRerankSuite({ quick = false, python = true, outDir = pa
   const cran = await loadCran()
   const index = new Bm25Index()
   index.add(cran.docs)
-  const nQueries = quick ? 3 : 10
-  const repeats = quick ? 2 : 5
+  // About 15 minutes on 2 cores by default; --extended scores 10 queries x 5 repeats and adds a 2-session pool.
+  const nQueries = quick ? 2 : extended ? 10 : 4
+  const repeats = quick ? 2 : extended ? 5 : 3
   const requests = cran.queries.slice(0, nQueries).map((q) => ({
     query: q.text,
     documents: index.search(q.text, { topK: 100 }).map((h) => h.text),
@@ -93,11 +94,12 @@ export async function runRerankSuite({ quick = false, python = true, outDir = pa
 
   for (const maxLength of [256, 512]) {
     const row = { maxLength }
-    for (const [label, opts] of [
+    const configs = [
       ['ragrank fp32', {}],
-      ['ragrank fp32, 2 sessions x 1 thread', { sessions: 2, threads: 1 }],
       ['ragrank int8', { quantized: true }],
-    ]) {
+    ]
+    if (extended) configs.splice(1, 0, ['ragrank fp32, 2 sessions x 1 thread', { sessions: 2, threads: 1 }])
+    for (const [label, opts] of configs) {
       const ce = await CrossEncoder.load(MODEL, { maxLength, ...opts })
       row[label] = await pairsPerSecond(requests, (r) => ce.rerank(r.query, r.documents, { activation: 'none' }), repeats)
       log(maxLength, label, fmt(row[label].median), 'pairs/s')
