@@ -6,10 +6,11 @@
 // language are relevant (grade 1). Shared template words make the ranking non-trivial: every place has a "harbour"
 // paragraph, so a query must match the place name and the aspect to rank the right passage first.
 //
-//   node demo/make-corpus.mjs     (the outputs are committed; rerun only after editing this file)
+//   node demo/make-corpus.mjs [out-dir]     (the outputs are committed; rerun only after editing this file)
 import { writeFileSync } from 'node:fs'
 
-const here = new URL('.', import.meta.url).pathname
+// Output folder: demo/ itself, or the first argument (the tests regenerate into a temp folder and compare).
+const here = process.argv[2] ? `${process.argv[2].replace(/\/$/, '')}/` : new URL('.', import.meta.url).pathname
 
 // Mulberry32: a tiny seeded PRNG, so the corpus is reproducible byte for byte.
 function rng(seed) {
