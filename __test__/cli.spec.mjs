@@ -166,6 +166,14 @@ test('eval --rerank adds a configuration; bad qrels name the line', (t) => {
   t.regex(cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--hybrid']).stderr, /--hybrid needs --model/)
 })
 
+test('eval --hybrid --model adds dense and hybrid rows (tiny random-weight test embedder)', (t) => {
+  const r = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--hybrid', '--model', join(root, '__test__/fixtures/models/tiny-embedder')])
+  t.is(r.status, 0, r.stderr)
+  const rows = r.stdout.trim().split('\n').slice(2).map((l) => l.split(/\s{2,}/))
+  t.deepEqual(rows.map((x) => x[0]), ['bm25 lucene', 'dense', 'hybrid bm25 lucene + dense (rrf)'])
+  for (const row of rows) for (const v of row.slice(1)) t.true(Number(v) >= 0 && Number(v) <= 1)
+})
+
 test('split writes the hierarchy as JSONL whose texts are slices of the documents', (t) => {
   const dir = fixture()
   const out = join(dir, 'nodes.jsonl')

@@ -51,6 +51,14 @@ test('the demo takes its metric list from --metrics', (t) => {
   t.deepEqual(tableRows(r.stdout).header, ['configuration', 'recall@10', 'mrr@3'])
 })
 
+test('with --model the demo adds dense and hybrid rows (tiny random-weight test embedder)', (t) => {
+  const r = run(['--model', join(root, '__test__/fixtures/models/tiny-embedder')])
+  t.is(r.status, 0, r.stderr)
+  t.notRegex(r.stdout, /skipped: no embedding model/)
+  const names = tableRows(r.stdout).rows.map((x) => x[0])
+  t.true(names.includes('dense') && names.includes('hybrid bm25 + dense (rrf)'))
+})
+
 test('the demo exits 2 with an actionable message on a missing data folder or model', (t) => {
   const data = run(['--data', '/nonexistent/data'])
   t.is(data.status, 2)
