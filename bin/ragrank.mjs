@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// ragrank command line: index, search, eval, split, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
+// ragrank command line: index, search, eval, split, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import { EXIT } from '../cli/errors.mjs'
-import { benchCommand, evalCommand, indexCommand, searchCommand, splitCommand } from '../cli/commands.mjs'
+import { evalCommand, scriptCommand, indexCommand, searchCommand, splitCommand } from '../cli/commands.mjs'
 import { VARIANTS } from '../cli/pipeline.mjs'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -73,13 +73,23 @@ splitting(columns(program.command('split <input>')))
   .action((input, o) => splitCommand(input, o))
 
 program
+  .command('demo')
+  .description('run the offline demo on the bundled bilingual corpus (options are passed on; demo --help lists them)')
+  .allowUnknownOption()
+  .helpOption(false)
+  .argument('[args...]')
+  .action((args) => {
+    process.exitCode = scriptCommand('demo/run.mjs', args)
+  })
+
+program
   .command('bench')
   .description('run the benchmark suites of bench/run.mjs (options are passed on, e.g. --suite bm25)')
   .allowUnknownOption()
   .helpOption(false)
   .argument('[args...]')
   .action((args) => {
-    process.exitCode = benchCommand(args)
+    process.exitCode = scriptCommand('bench/run.mjs', args)
   })
 
 try {

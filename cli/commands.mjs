@@ -132,10 +132,11 @@ export async function splitCommand(input, o) {
   else process.stdout.write(text)
 }
 
-export function benchCommand(args) {
-  const script = join(root, 'bench/run.mjs')
-  if (!existsSync(script)) throw new UsageError('ragrank bench runs bench/run.mjs, which is in a clone of the repository, not in the npm package')
-  const r = spawnSync(process.execPath, [script, ...args], { stdio: 'inherit', cwd: root })
+/** Runs a script of the package (the demo, or the benchmarks of a repository clone) with the given arguments. */
+export function scriptCommand(rel, args) {
+  const script = join(root, rel)
+  if (!existsSync(script)) throw new UsageError(`${rel} is not here: it is in a clone of the repository, not in the npm package`)
+  const r = spawnSync(process.execPath, [script, ...args], { stdio: 'inherit' })
   return r.status ?? EXIT.RUNTIME
 }
 
