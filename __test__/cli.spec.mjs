@@ -217,6 +217,22 @@ test('bench delegates to bench/run.mjs and passes its options on', (t) => {
   t.regex(bad.stderr, /unknown option --no-such-flag/)
 })
 
+const hasScript = spawnSync('script', ['--version']).status === 0
+
+;(hasScript ? test : test.skip)('on a terminal, index shows a progress bar with count, rate and ETA; in a pipe it does not', (t) => {
+  const dir = tmp()
+  const docs = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ id: `d${i}`, text: `word${i % 50} other${i % 7} x${i}` }))
+  writeFileSync(join(dir, 'b.jsonl'), docs.join('\n'))
+  // script(1) runs the command under a pseudo-terminal, so stderr is a TTY as in an interactive shell.
+  const tty = spawnSync('script', ['-qec', `${process.execPath} ${BIN} index ${join(dir, 'b.jsonl')} -o ${join(dir, 'b.idx')}`, '/dev/null'], { encoding: 'utf8' })
+  t.is(tty.status, 0, tty.stdout)
+  t.regex(tty.stdout, /indexing \[.+\] 100% \| 20000\/20000 \| \d+\/s \| ETA \d+s/)
+  const piped = cli(['index', join(dir, 'b.jsonl'), '-o', join(dir, 'c.idx')])
+  t.is(piped.status, 0)
+  t.notRegex(piped.stderr, /indexing \[/)
+  t.regex(piped.stderr, /indexed 20000 documents/)
+})
+
 test('Ctrl-C during indexing exits 130 and leaves no file behind', async (t) => {
   const dir = tmp()
   // Large enough that indexing outlasts the signal sent once the file has been read.

@@ -1,7 +1,7 @@
 // The demo runs offline as a child process and prints every section and a table of metrics in [0, 1].
 import test from 'ava'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -74,4 +74,15 @@ test('the shipped corpus is what demo/make-corpus.mjs writes (deterministic gene
   execFileSync(process.execPath, ['demo/make-corpus.mjs', dir], { cwd: root })
   for (const f of ['corpus.jsonl', 'queries.jsonl', 'qrels.tsv']) t.is(readFileSync(join(dir, f), 'utf8'), readFileSync(join(root, 'demo', f), 'utf8'), f)
   rmSync(dir, { recursive: true })
+})
+
+const DATA = process.env.RAGRANK_DATA ?? join(root, '../shared/data')
+;(existsSync(join(DATA, 'en/adi/ADI.ALL')) ? test : test.skip)('--data runs the same steps on a real collection (ADI, when ../shared/data is present)', (t) => {
+  const r = spawnSync(process.execPath, ['demo/run.mjs', '--data', DATA, '--dataset', 'adi'], { cwd: root, encoding: 'utf8' })
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stdout, /82 documents, 35 queries with judgements/)
+  const { rows } = tableRows(r.stdout)
+  t.true(rows.length >= 3)
+  for (const row of rows) for (const v of row.slice(1)) t.true(Number(v) >= 0 && Number(v) <= 1)
+  t.is(spawnSync(process.execPath, ['demo/run.mjs', '--data', DATA, '--dataset', 'nope'], { cwd: root, encoding: 'utf8' }).status, 2)
 })

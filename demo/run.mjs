@@ -36,7 +36,8 @@ async function loadCollection(o) {
   const loaders = join(root, 'bench/lib/datasets.mjs')
   if (!existsSync(loaders)) throw new UsageError('--data needs bench/lib/datasets.mjs, which is in a clone of the repository, not in the npm package')
   process.env.RAGRANK_DATA = resolve(o.data)
-  const { hasData, loadDataset } = await import(loaders)
+  const { DATASETS, hasData, loadDataset } = await import(loaders)
+  if (!DATASETS.includes(o.dataset)) throw new UsageError(`unknown --dataset "${o.dataset}"; choose one of ${DATASETS.join(', ')}`)
   if (!hasData(o.dataset)) throw new UsageError(`collection "${o.dataset}" not found under ${o.data} (see its README.md for the layout)`)
   const d = loadDataset(o.dataset)
   return { name: d.name ?? o.dataset, docs: d.docs, queries: d.queries, qrels: d.qrels }
