@@ -174,6 +174,29 @@ test('eval --hybrid --model adds dense and hybrid rows (tiny random-weight test 
   for (const row of rows) for (const v of row.slice(1)) t.true(Number(v) >= 0 && Number(v) <= 1)
 })
 
+test('index --embed saves vectors; search --hybrid fuses BM25 and dense by RRF (tiny random-weight test embedder)', (t) => {
+  const dir = tmp()
+  const idx = join(dir, 'd.idx')
+  const model = join(root, '__test__/fixtures/models/tiny-embedder')
+  t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx, '--embed', model]).status, 0)
+  t.true(existsSync(`${idx}.vectors`) && existsSync(`${idx}.texts.jsonl`))
+  const r = cli(['search', idx, 'Saltmere festival', '--hybrid', '--model', model, '--json', '-k', '20'])
+  t.is(r.status, 0, r.stderr)
+  const { hits } = JSON.parse(r.stdout)
+  t.is(hits.length, 20)
+  // RRF scores (k = 60, two lists) are at most 2/61, far below BM25 scores; every hit carries its text.
+  for (const h of hits) t.true(h.score > 0 && h.score <= 2 / 61 + 1e-12 && h.text.length > 0, JSON.stringify(h))
+  const bm25 = JSON.parse(cli(['search', idx, 'Saltmere festival', '--json', '-k', '20']).stdout).hits
+  t.notDeepEqual(hits.map((h) => h.id), bm25.map((h) => h.id))
+  t.regex(cli(['search', idx, 'x', '--hybrid']).stderr, /--hybrid needs --model/)
+  // Rebuilding without --embed drops the vectors, and --hybrid then says how to get them back.
+  t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx]).status, 0)
+  t.false(existsSync(`${idx}.vectors`) || existsSync(`${idx}.texts.jsonl`))
+  const none = cli(['search', idx, 'x', '--hybrid', '--model', model])
+  t.is(none.status, 2)
+  t.regex(none.stderr, /has no vectors: rebuild it with ragrank index \.\.\. --embed/)
+})
+
 test('split writes the hierarchy as JSONL whose texts are slices of the documents', (t) => {
   const dir = fixture()
   const out = join(dir, 'nodes.jsonl')

@@ -36,6 +36,7 @@ splitting(columns(analysis(program.command('index <input>'))))
   .description('index a JSONL file (incl. BEIR corpus.jsonl), a CSV/TSV file or a folder of .txt/.md files')
   .requiredOption('-o, --output <file>', 'index file to write')
   .option('--split <sizes>', 'split documents hierarchically (e.g. 512,128,32) and index the leaves; search then auto-merges')
+  .option('--embed <model>', 'also embed the documents with this model folder, for search --hybrid')
   .option('--no-progress', 'no progress bar')
   .action((input, o) => indexCommand(input, o, controller.signal))
 
@@ -47,7 +48,8 @@ program
   .option('--rerank <model>', 'rerank the candidates with a cross-encoder model folder')
   .option('--candidates <n>', 'BM25 candidates given to --rerank', '50')
   .option('--no-merge', 'for a split index: return leaves instead of auto-merged blocks')
-  .option('--hybrid', 'not available on a saved index (see ragrank eval --hybrid)')
+  .option('--hybrid', 'fuse BM25 with the vectors of an index built with --embed (reciprocal rank fusion); needs --model')
+  .option('--model <dir>', 'embedding model folder for --hybrid (the one given to index --embed)')
   .action((index, query, o) => searchCommand(index, query, o))
 
 columns(analysis(program.command('eval')))

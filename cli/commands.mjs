@@ -5,9 +5,9 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline/promises'
 import { fileURLToPath } from 'node:url'
-import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, evaluate } from 'ragrank'
+import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, VectorIndex, VectorRetriever, evaluate } from 'ragrank'
 import { EXIT, UsageError } from './errors.mjs'
-import { bm25Options, bm25Run, buildBm25, denseRetriever, hybrid, loadCrossEncoder, metricList, rerankRun, retrieverRun, VARIANTS } from './pipeline.mjs'
+import { bm25Options, bm25Run, buildBm25, denseRetriever, embedAll, hybrid, loadEmbedder, loadCrossEncoder, metricList, rerankRun, retrieverRun, VARIANTS } from './pipeline.mjs'
 import { progressBar } from './progress.mjs'
 import { readDocuments, readQrels, readQueries, requirePath } from './readers.mjs'
 import { metricsTable } from './table.mjs'
@@ -15,6 +15,10 @@ import { metricsTable } from './table.mjs'
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 /** Nodes of a split index live next to it, so search can merge leaves back into larger blocks. */
 export const nodesPath = (indexPath) => `${indexPath}.nodes.jsonl`
+/** Document vectors of an index built with --embed, for `search --hybrid`. */
+export const vectorsPath = (indexPath) => `${indexPath}.vectors`
+/** Texts of an index built with --embed: dense-only hits of `search --hybrid` get their text from here. */
+export const textsPath = (indexPath) => `${indexPath}.texts.jsonl`
 
 export function blockSizes(s) {
   const sizes = String(s).split(',').map(Number)
@@ -54,9 +58,21 @@ export async function indexCommand(input, o, signal) {
   } finally {
     bar.stop()
   }
+  let vectors
+  if (o.embed) {
+    const embedder = await loadEmbedder(o.embed)
+    const vbar = progressBar('embedding', toIndex.length, { enabled: o.progress && process.stderr.isTTY })
+    vectors = await embedAll(embedder, toIndex, { signal, onProgress: (n) => vbar.update(n) }).finally(() => vbar.stop())
+  }
+  // Sidecars of an earlier build would not match the new index: remove them first, so an interruption below leaves
+  // at worst an index without sidecars (search then says to rebuild), never a mismatched pair.
+  for (const f of [nodesPath(o.output), vectorsPath(o.output), textsPath(o.output)]) rmSync(f, { force: true })
   await index.save(o.output, { signal })
+  if (vectors) {
+    await vectors.save(vectorsPath(o.output), { signal })
+    writeAtomic(textsPath(o.output), toIndex.map((d) => JSON.stringify({ id: d.id, text: d.text })).join('\n') + '\n')
+  }
   if (nodes) writeAtomic(nodesPath(o.output), nodes.map((n) => JSON.stringify(n)).join('\n') + '\n')
-  else rmSync(nodesPath(o.output), { force: true }) // a stale tree of an earlier split index would not match
   const s = index.stats()
   console.error(`indexed ${toIndex.length} ${nodes ? `leaves of ${docs.length} documents` : 'documents'} (${s.terms} terms) → ${o.output}`)
 }
@@ -69,11 +85,21 @@ async function openIndex(path) {
   return { index, nodes }
 }
 
+/** The dense half of `search --hybrid`: the vectors saved by `index --embed` and the same model for queries. */
+async function storedDense(indexPath, model) {
+  if (!model) throw new UsageError('--hybrid needs --model <the embedding model folder the index was built with>')
+  if (!existsSync(vectorsPath(indexPath))) throw new UsageError(`${indexPath} has no vectors: rebuild it with ragrank index ... --embed <model folder>`)
+  const [vectors, embedder] = await Promise.all([VectorIndex.load(vectorsPath(indexPath)), loadEmbedder(model)])
+  if (vectors.dim !== embedder.dim) throw new UsageError(`--model makes ${embedder.dim}-dimensional vectors but the index holds ${vectors.dim}: use the model given to --embed`)
+  const texts = existsSync(textsPath(indexPath)) ? readFileSync(textsPath(indexPath), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
+  return new VectorRetriever({ index: vectors, embed: embedder, documents: new Map(texts.map((d) => [d.id, { text: d.text }])) })
+}
+
 export async function searchCommand(indexPath, query, o) {
   const topK = positive(o.topK, '--top-k')
-  if (o.hybrid) throw new UsageError('--hybrid needs the documents embedded: use `ragrank eval --hybrid --model <dir>` (an index file holds no vectors)')
   const { index, nodes } = await openIndex(indexPath)
-  const retriever = nodes && o.merge ? new AutoMergingRetriever({ retriever: index, store: nodes }) : index
+  let retriever = nodes && o.merge ? new AutoMergingRetriever({ retriever: index, store: nodes }) : index
+  if (o.hybrid) retriever = hybrid(retriever, await storedDense(indexPath, o.model))
   const encoder = o.rerank ? await loadCrossEncoder(o.rerank) : undefined
   const textOf = (h) => h.text ?? h.node?.text ?? ''
   const run = async (q) => {

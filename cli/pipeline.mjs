@@ -67,18 +67,26 @@ export async function rerankRun(encoder, queries, run, depth = 20) {
   return Object.fromEntries(queries.map((q, i) => [q.id, results[i]]))
 }
 
-/** A dense retriever over `docs`: embeds every document once with the model in `dir`. */
-export async function denseRetriever(dir, docs, { onProgress } = {}) {
-  const embedder = await Embedder.load(modelFolder(dir, 'embedding'))
-  let index
-  const chunk = 256
+export async function loadEmbedder(dir) {
+  return Embedder.load(modelFolder(dir, 'embedding'))
+}
+
+/** A VectorIndex of every document embedded with `embedder`, in chunks so progress can be reported. */
+export async function embedAll(embedder, docs, { onProgress, signal, chunk = 256 } = {}) {
+  const index = new VectorIndex({ dim: embedder.dim })
   for (let i = 0; i < docs.length; i += chunk) {
     const part = docs.slice(i, i + chunk)
-    const { data, dim } = await embedder.embedDocuments(part.map((d) => d.text))
-    index ??= new VectorIndex({ dim })
+    const { data } = await embedder.embedDocuments(part.map((d) => d.text), { signal })
     index.add(part.map((d) => d.id), data)
     onProgress?.(Math.min(i + chunk, docs.length))
   }
+  return index
+}
+
+/** A dense retriever over `docs`: embeds every document once with the model in `dir`. */
+export async function denseRetriever(dir, docs, { onProgress } = {}) {
+  const embedder = await loadEmbedder(dir)
+  const index = await embedAll(embedder, docs, { onProgress })
   const byId = new Map(docs.map((d) => [d.id, { text: d.text, meta: d.meta }]))
   return new VectorRetriever({ index, embed: embedder, documents: byId })
 }
