@@ -11,7 +11,8 @@
 //
 // Corpora: cran, cisi, zipf-<size> (10k, 100k, 1m, or any count). Engines: ragrank, bm25s (numpy and,
 // when installed, numba), minisearch, orama, wink, okapibm25.
-// Output: Markdown tables on stdout, bench/results/bm25.md and bench/results/bm25.json (raw numbers);
+// Output: Markdown tables on stdout, bench/results/bm25.md and bench/results/bm25.json (raw numbers), then
+// bench/results/REPORT.md with SVG charts (bench/report.mjs, all suites' latest results);
 // a --quick run writes bm25-quick.md / bm25-quick.json instead, so it never overwrites the full results.
 // Progress goes to stderr.
 
@@ -77,4 +78,10 @@ for (const s of opts.suites) {
   process.stderr.write(`== suite ${s}${opts.quick ? ' (quick)' : ''} ==\n`)
   const { markdown } = await SUITES[s]({ ...opts, argv: process.argv.slice(2), outDir: opts.outDir ?? path.join(here, 'results') })
   process.stdout.write(`${markdown}\n`)
+}
+// A full run refreshes REPORT.md and its charts from every suite's latest JSON (a --quick run writes *-quick files,
+// which the report leaves out, so it is not regenerated then).
+if (!opts.quick) {
+  const { writeReport } = await import('./report.mjs')
+  for (const f of await writeReport(opts.outDir ?? path.join(here, 'results'))) process.stderr.write(`wrote ${path.relative(process.cwd(), f)}\n`)
 }

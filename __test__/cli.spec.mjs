@@ -1,0 +1,274 @@
+// The ragrank CLI, run as a child process on small temp fixtures: every command, its formats, errors and exit codes.
+import test from 'ava'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const BIN = join(root, 'bin/ragrank.mjs')
+const TINY_RERANKER = join(root, '__test__/fixtures/models/tiny-cross-encoder')
+const cli = (args, input) => spawnSync(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', input })
+const tmp = () => mkdtempSync(join(tmpdir(), 'ragrank-cli-'))
+
+const DOCS = [
+  { id: 'cat', text: 'The cat sat on the warm mat by the fire.' },
+  { id: 'dog', text: 'A dog barked at the postman all morning.' },
+  { id: 'ko', text: '학교에 가는 길에 고양이를 봤다.' },
+  { id: 'fish', text: 'Goldfish swim in a round glass bowl.' },
+]
+function fixture() {
+  const dir = tmp()
+  writeFileSync(join(dir, 'docs.jsonl'), DOCS.map((d) => JSON.stringify(d)).join('\n') + '\n')
+  return dir
+}
+
+test('index a JSONL file, then search it as text and as JSON', (t) => {
+  const dir = fixture()
+  const idx = join(dir, 'docs.idx')
+  const r = cli(['index', join(dir, 'docs.jsonl'), '-o', idx])
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stderr, /indexed 4 documents/)
+  const text = cli(['search', idx, 'cat on a mat', '-k', '2'])
+  t.is(text.status, 0, text.stderr)
+  t.regex(text.stdout.split('\n')[0], /^ {2}1\. \d+\.\d{4} {2}cat {2}The cat sat/)
+  const json = JSON.parse(cli(['search', idx, '학교', '--json']).stdout)
+  t.is(json.query, '학교')
+  t.deepEqual(json.hits.map((h) => h.id), ['ko'])
+  t.true(json.hits[0].score > 0)
+})
+
+test('search without a query reads one query per line from stdin', (t) => {
+  const dir = fixture()
+  const idx = join(dir, 'docs.idx')
+  cli(['index', join(dir, 'docs.jsonl'), '-o', idx])
+  const r = cli(['search', idx, '--json', '-k', '1'], 'dog\ngoldfish bowl\n')
+  t.is(r.status, 0, r.stderr)
+  t.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l).hits[0].id), ['dog', 'fish'])
+})
+
+test('index BEIR corpus.jsonl (_id, title) with the bm25+ variant and English stemming', (t) => {
+  const dir = tmp()
+  writeFileSync(join(dir, 'corpus.jsonl'), '{"_id":"d1","title":"Running","text":"She runs every day."}\n{"_id":"d2","title":"","text":"Bread recipes."}\n')
+  const idx = join(dir, 'c.idx')
+  t.is(cli(['index', join(dir, 'corpus.jsonl'), '-o', idx, '--variant', 'bm25+', '--stemmer', 'english']).status, 0)
+  const hits = JSON.parse(cli(['search', idx, 'running', '--json']).stdout).hits
+  t.deepEqual(hits.map((h) => h.id), ['d1'])
+  t.is(hits[0].text, 'Running\nShe runs every day.') // the title is indexed with the text
+})
+
+test('index a CSV file with a quoted multi-line field and a chosen text column', (t) => {
+  const dir = tmp()
+  writeFileSync(join(dir, 'd.csv'), 'key,body\nk1,"Apples, pears\nand ""plums"""\nk2,Cars and trucks\n')
+  const idx = join(dir, 'd.idx')
+  const r = cli(['index', join(dir, 'd.csv'), '-o', idx, '--text-column', 'body', '--id-column', 'key'])
+  t.is(r.status, 0, r.stderr)
+  const hits = JSON.parse(cli(['search', idx, 'plums', '--json']).stdout).hits
+  t.deepEqual(hits.map((h) => [h.id, h.text]), [['k1', 'Apples, pears\nand "plums"']])
+  // A missing column is a usage error naming the columns there are.
+  const bad = cli(['index', join(dir, 'd.csv'), '-o', idx, '--text-column', 'text'])
+  t.is(bad.status, 2)
+  t.regex(bad.stderr, /no column "text" in the header \(key, body\); choose one with --text-column/)
+})
+
+test('index a TSV file and a folder of .txt/.md files', (t) => {
+  const dir = tmp()
+  writeFileSync(join(dir, 'd.tsv'), 'id\ttext\na\tred apples\nb\tgreen grapes\n')
+  t.is(cli(['index', join(dir, 'd.tsv'), '-o', join(dir, 't.idx')]).status, 0)
+  t.deepEqual(JSON.parse(cli(['search', join(dir, 't.idx'), 'grapes', '--json']).stdout).hits.map((h) => h.id), ['b'])
+  mkdirSync(join(dir, 'notes/sub'), { recursive: true })
+  writeFileSync(join(dir, 'notes/a.md'), '# Tides\nThe tide comes in twice a day.')
+  writeFileSync(join(dir, 'notes/sub/b.txt'), 'Volcanoes erupt lava.')
+  writeFileSync(join(dir, 'notes/ignored.bin'), 'tide tide tide')
+  const r = cli(['index', join(dir, 'notes'), '-o', join(dir, 'n.idx')])
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stderr, /indexed 2 documents/)
+  t.deepEqual(JSON.parse(cli(['search', join(dir, 'n.idx'), 'lava', '--json']).stdout).hits.map((h) => h.id), ['sub/b.txt'])
+})
+
+test('bad JSONL and CSV report file and line, exit 1', (t) => {
+  const dir = tmp()
+  writeFileSync(join(dir, 'bad.jsonl'), '{"id":"a","text":"ok"}\n\n{"id":"b", text}\n')
+  const r = cli(['index', join(dir, 'bad.jsonl'), '-o', join(dir, 'x.idx')])
+  t.is(r.status, 1)
+  t.regex(r.stderr, /bad\.jsonl:3: invalid JSON/)
+  writeFileSync(join(dir, 'notext.jsonl'), '{"id":"a","body":"x"}\n')
+  t.regex(cli(['index', join(dir, 'notext.jsonl'), '-o', join(dir, 'x.idx')]).stderr, /notext\.jsonl:1: missing "text" \(or "content"\)/)
+  writeFileSync(join(dir, 'bad.csv'), 'id,text\na,one\nb,two,three\n')
+  const c = cli(['index', join(dir, 'bad.csv'), '-o', join(dir, 'x.idx')])
+  t.is(c.status, 1)
+  t.regex(c.stderr, /bad\.csv:3: expected 2 fields as in the header, found 3/)
+  t.false(existsSync(join(dir, 'x.idx')))
+})
+
+test('usage errors exit 2: unknown option, missing input, bad variant, missing -o; --help exits 0', (t) => {
+  const missing = cli(['index', '/nonexistent/docs.jsonl', '-o', '/tmp/x.idx'])
+  t.is(missing.status, 2)
+  t.regex(missing.stderr, /input not found: \/nonexistent\/docs\.jsonl/)
+  t.is(cli(['index', 'demo/corpus.jsonl', '-o', '/tmp/x.idx', '--variant', 'bm26']).status, 2)
+  t.is(cli(['index', 'demo/corpus.jsonl']).status, 2)
+  t.is(cli(['search']).status, 2)
+  t.is(cli(['frobnicate']).status, 2)
+  t.is(cli(['search', '/nonexistent.idx', 'q']).status, 2)
+  const help = cli(['--help'])
+  t.is(help.status, 0)
+  for (const c of ['index', 'search', 'eval', 'split', 'bench']) t.regex(help.stdout, new RegExp(`^  ${c} `, 'm'))
+})
+
+test('a missing rerank model is a usage error that says what the folder needs', (t) => {
+  const dir = fixture()
+  cli(['index', join(dir, 'docs.jsonl'), '-o', join(dir, 'd.idx')])
+  const r = cli(['search', join(dir, 'd.idx'), 'cat', '--rerank', '/nonexistent/model'])
+  t.is(r.status, 2)
+  t.regex(r.stderr, /reranker model folder not found: \/nonexistent\/model.*model\.onnx.*tokenizer\.json/)
+})
+
+test('search --rerank reorders the BM25 candidates with a cross-encoder (tiny random-weight test model)', (t) => {
+  const dir = fixture()
+  cli(['index', join(dir, 'docs.jsonl'), '-o', join(dir, 'd.idx')])
+  const r = cli(['search', join(dir, 'd.idx'), 'the cat and the dog', '--rerank', TINY_RERANKER, '--json', '-k', '2'])
+  t.is(r.status, 0, r.stderr)
+  const { hits } = JSON.parse(r.stdout)
+  t.is(hits.length, 2)
+  // Cross-encoder scores are sigmoid outputs in (0, 1), unlike BM25 scores, and come sorted.
+  for (const h of hits) t.true(h.score > 0 && h.score < 1)
+  t.true(hits[0].score >= hits[1].score)
+})
+
+test('eval compares variants on BEIR files with TREC or BEIR qrels, prints a table and writes JSON', (t) => {
+  const dir = tmp()
+  const out = join(dir, 'e.json')
+  writeFileSync(join(dir, 'qrels.trec'), readFileSync('demo/qrels.tsv', 'utf8').split('\n').slice(1).filter(Boolean).map((l) => l.split('\t')).map(([q, d, g]) => `${q} 0 ${d} ${g}`).join('\n'))
+  const args = ['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--variants', 'lucene,bm25+', '--metrics', 'map@3,mrr@10', '--json', out]
+  const beir = cli([...args, '--qrels', 'demo/qrels.tsv'])
+  t.is(beir.status, 0, beir.stderr)
+  const lines = beir.stdout.trim().split('\n')
+  t.deepEqual(lines[0].split(/\s{2,}/), ['configuration', 'map@3', 'mrr@10'])
+  t.deepEqual(lines.slice(2).map((l) => l.split(/\s{2,}/)[0]), ['bm25 lucene', 'bm25 bm25+'])
+  const json = JSON.parse(readFileSync(out, 'utf8'))
+  t.is(json.queries, 48)
+  for (const mean of Object.values(json.results)) for (const m of ['map@3', 'mrr@10']) t.true(mean[m] > 0.3 && mean[m] <= 1)
+  const trec = cli([...args, '--qrels', join(dir, 'qrels.trec')])
+  t.is(trec.stdout, beir.stdout) // same judgements, same table
+})
+
+test('eval --rerank adds a configuration; bad qrels name the line', (t) => {
+  const r = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--rerank', TINY_RERANKER, '--candidates', '5'])
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stdout, /^bm25 lucene \+ rerank top 5 /m)
+  const dir = tmp()
+  writeFileSync(join(dir, 'q.tsv'), 'q1 0 d1 1\nq1 d2\n')
+  const bad = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', join(dir, 'q.tsv')])
+  t.is(bad.status, 1)
+  t.regex(bad.stderr, /q\.tsv:2: expected "qid 0 docid grade"/)
+  t.is(cli(['eval', '--corpus', 'demo/corpus.jsonl']).status, 2)
+  t.regex(cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--hybrid']).stderr, /--hybrid needs --model/)
+})
+
+test('eval --hybrid --model adds dense and hybrid rows (tiny random-weight test embedder)', (t) => {
+  const r = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--hybrid', '--model', join(root, '__test__/fixtures/models/tiny-embedder')])
+  t.is(r.status, 0, r.stderr)
+  const rows = r.stdout.trim().split('\n').slice(2).map((l) => l.split(/\s{2,}/))
+  t.deepEqual(rows.map((x) => x[0]), ['bm25 lucene', 'dense', 'hybrid bm25 lucene + dense (rrf)'])
+  for (const row of rows) for (const v of row.slice(1)) t.true(Number(v) >= 0 && Number(v) <= 1)
+})
+
+test('index --embed saves vectors; search --hybrid fuses BM25 and dense by RRF (tiny random-weight test embedder)', (t) => {
+  const dir = tmp()
+  const idx = join(dir, 'd.idx')
+  const model = join(root, '__test__/fixtures/models/tiny-embedder')
+  t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx, '--embed', model]).status, 0)
+  t.true(existsSync(`${idx}.vectors`) && existsSync(`${idx}.texts.jsonl`))
+  const r = cli(['search', idx, 'Saltmere festival', '--hybrid', '--model', model, '--json', '-k', '20'])
+  t.is(r.status, 0, r.stderr)
+  const { hits } = JSON.parse(r.stdout)
+  t.is(hits.length, 20)
+  // RRF scores (k = 60, two lists) are at most 2/61, far below BM25 scores; every hit carries its text.
+  for (const h of hits) t.true(h.score > 0 && h.score <= 2 / 61 + 1e-12 && h.text.length > 0, JSON.stringify(h))
+  const bm25 = JSON.parse(cli(['search', idx, 'Saltmere festival', '--json', '-k', '20']).stdout).hits
+  t.notDeepEqual(hits.map((h) => h.id), bm25.map((h) => h.id))
+  t.regex(cli(['search', idx, 'x', '--hybrid']).stderr, /--hybrid needs --model/)
+  // Rebuilding without --embed drops the vectors, and --hybrid then says how to get them back.
+  t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx]).status, 0)
+  t.false(existsSync(`${idx}.vectors`) || existsSync(`${idx}.texts.jsonl`))
+  const none = cli(['search', idx, 'x', '--hybrid', '--model', model])
+  t.is(none.status, 2)
+  t.regex(none.stderr, /has no vectors: rebuild it with ragrank index \.\.\. --embed/)
+})
+
+test('split writes the hierarchy as JSONL whose texts are slices of the documents', (t) => {
+  const dir = fixture()
+  const out = join(dir, 'nodes.jsonl')
+  const r = cli(['split', join(dir, 'docs.jsonl'), '--block-sizes', '6,3', '-o', out])
+  t.is(r.status, 0, r.stderr)
+  const nodes = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  const byId = Object.fromEntries(DOCS.map((d) => [d.id, d.text]))
+  t.deepEqual(nodes.filter((n) => n.level === 0).map((n) => n.id), DOCS.map((d) => d.id))
+  for (const n of nodes) t.is(n.text, byId[n.sourceId].slice(n.start, n.end))
+  t.true(nodes.some((n) => n.level === 2 && n.blockSize === 3))
+  // Without -o the nodes go to stdout.
+  t.is(cli(['split', join(dir, 'docs.jsonl'), '--block-sizes', '6,3']).stdout, readFileSync(out, 'utf8'))
+  t.is(cli(['split', join(dir, 'docs.jsonl'), '--block-sizes', '6,zero']).status, 2)
+})
+
+test('index --split indexes leaves and search merges them back into blocks (--no-merge returns leaves)', (t) => {
+  const dir = tmp()
+  const long = 'alpha beta gamma delta. '.repeat(6) + 'omega words here and there to fill the rest of it.'
+  writeFileSync(join(dir, 'd.jsonl'), JSON.stringify({ id: 'doc', text: long }) + '\n')
+  const idx = join(dir, 's.idx')
+  t.is(cli(['index', join(dir, 'd.jsonl'), '-o', idx, '--split', '12,4']).status, 0)
+  t.true(existsSync(`${idx}.nodes.jsonl`))
+  const leaves = JSON.parse(cli(['search', idx, 'alpha gamma', '--json', '--no-merge']).stdout).hits
+  t.true(leaves.length > 1)
+  t.true(leaves.every((h) => /^doc#\d+\.\d+$/.test(h.id)))
+  const merged = JSON.parse(cli(['search', idx, 'alpha gamma', '--json']).stdout).hits
+  // Most leaves of each block match, so they merge up into a block or the whole document (doc or doc#i).
+  t.true(merged.some((h) => /^doc(#\d+)?$/.test(h.id)), JSON.stringify(merged.map((h) => h.id)))
+  t.true(merged.length < leaves.length)
+  // Re-indexing without --split removes the tree that no longer matches.
+  t.is(cli(['index', join(dir, 'd.jsonl'), '-o', idx]).status, 0)
+  t.false(existsSync(`${idx}.nodes.jsonl`))
+})
+
+test('bench delegates to bench/run.mjs and passes its options on', (t) => {
+  const help = cli(['bench', '--help'])
+  t.is(help.status, 0)
+  t.regex(help.stdout, /usage: node bench\/run\.mjs/)
+  const bad = cli(['bench', '--no-such-flag'])
+  t.is(bad.status, 2)
+  t.regex(bad.stderr, /unknown option --no-such-flag/)
+})
+
+const hasScript = spawnSync('script', ['--version']).status === 0
+
+;(hasScript ? test : test.skip)('on a terminal, index shows a progress bar with count, rate and ETA; in a pipe it does not', (t) => {
+  const dir = tmp()
+  const docs = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ id: `d${i}`, text: `word${i % 50} other${i % 7} x${i}` }))
+  writeFileSync(join(dir, 'b.jsonl'), docs.join('\n'))
+  // script(1) runs the command under a pseudo-terminal, so stderr is a TTY as in an interactive shell.
+  const tty = spawnSync('script', ['-qec', `${process.execPath} ${BIN} index ${join(dir, 'b.jsonl')} -o ${join(dir, 'b.idx')}`, '/dev/null'], { encoding: 'utf8' })
+  t.is(tty.status, 0, tty.stdout)
+  t.regex(tty.stdout, /indexing \[.+\] 100% \| 20000\/20000 \| \d+\/s \| ETA \d+s/)
+  const piped = cli(['index', join(dir, 'b.jsonl'), '-o', join(dir, 'c.idx')])
+  t.is(piped.status, 0)
+  t.notRegex(piped.stderr, /indexing \[/)
+  t.regex(piped.stderr, /indexed 20000 documents/)
+})
+
+test('Ctrl-C during indexing exits 130 and leaves no file behind', async (t) => {
+  const dir = tmp()
+  // Large enough that indexing outlasts the signal sent once the file has been read.
+  const words = ['river', 'stone', 'light', 'harbour', 'field', 'cloud', 'north', 'amber', 'salt', 'wind']
+  const lines = []
+  for (let i = 0; i < 300_000; i++) lines.push(JSON.stringify({ id: `d${i}`, text: `${words[i % 10]} ${words[(i * 7) % 10]} w${i} ${words[(i * 3) % 10]} t${i % 997}` }))
+  writeFileSync(join(dir, 'big.jsonl'), lines.join('\n'))
+  const child = spawn(process.execPath, [BIN, 'index', join(dir, 'big.jsonl'), '-o', join(dir, 'big.idx')], { cwd: root })
+  let stderr = ''
+  child.stderr.on('data', (d) => (stderr += d))
+  setTimeout(() => child.kill('SIGINT'), 600)
+  const code = await new Promise((resolve) => child.on('exit', (c) => resolve(c)))
+  t.is(code, 130, stderr)
+  t.regex(stderr, /interrupted: nothing was written/)
+  t.deepEqual(readdirSync(dir), ['big.jsonl'])
+})

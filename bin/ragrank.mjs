@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// ragrank command line: index, search, eval, split, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
+import { readFileSync } from 'node:fs'
+import { Command, Option } from 'commander'
+import { EXIT } from '../cli/errors.mjs'
+import { evalCommand, scriptCommand, indexCommand, searchCommand, splitCommand } from '../cli/commands.mjs'
+import { VARIANTS } from '../cli/pipeline.mjs'
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+// Ctrl-C aborts the running work; saves are atomic, so no half-written file stays behind.
+const controller = new AbortController()
+process.once('SIGINT', () => controller.abort())
+
+const analysis = (cmd) =>
+  cmd
+    .addOption(new Option('--variant <name>', 'BM25 variant').choices(VARIANTS).default('lucene'))
+    .option('--k1 <number>', 'term-frequency saturation (default 1.5)')
+    .option('--b <number>', 'length normalisation in [0, 1] (default 0.75)')
+    .addOption(new Option('--analyzer <name>', 'unicode (UAX #29 words, CJK bigrams) or bm25s (bm25s tokenizer preset)').choices(['unicode', 'bm25s']).default('unicode'))
+    .option('--stopwords <lang>', "stopword list, e.g. 'en'")
+    .option('--stemmer <lang>', "Snowball stemmer, e.g. 'english'")
+const columns = (cmd) =>
+  cmd.option('--text-column <name>', 'CSV/TSV column holding the text', 'text').option('--id-column <name>', 'CSV/TSV column holding the id (default: row number)', 'id')
+const splitting = (cmd) =>
+  cmd
+    .addOption(new Option('--split-by <unit>', 'unit of the block sizes').choices(['word', 'sentence', 'passage', 'page', 'line', 'period', 'char']).default('word'))
+    .option('--overlap <n>', 'units shared by neighbouring blocks', '0')
+
+const program = new Command('ragrank')
+  .description('Fast local retrieval: BM25 indexes, search, evaluation and hierarchical splitting')
+  .version(version)
+  .exitOverride()
+  .showHelpAfterError('(run with --help for usage)')
+
+splitting(columns(analysis(program.command('index <input>'))))
+  .description('index a JSONL file (incl. BEIR corpus.jsonl), a CSV/TSV file or a folder of .txt/.md files')
+  .requiredOption('-o, --output <file>', 'index file to write')
+  .option('--split <sizes>', 'split documents hierarchically (e.g. 512,128,32) and index the leaves; search then auto-merges')
+  .option('--embed <model>', 'also embed the documents with this model folder, for search --hybrid')
+  .option('--no-progress', 'no progress bar')
+  .action((input, o) => indexCommand(input, o, controller.signal))
+
+program
+  .command('search <index> [query]')
+  .description('search an index; without a query, read queries from stdin one per line')
+  .option('-k, --top-k <n>', 'hits to return', '10')
+  .option('--json', 'one JSON object per query: {query, hits: [{id, score, text}]}')
+  .option('--rerank <model>', 'rerank the candidates with a cross-encoder model folder')
+  .option('--candidates <n>', 'BM25 candidates given to --rerank', '50')
+  .option('--no-merge', 'for a split index: return leaves instead of auto-merged blocks')
+  .option('--hybrid', 'fuse BM25 with the vectors of an index built with --embed (reciprocal rank fusion); needs --model')
+  .option('--model <dir>', 'embedding model folder for --hybrid (the one given to index --embed)')
+  .action((index, query, o) => searchCommand(index, query, o))
+
+columns(analysis(program.command('eval')))
+  .description('evaluate configurations on BEIR-style files and print a table of metrics')
+  .option('--corpus <file>', 'documents (JSONL/BEIR corpus.jsonl, CSV/TSV or folder)')
+  .option('--queries <file>', 'queries: BEIR queries.jsonl or id<TAB>text lines')
+  .option('--qrels <file>', 'judgements: TREC qrels or BEIR qrels TSV')
+  .option('--metrics <list>', 'metrics', 'map@3,mrr@10,ndcg@10')
+  .option('--variants <list>', `BM25 variants to compare (${VARIANTS.join(', ')})`, 'lucene')
+  .option('--top-k <n>', 'depth of each ranking', '100')
+  .option('--rerank <model>', 'also rerank the first variant with a cross-encoder model folder')
+  .option('--candidates <n>', 'candidates given to --rerank', '20')
+  .option('--hybrid', 'also evaluate dense and hybrid (BM25 + dense, RRF); needs --model')
+  .option('--model <dir>', 'embedding model folder for --hybrid')
+  .option('--json <file>', 'also write the results as JSON')
+  .option('--no-progress', 'no progress bar')
+  .action((o) => evalCommand(o))
+
+splitting(columns(program.command('split <input>')))
+  .description('split documents hierarchically and write the nodes as JSONL')
+  .option('--block-sizes <sizes>', 'units per block at each level', '512,128,32')
+  .option('-o, --output <file>', 'JSONL file to write (default: stdout)')
+  .action((input, o) => splitCommand(input, o))
+
+program
+  .command('demo')
+  .description('run the offline demo on the bundled bilingual corpus (options are passed on; demo --help lists them)')
+  .allowUnknownOption()
+  .helpOption(false)
+  .argument('[args...]')
+  .action((args) => {
+    process.exitCode = scriptCommand('demo/run.mjs', args)
+  })
+
+program
+  .command('bench')
+  .description('run the benchmark suites of bench/run.mjs (options are passed on, e.g. --suite bm25)')
+  .allowUnknownOption()
+  .helpOption(false)
+  .argument('[args...]')
+  .action((args) => {
+    process.exitCode = scriptCommand('bench/run.mjs', args)
+  })
+
+try {
+  await program.parseAsync()
+} catch (e) {
+  if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') process.exit(EXIT.OK)
+  if (e.code?.startsWith?.('commander.')) process.exit(EXIT.USAGE) // commander printed the message already
+  if (controller.signal.aborted) {
+    console.error('interrupted: nothing was written')
+    process.exit(EXIT.INTERRUPTED)
+  }
+  console.error(`ragrank: ${e.message}`)
+  process.exit(e.exitCode ?? EXIT.RUNTIME)
+}

@@ -1,0 +1,103 @@
+// Retrieval steps shared by the CLI commands and the demo: build a BM25 index with progress, run a query set
+// through BM25, a dense index, a hybrid or a cross-encoder, and return runs for `evaluate`.
+import { existsSync } from 'node:fs'
+import { Bm25Index, CrossEncoder, Embedder, HybridRetriever, VectorIndex, VectorRetriever } from 'ragrank'
+import { UsageError } from './errors.mjs'
+
+export const VARIANTS = ['lucene', 'robertson', 'atire', 'bm25l', 'bm25+']
+
+/** Bm25Index options from CLI flags (`variant`, `k1`, `b`, `analyzer`, `stopwords`, `stemmer`). */
+export function bm25Options(o = {}) {
+  const variant = o.variant ?? 'lucene'
+  if (!VARIANTS.includes(variant)) throw new UsageError(`unknown variant "${variant}"; choose one of ${VARIANTS.join(', ')}`)
+  const out = { variant }
+  for (const k of ['k1', 'b']) {
+    if (o[k] === undefined) continue
+    const v = Number(o[k])
+    if (!Number.isFinite(v) || v < 0) throw new UsageError(`--${k} must be a non-negative number, got ${o[k]}`)
+    out[k] = v
+  }
+  if (o.analyzer === 'bm25s') out.analyzer = 'bm25s'
+  else if (o.analyzer === undefined || o.analyzer === 'unicode') {
+    out.analyzer = { stopwords: o.stopwords ?? null, stemmer: o.stemmer ?? null }
+  } else throw new UsageError(`unknown analyzer "${o.analyzer}"; choose unicode (default, with --stopwords/--stemmer) or bm25s`)
+  return out
+}
+
+/** Adds documents in chunks so a progress callback can report; honours an AbortSignal between chunks. */
+export async function buildBm25(docs, options, { onProgress, signal, chunk = 2000 } = {}) {
+  const index = new Bm25Index(options)
+  for (let i = 0; i < docs.length; i += chunk) {
+    await index.addAsync(docs.slice(i, i + chunk), { signal })
+    onProgress?.(Math.min(i + chunk, docs.length))
+  }
+  return index
+}
+
+/** query id -> hits, every query searched in one parallel batch. */
+export async function bm25Run(index, queries, topK) {
+  const hits = await index.searchBatch(queries.map((q) => q.text), { topK })
+  return Object.fromEntries(queries.map((q, i) => [q.id, hits[i]]))
+}
+
+export async function retrieverRun(retriever, queries, topK) {
+  const out = {}
+  for (const q of queries) out[q.id] = await retriever.retrieve(q.text, { topK })
+  return out
+}
+
+function modelFolder(dir, kind) {
+  if (!existsSync(dir)) {
+    throw new UsageError(
+      `${kind} model folder not found: ${dir}. Give a folder with model.onnx (or onnx/model.onnx) and tokenizer.json, ` +
+        `e.g. one exported with optimum (see bench/models/README.md), or a Hugging Face id once cached.`,
+    )
+  }
+  return dir
+}
+
+export async function loadCrossEncoder(dir) {
+  return CrossEncoder.load(modelFolder(dir, 'reranker'))
+}
+
+/** Reranks the first `depth` hits of each query of `run` with a cross-encoder. */
+export async function rerankRun(encoder, queries, run, depth = 20) {
+  const requests = queries.map((q) => ({ query: q.text, documents: (run[q.id] ?? []).slice(0, depth).map((h) => ({ id: h.id, text: h.text ?? '' })) }))
+  const results = await encoder.rerankMany(requests)
+  return Object.fromEntries(queries.map((q, i) => [q.id, results[i]]))
+}
+
+export async function loadEmbedder(dir) {
+  return Embedder.load(modelFolder(dir, 'embedding'))
+}
+
+/** A VectorIndex of every document embedded with `embedder`, in chunks so progress can be reported. */
+export async function embedAll(embedder, docs, { onProgress, signal, chunk = 256 } = {}) {
+  const index = new VectorIndex({ dim: embedder.dim })
+  for (let i = 0; i < docs.length; i += chunk) {
+    const part = docs.slice(i, i + chunk)
+    const { data } = await embedder.embedDocuments(part.map((d) => d.text), { signal })
+    index.add(part.map((d) => d.id), data)
+    onProgress?.(Math.min(i + chunk, docs.length))
+  }
+  return index
+}
+
+/** A dense retriever over `docs`: embeds every document once with the model in `dir`. */
+export async function denseRetriever(dir, docs, { onProgress } = {}) {
+  const embedder = await loadEmbedder(dir)
+  const index = await embedAll(embedder, docs, { onProgress })
+  const byId = new Map(docs.map((d) => [d.id, { text: d.text, meta: d.meta }]))
+  return new VectorRetriever({ index, embed: embedder, documents: byId })
+}
+
+export function hybrid(bm25, dense) {
+  return new HybridRetriever({ retrievers: [bm25, dense] })
+}
+
+/** Parses "map@3,mrr@10" into a list, rejecting empty entries. */
+export function metricList(s) {
+  const list = String(s).split(',').map((m) => m.trim()).filter(Boolean)
+  if (list.length === 0) throw new UsageError('--metrics needs at least one metric, e.g. map@3,mrr@10,ndcg@10')
+  return list
+}
