@@ -17,7 +17,7 @@ function tableRows(out, metrics) {
 }
 
 test('npm run demo prints BM25, hybrid (skipped), auto-merging, reranking and an evaluation table', (t) => {
-  const r = run()
+  const r = run(['--no-cache'])
   t.is(r.status, 0, r.stderr)
   for (const s of ['== BM25 ==', '== Hybrid', '== Hierarchical splitting + auto-merging ==', '== Reranking', '== Evaluation']) t.true(r.stdout.includes(s), s)
   t.regex(r.stdout, /384 documents, 48 queries/)

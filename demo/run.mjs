@@ -1,10 +1,10 @@
 // The ragrank demo: what the library does, on a small bilingual corpus shipped in demo/ (or on a real collection
 // with --data), offline. `npm run demo -- --help` lists the options.
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command } from 'commander'
-import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, evaluate } from 'ragrank'
+import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, evaluate, hubCacheDir } from 'ragrank'
 import { EXIT, UsageError } from '../cli/errors.mjs'
 import { bm25Options, bm25Run, denseRetriever, hybrid, loadCrossEncoder, metricList, rerankRun, retrieverRun } from '../cli/pipeline.mjs'
 import { readDocuments, readQrels, readQueries } from '../cli/readers.mjs'
@@ -20,9 +20,27 @@ const program = new Command('demo')
   .option('--data <folder>', 'a data folder laid out like ../shared/data: run on a real collection instead of the demo corpus')
   .option('--dataset <name>', 'collection under --data: cran, cisi, med, adi or korquad', 'cran')
   .option('--model <dir>', 'embedding model folder (ONNX + tokenizer.json) for the hybrid step')
+  .option('--no-cache', 'do not look for an embedding model already on this machine')
   .option('--rerank <dir>', 'cross-encoder model folder; default: the tiny random-weight test model of the repository')
   .option('--metrics <list>', 'metrics of the evaluation table', 'map@3,mrr@10,ndcg@10')
   .exitOverride()
+
+/**
+ * An all-MiniLM-L6-v2 ONNX export already on this machine, so the hybrid step runs without --model:
+ * the benchmark's export (bench/models/prepare.py), or a snapshot in the Hugging Face cache. Never downloads.
+ */
+function cachedEmbedder() {
+  const hasModel = (dir) => existsSync(join(dir, 'tokenizer.json')) && ['onnx/model.onnx', 'model.onnx'].some((f) => existsSync(join(dir, f)))
+  const bench = join(root, 'bench/.cache/models/minilm-l6-embedder')
+  if (hasModel(bench)) return bench
+  for (const repo of ['sentence-transformers/all-MiniLM-L6-v2', 'Xenova/all-MiniLM-L6-v2']) {
+    const snapshots = join(hubCacheDir(), `models--${repo.replace('/', '--')}`, 'snapshots')
+    if (!existsSync(snapshots)) continue
+    const found = readdirSync(snapshots).map((s) => join(snapshots, s)).find(hasModel)
+    if (found) return found
+  }
+  return undefined
+}
 
 const snippet = (s, n = 90) => ((t) => (t.length > n ? `${t.slice(0, n - 1)}…` : t))(s.replace(/\s+/g, ' '))
 const section = (title) => console.log(`\n== ${title} ==`)
@@ -70,13 +88,15 @@ async function main(o) {
   score('bm25 lucene, en stopwords + stemmer', await bm25Run(stemmed, queries, depth))
 
   section('Hybrid (BM25 + dense, reciprocal rank fusion)')
-  if (o.model) {
-    const dense = await denseRetriever(o.model, docs)
+  const embedder = o.model ?? (o.cache ? cachedEmbedder() : undefined)
+  if (embedder && !o.model) console.log(`using the embedding model found at ${embedder}`)
+  if (embedder) {
+    const dense = await denseRetriever(embedder, docs)
     score('dense', await retrieverRun(dense, queries, depth))
     score('hybrid bm25 + dense (rrf)', await retrieverRun(hybrid(index, dense), queries, depth))
-    console.log(`embedded ${docs.length} documents with ${o.model}; see the table below`)
+    console.log(`embedded ${docs.length} documents with ${embedder}; see the table below`)
   } else {
-    console.log('skipped: no embedding model given (pass --model <folder with model.onnx and tokenizer.json>)')
+    console.log('skipped: no embedding model given or cached (pass --model <folder with model.onnx and tokenizer.json>)')
   }
 
   section('Hierarchical splitting + auto-merging')
