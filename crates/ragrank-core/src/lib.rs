@@ -1,5 +1,6 @@
 //! ragrank-core: the retrieval algorithms of ragrank, in pure Rust (no napi).
 pub mod analysis;
+pub mod atomic;
 pub mod bm25;
 pub mod error;
 pub mod eval;

@@ -70,26 +70,7 @@ impl<W: Write> CrcWriter<W> {
 }
 
 pub fn save(index: &VectorIndex, path: &Path) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::invalid(format!("not a file path: {}", path.display())))?;
-    let tmp = dir.join(format!(
-        ".{}.{}-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
-    let result = write_file(index, &tmp).and_then(|()| fs::rename(&tmp, path).map_err(Error::from));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    ragrank_core::atomic::write_atomically(path, |tmp| write_file(index, tmp))
 }
 
 fn write_file(index: &VectorIndex, tmp: &Path) -> Result<()> {
