@@ -74,6 +74,14 @@ impl Storage {
             Storage::Int8 => "int8",
         }
     }
+    /// Bytes a scan reads per value.
+    pub fn bytes_per_value(self) -> usize {
+        match self {
+            Storage::F32 => 4,
+            Storage::F16 => 2,
+            Storage::Int8 => 1,
+        }
+    }
     /// Whether the f32 originals are kept (the f32 rows, or the int8 rescoring copy).
     pub fn keeps_f32(self) -> bool {
         matches!(self, Storage::F32 | Storage::Int8)

@@ -6,9 +6,8 @@
 //!
 //! Many queries: GEMM-like tiling. Each rayon task owns a range of rows and walks it in
 //! blocks; a block (widened to f32 once for f16/int8) is multiplied with a block of
-//! queries by `matrixmultiply::sgemm`, so it is read from memory once per query block
-//! instead of once per query. (A per-pair loop over cached blocks with the dot kernels was
-//! measured 2-3x slower: without register blocking it is bound by L2 bandwidth.)
+//! queries by the `dots_tile` kernel (register-blocked 4 x 4 on AVX-512, a packed sgemm
+//! elsewhere), so it is read from memory once per query block instead of once per query.
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use half::f16;
@@ -28,13 +27,16 @@ pub struct SearchOptions {
     pub filter: Option<Vec<u32>>,
 }
 
-/// Rows x dim at which a scan goes parallel (8 MB of f32).
-const PAR_MIN_VALUES: usize = 1 << 21;
+/// Bytes of rows at which a scan goes parallel (8 MB): below it, waking the pool costs
+/// more than the second core saves.
+const PAR_MIN_BYTES: usize = 1 << 23;
+/// Rows per block of a contiguous scan: scored into a stack buffer, then offered to the heap.
+const SCAN_BLOCK: usize = 64;
 /// Bounds of the rows per parallel task of a single-query scan.
 const MIN_SCAN_CHUNK_ROWS: usize = 1024;
 const MAX_SCAN_CHUNK_ROWS: usize = 16384;
 /// Rows per sgemm block of the batch search, and queries per block.
-const BLOCK_ROWS: usize = 256;
+const BLOCK_ROWS: usize = 128;
 const QUERY_BLOCK: usize = 64;
 /// Below this many queries the batch search runs single-query scans.
 const MIN_GEMM_QUERIES: usize = 4;
@@ -185,8 +187,7 @@ impl VectorIndex {
         if k == 0 {
             return Ok(Vec::new());
         }
-        let sc = self.scorer(&q);
-        let top = self.scan(rows, self.keep(k), |s| sc.score(s));
+        let top = self.scan(rows, self.keep(k), &self.scorer(&q));
         Ok(self.finish_top(&q, top, k))
     }
 
@@ -198,17 +199,29 @@ impl VectorIndex {
         top.into_sorted()
     }
 
-    fn scan(&self, rows: Rows, k: usize, score: impl Fn(usize) -> f32 + Sync) -> TopK {
+    fn scan(&self, rows: Rows, k: usize, sc: &RowScorer) -> TopK {
         let run = |range: std::ops::Range<usize>| {
             let mut top = TopK::new(k);
-            for i in range {
-                let s = rows.slot(i);
-                top.push(s as u32, score(s));
+            match rows {
+                Rows::All(_) => {
+                    let mut scores = [0f32; SCAN_BLOCK];
+                    for start in range.clone().step_by(SCAN_BLOCK) {
+                        let block = &mut scores[..SCAN_BLOCK.min(range.end - start)];
+                        sc.score_block(start, block);
+                        top.push_run(start as u32, block);
+                    }
+                }
+                Rows::Only(_) => {
+                    for i in range {
+                        let s = rows.slot(i);
+                        top.push(s as u32, sc.score(s));
+                    }
+                }
             }
             top
         };
         let (n, threads) = (rows.len(), rayon::current_num_threads());
-        if n * self.dim() < PAR_MIN_VALUES || threads < 2 {
+        if n * self.dim() * self.config().storage.bytes_per_value() < PAR_MIN_BYTES || threads < 2 {
             return run(0..n);
         }
         // About four chunks per thread keeps the threads evenly busy.
@@ -247,18 +260,18 @@ impl VectorIndex {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(aborted());
                 }
-                let sc = self.scorer(q);
-                let top = self.scan(Rows::All(self.len()), keep, |s| sc.score(s));
+                let top = self.scan(Rows::All(self.len()), keep, &self.scorer(q));
                 out.push(self.finish_top(q, top, k));
             }
             return Ok(out);
         }
         let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
         let n = self.len();
+        // About four tasks per thread (work stealing evens them out), each worth its own heaps.
         let chunk = n
-            .div_ceil(rayon::current_num_threads() * 8)
+            .div_ceil(rayon::current_num_threads() * 4)
             .next_multiple_of(BLOCK_ROWS)
-            .max(16 * BLOCK_ROWS);
+            .max(4 * BLOCK_ROWS);
         let empty = || (0..m).map(|_| TopK::new(keep)).collect::<Vec<_>>();
         let tops = (0..n.div_ceil(chunk))
             .into_par_iter()
@@ -291,6 +304,7 @@ impl VectorIndex {
             vec![0f32; BLOCK_ROWS * d]
         };
         let mut tile = vec![0f32; QUERY_BLOCK * BLOCK_ROWS];
+        let kern = Kernels::best();
         let mut start = range.start;
         while start < range.end {
             let nb = BLOCK_ROWS.min(range.end - start);
@@ -315,31 +329,15 @@ impl VectorIndex {
             let mut q0 = 0;
             while q0 < m {
                 let mq = QUERY_BLOCK.min(m - q0);
-                // tile[mq x nb] = Q[q0.., d] * block^T: block rows are read as columns (stride d).
-                // SAFETY: the sizes and strides describe exactly the slices passed.
-                unsafe {
-                    matrixmultiply::sgemm(
-                        mq,
-                        d,
-                        nb,
-                        1.0,
-                        qmat[q0 * d..].as_ptr(),
-                        d as isize,
-                        1,
-                        block.as_ptr(),
-                        1,
-                        d as isize,
-                        0.0,
-                        tile.as_mut_ptr(),
-                        nb as isize,
-                        1,
-                    );
-                }
-                for (qi, scores) in tile.chunks_exact(nb).take(mq).enumerate() {
-                    let (top, fin) = (&mut tops[q0 + qi], &fins[q0 + qi]);
-                    for (r, &dot) in scores.iter().enumerate() {
-                        top.push((start + r) as u32, fin.apply(dot, start + r));
+                (kern.dots_tile)(&qmat[q0 * d..(q0 + mq) * d], block, d, &mut tile[..mq * nb]);
+                for (qi, scores) in tile.chunks_exact_mut(nb).take(mq).enumerate() {
+                    let fin = &fins[q0 + qi];
+                    if fin.sqnorms.is_some() {
+                        for (r, x) in scores.iter_mut().enumerate() {
+                            *x = fin.apply(*x, start + r);
+                        }
                     }
+                    tops[q0 + qi].push_run(start as u32, scores);
                 }
                 q0 += mq;
             }
@@ -376,5 +374,27 @@ impl RowScorer<'_> {
             }
         };
         self.fin.apply(dot, s)
+    }
+
+    /// The scores of the contiguous slots `start..start + out.len()` (at most `SCAN_BLOCK`).
+    fn score_block(&self, start: usize, out: &mut [f32]) {
+        let (d, q, n) = (self.d, self.q, out.len());
+        let span = start * d..(start + n) * d;
+        match self.rows {
+            RowData::F32(r) => (self.kern.dots_f32)(&q.f32s, &r[span], out),
+            RowData::F16(r) => (self.kern.dots_f16)(&q.f32s, &r[span], out),
+            RowData::Int8(codes, scales) => {
+                let mut dots = [0i32; SCAN_BLOCK];
+                (self.kern.dots_i8)(&q.codes, &codes[span], &mut dots[..n]);
+                for ((o, &dot), &scale) in out.iter_mut().zip(&dots[..n]).zip(&scales[start..start + n]) {
+                    *o = dot as f32 * q.code_scale * scale;
+                }
+            }
+        }
+        if self.fin.sqnorms.is_some() {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = self.fin.apply(*o, start + i);
+            }
+        }
     }
 }

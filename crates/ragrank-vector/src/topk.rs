@@ -62,6 +62,22 @@ impl TopK {
         }
     }
 
+    /// Offers the consecutive slots `first..first + scores.len()`. Once the heap is full,
+    /// a group of 16 scores is skipped by one vectorised test when none reaches the floor.
+    pub fn push_run(&mut self, first: u32, scores: &[f32]) {
+        for (g, group) in scores.chunks(16).enumerate() {
+            let floor = self.floor;
+            let full = self.heap.len() >= self.k;
+            if full && !group.iter().fold(false, |any, &s| any | (s >= floor)) {
+                continue;
+            }
+            let at = first + (g * 16) as u32;
+            for (i, &s) in group.iter().enumerate() {
+                self.push(at + i as u32, s);
+            }
+        }
+    }
+
     #[cold]
     fn replace_worst(&mut self, hit: Hit) {
         let Some(mut worst) = self.heap.peek_mut() else {
@@ -118,6 +134,21 @@ mod tests {
             }
         }
         assert_eq!(b.merge(a).into_sorted(), all.into_sorted());
+    }
+
+    #[test]
+    fn push_run_equals_pushing_one_by_one() {
+        for k in [0, 1, 5, 40] {
+            let scores: Vec<f32> = (0..203).map(|i| ((i * 7919) % 101) as f32 / 7.0).collect();
+            let (mut one, mut run) = (TopK::new(k), TopK::new(k));
+            for (i, &x) in scores.iter().enumerate() {
+                one.push(1000 + i as u32, x);
+            }
+            for (c, chunk) in scores.chunks(37).enumerate() {
+                run.push_run(1000 + (c * 37) as u32, chunk);
+            }
+            assert_eq!(run.into_sorted(), one.into_sorted(), "k={k}");
+        }
     }
 
     #[test]
