@@ -481,6 +481,10 @@ mod x86 {
         }
     }
 
+    /// How far ahead the int8 scan prefetches: its loop is short enough per byte that the
+    /// hardware prefetcher alone left it at two thirds of the f32 scan's bandwidth.
+    const PREFETCH_ROWS: usize = 32;
+
     /// `vnni_dot_i8` for four rows at a time: the biased query chunk is loaded once.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn vnni_dots_i8(q: &[i8], rows: &[i8], out: &mut [i32]) {
@@ -501,6 +505,7 @@ mod x86 {
             while i + 64 <= d {
                 let x = _mm512_xor_si512(_mm512_loadu_si512(pq.add(i) as *const _), bias);
                 for j in 0..4 {
+                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add((j + PREFETCH_ROWS) * d + i) as *const i8);
                     let y = _mm512_loadu_si512(p.add(j * d + i) as *const _);
                     acc[j] = _mm512_dpbusd_epi32(acc[j], x, y);
                     sum[j] = _mm512_dpbusd_epi32(sum[j], ones, y);
