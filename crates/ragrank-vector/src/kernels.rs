@@ -505,7 +505,7 @@ mod x86 {
             while i + 64 <= d {
                 let x = _mm512_xor_si512(_mm512_loadu_si512(pq.add(i) as *const _), bias);
                 for j in 0..4 {
-                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add((j + PREFETCH_ROWS) * d + i) as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add((j + PREFETCH_ROWS) * d + i));
                     let y = _mm512_loadu_si512(p.add(j * d + i) as *const _);
                     acc[j] = _mm512_dpbusd_epi32(acc[j], x, y);
                     sum[j] = _mm512_dpbusd_epi32(sum[j], ones, y);
