@@ -286,7 +286,7 @@ function report(results, meta) {
   md.push(`Load average (1, 5, 15 min): ${meta.loadStart} at the start, ${meta.loadEnd} at the end (other builds may share the machine; the VM varies up to ±2x between runs).`)
   if (meta.bandwidth) {
     const b = meta.bandwidth
-    md.push(`Kernels: ${b.start.isa}. Read bandwidth (STREAM-like sum over 1 GiB, best of 5): ${fmt(b.start.oneThread)} GB/s on one thread, ${fmt(b.start.allThreads)} GB/s on all threads at the start; ${fmt(b.end.oneThread)} / ${fmt(b.end.allThreads)} GB/s at the end.`)
+    md.push(`Kernels: ${b.start.isa}. Read bandwidth (STREAM-like sum of squares over 1 GiB with the scan's SIMD dot kernel, best of 5): ${fmt(b.start.oneThread)} GB/s on one thread, ${fmt(b.start.allThreads)} GB/s on all threads at the start; ${fmt(b.end.oneThread)} / ${fmt(b.end.allThreads)} GB/s at the end.`)
   }
   md.push(`Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32.`)
   md.push('')
