@@ -211,6 +211,15 @@ impl VectorIndex {
         if upsert {
             self.remove(ids);
         }
+        let values = ids.len() * dim;
+        match storage {
+            Storage::F32 => self.f32s.reserve(values),
+            Storage::F16 => self.f16s.reserve(values),
+            Storage::Int8 => {
+                self.f32s.reserve(values);
+                self.i8s.reserve(values);
+            }
+        }
         let k = Kernels::best();
         let mut normalised = vec![0f32; dim];
         for ((id, row), norm) in ids.iter().zip(vectors.chunks_exact(dim)).zip(norms) {

@@ -351,6 +351,8 @@ mod x86 {
         _mm512_reduce_add_epi32(_mm512_sub_epi32(acc, _mm512_slli_epi32(sum_b, 7)))
     }
 
+    const PREFETCH_ROWS_F32: usize = 4;
+
     /// Four rows at a time: each query chunk is loaded once for four rows, and each row
     /// has its own accumulator (four independent FMA chains).
     #[target_feature(enable = "avx512f")]
@@ -370,6 +372,7 @@ mod x86 {
             while i + 16 <= d {
                 let x = _mm512_loadu_ps(pq.add(i));
                 for (j, s) in acc.iter_mut().enumerate() {
+                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add((j + PREFETCH_ROWS_F32) * d + i) as *const i8);
                     *s = _mm512_fmadd_ps(x, _mm512_loadu_ps(p.add(j * d + i)), *s);
                 }
                 i += 16;

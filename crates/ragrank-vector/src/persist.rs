@@ -260,7 +260,7 @@ impl Sections {
                 _t: std::marker::PhantomData,
             }
         } else {
-            Column::Owned(values.to_vec())
+            Column::copied(values)
         })
     }
 }
