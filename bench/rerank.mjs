@@ -5,14 +5,19 @@
 // the all-MiniLM-L6-v2 encoder, shaped like ms-marco-MiniLM-L-6-v2; fp32 and dynamic int8).
 // Workload: Cranfield queries, each with its 100 BM25 candidates (real abstracts of varied
 // length), at max length 256 and 512; and one query with 1,000 candidates.
+// Scheduling: at each max length every engine is loaded and warmed up first, then each repeat
+// runs all engines in turn (round-robin, starting one engine later each repeat), so drift of
+// the shared machine hits every engine alike.
+import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, loadavg } from 'node:os'
 import path from 'node:path'
+import { createInterface } from 'node:readline'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { Bm25Index, CrossEncoder } from '../dist/index.mjs'
 import { loadCran, hasData } from './lib/datasets.mjs'
-import { fmt, fmtRatio, machineInfo, mdTable, now, runCommand, lastJsonLine, summarize } from './lib/harness.mjs'
+import { fmt, fmtRatio, machineInfo, mdTable, now, summarize } from './lib/harness.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const MODEL_DIR = path.join(here, '.cache', 'models')
@@ -21,17 +26,65 @@ const THREADS = availableParallelism()
 
 const fmtSpread = (s) => `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`
 
-/** Pairs per second of `fn(request)` over all requests, repeated. */
-async function pairsPerSecond(requests, fn, repeats) {
-  const pairs = requests.reduce((n, r) => n + r.documents.length, 0)
+/** An engine that scores every request once per `pass()` and returns the seconds it took. */
+async function jsEngine(requests, fn) {
   await fn(requests[0]) // warm-up
-  const rates = []
-  for (let r = 0; r < repeats; r++) {
-    const t0 = now()
-    for (const req of requests) await fn(req)
-    rates.push(pairs / (now() - t0))
+  return {
+    pass: async () => {
+      const t0 = now()
+      for (const req of requests) await fn(req)
+      return now() - t0
+    },
+    close: () => {},
   }
-  return summarize(rates)
+}
+
+/** bench/py/ort_rerank.py as a worker: loaded and warmed up once, then one pass per "run" line. */
+async function pythonEngine(py, script, cfg) {
+  const child = spawn(py, [script], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const next = async () => {
+    const { value, done } = await lines.next()
+    if (done) throw new Error(`${path.basename(script)} exited early`)
+    return JSON.parse(value)
+  }
+  child.stdin.write(JSON.stringify(cfg) + '\n')
+  await next() // {"ready": true}
+  return {
+    pass: async () => {
+      child.stdin.write('run\n')
+      return (await next()).seconds
+    },
+    close: () => child.stdin.end(),
+  }
+}
+
+/**
+ * Pairs/s of each engine ({ label, engine }) over all requests: each repeat runs every engine
+ * once, in turn, starting from a different engine each repeat. Returns { label: summary }.
+ */
+export async function interleaved(engines, requests, repeats, log = () => {}) {
+  const pairs = requests.reduce((n, r) => n + r.documents.length, 0)
+  const rates = engines.map(() => [])
+  for (let r = 0; r < repeats; r++) {
+    for (let i = 0; i < engines.length; i++) {
+      const k = (r + i) % engines.length
+      rates[k].push(pairs / (await engines[k].engine.pass()))
+    }
+    log(`repeat ${r + 1}/${repeats}:`, engines.map((e, k) => `${e.label} ${fmt(rates[k][r])}`).join(', '))
+  }
+  return Object.fromEntries(engines.map((e, k) => [e.label, summarize(rates[k])]))
+}
+
+/** int8 vs fp32 top-10 overlap (fraction of fp32's top 10 that int8 also ranks in its top 10), per query. */
+export async function top10Overlap(fp32, int8, requests) {
+  const overlaps = []
+  for (const r of requests) {
+    const a = (await fp32.rerank(r.query, r.documents, { topK: 10 })).map((d) => d.index)
+    const b = new Set((await int8.rerank(r.query, r.documents, { topK: 10 })).map((d) => d.index))
+    overlaps.push(a.filter((i) => b.has(i)).length / 10)
+  }
+  return summarize(overlaps)
 }
 
 /** Event-loop delay (p99, ms) while `work` runs, sampled every millisecond. */
@@ -84,31 +137,32 @@ export async function runRerankSuite({ quick = false, extended = false, python =
   // About 15 minutes on 2 cores by default; --extended scores 10 queries x 5 repeats and adds a 2-session pool.
   const nQueries = quick ? 2 : extended ? 10 : 4
   const repeats = quick ? 2 : extended ? 5 : 3
-  const requests = cran.queries.slice(0, nQueries).map((q) => ({
-    query: q.text,
-    documents: index.search(q.text, { topK: 100 }).map((h) => h.text),
-  }))
+  // int8 quality is cheap next to timing, so it is measured over more queries than the timing.
+  const nOverlapQueries = quick ? 5 : 20
+  const candidates = (q) => ({ query: q.text, documents: index.search(q.text, { topK: 100 }).map((h) => h.text) })
+  const requests = cran.queries.slice(0, nQueries).map(candidates)
+  const overlapRequests = cran.queries.slice(0, nOverlapQueries).map(candidates)
   const big = { query: cran.queries[0].text, documents: cran.docs.slice(0, 1000).map((d) => d.text) }
-  const results = { machine: machineInfo(), threads: THREADS, rows: [], loop: [], int8: {} }
+  const results = { machine: machineInfo(), threads: THREADS, loadavgBefore: loadavg(), rows: [], loop: [], int8: { top10Overlap: {} } }
   const log = (...a) => console.error('[rerank]', ...a)
+  let fp32 // the fp32 CrossEncoder at max length 256, reused below
 
   for (const maxLength of [256, 512]) {
     const row = { maxLength }
+    const engines = []
+    const ragrank = {}
     const configs = [
       ['ragrank fp32', {}],
       ['ragrank int8', { quantized: true }],
     ]
     if (extended) configs.splice(1, 0, ['ragrank fp32, 2 sessions x 1 thread', { sessions: 2, threads: 1 }])
     for (const [label, opts] of configs) {
-      const ce = await CrossEncoder.load(MODEL, { maxLength, ...opts })
-      row[label] = await pairsPerSecond(requests, (r) => ce.rerank(r.query, r.documents, { activation: 'none' }), repeats)
-      log(maxLength, label, fmt(row[label].median), 'pairs/s')
+      const ce = (ragrank[label] = await CrossEncoder.load(MODEL, { maxLength, ...opts }))
+      engines.push({ label, engine: await jsEngine(requests, (r) => ce.rerank(r.query, r.documents, { activation: 'none' })) })
     }
     for (const [label, dtype] of [['transformers.js fp32', 'fp32'], ['transformers.js int8', 'q8']]) {
       try {
-        const run = await transformersJs(dtype, maxLength)
-        row[label] = await pairsPerSecond(requests, run, repeats)
-        log(maxLength, label, fmt(row[label].median), 'pairs/s')
+        engines.push({ label, engine: await jsEngine(requests, await transformersJs(dtype, maxLength)) })
       } catch (e) {
         row[label] = { error: String(e.message ?? e).slice(0, 200) }
       }
@@ -117,28 +171,23 @@ export async function runRerankSuite({ quick = false, extended = false, python =
       const py = path.join(here, '..', '.venv-bench', 'bin', 'python')
       const script = path.join(here, 'py', 'ort_rerank.py')
       if (existsSync(py) && existsSync(script)) {
-        const input = JSON.stringify({ model: MODEL, requests, max_length: maxLength, threads: THREADS, repeats, batch_size: 32 })
+        const cfg = { model: MODEL, requests, max_length: maxLength, threads: THREADS, batch_size: 32 }
         try {
-          const { stdout } = await runCommand(py, [script], { input })
-          row['onnxruntime (Python)'] = summarize(lastJsonLine(stdout).pairs_per_second)
+          engines.push({ label: 'onnxruntime (Python)', engine: await pythonEngine(py, script, cfg) })
         } catch (e) {
           row['onnxruntime (Python)'] = { error: String(e.message ?? e).slice(0, 200) }
         }
       }
     }
+    Object.assign(row, await interleaved(engines, requests, repeats, (...a) => log(maxLength, ...a)))
+    for (const { engine } of engines) engine.close()
     results.rows.push(row)
-  }
 
-  // Quality of int8: top-10 overlap with fp32 per query.
-  const fp32 = await CrossEncoder.load(MODEL, { maxLength: 256 })
-  const int8 = await CrossEncoder.load(MODEL, { maxLength: 256, quantized: true })
-  const overlaps = []
-  for (const r of requests) {
-    const a = (await fp32.rerank(r.query, r.documents, { topK: 10 })).map((d) => d.index)
-    const b = new Set((await int8.rerank(r.query, r.documents, { topK: 10 })).map((d) => d.index))
-    overlaps.push(a.filter((i) => b.has(i)).length / 10)
+    // Quality of int8: top-10 overlap with fp32 per query.
+    results.int8.top10Overlap[maxLength] = await top10Overlap(ragrank['ragrank fp32'], ragrank['ragrank int8'], overlapRequests)
+    log(maxLength, 'int8 top-10 overlap median', fmt(results.int8.top10Overlap[maxLength].median))
+    if (maxLength === 256) fp32 = ragrank['ragrank fp32']
   }
-  results.int8.top10Overlap = summarize(overlaps)
 
   // Event-loop delay while 1,000 pairs are scored, and the throughput of that call.
   let t0 = now()
@@ -160,8 +209,9 @@ export async function runRerankSuite({ quick = false, extended = false, python =
   t0 = now()
   await fp32.rerank(big.query, big.documents)
   results.bigSeconds = now() - t0
+  results.loadavgAfter = loadavg()
 
-  const markdown = report(results, { quick, nQueries, repeats })
+  const markdown = report(results, { quick, nQueries, repeats, nOverlapQueries })
   mkdirSync(outDir, { recursive: true })
   const base = quick ? 'rerank-quick' : 'rerank'
   writeFileSync(path.join(outDir, `${base}.md`), markdown + '\n')
@@ -169,7 +219,7 @@ export async function runRerankSuite({ quick = false, extended = false, python =
   return { markdown }
 }
 
-function report(results, { quick, nQueries, repeats }) {
+function report(results, { quick, nQueries, repeats, nOverlapQueries }) {
   const engines = [...new Set(results.rows.flatMap((r) => Object.keys(r).filter((k) => k !== 'maxLength')))]
   const cell = (v) => (v === undefined ? '–' : v.error ? `error: ${v.error}` : fmtSpread(v))
   const throughput = mdTable(
@@ -197,7 +247,7 @@ function report(results, { quick, nQueries, repeats }) {
     '',
     `Generated by \`npm run bench -- --suite rerank\` on ${new Date().toISOString().slice(0, 10)}. ${m.cpu}, ${m.cores} cores, Node ${m.node}; ${results.threads} intra-op threads for every engine.`,
     '',
-    `Model: all-MiniLM-L6-v2's encoder with a one-label head (the shape of ms-marco-MiniLM-L-6-v2: 6 layers, 384 hidden, 12 heads), made by bench/models/prepare.py; fp32 and dynamic int8 ONNX files, the same files for every engine. Workload: ${nQueries} Cranfield queries x their 100 BM25 candidates (real abstracts of varied length). Cells: pairs/s, median (min-max) of ${repeats} repeats.`,
+    `Model: all-MiniLM-L6-v2's encoder with a one-label head (the shape of ms-marco-MiniLM-L-6-v2: 6 layers, 384 hidden, 12 heads), made by bench/models/prepare.py; fp32 and dynamic int8 ONNX files, the same files for every engine. Workload: ${nQueries} Cranfield queries x their 100 BM25 candidates (real abstracts of varied length). Cells: pairs/s, median (min-max) of ${repeats} repeats; every repeat runs all engines in turn (round-robin, models loaded and warmed up first). 1-minute load average ${fmt(results.loadavgBefore[0])} before, ${fmt(results.loadavgAfter[0])} after.`,
     '',
     throughput,
     '',
@@ -205,7 +255,11 @@ function report(results, { quick, nQueries, repeats }) {
     '',
     ratios,
     '',
-    `int8 vs fp32 top-10 overlap per query (target >= 0.9): median ${fmt(results.int8.top10Overlap.median)} (min ${fmt(results.int8.top10Overlap.min)}).`,
+    `int8 vs fp32 top-10 overlap per query, ragrank, over ${nOverlapQueries} Cranfield queries x 100 BM25 candidates (target >= 0.9): ` +
+      Object.entries(results.int8.top10Overlap)
+        .map(([len, o]) => `max length ${len}: median ${fmt(o.median)} (min ${fmt(o.min)}, max ${fmt(o.max)})`)
+        .join('; ') +
+      '.',
     '',
     '## Event-loop delay while 1,000 pairs are scored (max length 256)',
     '',
