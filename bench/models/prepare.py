@@ -49,12 +49,17 @@ Then (unless --no-bench) a throughput baseline: 100 (query, document) pairs of 1
 tokens through the cross-encoder in onnxruntime (Python), 2 intra-op threads, fp32 vs int8.
 
 QUANTIZATION: onnxruntime.quantization.quantize_dynamic with weight_type=QInt8 (signed
-weights; activations are always QUInt8 in dynamic mode), per_channel=True, reduce_range=True,
-default op types (MatMul with a constant B -> int8 weights; Gather -> the three embedding
-tables become uint8 with one scale each, as in the transformers.js file).
-These are the settings transformers.js' converter uses for its "q8" model_quantized.onnx of a
-BERT model (QInt8 because the graph has no Conv; per_channel and reduce_range on because bert
-is not in its list of models that turn them off). Per-tensor weights (per_channel=False) were
+weights; activations are always QUInt8 in dynamic mode), per_channel=True, default op types
+(MatMul with a constant B -> int8 weights; Gather -> the three embedding tables become uint8
+with one scale each, as in the transformers.js file); see INT8_RECIPES.
+The embedder adds reduce_range=True: the settings transformers.js' converter uses for its "q8"
+model_quantized.onnx of a BERT model (QInt8 because the graph has no Conv; per_channel and
+reduce_range on because bert is not in its list of models that turn them off).
+The cross-encoder uses recipe "pc-head32": no reduce_range (7-bit weights only help CPUs
+without VNNI), and the pooler and classifier MatMuls stay fp32. Their inputs are one row per
+pair, so they cost nothing, but the pooler's input ([CLS]) has outlier channels and the
+per-tensor uint8 activation step of those two layers is comparable to the gaps between
+candidates' logits (bench/models/README.md: the measured trade-off of every recipe). Per-tensor weights (per_channel=False) were
 tried and rejected: on this model they drop the embedding cosine to fp32 to ~0.95 (per-channel:
 ~0.99), because a few output channels of the MiniLM weight matrices have outlying ranges.
 
@@ -515,7 +520,7 @@ INT8_RECIPES = {
                           exclude=("bert.pooler.", "classifier/", "bert.encoder.layer.5.")),
 }
 EMBEDDER_INT8 = "pc-rr"    # the embedder keeps transformers.js's settings
-CROSS_ENCODER_INT8 = "pc-rr"  # onnx/model_quantized.onnx of the cross-encoder (see README: Quantization)
+CROSS_ENCODER_INT8 = "pc-head32"  # onnx/model_quantized.onnx of the cross-encoder (see README: Quantization)
 
 
 def quantize(src: str, dst: str, recipe: str) -> None:
