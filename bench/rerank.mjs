@@ -153,8 +153,8 @@ export async function workloadFlops(requests, maxLength) {
   return out
 }
 
-// Measured by hand on the benchmark machine on 2026-11-30 (flock'd, quiet): bench/lib/fma-peak.c
-// with 2 threads, and onnxruntime 1.30's MatMul (MLAS SGEMM, 2 threads) on 8,192-row inputs of
+// Measured by hand on the benchmark machine on 2026-11-30 (flock'd): bench/lib/fma-peak.c
+// with 2 threads, and bench/py/gemm_rate.py (onnxruntime 1.30's MLAS SGEMM, 2 threads) on 8,192-row inputs of
 // the encoder's shapes (384x384, 384x1536, 1536x384). Not re-measured by the suite.
 const PEAK = { machine: 'AMD EPYC, CPU family 26 (Zen 5), 2 vCPUs', fma512: 501, fma256: 249, fma512OneCore: 253, gemm: [349, 410] }
 
