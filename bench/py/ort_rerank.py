@@ -1,8 +1,11 @@
 """Plain onnxruntime + HF tokenizers cross-encoder throughput, for the rerank benchmark.
 
-Reads JSON on stdin: {model, requests: [{query, documents}], max_length, threads, repeats,
-batch_size}. Batches of batch_size pairs in input order, padded to the batch's longest.
-Prints one JSON line: {"pairs_per_second": [per repeat]}.
+A worker driven over stdin/stdout, so that the benchmark can interleave it with the other
+engines (one pass per engine in turn) instead of running all its repeats back to back.
+First stdin line: JSON {model, requests: [{query, documents}], max_length, threads, batch_size}.
+It loads the session, runs one warm-up request and prints {"ready": true}. Then each "run" line
+scores every request once (batches of batch_size pairs in input order, padded to the batch's
+longest) and prints {"seconds": s}. It exits at end of input.
 """
 import json
 import sys
@@ -13,8 +16,13 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 
+def reply(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
 def main():
-    cfg = json.load(sys.stdin)
+    cfg = json.loads(sys.stdin.readline())
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = cfg["threads"]
     opts.inter_op_num_threads = 1
@@ -38,15 +46,15 @@ def main():
             session.run(None, feed)
 
     reqs = cfg["requests"]
-    n = sum(len(r["documents"]) for r in reqs)
-    run(reqs[0])
-    rates = []
-    for _ in range(cfg["repeats"]):
+    run(reqs[0])  # warm-up
+    reply({"ready": True})
+    for line in sys.stdin:
+        if line.strip() != "run":
+            continue
         t0 = time.perf_counter()
         for r in reqs:
             run(r)
-        rates.append(n / (time.perf_counter() - t0))
-    print(json.dumps({"pairs_per_second": rates}))
+        reply({"seconds": time.perf_counter() - t0})
 
 
 if __name__ == "__main__":
