@@ -444,6 +444,7 @@ mod x86 {
                 while i + 16 <= d {
                     let x = [0, 1, 2, 3].map(|j| _mm512_loadu_ps(pq.add((q0 + j) * d + i)));
                     for rj in 0..4 {
+                        _mm_prefetch::<_MM_HINT_T0>(pr.wrapping_add((r0 + rj + 4) * d + i) as *const i8);
                         let y = _mm512_loadu_ps(pr.add((r0 + rj) * d + i));
                         for (qj, x) in x.iter().enumerate() {
                             acc[qj * 4 + rj] = _mm512_fmadd_ps(*x, y, acc[qj * 4 + rj]);
