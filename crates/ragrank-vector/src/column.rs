@@ -89,7 +89,7 @@ impl<T: Pod> Column<T> {
 /// `madvise` only, as here): a scan streams every row, and on 4 KiB pages it pays a TLB
 /// miss every 4 KiB (numpy advises its large arrays the same way). Only a hint: errors are
 /// ignored, and other systems skip it.
-fn advise_huge_pages<T>(v: &Vec<T>) {
+pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;

@@ -681,7 +681,10 @@ pub fn read_sum(buf: &[f32]) -> f64 {
 /// split over rayon's pool. For benchmarks.
 pub fn read_bandwidth(bytes: usize, parallel: bool, repeats: usize) -> f64 {
     use rayon::prelude::*;
-    let buf = vec![1.0f32; (bytes / 4).max(1)];
+    // On huge pages where the rows are, so the probe and the scan pay the same TLB costs.
+    let mut buf = Vec::with_capacity((bytes / 4).max(1));
+    crate::column::advise_huge_pages(&buf);
+    buf.resize(buf.capacity(), 1.0f32);
     let mut best = 0f64;
     for _ in 0..repeats {
         let t = std::time::Instant::now();
