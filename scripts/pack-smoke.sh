@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packs ragrank as npm would publish it (the main package plus the linux-x64-gnu binary package that the release
 # workflow publishes from npm/), installs both tarballs into an empty folder and runs the demo, the CLI and a BM25
-# query (ESM and CommonJS) from there. Installs with --offline: dependencies come from the npm cache that `npm ci`
-# filled (set PACK_SMOKE_ONLINE=1 to allow the registry).
+# query (ESM and CommonJS) from there. Installs with --offline: dependencies come from the npm cache, which .ci/run
+# warms with the runtime dependency tree (set PACK_SMOKE_ONLINE=1 to allow the registry).
 #
 #   npm run build && bash scripts/pack-smoke.sh
 set -euo pipefail
