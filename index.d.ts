@@ -57,6 +57,11 @@ export declare class NativeEncoder {
   /** 2 for `[batch, labels]` (classifier or pooled embedding), 3 for `[batch, seq, hidden]`. */
   get outputRank(): number
   get feedsTokenTypeIds(): boolean
+  /**
+   * Releases the ONNX Runtime sessions (and the memory their arenas keep) once the calls
+   * already running have finished; later calls fail with `ERR_DISPOSED`.
+   */
+  dispose(): void
   /** Scores pairs: document `i` is paired with `queries[query_of[i]]`. */
   scorePairs(queries: Array<string>, documents: Array<string>, queryOf: Array<number>, options: NativeBatchOptions, cancel?: CancelToken | undefined | null): Promise<Float32Array>
   /** Embeds texts; resolves to `n x width` floats, row-major. */

@@ -135,6 +135,24 @@ test('AbortSignal cancels a running call; 50 concurrent calls all succeed', asyn
   for (const r of results) t.deepEqual(r.map((d) => d.index), expected.map((d) => d.index))
 })
 
+test('dispose: a running call finishes, later calls reject with ERR_DISPOSED, a second dispose is harmless', async (t) => {
+  const ce = await CrossEncoder.load(join(models, 'tiny-cross-encoder'))
+  const docs = Array.from({ length: 200 }, (_, i) => `document ${i} about wings and lift`)
+  const running = ce.rerank('lift', docs)
+  ce.dispose()
+  t.is((await running).length, 200)
+  await t.throwsAsync(ce.rerank('lift', docs), { code: 'ERR_DISPOSED' })
+  ce.dispose()
+  t.true(ce.maxLength > 0)
+
+  const em = await Embedder.load(join(models, 'tiny-embedder'))
+  const before = await em.embed(['a wing'])
+  em.dispose()
+  t.is(before.count, 1)
+  await t.throwsAsync(em.embed(['a wing']), { code: 'ERR_DISPOSED' })
+  t.true(em.dim > 0)
+})
+
 test('bad arguments are clear errors', async (t) => {
   await t.throwsAsync(ONE.rerank(5, ['x']), { instanceOf: TypeError })
   await t.throwsAsync(ONE.rerank('q', 'x'), { instanceOf: TypeError })

@@ -51,6 +51,7 @@ interface Prepared<D> {
  */
 export class CrossEncoder {
   readonly #encoder: NativeEncoder
+  #disposed = false
   readonly #batch: { batchSize: number; tokenBudget: number }
   readonly #defaults: Required<Pick<CrossEncoderOptions, 'activation' | 'queryPrefix' | 'documentPrefix' | 'metaSeparator'>> &
     Pick<CrossEncoderOptions, 'topK' | 'scoreThreshold' | 'metaFields'>
@@ -83,6 +84,16 @@ export class CrossEncoder {
     return new CrossEncoder(encoder, files, batch, o)
   }
 
+  /**
+   * Frees the ONNX Runtime sessions and the memory they keep (a session holds on to the
+   * buffers of its largest batch). Calls already running finish first; later calls reject
+   * with `ERR_DISPOSED`. Calling it again does nothing.
+   */
+  dispose(): void {
+    this.#disposed = true
+    this.#encoder.dispose()
+  }
+
   /** Tokens per (query, document) pair at most. */
   get maxLength(): number {
     return this.#encoder.maxLength
@@ -103,6 +114,7 @@ export class CrossEncoder {
     requests: ReadonlyArray<{ query: string; documents: readonly D[] }>,
     options: RerankOptions = {},
   ): Promise<Reranked<D>[][]> {
+    if (this.#disposed) throw new RagrankError('ERR_DISPOSED', 'this CrossEncoder was disposed')
     if (!Array.isArray(requests)) throw typeError('requests must be an array of { query, documents }')
     const o = optionsObject(options, 'options') as RerankOptions
     const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)

@@ -32,6 +32,7 @@ export interface Embeddings {
 /** A bi-encoder producing one vector per text, batched off the event loop. */
 export class Embedder {
   readonly #encoder: NativeEncoder
+  #disposed = false
   readonly #batch: { batchSize: number; tokenBudget: number }
   readonly #pooling: Pooling
   readonly #normalize: boolean
@@ -59,6 +60,16 @@ export class Embedder {
     return new Embedder(encoder, files, batch, o)
   }
 
+  /**
+   * Frees the ONNX Runtime sessions and the memory they keep (a session holds on to the
+   * buffers of its largest batch). Calls already running finish first; later calls reject
+   * with `ERR_DISPOSED`. Calling it again does nothing.
+   */
+  dispose(): void {
+    this.#disposed = true
+    this.#encoder.dispose()
+  }
+
   /** Vector width. */
   get dim(): number {
     return this.#encoder.width
@@ -70,6 +81,7 @@ export class Embedder {
 
   /** Embeds texts as given (no prefix). */
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
+    if (this.#disposed) throw new RagrankError('ERR_DISPOSED', 'this Embedder was disposed')
     const list = stringArray(texts, 'texts')
     const o = optionsObject(options, 'options') as EmbedOptions
     const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)

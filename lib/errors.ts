@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'ERR_MODEL_NOT_FOUND'
   | 'ERR_MODEL_LOAD'
   | 'ERR_INFERENCE'
+  | 'ERR_DISPOSED'
   | 'ERR_UNAUTHORIZED'
   | 'ERR_NETWORK'
   | 'ERR_MISSING_NODE'

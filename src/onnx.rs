@@ -1,7 +1,7 @@
 //! `NativeEncoder`: a loaded ONNX model. Loading and inference run on the libuv pool.
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::{AsyncTask, Float32Array};
 use napi::{Env, Task};
@@ -54,7 +54,13 @@ fn batch_options(o: &NativeBatchOptions) -> BatchOptions {
 
 #[napi]
 pub struct NativeEncoder {
-    inner: Arc<Encoder>,
+    /// `None` once disposed; calls already running hold their own reference. A lock, not
+    /// `&mut self`: napi keeps `&self` borrowed while a call it started is running.
+    inner: Mutex<Option<Arc<Encoder>>>,
+    max_length: u32,
+    width: u32,
+    output_rank: u32,
+    feeds_token_type_ids: bool,
 }
 
 #[napi]
@@ -70,24 +76,38 @@ impl NativeEncoder {
     /// Tokens per input at most.
     #[napi(getter)]
     pub fn max_length(&self) -> u32 {
-        self.inner.max_length as u32
+        self.max_length
     }
 
     /// Labels of a classifier output, or the hidden size of an encoder output.
     #[napi(getter)]
     pub fn width(&self) -> u32 {
-        self.inner.width as u32
+        self.width
     }
 
     /// 2 for `[batch, labels]` (classifier or pooled embedding), 3 for `[batch, seq, hidden]`.
     #[napi(getter)]
     pub fn output_rank(&self) -> u32 {
-        self.inner.output_rank as u32
+        self.output_rank
     }
 
     #[napi(getter)]
     pub fn feeds_token_type_ids(&self) -> bool {
-        self.inner.feeds_token_type_ids()
+        self.feeds_token_type_ids
+    }
+
+    /// Releases the ONNX Runtime sessions (and the memory their arenas keep) once the calls
+    /// already running have finished; later calls fail with `ERR_DISPOSED`.
+    #[napi]
+    pub fn dispose(&self) {
+        *self.inner.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    fn live(&self) -> napi::Result<Arc<Encoder>> {
+        let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner
+            .clone()
+            .ok_or_else(|| napi::Error::from_reason("[ERR_DISPOSED] this model was disposed"))
     }
 
     /// Scores pairs: document `i` is paired with `queries[query_of[i]]`.
@@ -99,15 +119,15 @@ impl NativeEncoder {
         query_of: Vec<u32>,
         options: NativeBatchOptions,
         cancel: Option<&CancelToken>,
-    ) -> AsyncTask<ScoreTask> {
-        AsyncTask::new(ScoreTask {
-            encoder: self.inner.clone(),
+    ) -> napi::Result<AsyncTask<ScoreTask>> {
+        Ok(AsyncTask::new(ScoreTask {
+            encoder: self.live()?,
             queries,
             documents,
             query_of,
             options: batch_options(&options),
             cancel: flag_of(cancel),
-        })
+        }))
     }
 
     /// Embeds texts; resolves to `n x width` floats, row-major.
@@ -119,15 +139,15 @@ impl NativeEncoder {
         normalize: bool,
         options: NativeBatchOptions,
         cancel: Option<&CancelToken>,
-    ) -> AsyncTask<EmbedTask> {
-        AsyncTask::new(EmbedTask {
-            encoder: self.inner.clone(),
+    ) -> napi::Result<AsyncTask<EmbedTask>> {
+        Ok(AsyncTask::new(EmbedTask {
+            encoder: self.live()?,
             texts,
             pooling: if pooling == "cls" { Pooling::Cls } else { Pooling::Mean },
             normalize,
             options: batch_options(&options),
             cancel: flag_of(cancel),
-        })
+        }))
     }
 }
 
@@ -161,7 +181,11 @@ impl Task for LoadEncoderTask {
 
     fn resolve(&mut self, _env: Env, encoder: Encoder) -> napi::Result<NativeEncoder> {
         Ok(NativeEncoder {
-            inner: Arc::new(encoder),
+            max_length: encoder.max_length as u32,
+            width: encoder.width as u32,
+            output_rank: encoder.output_rank as u32,
+            feeds_token_type_ids: encoder.feeds_token_type_ids(),
+            inner: Mutex::new(Some(Arc::new(encoder))),
         })
     }
 }
