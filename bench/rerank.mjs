@@ -255,6 +255,7 @@ export async function runRerankSuite({ quick = false, extended = false, python =
     results.int8.top10Overlap[maxLength] = await top10Overlap(ragrank['ragrank fp32'], ragrank['ragrank int8'], overlapRequests)
     log(maxLength, 'int8 top-10 overlap median', fmt(results.int8.top10Overlap[maxLength].median))
     if (maxLength === 256) fp32 = ragrank['ragrank fp32']
+    for (const ce of Object.values(ragrank)) if (ce !== fp32) ce.dispose() // their sessions' arenas hold GBs at 512
   }
 
   // Event-loop delay while 1,000 pairs are scored, and the throughput of that call.
