@@ -351,6 +351,8 @@ mod x86 {
         _mm512_reduce_add_epi32(_mm512_sub_epi32(acc, _mm512_slli_epi32(sum_b, 7)))
     }
 
+    /// How far ahead the f32 scan prefetches: one group of rows (measured 1.2x from L3 at
+    /// 10k x 384, neutral from memory; farther was no better).
     const PREFETCH_ROWS_F32: usize = 4;
 
     /// Four rows at a time: each query chunk is loaded once for four rows, and each row

@@ -35,7 +35,7 @@ const SCAN_BLOCK: usize = 64;
 /// Bounds of the rows per parallel task of a single-query scan.
 const MIN_SCAN_CHUNK_ROWS: usize = 1024;
 const MAX_SCAN_CHUNK_ROWS: usize = 16384;
-/// Rows per sgemm block of the batch search, and queries per block.
+/// Rows per block of the batch search (kept in L2 while every query block passes), and queries per block.
 const BLOCK_ROWS: usize = 128;
 const QUERY_BLOCK: usize = 64;
 /// Below this many queries the batch search runs single-query scans.
@@ -66,6 +66,16 @@ impl Finish<'_> {
         match self.sqnorms {
             Some(sq) => (2.0 * dot - sq[slot] - self.q_sqnorm).min(0.0),
             None => dot,
+        }
+    }
+
+    /// `apply` over the inner products of the consecutive slots `first..`, in place
+    /// (nothing to do unless the metric is l2).
+    fn apply_run(&self, first: usize, dots: &mut [f32]) {
+        if self.sqnorms.is_some() {
+            for (i, x) in dots.iter_mut().enumerate() {
+                *x = self.apply(*x, first + i);
+            }
         }
     }
 }
@@ -331,12 +341,7 @@ impl VectorIndex {
                 let mq = QUERY_BLOCK.min(m - q0);
                 (kern.dots_tile)(&qmat[q0 * d..(q0 + mq) * d], block, d, &mut tile[..mq * nb]);
                 for (qi, scores) in tile.chunks_exact_mut(nb).take(mq).enumerate() {
-                    let fin = &fins[q0 + qi];
-                    if fin.sqnorms.is_some() {
-                        for (r, x) in scores.iter_mut().enumerate() {
-                            *x = fin.apply(*x, start + r);
-                        }
-                    }
+                    fins[q0 + qi].apply_run(start, scores);
                     tops[q0 + qi].push_run(start as u32, scores);
                 }
                 q0 += mq;
@@ -391,10 +396,6 @@ impl RowScorer<'_> {
                 }
             }
         }
-        if self.fin.sqnorms.is_some() {
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = self.fin.apply(*o, start + i);
-            }
-        }
+        self.fin.apply_run(start, out);
     }
 }
