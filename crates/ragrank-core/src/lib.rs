@@ -4,5 +4,6 @@ pub mod atomic;
 pub mod bm25;
 pub mod error;
 pub mod eval;
+pub mod topk;
 
 pub use error::{Error, ErrorKind, Result};

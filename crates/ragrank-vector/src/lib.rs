@@ -3,15 +3,13 @@
 //! - `kernels`: dot products with runtime CPU-feature dispatch.
 //! - `index`: the rows (f32, f16 or int8 plus f32 originals), ids and their validation.
 //! - `search`: single-query scans and the blocked batch search.
-//! - `topk`: bounded heaps merged across threads.
 //! - `persist`: the one-file format, loadable by memory map.
 pub mod column;
 pub mod index;
 pub mod kernels;
 pub mod persist;
 pub mod search;
-pub mod topk;
 
 pub use index::{Config, Metric, Storage, VectorIndex};
+pub use ragrank_core::topk::Hit;
 pub use search::SearchOptions;
-pub use topk::Hit;

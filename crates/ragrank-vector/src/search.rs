@@ -1,23 +1,23 @@
 //! Exact top-k search.
 //!
 //! One query: a scan of every row with the dispatched dot kernel, rayon over row chunks
-//! once the corpus is large, one bounded heap per chunk, merged. int8 storage scans the
+//! once the corpus is large, one top-k selection per chunk, merged. int8 storage scans the
 //! codes for a shortlist and rescores it exactly from the f32 originals.
 //!
 //! Many queries: GEMM-like tiling. Each rayon task owns a range of rows and walks it in
 //! blocks; a block (widened to f32 once for f16/int8) is multiplied with a block of
 //! queries by the `dots_tile` kernel (register-blocked 4 x 4 on AVX-512, a packed sgemm
 //! elsewhere), so it is read from memory once per query block instead of once per query.
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use half::f16;
 use half::slice::HalfFloatSliceExt;
+use ragrank_core::topk::{Hit, KBest};
 use ragrank_core::{Error, ErrorKind, Result};
 use rayon::prelude::*;
 
 use crate::index::{check_row, Metric, Storage, VectorIndex};
 use crate::kernels::Kernels;
-use crate::topk::{Hit, TopK};
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -27,14 +27,14 @@ pub struct SearchOptions {
     pub filter: Option<Vec<u32>>,
 }
 
-/// Bytes of rows at which a scan goes parallel (8 MB): below it, waking the pool costs
-/// more than the second core saves.
-const PAR_MIN_BYTES: usize = 1 << 23;
-/// Rows per block of a contiguous scan: scored into a stack buffer, then offered to the heap.
+/// Bytes of rows at which a scan goes parallel (3 MB): below it, waking a pool thread costs
+/// about what the second core saves (measured on 2 cores, where break-even is 2-3 MB).
+const PAR_MIN_BYTES: usize = 3 << 20;
+/// Rows per block of a contiguous scan: scored into a stack buffer, then offered to the selection.
 const SCAN_BLOCK: usize = 64;
-/// Bounds of the rows per parallel task of a single-query scan.
-const MIN_SCAN_CHUNK_ROWS: usize = 1024;
-const MAX_SCAN_CHUNK_ROWS: usize = 16384;
+/// Bounds of the bytes of rows per chunk of a parallel single-query scan.
+const MIN_CHUNK_BYTES: usize = 1 << 18;
+const MAX_CHUNK_BYTES: usize = 1 << 22;
 /// Rows per block of the batch search (kept in L2 while every query block passes), and queries per block.
 const BLOCK_ROWS: usize = 128;
 const QUERY_BLOCK: usize = 64;
@@ -177,8 +177,8 @@ impl VectorIndex {
         }
     }
 
-    /// The final hits of a scan's heap (int8: the shortlist rescored exactly).
-    fn finish_top(&self, q: &Prepared, top: TopK, k: usize) -> Vec<Hit> {
+    /// The final hits of a scan (int8: the shortlist rescored exactly).
+    fn finish_top(&self, q: &Prepared, top: KBest, k: usize) -> Vec<Hit> {
         if self.config().storage == Storage::Int8 {
             self.rescore(q, top.into_sorted(), k)
         } else {
@@ -202,44 +202,62 @@ impl VectorIndex {
     }
 
     fn rescore(&self, q: &Prepared, shortlist: Vec<Hit>, k: usize) -> Vec<Hit> {
-        let mut top = TopK::new(k);
+        let mut top = KBest::new(k);
         for h in shortlist {
             top.push(h.slot, self.exact(q, h.slot as usize));
         }
         top.into_sorted()
     }
 
-    fn scan(&self, rows: Rows, k: usize, sc: &RowScorer) -> TopK {
-        let run = |range: std::ops::Range<usize>| {
-            let mut top = TopK::new(k);
-            match rows {
-                Rows::All(_) => {
-                    let mut scores = [0f32; SCAN_BLOCK];
-                    for start in range.clone().step_by(SCAN_BLOCK) {
-                        let block = &mut scores[..SCAN_BLOCK.min(range.end - start)];
-                        sc.score_block(start, block);
-                        top.push_run(start as u32, block);
-                    }
-                }
-                Rows::Only(_) => {
-                    for i in range {
-                        let s = rows.slot(i);
-                        top.push(s as u32, sc.score(s));
-                    }
+    /// The `k` best of `rows`. A large scan is shared out in chunks claimed from a counter:
+    /// the calling thread starts at once and the pool's threads join as they wake, so the
+    /// wake-up latency of a sleeping pool is overlapped with work instead of waited for.
+    fn scan(&self, rows: Rows, k: usize, sc: &RowScorer) -> KBest {
+        let run = |top: &mut KBest, range: std::ops::Range<usize>| match rows {
+            Rows::All(_) => {
+                let mut scores = [0f32; SCAN_BLOCK];
+                for start in range.clone().step_by(SCAN_BLOCK) {
+                    let block = &mut scores[..SCAN_BLOCK.min(range.end - start)];
+                    sc.score_block(start, block);
+                    top.push_run(start as u32, block);
                 }
             }
-            top
+            Rows::Only(_) => {
+                for i in range {
+                    let s = rows.slot(i);
+                    top.push(s as u32, sc.score(s));
+                }
+            }
         };
         let (n, threads) = (rows.len(), rayon::current_num_threads());
-        if n * self.dim() * self.config().storage.bytes_per_value() < PAR_MIN_BYTES || threads < 2 {
-            return run(0..n);
+        let row_bytes = self.dim() * self.config().storage.bytes_per_value();
+        let mut mine = KBest::new(k);
+        if n * row_bytes < PAR_MIN_BYTES || threads < 2 {
+            run(&mut mine, 0..n);
+            return mine;
         }
-        // About four chunks per thread keeps the threads evenly busy.
-        let chunk = n.div_ceil(4 * threads).clamp(MIN_SCAN_CHUNK_ROWS, MAX_SCAN_CHUNK_ROWS);
-        (0..n.div_ceil(chunk))
-            .into_par_iter()
-            .map(|c| run(c * chunk..((c + 1) * chunk).min(n)))
-            .reduce(|| TopK::new(k), TopK::merge)
+        // Small chunks bound the wait for the last one; a few hundred per scan at most keep
+        // the shared counter cold.
+        let chunk = (n / (16 * threads))
+            .clamp(MIN_CHUNK_BYTES / row_bytes, MAX_CHUNK_BYTES / row_bytes)
+            .max(SCAN_BLOCK);
+        let chunks = n.div_ceil(chunk);
+        let next = AtomicUsize::new(0);
+        let claim = |top: &mut KBest| loop {
+            let c = next.fetch_add(1, Ordering::Relaxed);
+            if c >= chunks {
+                break;
+            }
+            run(top, c * chunk..((c + 1) * chunk).min(n));
+        };
+        let mut theirs: Vec<KBest> = (1..threads.min(chunks)).map(|_| KBest::new(k)).collect();
+        rayon::in_place_scope(|s| {
+            for top in theirs.iter_mut() {
+                s.spawn(|_| claim(top));
+            }
+            claim(&mut mine);
+        });
+        theirs.into_iter().fold(mine, KBest::merge)
     }
 
     /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order.
@@ -277,12 +295,12 @@ impl VectorIndex {
         }
         let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
         let n = self.len();
-        // About four tasks per thread (work stealing evens them out), each worth its own heaps.
+        // About four tasks per thread (work stealing evens them out), each worth its own selections.
         let chunk = n
             .div_ceil(rayon::current_num_threads() * 4)
             .next_multiple_of(BLOCK_ROWS)
             .max(4 * BLOCK_ROWS);
-        let empty = || (0..m).map(|_| TopK::new(keep)).collect::<Vec<_>>();
+        let empty = || (0..m).map(|_| KBest::new(keep)).collect::<Vec<_>>();
         let tops = (0..n.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
@@ -303,10 +321,10 @@ impl VectorIndex {
     }
 
     /// One task's share of a batch: all queries against rows `range`, a block at a time.
-    fn batch_range(&self, range: std::ops::Range<usize>, qmat: &[f32], qs: &[Prepared], keep: usize) -> Vec<TopK> {
+    fn batch_range(&self, range: std::ops::Range<usize>, qmat: &[f32], qs: &[Prepared], keep: usize) -> Vec<KBest> {
         let c = self.config();
         let (d, m) = (c.dim, qs.len());
-        let mut tops: Vec<TopK> = (0..m).map(|_| TopK::new(keep)).collect();
+        let mut tops: Vec<KBest> = (0..m).map(|_| KBest::new(keep)).collect();
         let fins: Vec<Finish> = qs.iter().map(|q| self.finisher(q.sqnorm)).collect();
         let mut buf = if c.storage == Storage::F32 {
             Vec::new()

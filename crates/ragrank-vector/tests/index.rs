@@ -137,6 +137,54 @@ fn ties_go_to_the_earlier_added_row_and_upsert_moves_a_row_last() {
 }
 
 #[test]
+fn scans_shared_across_threads_match_the_reference() {
+    // 60k x 64 values crosses the parallel threshold in every storage (int8: 3.8 MB).
+    let (n, dim) = (60_000, 64);
+    for storage in [Storage::F32, Storage::F16, Storage::Int8] {
+        let (idx, data) = build(n, dim, Metric::Cosine, storage, 11);
+        let q = &random(1, dim, 12);
+        let exact = reference(&data, dim, q, Metric::Cosine, Storage::F32, n);
+        let every_third: Vec<u32> = (0..n as u32).filter(|i| i % 3 == 0).collect();
+        for filter in [None, Some(every_third)] {
+            let want: Vec<usize> = match &filter {
+                Some(f) => exact
+                    .iter()
+                    .map(|w| w.0)
+                    .filter(|s| f.binary_search(&(*s as u32)).is_ok())
+                    .take(10)
+                    .collect(),
+                None => reference(&data, dim, q, Metric::Cosine, storage, 10)
+                    .iter()
+                    .map(|w| w.0)
+                    .collect(),
+            };
+            let got: Vec<usize> = idx
+                .search(
+                    q,
+                    &SearchOptions {
+                        top_k: 10,
+                        filter: filter.clone(),
+                    },
+                )
+                .unwrap()
+                .iter()
+                .map(|h| h.slot as usize)
+                .collect();
+            if storage == Storage::Int8 || filter.is_some() && storage == Storage::F16 {
+                let found = got.iter().filter(|s| want.contains(s)).count();
+                assert!(
+                    found >= 9,
+                    "{storage:?} filtered={} recall {found}/10",
+                    filter.is_some()
+                );
+            } else {
+                assert_eq!(got, want, "{storage:?} filtered={}", filter.is_some());
+            }
+        }
+    }
+}
+
+#[test]
 fn a_filter_scores_only_the_allowed_rows() {
     let (idx, data) = build(500, 16, Metric::Dot, Storage::F32, 3);
     let allowed: Vec<u32> = (0..500).filter(|i| i % 7 == 0).collect();

@@ -5,7 +5,6 @@ pub mod persist;
 pub mod scoring;
 mod search;
 mod store;
-mod topk;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -16,13 +15,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Analyzer, AnalyzerConfig};
 use crate::error::{Error, ErrorKind, Result};
+pub use crate::topk::Hit;
 pub use filter::Filter;
 use impacts::Impacts;
 pub use scoring::{Params, Variant};
 use search::QueryTerm;
 pub use store::Doc;
 use store::{AnalyzedBatch, AnalyzedDoc, DocStore};
-pub use topk::Hit;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

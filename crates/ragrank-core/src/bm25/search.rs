@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 
 use super::impacts::Impacts;
-use super::topk::{Hit, TopK};
+use crate::topk::{Hit, KBest, TopK};
 
 /// A query term with its weight (its multiplicity in the query).
 #[derive(Debug, Clone, Copy)]
@@ -70,57 +70,18 @@ pub fn exhaustive(
         }
         // Slots come in increasing order, so a score equal to the k-th best loses.
         let mut threshold = if positive { 0.0 } else { f32::NEG_INFINITY };
-        let mut best = KBest::new(k, n_slots);
+        let mut best = KBest::new(k.min(n_slots));
         for (d, &score) in acc.iter().enumerate() {
             if score <= threshold || (!positive && seen[d] == 0) {
                 continue;
             }
             if allow(d as u32) {
-                if let Some(t) = best.push(Hit { slot: d as u32, score }) {
-                    threshold = threshold.max(t);
-                }
+                best.push(d as u32, score);
+                threshold = threshold.max(best.floor());
             }
         }
         best.into_sorted()
     })
-}
-
-/// Top-k for a scan in slot order: candidates above the running threshold gather in a
-/// buffer of a few k; a full buffer is cut back to its k best by partial selection,
-/// which raises the threshold. Fewer comparisons per candidate than a heap.
-struct KBest {
-    k: usize,
-    cap: usize,
-    buf: Vec<Hit>,
-}
-
-impl KBest {
-    fn new(k: usize, n_slots: usize) -> Self {
-        let cap = (4 * k).max(64).min(n_slots.max(k) + 1);
-        KBest {
-            k,
-            cap,
-            buf: Vec::with_capacity(cap),
-        }
-    }
-
-    /// Adds a candidate; returns the new threshold when the buffer was cut back.
-    #[inline]
-    fn push(&mut self, hit: Hit) -> Option<f32> {
-        self.buf.push(hit);
-        if self.buf.len() < self.cap || self.buf.len() <= self.k {
-            return None;
-        }
-        self.buf.select_nth_unstable_by(self.k - 1, Hit::rank_cmp);
-        self.buf.truncate(self.k);
-        Some(self.buf[self.k - 1].score)
-    }
-
-    fn into_sorted(mut self) -> Vec<Hit> {
-        self.buf.sort_unstable_by(Hit::rank_cmp);
-        self.buf.truncate(self.k);
-        self.buf
-    }
 }
 
 /// `acc[docs[i]] += weight * scores[i]`, the hot loop of exhaustive search. Postings hold
