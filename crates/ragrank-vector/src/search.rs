@@ -8,7 +8,7 @@
 //! blocks; a block (widened to f32 once for f16/int8) is multiplied with a block of
 //! queries by the `dots_tile` kernel (register-blocked 4 x 4 on AVX-512, a packed sgemm
 //! elsewhere), so it is read from memory once per query block instead of once per query.
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use half::f16;
 use half::slice::HalfFloatSliceExt;
@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use crate::index::{check_row, Metric, Storage, VectorIndex};
 use crate::kernels::Kernels;
+use crate::share::share_chunks;
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -209,9 +210,7 @@ impl VectorIndex {
         top.into_sorted()
     }
 
-    /// The `k` best of `rows`. A large scan is shared out in chunks claimed from a counter:
-    /// the calling thread starts at once and the pool's threads join as they wake, so the
-    /// wake-up latency of a sleeping pool is overlapped with work instead of waited for.
+    /// The `k` best of `rows`; a large scan is shared out in chunks (see `share`).
     fn scan(&self, rows: Rows, k: usize, sc: &RowScorer) -> KBest {
         let run = |top: &mut KBest, range: std::ops::Range<usize>| match rows {
             Rows::All(_) => {
@@ -231,33 +230,25 @@ impl VectorIndex {
         };
         let (n, threads) = (rows.len(), rayon::current_num_threads());
         let row_bytes = self.dim() * self.config().storage.bytes_per_value();
-        let mut mine = KBest::new(k);
         if n * row_bytes < PAR_MIN_BYTES || threads < 2 {
-            run(&mut mine, 0..n);
-            return mine;
+            let mut top = KBest::new(k);
+            run(&mut top, 0..n);
+            return top;
         }
         // Small chunks bound the wait for the last one; a few hundred per scan at most keep
         // the shared counter cold.
         let chunk = (n / (16 * threads))
             .clamp(MIN_CHUNK_BYTES / row_bytes, MAX_CHUNK_BYTES / row_bytes)
             .max(SCAN_BLOCK);
-        let chunks = n.div_ceil(chunk);
-        let next = AtomicUsize::new(0);
-        let claim = |top: &mut KBest| loop {
-            let c = next.fetch_add(1, Ordering::Relaxed);
-            if c >= chunks {
-                break;
-            }
-            run(top, c * chunk..((c + 1) * chunk).min(n));
-        };
-        let mut theirs: Vec<KBest> = (1..threads.min(chunks)).map(|_| KBest::new(k)).collect();
-        rayon::in_place_scope(|s| {
-            for top in theirs.iter_mut() {
-                s.spawn(|_| claim(top));
-            }
-            claim(&mut mine);
-        });
-        theirs.into_iter().fold(mine, KBest::merge)
+        share_chunks(
+            n.div_ceil(chunk),
+            threads,
+            || KBest::new(k),
+            |top, c| run(top, c * chunk..((c + 1) * chunk).min(n)),
+        )
+        .into_iter()
+        .reduce(KBest::merge)
+        .expect("one participant at least")
     }
 
     /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order.
@@ -294,22 +285,25 @@ impl VectorIndex {
             return Ok(out);
         }
         let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
-        let n = self.len();
-        // About four tasks per thread (work stealing evens them out), each worth its own selections.
-        let chunk = n
-            .div_ceil(rayon::current_num_threads() * 4)
-            .next_multiple_of(BLOCK_ROWS)
-            .max(4 * BLOCK_ROWS);
-        let empty = || (0..m).map(|_| KBest::new(keep)).collect::<Vec<_>>();
-        let tops = (0..n.div_ceil(chunk))
-            .into_par_iter()
-            .map(|c| {
-                if cancel.load(Ordering::Relaxed) {
-                    return empty();
+        let (n, threads) = (self.len(), rayon::current_num_threads());
+        let chunk = (n / (16 * threads))
+            .clamp(4 * BLOCK_ROWS, 64 * BLOCK_ROWS)
+            .next_multiple_of(BLOCK_ROWS);
+        let parts = share_chunks(
+            n.div_ceil(chunk),
+            threads,
+            || BatchPart::new(self, &prepared, keep),
+            |part, c| {
+                if !cancel.load(Ordering::Relaxed) {
+                    self.batch_range(part, c * chunk..((c + 1) * chunk).min(n), &qmat);
                 }
-                self.batch_range(c * chunk..((c + 1) * chunk).min(n), &qmat, &prepared, keep)
-            })
-            .reduce(empty, |a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect());
+            },
+        );
+        let tops = parts
+            .into_iter()
+            .map(|p| p.tops)
+            .reduce(|a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect())
+            .expect("one participant at least");
         if cancel.load(Ordering::Relaxed) {
             return Err(aborted());
         }
@@ -320,18 +314,11 @@ impl VectorIndex {
             .collect())
     }
 
-    /// One task's share of a batch: all queries against rows `range`, a block at a time.
-    fn batch_range(&self, range: std::ops::Range<usize>, qmat: &[f32], qs: &[Prepared], keep: usize) -> Vec<KBest> {
+    /// All queries of a batch against rows `range`, a block at a time, into `part`.
+    fn batch_range(&self, part: &mut BatchPart, range: std::ops::Range<usize>, qmat: &[f32]) {
         let c = self.config();
-        let (d, m) = (c.dim, qs.len());
-        let mut tops: Vec<KBest> = (0..m).map(|_| KBest::new(keep)).collect();
-        let fins: Vec<Finish> = qs.iter().map(|q| self.finisher(q.sqnorm)).collect();
-        let mut buf = if c.storage == Storage::F32 {
-            Vec::new()
-        } else {
-            vec![0f32; BLOCK_ROWS * d]
-        };
-        let mut tile = vec![0f32; QUERY_BLOCK * BLOCK_ROWS];
+        let (d, m) = (c.dim, part.tops.len());
+        let BatchPart { tops, fins, buf, tile } = part;
         let kern = Kernels::best();
         let mut start = range.start;
         while start < range.end {
@@ -366,7 +353,32 @@ impl VectorIndex {
             }
             start += nb;
         }
-        tops
+    }
+}
+
+/// One participant's state in a batch search: a selection per query and its buffers.
+struct BatchPart<'a> {
+    tops: Vec<KBest>,
+    fins: Vec<Finish<'a>>,
+    /// A block of f16 or int8 rows widened to f32.
+    buf: Vec<f32>,
+    /// Scores of a query block against a row block.
+    tile: Vec<f32>,
+}
+
+impl<'a> BatchPart<'a> {
+    fn new(index: &'a VectorIndex, qs: &[Prepared], keep: usize) -> Self {
+        let d = index.dim();
+        BatchPart {
+            tops: (0..qs.len()).map(|_| KBest::new(keep)).collect(),
+            fins: qs.iter().map(|q| index.finisher(q.sqnorm)).collect(),
+            buf: if index.config().storage == Storage::F32 {
+                Vec::new()
+            } else {
+                vec![0f32; BLOCK_ROWS * d]
+            },
+            tile: vec![0f32; QUERY_BLOCK * BLOCK_ROWS],
+        }
     }
 }
 
