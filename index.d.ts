@@ -78,7 +78,12 @@ export declare class NativeVectorIndex {
   constructor(dim: number, metric: string, storage: string)
   add(ids: Array<string>, vectors: Float32Array, upsert: boolean): number
   remove(ids: Array<string>): number
-  search(query: Float32Array, topK: number, filterIds?: Array<string> | undefined | null): NativeVectorHits
+  /**
+   * Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see
+   * `hits::fill_buffer`): the ids string comes back alone, or `NativeVectorHits` when
+   * `out` is too short.
+   */
+  search(query: Float32Array, topK: number, filterIds: Array<string> | undefined | null, out: Float64Array): string | NativeVectorHits
   /** The queries are copied before the task starts, so the caller may reuse its array. */
   searchBatch(queries: Float32Array, topK: number, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeVectorHits>
   get size(): number

@@ -74,6 +74,23 @@ for (const metric of ['cosine', 'dot', 'l2']) {
   })
 }
 
+test('hits beyond the reusable output buffer (topK above 1024) come back complete and in order', (t) => {
+  const dim = 8
+  const data = randomVectors(1500, dim, 9)
+  const index = new VectorIndex({ dim, metric: 'dot' })
+  index.add(ids(1500, 'é'), data)
+  const q = randomVectors(1, dim, 10)
+  const want = bruteForce(data, dim, q, 'dot', 1500)
+  for (const topK of [5, 1200, 5000]) {
+    const hits = index.search(q, { topK })
+    t.deepEqual(
+      hits.map((h) => h.id),
+      want.slice(0, topK).map((w) => `é${w.i}`),
+    )
+    hits.forEach((h, i) => t.true(Math.abs(h.score - want[i].s) < 1e-4))
+  }
+})
+
 test('ties go to the vector added first; upsert moves a vector last', (t) => {
   const index = new VectorIndex({ dim: 2 })
   index.add(['a', 'b', 'c'], new Float32Array([1, 0, 2, 0, 3, 0]))

@@ -305,7 +305,7 @@ function report(results, meta) {
       .filter((e) => !e.skipped)
       .map((e) => [
         label(e),
-        e.variant && e.engine !== 'ragrank' ? e.variant : e.engine === 'ragrank' ? 'sync, all cores above 8 MB' : '',
+        e.variant && e.engine !== 'ragrank' ? e.variant : e.engine === 'ragrank' ? 'sync, all cores above 3 MB' : '',
         e.build === undefined ? '–' : fmtSeconds(e.build),
         fmtSpread(e.single),
         fmtSeconds(1 / e.single.median),
@@ -344,7 +344,7 @@ function report(results, meta) {
   md.push('')
   md.push(mdTable(['target', 'measured', 'pass'], targets))
   md.push('')
-  md.push('Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 8 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul. The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.')
+  md.push('Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 3 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul. The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.')
   return md.join('\n')
 }
 

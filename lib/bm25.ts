@@ -4,6 +4,7 @@ import { callNative, fromNative, rangeError, typeError } from './errors'
 import { checkSignal, runCancellable } from './abort'
 import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
 import type { Retriever } from './retriever'
+import { HitBuffer, hitsFromBuffer } from './hit-buffer'
 
 /** BM25 variants, with the formulas of bm25s. */
 export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25+'
@@ -174,7 +175,7 @@ function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
 export class Bm25Index implements Retriever {
   readonly #native: NativeBm25Index
   /** Reused output buffer of `search` (hit count, scores, id end offsets): no typed array per query. */
-  #out = new Float64Array(1 + 2 * 16)
+  readonly #out = new HitBuffer()
   readonly #tokenizer?: (text: string) => string[]
 
   constructor(options: Bm25Options = {}) {
@@ -225,8 +226,7 @@ export class Bm25Index implements Retriever {
   search(query: Bm25Query, options: Bm25SearchOptions = {}): Bm25Hit[] {
     const [q, isTokens] = this.#query(query, 'query')
     const { topK, native: opts } = searchOptions(options)
-    if (this.#out.length < 1 + 2 * topK && topK <= MAX_BUFFERED_HITS) this.#out = new Float64Array(1 + 2 * topK)
-    const out = this.#out
+    const out = this.#out.forTopK(topK)
     const r = callNative(() => this.#native.search(q, isTokens, topK, opts, out))
     return typeof r === 'string' ? hitsFromBuffer(r, out) : toHits(r)
   }
@@ -317,22 +317,6 @@ export class Bm25Index implements Retriever {
 function joinTokens(tokens: readonly string[], where: string): string {
   if (tokens.some((t) => t.includes('\0'))) throw rangeError(`${where}: tokens must not contain U+0000`)
   return tokens.join('\0')
-}
-
-/** Top-k sizes up to which `search` keeps a reusable output buffer. */
-const MAX_BUFFERED_HITS = 1024
-
-/** Hits from the fast path of native `search`: ids in one string, the rest in `out`. */
-function hitsFromBuffer(ids: string, out: Float64Array): Bm25Hit[] {
-  const n = out[0]
-  const hits: Bm25Hit[] = new Array(n)
-  let start = 0
-  for (let i = 0; i < n; i++) {
-    const end = out[1 + n + i]
-    hits[i] = { id: ids.slice(start, end), score: out[1 + i] }
-    start = end
-  }
-  return hits
 }
 
 function toHits(h: NativeHits): Bm25Hit[] {

@@ -2,6 +2,7 @@ import type { NativeVectorHits, NativeVectorIndex } from './native'
 import { native } from './native'
 import { callNative, fromNative, rangeError, typeError } from './errors'
 import { checkSignal, runCancellable } from './abort'
+import { HitBuffer, hitsFromBuffer } from './hit-buffer'
 import { documentId, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
 
 /**
@@ -81,6 +82,7 @@ const STORAGES = new Set(['f32', 'f16', 'int8'])
 export class VectorIndex {
   readonly #native: NativeVectorIndex
   readonly #dim: number
+  readonly #out = new HitBuffer()
 
   constructor(options: VectorIndexOptions) {
     const restored = (options as { [FROM_NATIVE]?: NativeVectorIndex } | undefined)?.[FROM_NATIVE]
@@ -164,7 +166,9 @@ export class VectorIndex {
       const f = optionsObject(o.filter, 'options.filter')
       if (f.ids !== undefined) filterIds = stringArray(f.ids, 'options.filter.ids')
     }
-    return toHits(callNative(() => this.#native.search(q, topK, filterIds)))[0] ?? []
+    const out = this.#out.forTopK(topK)
+    const r = callNative(() => this.#native.search(q, topK, filterIds, out))
+    return typeof r === 'string' ? hitsFromBuffer(r, out) : (toHits(r)[0] ?? [])
   }
 
   /**

@@ -14,6 +14,7 @@ use ragrank_core::bm25::{
 use ragrank_core::Error as CoreError;
 
 use crate::errors::{guard, internal, OrNapi};
+use crate::hits::{fill_buffer, utf16_len};
 
 #[napi(object)]
 pub struct NativeDoc {
@@ -164,14 +165,6 @@ fn resolve_options(index: &Bm25Index, top_k: u32, o: Option<&NativeSearchOptions
     })
 }
 
-fn utf16_len(s: &str) -> usize {
-    if s.is_ascii() {
-        s.len()
-    } else {
-        s.encode_utf16().count()
-    }
-}
-
 fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> NativeHits {
     let docs: Vec<_> = hits.iter().map(|h| index.doc(h.slot)).collect();
     let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
@@ -272,21 +265,14 @@ impl NativeBm25Index {
                 let d = index.doc(h.slot);
                 d.text.is_some() || d.meta.is_some()
             };
-            if 1 + 2 * hits.len() > out.len() || (opts.include_fields && hits.iter().any(has_fields)) {
+            if opts.include_fields && hits.iter().any(has_fields) {
                 return Ok(Either::B(to_hits(&index, hits, opts.include_fields)));
             }
-            let n = hits.len();
-            out[0] = n as f64;
-            let mut ids = String::new();
-            let mut end = 0usize;
-            for (i, h) in hits.iter().enumerate() {
-                let id = &index.doc(h.slot).id;
-                ids.push_str(id);
-                end += utf16_len(id);
-                out[1 + i] = h.score as f64;
-                out[1 + n + i] = end as f64;
-            }
-            Ok(Either::A(ids))
+            let buffered = hits.iter().map(|h| (&*index.doc(h.slot).id, h.score));
+            Ok(match fill_buffer(buffered, out) {
+                Some(ids) => Either::A(ids),
+                None => Either::B(to_hits(&index, hits, opts.include_fields)),
+            })
         })
     }
 

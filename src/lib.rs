@@ -2,6 +2,7 @@
 pub mod bm25;
 pub mod errors;
 pub mod eval;
+pub mod hits;
 pub mod onnx;
 pub mod split;
 pub mod vector;

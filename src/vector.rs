@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use napi::bindgen_prelude::{AbortSignal, AsyncTask, Float32Array, Float32ArraySlice, Uint32Array};
+use napi::bindgen_prelude::{
+    AbortSignal, AsyncTask, Either, Float32Array, Float32ArraySlice, Float64ArraySlice, Uint32Array,
+};
 use napi::{Env, Task};
 use napi_derive::napi;
 use ragrank_vector::kernels::{self, Kernels};
@@ -12,6 +14,7 @@ use ragrank_vector::{persist, Config, Hit, Metric, SearchOptions, Storage, Vecto
 
 use crate::bm25::{flag_of, CancelToken};
 use crate::errors::{guard, OrNapi};
+use crate::hits::{fill_buffer, utf16_len};
 
 /// Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
 /// array); `lib/vector.ts` builds the objects. For a batch, `queryEnds[i]` is the end of
@@ -45,11 +48,7 @@ fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>]) -> NativeVectorHits {
         for h in hits {
             let id = index.id(h.slot);
             ids.push_str(id);
-            end += if id.is_ascii() {
-                id.len()
-            } else {
-                id.encode_utf16().count()
-            } as u32;
+            end += utf16_len(id) as u32;
             id_ends.push(end);
             scores.push(h.score);
         }
@@ -94,13 +93,17 @@ impl NativeVectorIndex {
         guard(|| Ok(write(&self.inner).remove(&ids) as u32))
     }
 
-    #[napi]
+    /// Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see
+    /// `hits::fill_buffer`): the ids string comes back alone, or `NativeVectorHits` when
+    /// `out` is too short.
+    #[napi(ts_return_type = "string | NativeVectorHits")]
     pub fn search(
         &self,
         query: Float32ArraySlice,
         top_k: u32,
         filter_ids: Option<Vec<String>>,
-    ) -> napi::Result<NativeVectorHits> {
+        mut out: Float64ArraySlice,
+    ) -> napi::Result<Either<String, NativeVectorHits>> {
         guard(|| {
             let index = read(&self.inner);
             let filter = filter_ids.map(|ids| index.slots_of(ids.iter().map(String::as_str)));
@@ -113,7 +116,14 @@ impl NativeVectorIndex {
                     },
                 )
                 .or_napi()?;
-            Ok(to_hits(&index, &[hits]))
+            // SAFETY: the slice views a live JS typed array that nothing else touches during
+            // this synchronous call.
+            let out = unsafe { out.as_mut() };
+            let buffered = hits.iter().map(|h| (index.id(h.slot), h.score));
+            Ok(match fill_buffer(buffered, out) {
+                Some(ids) => Either::A(ids),
+                None => Either::B(to_hits(&index, &[hits])),
+            })
         })
     }
 

@@ -13,21 +13,37 @@ pub fn share_chunks<S: Send>(
     new: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, usize) + Sync,
 ) -> Vec<S> {
-    let next = AtomicUsize::new(0);
+    let (next, done, exited) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
     let claim = |state: &mut S| loop {
         let c = next.fetch_add(1, Ordering::Relaxed);
         if c >= chunks {
             break;
         }
         work(state, c);
+        done.fetch_add(1, Ordering::Release);
     };
     let mut states: Vec<S> = (0..participants.clamp(1, chunks.max(1))).map(|_| new()).collect();
     let (mine, theirs) = states.split_first_mut().expect("at least one participant");
     rayon::in_place_scope(|s| {
         for state in theirs.iter_mut() {
-            s.spawn(|_| claim(state));
+            s.spawn(|_| {
+                claim(state);
+                exited.fetch_add(1, Ordering::Release);
+            });
         }
         claim(mine);
+        // Every chunk is claimed: the ones still running finish within one chunk's time.
+        // Spinning for them (and for their threads to leave) keeps the caller from going to
+        // sleep on the scope's latch, whose wake-up costs tens of microseconds in a VM. A
+        // participant that has not started yet is waited for by the scope (it has no work).
+        while done.load(Ordering::Acquire) < chunks {
+            std::hint::spin_loop();
+        }
+        // Each participant past its last claim added one failed claim past `chunks` (the
+        // caller's is the first); those still have to return.
+        while exited.load(Ordering::Acquire) < next.load(Ordering::Relaxed).saturating_sub(chunks + 1) {
+            std::hint::spin_loop();
+        }
     });
     states
 }

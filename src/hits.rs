@@ -1,0 +1,31 @@
+//! Hits as `lib/` receives them: the ids joined in one string with UTF-16 end offsets, so
+//! JS slices them instead of napi making one string per hit.
+
+/// Length of `s` in UTF-16 code units (what JS `slice` counts).
+pub fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.encode_utf16().count()
+    }
+}
+
+/// The fast path of a synchronous search, into a buffer the caller reuses (no typed array
+/// is made per call): `out[0]` = hit count, then the scores, then the ids' end offsets.
+/// Returns the joined ids, or `None` when `out` is too short.
+pub fn fill_buffer<'a>(hits: impl ExactSizeIterator<Item = (&'a str, f32)>, out: &mut [f64]) -> Option<String> {
+    let n = hits.len();
+    if 1 + 2 * n > out.len() {
+        return None;
+    }
+    out[0] = n as f64;
+    let mut ids = String::new();
+    let mut end = 0usize;
+    for (i, (id, score)) in hits.enumerate() {
+        ids.push_str(id);
+        end += utf16_len(id);
+        out[1 + i] = score as f64;
+        out[1 + n + i] = end as f64;
+    }
+    Some(ids)
+}
