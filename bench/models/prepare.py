@@ -62,6 +62,14 @@ per-tensor uint8 activation step of those two layers is comparable to the gaps b
 candidates' logits (bench/models/README.md: the measured trade-off of every recipe). Per-tensor weights (per_channel=False) were
 tried and rejected: on this model they drop the embedding cosine to fp32 to ~0.95 (per-channel:
 ~0.99), because a few output channels of the MiniLM weight matrices have outlying ranges.
+Static recipes ("qdq-*", written only with --int8-variants): quantize_static in QDQ format, the same
+weights, QUInt8 activations with per-tensor scales calibrated (MinMax, Percentile or Entropy) on 256
+CISI/MED pairs batched as ragrank batches them (never Cranfield); only the MatMuls with a constant
+weight; no Q/DQ on MatMul outputs; the residual Adds get the fp32 LayerNorm outputs back; "qdq-mitf-*"
+also write DQ + MatMul + bias Add as com.microsoft.MatMulIntegerToFloat. None met the 2x-with-0.9-overlap
+target at both lengths (README: Quantization), so model_quantized.onnx stays dynamic.
+Every int8 file is saved without value_info: with it, ORT fuses SkipLayerNormalization, which is slower
+here (11-17% of the int8 cross-encoder's speed).
 
 Usage (from the repository root):
   python3 -m venv .venv-bench
@@ -506,46 +514,193 @@ def build_graph(kind: str, cfg: dict, w: dict) -> onnx.ModelProto:
     return mp
 
 
-# Dynamic int8 recipes (quantize_dynamic options; "exclude": node-name prefixes kept in fp32).
-# All use QInt8 weights (activations are always QUInt8 in dynamic mode). "pc-rr" is what
-# transformers.js's converter uses for a BERT model; bench/rerank-int8.mjs measures them all.
+# int8 recipes. Dynamic ones are quantize_dynamic options ("exclude": node-name prefixes kept in
+# fp32); all use QInt8 weights (activations are always QUInt8 in dynamic mode). "pc-rr" is what
+# transformers.js's converter uses for a BERT model. Recipes with "static" go through
+# quantize_static instead (see quantize_static_recipe); bench/rerank-int8.mjs measures them all.
+HEAD32 = ("bert.pooler.", "classifier/")
 INT8_RECIPES = {
     "pc-rr": dict(per_channel=True, reduce_range=True),
     "pc": dict(per_channel=True, reduce_range=False),
-    "pc-head32": dict(per_channel=True, reduce_range=False, exclude=("bert.pooler.", "classifier/")),
+    "pc-head32": dict(per_channel=True, reduce_range=False, exclude=HEAD32),
     "pc-act": dict(per_channel=True, reduce_range=False, extra_options={"MatMulConstBOnly": False}),
     "pc-act-head32": dict(per_channel=True, reduce_range=False, extra_options={"MatMulConstBOnly": False},
-                          exclude=("bert.pooler.", "classifier/")),
+                          exclude=HEAD32),
     "pc-act-last32": dict(per_channel=True, reduce_range=False, extra_options={"MatMulConstBOnly": False},
-                          exclude=("bert.pooler.", "classifier/", "bert.encoder.layer.5.")),
+                          exclude=HEAD32 + ("bert.encoder.layer.5.",)),
+    # static: per-channel QInt8 weights, QUInt8 activations with calibrated per-tensor scales,
+    # only the 36 encoder MatMuls with a constant weight (Q.K^T and P.V stay fp32, as does the head)
+    "qdq-head32": dict(per_channel=True, exclude=HEAD32, static=dict(calibrate="MinMax")),
+    "qdq-pct-head32": dict(per_channel=True, exclude=HEAD32, static=dict(calibrate="Percentile")),
+    "qdq-ent-head32": dict(per_channel=True, exclude=HEAD32, static=dict(calibrate="Entropy")),
+    # the same QDQ model with each DequantizeLinear pair + MatMul + bias Add written as one
+    # com.microsoft.MatMulIntegerToFloat (ORT does not fold the bias into it from QDQ form)
+    "qdq-mitf-head32": dict(per_channel=True, exclude=HEAD32, static=dict(calibrate="MinMax", contrib=True)),
+    "qdq-mitf-pct-head32": dict(per_channel=True, exclude=HEAD32, static=dict(calibrate="Percentile", contrib=True)),
 }
 EMBEDDER_INT8 = "pc-rr"    # the embedder keeps transformers.js's settings
 CROSS_ENCODER_INT8 = "pc-head32"  # onnx/model_quantized.onnx of the cross-encoder (see README: Quantization)
 
+# Static calibration data: CISI/MED (query, document) pairs (head_pairs; never Cranfield, the
+# benchmark workload), tokenized at their real length and batched the way ragrank batches.
+CALIB_PAIRS = 256
+CALIB_MAX_LENGTH = 512
+CALIB_SEED = 20_241_130
 
-def quantize(src: str, dst: str, recipe: str) -> None:
+
+def calibration_feeds(tok: Tokenizer, root: str) -> list[dict[str, np.ndarray]]:
+    """Right-padded batches of CISI/MED pairs: longest first, <= 32 pairs and <= 8192 padded
+    tokens per batch (ragrank's defaults), so calibration sees the padding ragrank runs with."""
+    pairs = head_pairs(root, np.random.default_rng(HEAD_SEED))
+    pick = np.random.default_rng(CALIB_SEED).permutation(len(pairs))[:CALIB_PAIRS]
+    t = Tokenizer.from_str(tok.to_str())
+    t.no_padding()
+    t.enable_truncation(max_length=CALIB_MAX_LENGTH)
+    encs = sorted(t.encode_batch([(pairs[i]["q"], pairs[i]["d"]) for i in pick]), key=lambda e: -len(e.ids))
+    out, cur = [], []
+    for e in encs:
+        if cur and (len(cur) == 32 or (len(cur) + 1) * len(cur[0].ids) > 8192):
+            out.append(batch(cur))
+            cur = []
+        cur.append(e)
+    out.append(batch(cur))
+    return out
+
+
+def excluded_matmuls(src: str, prefixes: tuple) -> list[str]:
+    return [n.name for n in onnx.load(src, load_external_data=False).graph.node
+            if n.op_type == "MatMul" and n.name.startswith(prefixes)] if prefixes else []
+
+
+def quantize(src: str, dst: str, recipe: str, calib: list | None = None) -> None:
+    """Writes recipe's int8 model of src to dst; static recipes need calib (calibration_feeds)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     opts = dict(INT8_RECIPES[recipe])
-    prefixes = opts.pop("exclude", ())
-    excluded = [n.name for n in onnx.load(src, load_external_data=False).graph.node
-                if n.op_type == "MatMul" and n.name.startswith(prefixes)] if prefixes else []
+    excluded = excluded_matmuls(src, opts.pop("exclude", ()))
+    static = opts.pop("static", None)
     prev = logging.getLogger().level
     logging.getLogger().setLevel(logging.ERROR)  # silences the "consider pre-processing" hint
     try:
         with tempfile.TemporaryDirectory() as tmp:
             tmp_out = os.path.join(tmp, "q.onnx")
-            quantize_dynamic(src, tmp_out, weight_type=QuantType.QInt8, nodes_to_exclude=excluded, **opts)
+            if static:
+                if calib is None:
+                    raise ValueError(f"recipe {recipe!r} is static: it needs calibration batches")
+                quantize_static_recipe(src, tmp_out, static, excluded, calib, **opts)
+            else:
+                quantize_dynamic(src, tmp_out, weight_type=QuantType.QInt8, nodes_to_exclude=excluded, **opts)
             mp = onnx.load(tmp_out)
     finally:
         logging.getLogger().setLevel(prev)
+    if static:
+        keep_residuals_fp32(mp)
+        if static.get("contrib"):
+            fold_matmul_integer_to_float(mp)
+    # The quantizer stores inferred shapes (value_info). With them ORT 1.30 can prove the residual
+    # Add's inputs have equal shapes and fuses Add + LayerNormalization into SkipLayerNormalization,
+    # whose CPU kernel made the int8 model 11-17% slower here; fp32 model.onnx has no value_info
+    # and keeps Add + LayerNormalization. Dropping them changes no number, only that fusion.
+    del mp.graph.value_info[:]
     mp.ir_version = IR_VERSION
     mp.producer_name, mp.producer_version = PRODUCER, "1"
-    mp.doc_string = (f"dynamic int8 quantization of model.onnx, recipe {recipe!r} of ragrank's prepare.py "
-                     f"(onnxruntime.quantization.quantize_dynamic: QInt8 weights, QUInt8 activations, "
-                     f"{json.dumps(INT8_RECIPES[recipe])})")
-    onnx.checker.check_model(mp, full_check=True)
+    how = ("static int8 quantization of model.onnx (onnxruntime.quantization.quantize_static, QDQ, calibrated "
+           f"on {CALIB_PAIRS} CISI/MED pairs: QInt8 weights, QUInt8 activations" if static else
+           "dynamic int8 quantization of model.onnx (onnxruntime.quantization.quantize_dynamic: QInt8 weights, "
+           "QUInt8 activations")
+    mp.doc_string = f"{how}), recipe {recipe!r} of ragrank's prepare.py: {json.dumps(INT8_RECIPES[recipe])}"
+    # the full check does not know com.microsoft ops (MatMulIntegerToFloat)
+    onnx.checker.check_model(mp, full_check=not (static and static.get("contrib")))
     onnx.save(mp, dst)
+
+
+def quantize_static_recipe(src: str, dst: str, static: dict, excluded: list[str], calib: list,
+                           per_channel: bool = True) -> None:
+    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
+                                          quantize_static)
+
+    g = onnx.load(src, load_external_data=False).graph
+    names = [i.name for i in g.input]
+    # MatMulConstBOnly is not honoured in QDQ mode: leave Q.K^T and P.V (no constant input) out by name
+    consts = {t.name for t in g.initializer}
+    excluded = excluded + [n.name for n in g.node if n.op_type == "MatMul" and n.input[1] not in consts]
+
+    class Reader(CalibrationDataReader):
+        """The batches in calib, only the inputs the graph declares; set_range lets the calibrator
+        take them one at a time (CalibStridedMinMax below)."""
+        def __init__(self):
+            self.set_range(0, len(calib))
+
+        def __len__(self):
+            return len(calib)
+
+        def set_range(self, start_index: int, end_index: int):
+            self.it = iter(calib[start_index:end_index])
+
+        def get_next(self):
+            f = next(self.it, None)
+            return None if f is None else {k: v for k, v in f.items() if k in names}
+
+    quantize_static(src, dst, Reader(), quant_format=QuantFormat.QDQ, op_types_to_quantize=["MatMul"],
+                    per_channel=per_channel, reduce_range=False, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, nodes_to_exclude=excluded,
+                    calibrate_method=getattr(CalibrationMethod, static["calibrate"]),
+                    # no Q/DQ on MatMul outputs: ORT then runs DQ + MatMul as MatMulIntegerToFloat (fp32
+                    # out) instead of QLinearMatMul + DequantizeLinear, one rounding less and faster
+                    extra_options={"OpTypesToExcludeOutputQuantization": ["MatMul"],
+                                   # one batch per collect: the histogram calibrators otherwise keep every
+                                   # batch's MatMul tensors (attention's [B, 12, S, S] too) until the end: OOM
+                                   "CalibStridedMinMax": 1})
+
+
+def keep_residuals_fp32(mp: onnx.ModelProto) -> None:
+    """quantize_static points every consumer of a quantized tensor at its DequantizeLinear, so the
+    residual Adds would carry the uint8-rounded LayerNorm outputs; give non-MatMul consumers the
+    fp32 tensor back (the residual stream then is exactly fp32's, as in dynamic mode)."""
+    prod = {o: n for n in mp.graph.node for o in n.output}
+    for n in mp.graph.node:
+        if n.op_type == "MatMul":
+            continue
+        for k, i in enumerate(n.input):
+            dq = prod.get(i)
+            if dq is not None and dq.op_type == "DequantizeLinear" and getattr(prod.get(dq.input[0]), "op_type", "") == "QuantizeLinear":
+                n.input[k] = prod[dq.input[0]].input[0]
+
+
+def fold_matmul_integer_to_float(mp: onnx.ModelProto) -> None:
+    """DQ(activation) + DQ(constant weight) -> MatMul [-> Add(constant bias)] becomes one
+    com.microsoft.MatMulIntegerToFloat(x_q, w_q, x_scale, w_scale, x_zp, w_zp[, bias]): what ORT
+    makes of the QDQ form anyway, plus the bias Add it leaves separate."""
+    g = mp.graph
+    inits = {t.name for t in g.initializer}
+    prod = {o: n for n in g.node for o in n.output}
+    users: dict[str, list] = {}
+    for n in g.node:
+        for i in n.input:
+            users.setdefault(i, []).append(n)
+    replace, dropped = {}, set()
+    for n in g.node:
+        if n.op_type != "MatMul":
+            continue
+        a, b = prod.get(n.input[0]), prod.get(n.input[1])
+        if not (a and b and a.op_type == b.op_type == "DequantizeLinear" and b.input[0] in inits):
+            continue
+        ins, out = [a.input[0], b.input[0], a.input[1], b.input[1], a.input[2], b.input[2]], n.output[0]
+        nxt = users.get(out, [])
+        if len(nxt) == 1 and nxt[0].op_type == "Add":
+            bias = [i for i in nxt[0].input if i != out]
+            if len(bias) == 1 and bias[0] in inits:
+                ins.append(bias[0])
+                out = nxt[0].output[0]
+                dropped.add(nxt[0].name)
+        replace[n.name] = helper.make_node("MatMulIntegerToFloat", ins, [out], name=n.name, domain="com.microsoft")
+    nodes = [replace.get(n.name, n) for n in g.node if n.name not in dropped]
+    read = {i for n in nodes for i in n.input} | {o.name for o in g.output}
+    nodes = [n for n in nodes if not (n.op_type == "DequantizeLinear" and n.output[0] not in read)]
+    del g.node[:]
+    g.node.extend(nodes)
+    if not any(o.domain == "com.microsoft" for o in mp.opset_import):
+        mp.opset_import.append(helper.make_opsetid("com.microsoft", 1))
 
 
 # --------------------------------------------------------------------------- configs / tokenizer files
@@ -896,7 +1051,8 @@ def main() -> int:
     ap.add_argument("--random-head", action="store_true",
                     help="skip the fit and use the old random head (no data needed; scores mean nothing)")
     ap.add_argument("--int8-variants", action="store_true",
-                    help="also write every int8 recipe of the cross-encoder as onnx/int8-<recipe>.onnx (for bench/rerank-int8.mjs)")
+                    help="also write every int8 recipe of the cross-encoder as onnx/int8-<recipe>.onnx (for bench/rerank-int8.mjs); "
+                         "the static ones calibrate on --data's CISI/MED, even with --random-head")
     ap.add_argument("--crosscheck-onnx", help="an independent all-MiniLM-L6-v2 ONNX export to compare embeddings with")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -925,15 +1081,25 @@ def main() -> int:
                    "model_licence": "Apache-2.0 (all-MiniLM-L6-v2 model card)", "wheel_licence": "MIT"},
         "onnxruntime": ort.__version__, "onnx": onnx.__version__, "opset": OPSET,
         "classifier_head": head,
-        "quantization": {"tool": "onnxruntime.quantization.quantize_dynamic", "weight_type": "QInt8",
-                         "activation_type": "QUInt8 (dynamic)", "recipes": INT8_RECIPES,
+        "quantization": {"tool": {"dynamic recipes": "onnxruntime.quantization.quantize_dynamic",
+                                  "static recipes": "onnxruntime.quantization.quantize_static, QuantFormat.QDQ"},
+                         "weight_type": "QInt8 (per channel)",
+                         "activation_type": "QUInt8: per tensor, per run (dynamic) or calibrated (static)",
+                         "recipes": INT8_RECIPES,
                          "model_quantized.onnx": {"minilm-l6-embedder": EMBEDDER_INT8,
                                                   "minilm-l6-cross-encoder": CROSS_ENCODER_INT8},
                          "variants": "onnx/int8-<recipe>.onnx in the cross-encoder folder" if args.int8_variants else None,
-                         "op_types": "defaults: MatMul (constant B only unless MatMulConstBOnly is off) and Gather (uint8 embedding tables)"},
+                         "op_types": {"dynamic": "defaults: MatMul (constant B only unless MatMulConstBOnly is off) and "
+                                                 "Gather (uint8 embedding tables)",
+                                      "static": "MatMul with a constant B only; embedding tables stay fp32"},
+                         "static_calibration": {"pairs": CALIB_PAIRS, "data": "+".join(HEAD_DATA) + " (head_pairs; not Cranfield)",
+                                                "max_length": CALIB_MAX_LENGTH, "seed": CALIB_SEED,
+                                                "batching": "longest first, <= 32 pairs and <= 8192 padded tokens per batch"},
+                         "value_info": "dropped from every int8 file: keeps ORT from fusing SkipLayerNormalization (slower here)"},
         "models": {},
     }
 
+    calib = None  # calibration batches, made once if a static recipe is written
     for name, kind in (("minilm-l6-embedder", "embedder"), ("minilm-l6-cross-encoder", "classifier")):
         d = os.path.join(args.out, name)
         if os.path.isdir(d):
@@ -944,10 +1110,14 @@ def main() -> int:
         path, qpath = os.path.join(d, "onnx", "model.onnx"), os.path.join(d, "onnx", "model_quantized.onnx")
         onnx.save(mp, path)
         del mp
-        quantize(path, qpath, EMBEDDER_INT8 if kind == "embedder" else CROSS_ENCODER_INT8)
-        if kind == "classifier" and args.int8_variants:
-            for r in INT8_RECIPES:
-                quantize(path, os.path.join(d, "onnx", f"int8-{r}.onnx"), r)
+        recipes = [EMBEDDER_INT8] if kind == "embedder" else [CROSS_ENCODER_INT8] + (list(INT8_RECIPES) if args.int8_variants else [])
+        if calib is None and any("static" in INT8_RECIPES[r] for r in recipes):
+            if not all(os.path.isdir(os.path.join(args.data, "en", c)) for c in HEAD_DATA):
+                raise SystemExit(f"{args.data}: no en/cisi and en/med to calibrate the static int8 recipes on; pass --data DIR")
+            calib = calibration_feeds(tok_real, args.data)
+        quantize(path, qpath, recipes[0], calib)
+        for r in recipes[1:]:
+            quantize(path, os.path.join(d, "onnx", f"int8-{r}.onnx"), r, calib)
 
         # tokenizer and config files
         if kind == "embedder":
