@@ -19,16 +19,16 @@ pub fn share_chunks<S: Send>(
         if c >= chunks {
             break;
         }
+        let _done = Count(&done); // counted even if `work` panics, so the spin below ends
         work(state, c);
-        done.fetch_add(1, Ordering::Release);
     };
     let mut states: Vec<S> = (0..participants.clamp(1, chunks.max(1))).map(|_| new()).collect();
     let (mine, theirs) = states.split_first_mut().expect("at least one participant");
     rayon::in_place_scope(|s| {
         for state in theirs.iter_mut() {
             s.spawn(|_| {
+                let _exited = Count(&exited);
                 claim(state);
-                exited.fetch_add(1, Ordering::Release);
             });
         }
         claim(mine);
@@ -48,6 +48,15 @@ pub fn share_chunks<S: Send>(
     states
 }
 
+/// Adds one to a counter when dropped, unwinding included.
+struct Count<'a>(&'a AtomicUsize);
+
+impl Drop for Count<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Release);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +73,24 @@ mod tests {
                 (0..chunks).collect::<Vec<_>>(),
                 "{chunks} chunks, {participants} participants"
             );
+        }
+    }
+
+    #[test]
+    fn a_panic_in_any_participant_reaches_the_caller_instead_of_hanging() {
+        for bad in [0, 1, 50, 99] {
+            let result = std::panic::catch_unwind(|| {
+                share_chunks(
+                    100,
+                    2,
+                    || (),
+                    |_, c| {
+                        std::thread::sleep(std::time::Duration::from_micros(50));
+                        assert!(c != bad, "chunk {bad} fails");
+                    },
+                )
+            });
+            assert!(result.is_err(), "chunk {bad}");
         }
     }
 }
