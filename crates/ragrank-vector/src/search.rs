@@ -1,10 +1,11 @@
 //! Exact top-k search.
 //!
-//! One query: a scan of every row with the dispatched dot kernel, rayon over row chunks
-//! once the corpus is large, one top-k selection per chunk, merged. int8 storage scans the
-//! codes for a shortlist and rescores it exactly from the f32 originals.
+//! One query: a scan of every row with the dispatched dot kernel; once the corpus is large,
+//! the calling thread and the pool share its row chunks (`share`), each with its own top-k
+//! selection, merged. int8 storage scans the codes for a shortlist and rescores it exactly
+//! from the f32 originals.
 //!
-//! Many queries: GEMM-like tiling. Each rayon task owns a range of rows and walks it in
+//! Many queries: GEMM-like tiling. Each participant claims ranges of rows and walks them in
 //! blocks; a block (widened to f32 once for f16/int8) is multiplied with a block of
 //! queries by the `dots_tile` kernel (register-blocked 4 x 4 on AVX-512, a packed sgemm
 //! elsewhere), so it is read from memory once per query block instead of once per query.
@@ -18,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::index::{check_row, Metric, Storage, VectorIndex};
 use crate::kernels::Kernels;
-use crate::share::share_chunks;
+use crate::share::share_rows;
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -33,7 +34,7 @@ pub struct SearchOptions {
 const PAR_MIN_BYTES: usize = 3 << 20;
 /// Rows per block of a contiguous scan: scored into a stack buffer, then offered to the selection.
 const SCAN_BLOCK: usize = 64;
-/// Bounds of the bytes of rows per chunk of a parallel single-query scan.
+/// Bounds of the bytes of rows per chunk of a parallel single-query scan (see `share_rows`).
 const MIN_CHUNK_BYTES: usize = 1 << 18;
 const MAX_CHUNK_BYTES: usize = 1 << 22;
 /// Rows per block of the batch search (kept in L2 while every query block passes), and queries per block.
@@ -235,20 +236,11 @@ impl VectorIndex {
             run(&mut top, 0..n);
             return top;
         }
-        // Small chunks bound the wait for the last one; a few hundred per scan at most keep
-        // the shared counter cold.
-        let chunk = (n / (16 * threads))
-            .clamp(MIN_CHUNK_BYTES / row_bytes, MAX_CHUNK_BYTES / row_bytes)
-            .max(SCAN_BLOCK);
-        share_chunks(
-            n.div_ceil(chunk),
-            threads,
-            || KBest::new(k),
-            |top, c| run(top, c * chunk..((c + 1) * chunk).min(n)),
-        )
-        .into_iter()
-        .reduce(KBest::merge)
-        .expect("one participant at least")
+        let bounds = (MIN_CHUNK_BYTES / row_bytes, MAX_CHUNK_BYTES / row_bytes, SCAN_BLOCK);
+        share_rows(n, bounds, || KBest::new(k), run)
+            .into_iter()
+            .reduce(KBest::merge)
+            .expect("one participant at least")
     }
 
     /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order.
@@ -285,17 +277,13 @@ impl VectorIndex {
             return Ok(out);
         }
         let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
-        let (n, threads) = (self.len(), rayon::current_num_threads());
-        let chunk = (n / (16 * threads))
-            .clamp(4 * BLOCK_ROWS, 64 * BLOCK_ROWS)
-            .next_multiple_of(BLOCK_ROWS);
-        let parts = share_chunks(
-            n.div_ceil(chunk),
-            threads,
+        let parts = share_rows(
+            self.len(),
+            (4 * BLOCK_ROWS, 64 * BLOCK_ROWS, BLOCK_ROWS),
             || BatchPart::new(self, &prepared, keep),
-            |part, c| {
+            |part, rows| {
                 if !cancel.load(Ordering::Relaxed) {
-                    self.batch_range(part, c * chunk..((c + 1) * chunk).min(n), &qmat);
+                    self.batch_range(part, rows, &qmat);
                 }
             },
         );

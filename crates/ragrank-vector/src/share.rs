@@ -3,7 +3,28 @@
 //! wake-up latency of a sleeping pool (tens of microseconds in a VM) overlaps with work
 //! instead of being waited for, and each participant keeps one state (e.g. its top-k
 //! selections) across all the chunks it claims.
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Rows `0..n` shared out in chunks of about n / (16 x threads) rows, kept within
+/// `min_rows..=max_rows` and rounded up to a multiple of `align`: small enough to bound the
+/// wait for the last chunk, few enough to keep the counter cold. `work(state, rows)` runs
+/// once per chunk; returns the states as `share_chunks` does.
+pub fn share_rows<S: Send>(
+    n: usize,
+    (min_rows, max_rows, align): (usize, usize, usize),
+    new: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, Range<usize>) + Sync,
+) -> Vec<S> {
+    let threads = rayon::current_num_threads();
+    let min_rows = min_rows.max(1);
+    let chunk = (n / (16 * threads))
+        .clamp(min_rows, max_rows.max(min_rows))
+        .next_multiple_of(align);
+    share_chunks(n.div_ceil(chunk), threads, new, |state, c| {
+        work(state, c * chunk..((c + 1) * chunk).min(n))
+    })
+}
 
 /// Runs `work(state, c)` once for every chunk `c` in `0..chunks`, each on some participant's
 /// state; returns the states, the caller's first. At most `participants` states are made.
