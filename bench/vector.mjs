@@ -10,9 +10,12 @@
 //
 // Each (size, dim) runs in its own Node process (`node --expose-gc bench/vector.mjs --worker <job>`), the
 // Python peers in a subprocess of it on the same files. Memory bandwidth (a STREAM-like native read loop on
-// one thread and on all threads) is measured at the start and the end of the run; single-query f32
-// throughput is reported as a fraction of it. Throughput: queries in a loop (passes repeated until a
-// repeat lasts >= 0.3 s), after a warm-up pass; median (min-max) over the repeats.
+// one thread and on all threads) is measured at the start and the end of the run, and at 1M before each
+// round of single queries; single-query f32 throughput is reported as a fraction of the probe of its own
+// round. Throughput: each worker builds every engine, then times them in turn, round after round (a noisy
+// host then slows them alike; the Python peers answer timing requests from a server process); a repeat
+// is enough passes over the queries to last >= 0.3 s, after a warm-up pass; median (min-max) over the
+// rounds.
 // Output: bench/results/vector.md and vector.json (a --quick run writes vector-quick.*).
 
 import fs from 'node:fs'
@@ -22,14 +25,16 @@ import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import {
-  batchThroughput,
+  contestant,
   fmt,
   fmtRatio,
   fmtSeconds,
   fmtSpread,
   gc,
+  interleavedThroughput,
+  jsonLineServer,
   lastJsonLine,
-  loopThroughput,
+  loopContestant,
   machineInfo,
   mdTable,
   now,
@@ -107,9 +112,13 @@ function recallAt(ids, truth) {
   return total ? hit / total : NaN
 }
 
+/** The JS loop times only this many queries per pass: one pass over all 64 at 100k takes ~8 s. */
+const JS_LOOP_QUERIES = 16
+/** The bandwidth probe runs in every round from this corpus size up (the bandwidth target is at 1M). */
+const PROBE_MIN_N = 1_000_000
+
 async function worker(job) {
   const { n, dim, repeats, python } = job
-  const opts = { repeats, warmup: 1, minRepeatSeconds: 0.3 }
   const out = { n, dim, engines: [] }
   let t0 = now()
   const corpus = unitVectors(n, dim, CORPUS_SEED)
@@ -119,28 +128,27 @@ async function worker(job) {
   const batchQueries = queries.data.subarray(0, BATCH * dim)
   const ids = Array.from({ length: n }, (_, i) => String(i))
   let truth = null
+  // Every engine is built first, then all are timed in turn (interleavedThroughput): entry -> contestants.
+  const timings = []
+  const time = (entry, single, batch) => timings.push({ entry, single, batch })
 
   const rr = await loadRagrank()
   if (!rr) out.engines.push({ engine: 'ragrank', skipped: 'ragrank build not found (dist/index.mjs)' })
+  let scanF32 = null
   for (const storage of rr ? ['f32', 'int8', 'f16'] : []) {
     gc()
     t0 = now()
     const index = new rr.VectorIndex({ dim, metric: 'cosine', storage })
     index.add(ids, corpus.data)
     const build = now() - t0
-    const single = loopThroughput(qviews, (q) => index.search(q, { topK: TOP_K }), opts)
-    const batch = await batchThroughput(BATCH, () => index.searchBatch(batchQueries, { topK: TOP_K }), opts)
     const hits = qviews.map((q) => index.search(q, { topK: TOP_K }).map((h) => h.id))
     if (storage === 'f32') truth = hits
-    out.engines.push({
-      engine: 'ragrank',
-      variant: storage,
-      build,
-      single: single.summary,
-      batch: batch.summary,
-      recall: recallAt(hits, truth),
-    })
-    log(`  ragrank ${storage}: ${fmt(single.summary.median)} q/s single, ${fmt(batch.summary.median)} q/s batch`)
+    const entry = { engine: 'ragrank', variant: storage, build, recall: recallAt(hits, truth) }
+    const single = loopContestant(qviews, (q) => index.search(q, { topK: TOP_K }))
+    if (storage === 'f32') scanF32 = single
+    time(entry, single, contestant(BATCH, async (passes) => {
+      for (let p = 0; p < passes; p++) await index.searchBatch(batchQueries, { topK: TOP_K })
+    }))
   }
 
   // usearch: exact search over the same Float32Array (no copy), all threads.
@@ -154,19 +162,11 @@ async function worker(job) {
       const own = qviews.map((q) => q.slice())
       const ownBatch = batchQueries.slice()
       const search = (q) => mod.exactSearch(corpus.data, q, dim, TOP_K, 'ip', threads)
-      const single = loopThroughput(own, search, opts)
-      const batch = loopThroughput([ownBatch], search, opts)
-      batch.summary = summarize(batch.rates.map((r) => r * BATCH))
       const hits = own.map((q) => Array.from(search(q).keys, (k) => String(k)))
-      out.engines.push({
-        engine: 'usearch',
-        variant: `exactSearch, ip, ${threads} threads`,
-        version: pkgVersion('usearch'),
-        single: single.summary,
-        batch: batch.summary,
-        recall: recallAt(hits, truth),
-      })
-      log(`  usearch: ${fmt(single.summary.median)} q/s single`)
+      const entry = { engine: 'usearch', variant: `exactSearch, ip, ${threads} threads`, version: pkgVersion('usearch'), recall: recallAt(hits, truth) }
+      time(entry, loopContestant(own, search), contestant(BATCH, (passes) => {
+        for (let p = 0; p < passes; p++) search(ownBatch)
+      }))
     }
   }
 
@@ -175,6 +175,7 @@ async function worker(job) {
     const why = `not run above ${JS_PEER_MAX_N.toLocaleString('en-US')} vectors (number[] per vector: ~${Math.round((n * dim * 8) / 2 ** 30)} GiB of JS heap)`
     out.engines.push({ engine: 'hnswlib', skipped: why }, { engine: 'jsloop', skipped: why })
   } else {
+    const qarrays = qviews.map((q) => Array.from(q))
     const { mod, error } = tryLoad(peers.hnswlib)
     if (error) out.engines.push({ engine: 'hnswlib', skipped: error })
     else {
@@ -183,79 +184,73 @@ async function worker(job) {
       bf.initIndex(n)
       for (let i = 0; i < n; i++) bf.addPoint(Array.from(corpus.data.subarray(i * dim, (i + 1) * dim)), i)
       const build = now() - t0
-      const qarrays = qviews.map((q) => Array.from(q))
-      const single = loopThroughput(qarrays, (q) => bf.searchKnn(q, TOP_K), opts)
       const hits = qarrays.map((q) => bf.searchKnn(q, TOP_K).neighbors.map(String))
-      out.engines.push({
-        engine: 'hnswlib',
-        variant: 'BruteforceSearch, ip, sync',
-        version: pkgVersion('hnswlib-node'),
-        build,
-        single: single.summary,
-        recall: recallAt(hits, truth),
-      })
-      log(`  hnswlib: ${fmt(single.summary.median)} q/s single`)
+      const entry = { engine: 'hnswlib', variant: 'BruteforceSearch, ip, sync', version: pkgVersion('hnswlib-node'), build, recall: recallAt(hits, truth) }
+      time(entry, loopContestant(qarrays, (q) => bf.searchKnn(q, TOP_K)))
     }
     gc()
     t0 = now()
     const store = Array.from({ length: n }, (_, i) => Array.from(corpus.data.subarray(i * dim, (i + 1) * dim)))
     const build = now() - t0
-    const qarrays = qviews.map((q) => Array.from(q))
-    const single = loopThroughput(qarrays, (q) => jsLoopSearch(store, q, TOP_K), { ...opts, repeats: Math.min(repeats, 3) })
-    const hits = qarrays.map((q) => jsLoopSearch(store, q, TOP_K).map((h) => String(h.i)))
-    out.engines.push({
+    const few = qarrays.slice(0, JS_LOOP_QUERIES)
+    const hits = few.map((q) => jsLoopSearch(store, q, TOP_K).map((h) => String(h.i)))
+    const entry = {
       engine: 'jsloop',
-      variant: 'number[] + cosine + full sort (LangChain MemoryVectorStore style)',
+      variant: `number[] + cosine + full sort (LangChain MemoryVectorStore style); first ${JS_LOOP_QUERIES} queries`,
       build,
-      single: single.summary,
-      recall: recallAt(hits, truth),
-    })
-    log(`  js loop: ${fmt(single.summary.median)} q/s single`)
+      recall: recallAt(hits, truth.slice(0, JS_LOOP_QUERIES)),
+    }
+    time(entry, loopContestant(few, (q) => jsLoopSearch(store, q, TOP_K)))
   }
 
+  let server = null
   if (python) {
     if (!fs.existsSync(PYTHON)) {
       const why = `no Python venv at ${path.relative(repoRoot, PYTHON)} (run npm run setup:bench-vec)`
       out.engines.push({ engine: 'numpy', skipped: why }, { engine: 'faiss', skipped: why })
     } else {
-      const input = JSON.stringify({
-        corpus: corpus.path,
-        queries: queries.path,
-        n,
-        dim,
-        nq: N_QUERIES,
-        k: TOP_K,
-        batch: BATCH,
-        repeats,
-        min_seconds: 0.3,
-        engines: ['numpy', 'faiss'],
-      })
-      const r = await runCommand(PYTHON, [path.join(repoRoot, 'bench', 'py', 'vector_runner.py')], { input })
-      if (r.code !== 0) {
-        const why = `Python runner failed: ${r.stderr.trim().split('\n').pop()}`
-        out.engines.push({ engine: 'numpy', skipped: why }, { engine: 'faiss', skipped: why })
-      } else {
-        const py = lastJsonLine(r.stdout)
-        out.python = py.versions
-        for (const [name, res] of Object.entries(py.engines)) {
-          if (res.skipped) {
-            out.engines.push({ engine: name, skipped: res.skipped })
-            continue
-          }
-          out.engines.push({
-            engine: name,
-            variant: name === 'faiss' ? `IndexFlatIP, ${res.threads} OpenMP threads` : 'dot + argpartition; batch = matmul',
-            version: py.versions[name],
-            build: res.build_seconds,
-            single: summarize(res.single),
-            batch: summarize(res.batch),
-            recall: recallAt(res.ids, truth),
-          })
-          log(`  ${name}: ${fmt(summarize(res.single).median)} q/s single`)
+      server = jsonLineServer(PYTHON, [path.join(repoRoot, 'bench', 'py', 'vector_runner.py')])
+      const info = await server.request({ corpus: corpus.path, queries: queries.path, n, dim, nq: N_QUERIES, k: TOP_K, batch: BATCH, engines: ['numpy', 'faiss'] })
+      out.python = info.versions
+      for (const [name, res] of Object.entries(info.engines)) {
+        if (res.skipped) {
+          out.engines.push({ engine: name, skipped: res.skipped })
+          continue
         }
+        const { ids: pyIds } = await server.request({ ids: name })
+        const entry = {
+          engine: name,
+          variant: name === 'faiss' ? `IndexFlatIP, ${res.threads} OpenMP threads` : 'dot + argpartition; batch = matmul',
+          version: info.versions[name],
+          build: res.build_seconds,
+          recall: recallAt(pyIds, truth),
+        }
+        const timer = (kind) => async (passes) => (await server.request({ time: name, kind, passes })).seconds
+        time(entry, contestant(N_QUERIES, timer('single')), contestant(BATCH, timer('batch')))
       }
     }
   }
+
+  // All single-query contestants in turn, then all batch ones. At 1M the bandwidth probe runs before each
+  // round of single queries, so the f32 scan's fraction of it pairs two measurements made together.
+  const native = rr && n >= PROBE_MIN_N ? require(path.join(repoRoot, 'index.js')) : null
+  const probes = []
+  const between = native ? () => probes.push(native.vectorReadBandwidth(1024, true, 3)) : undefined
+  log(`  timing ${timings.length} engines in turn, ${repeats} rounds${native ? ' (bandwidth probe each round)' : ''}`)
+  const singles = await interleavedThroughput(timings.map((t) => t.single), { repeats, between })
+  const batches = await interleavedThroughput(timings.filter((t) => t.batch).map((t) => t.batch), { repeats })
+  for (const t of timings) {
+    t.entry.single = singles.get(t.single).summary
+    if (t.batch) t.entry.batch = batches.get(t.batch).summary
+    out.engines.push(t.entry)
+    log(`  ${label(t.entry)}: ${fmt(t.entry.single.median)} q/s single${t.batch ? `, ${fmt(t.entry.batch.median)} q/s batch` : ''}`)
+  }
+  if (native && scanF32) {
+    const bytes = n * dim * 4
+    const scanGBs = singles.get(scanF32).rates.map((r) => (r * bytes) / 1e9)
+    out.bandwidth = { probeGBs: summarize(probes), scanGBs: summarize(scanGBs), fraction: summarize(scanGBs.map((s, i) => s / probes[i])) }
+  }
+  if (server) await server.close()
   return out
 }
 
@@ -324,8 +319,15 @@ function report(results, meta) {
     const int8 = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'int8')
     if (!f32) continue
     const name = `${r.n.toLocaleString('en-US')} x ${r.dim}`
-    const fraction = (bytes * f32.single.median) / 1e9 / bw
-    if (r.n === 1_000_000 && r.dim === 384) targets.push([`single f32 at ${name}: fraction of all-thread read bandwidth`, fmt(fraction), fraction >= 0.8 ? '✓ (≥0.8)' : '✗ (≥0.8)'])
+    if (r.bandwidth) {
+      const b = r.bandwidth
+      md.push(`Bandwidth probe (all threads, 1 GiB, best of 3) before each round of single queries: ${fmtSpread(b.probeGBs)} GB/s; the f32 scan in the same rounds: ${fmtSpread(b.scanGBs)} GB/s; per-round fraction ${fmtSpread(b.fraction)}.`)
+      md.push('')
+    }
+    // The fraction pairs the scan with the probe of its own round when there is one (a probe minutes
+    // away measures a different machine); else the best probe of the run's start and end.
+    const fraction = r.bandwidth ? r.bandwidth.fraction.median : (bytes * f32.single.median) / 1e9 / bw
+    if (r.n === 1_000_000 && r.dim === 384) targets.push([`single f32 at ${name}: fraction of all-thread read bandwidth${r.bandwidth ? ' (median of per-round fractions)' : ''}`, fmt(fraction), fraction >= 0.8 ? '✓ (≥0.8)' : '✗ (≥0.8)'])
     const br = f32.batch.median / f32.single.median
     targets.push([`batch ${BATCH} vs ${BATCH} single calls, per query, ${name}`, fmtRatio(br), br >= 8 ? '✓ (≥8×)' : '✗ (≥8×)'])
     if (int8) {
@@ -344,7 +346,7 @@ function report(results, meta) {
   md.push('')
   md.push(mdTable(['target', 'measured', 'pass'], targets))
   md.push('')
-  md.push('Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 3 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul. The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.')
+  md.push('Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 3 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul (its batch rate at 1M swings with the host's free huge pages: numpy advises huge pages for its 32 x n score matrices, and in isolation it measured from 36 to 130 q/s here). The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.')
   return md.join('\n')
 }
 

@@ -92,6 +92,99 @@ export async function batchThroughput(nItems, fnAsync, { repeats = 5, warmup = 1
   return { rates, seconds, passes, summary: summarize(rates) }
 }
 
+/**
+ * Contestant for `interleavedThroughput`: `nItems` items per pass; `pass(passes)` runs that many passes
+ * (sync or async) and may return the seconds it measured itself (a peer in another process), else it
+ * is timed here.
+ */
+export const contestant = (nItems, pass) => ({ nItems, pass })
+
+/** A contestant whose pass calls `fn(item)` for every item. */
+export const loopContestant = (items, fn) =>
+  contestant(items.length, (passes) => {
+    for (let p = 0; p < passes; p++) for (let i = 0; i < items.length; i++) fn(items[i])
+  })
+
+/**
+ * Throughput (items/s per repeat) of several contestants timed in turn: every round times each once,
+ * starting one further along each round, so a slow phase of a noisy host hits them all alike rather
+ * than whichever was timed then. `between(round)` (optional) runs untimed before each round. After warm
+ * passes (>= warmupSeconds) each, a contestant's passes per repeat are set so a repeat of it lasts
+ * >= minRepeatSeconds.
+ * Each repeat starts after `settleMs` idle, long enough for the previous contestant's spinning worker
+ * threads (OpenBLAS, OpenMP, rayon) to go to sleep. Returns a Map contestant -> { rates, summary }.
+ */
+export async function interleavedThroughput(contestants, { repeats = 5, minRepeatSeconds = 0.3, maxPasses = 1000, warmupSeconds = 1, settleMs = 100, between } = {}) {
+  const timed = async (c, passes, settle = true) => {
+    gc()
+    if (settle) await sleep(settleMs)
+    const t0 = now()
+    const own = await c.pass(passes)
+    return typeof own === 'number' ? own : now() - t0
+  }
+  const passes = new Map()
+  for (const c of contestants) {
+    // Warm passes for at least warmupSeconds: the first calls of some peers are several times slower
+    // (numpy's first 32 x 1M score matrices: fresh huge pages), and a repeat must not pay for that.
+    let [fastest, spent] = [Infinity, 0]
+    while (spent < warmupSeconds || spent === 0) {
+      const one = await timed(c, 1, spent === 0)
+      fastest = Math.min(fastest, one)
+      spent += one
+    }
+    passes.set(c, Math.max(1, Math.min(maxPasses, Math.ceil(minRepeatSeconds / Math.max(fastest, 1e-9)))))
+  }
+  const rates = new Map(contestants.map((c) => [c, []]))
+  for (let r = 0; r < repeats; r++) {
+    if (between) await between(r)
+    for (let j = 0; j < contestants.length; j++) {
+      const c = contestants[(r + j) % contestants.length]
+      const p = passes.get(c)
+      rates.get(c).push((c.nItems * p) / (await timed(c, p)))
+    }
+  }
+  return new Map([...rates].map(([c, v]) => [c, { rates: v, summary: summarize(v) }]))
+}
+
+/**
+ * A child process answering one JSON line per JSON line sent (bench/py/vector_runner.py). `request(obj)`
+ * resolves with the reply; `close()` ends its input and waits for it to exit.
+ */
+export function jsonLineServer(cmd, args, { env } = {}) {
+  const child = spawn(cmd, args, { env: env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] })
+  let buffered = ''
+  let stderr = ''
+  const waiting = []
+  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)))
+  const fail = (why) => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`${why}: ${stderr.trim().split('\n').pop() ?? ''}`))
+  }
+  child.stderr.on('data', (d) => (stderr += d))
+  child.stdout.on('data', (d) => {
+    buffered += d
+    let nl
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl)
+      buffered = buffered.slice(nl + 1)
+      if (line.trim()) waiting.shift()?.resolve(JSON.parse(line))
+    }
+  })
+  child.on('error', (e) => fail(String(e)))
+  exited.then((code) => fail(`exited with code ${code}`))
+  return {
+    request(obj) {
+      return new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject })
+        child.stdin.write(`${JSON.stringify(obj)}\n`)
+      })
+    },
+    async close() {
+      child.stdin.end()
+      return exited
+    },
+  }
+}
+
 /** Time `fn` (sync or async) `repeats` times; `setup` (untimed) runs before each repeat. Returns seconds[]. */
 export async function timeRepeats(fn, { repeats = 3, setup } = {}) {
   const out = []

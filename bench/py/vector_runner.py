@@ -1,9 +1,17 @@
 """Python peers of the vector benchmark: numpy (dot + argpartition) and faiss-cpu IndexFlatIP.
 
-Reads a job as JSON on stdin: {"corpus": path, "queries": path, "n", "dim", "nq", "k", "batch",
-"min_seconds", "repeats", "engines": [...]}. The files hold raw little-endian float32 rows. Prints one
-JSON line: per engine, single-query and batch throughput (queries/s per repeat), build seconds, top-k ids
-of every query (for the recall check), versions, threads.
+A server on stdin/stdout, so bench/vector.mjs can time these peers in turn with its own engines (the
+machine is noisy: a peer timed minutes apart from ragrank is compared with a different machine).
+
+The first stdin line is the job: {"corpus": path, "queries": path, "n", "dim", "nq", "k", "batch",
+"engines": [...]}; the files hold raw little-endian float32 rows. The runner loads the corpus, builds each
+engine and answers one JSON line: {"versions", "engines": {name: {"build_seconds", "threads"} or
+{"skipped"}}}. Then, one JSON line per command:
+  {"time": engine, "kind": "single" | "batch", "passes": p} -> {"seconds": s}
+      a single pass searches each of the nq queries alone; a batch pass searches the first `batch`
+      queries in one call (numpy: one matmul)
+  {"ids": engine} -> {"ids": top-k ids of every query}
+An empty line or end of input ends the server.
 """
 import json
 import os
@@ -11,20 +19,6 @@ import sys
 import time
 
 import numpy as np
-
-
-def throughput(fn, n_items, repeats, min_seconds):
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-9)
-    passes = max(1, min(1000, int(np.ceil(min_seconds / one))))
-    rates = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(passes):
-            fn()
-        rates.append(n_items * passes / (time.perf_counter() - t0))
-    return rates
 
 
 def topk_numpy(corpus, q, k):
@@ -41,51 +35,62 @@ def topk_numpy_batch(corpus, qs, k):
     return np.take_along_axis(idx, order, axis=1)
 
 
-def main():
-    job = json.load(sys.stdin)
-    n, dim, nq, k, b = job["n"], job["dim"], job["nq"], job["k"], job["batch"]
+def build(job):
+    """Returns (info, searchers): searchers[name] = (single(q), batch(qs), ids(qs))."""
+    n, dim, k = job["n"], job["dim"], job["k"]
     corpus = np.fromfile(job["corpus"], dtype="<f4", count=n * dim).reshape(n, dim)
-    queries = np.fromfile(job["queries"], dtype="<f4", count=nq * dim).reshape(nq, dim)
-    out = {"versions": {"python": sys.version.split()[0], "numpy": np.__version__}, "engines": {}}
-    rep, secs = job["repeats"], job["min_seconds"]
-
+    info = {"versions": {"python": sys.version.split()[0], "numpy": np.__version__}, "engines": {}}
+    searchers = {}
     if "numpy" in job["engines"]:
-        res = {"threads": os.environ.get("OPENBLAS_NUM_THREADS", "default (all cores for the batch matmul)")}
-        i = [0]
-
-        def single():
-            topk_numpy(corpus, queries[i[0] % nq], k)
-            i[0] += 1
-
-        res["single"] = throughput(single, 1, rep, secs)
-        res["batch"] = throughput(lambda: topk_numpy_batch(corpus, queries[:b], k), b, rep, secs)
-        res["ids"] = [topk_numpy(corpus, queries[j], k).tolist() for j in range(nq)]
-        out["engines"]["numpy"] = res
-
+        info["engines"]["numpy"] = {
+            "threads": os.environ.get("OPENBLAS_NUM_THREADS", "default (all cores for the batch matmul)")
+        }
+        searchers["numpy"] = (
+            lambda q: topk_numpy(corpus, q, k),
+            lambda qs: topk_numpy_batch(corpus, qs, k),
+            lambda qs: [topk_numpy(corpus, q, k).tolist() for q in qs],
+        )
     if "faiss" in job["engines"]:
         try:
             import faiss
 
-            out["versions"]["faiss"] = faiss.__version__
+            info["versions"]["faiss"] = faiss.__version__
             t0 = time.perf_counter()
             index = faiss.IndexFlatIP(dim)
             index.add(corpus)
-            res = {"build_seconds": time.perf_counter() - t0, "threads": faiss.omp_get_max_threads()}
-            i = [0]
-
-            def single():
-                index.search(queries[i[0] % nq : i[0] % nq + 1], k)
-                i[0] += 1
-
-            res["single"] = throughput(single, 1, rep, secs)
-            res["batch"] = throughput(lambda: index.search(queries[:b], k), b, rep, secs)
-            res["ids"] = index.search(queries, k)[1].tolist()
-            out["engines"]["faiss"] = res
-            del index
+            info["engines"]["faiss"] = {"build_seconds": time.perf_counter() - t0, "threads": faiss.omp_get_max_threads()}
+            searchers["faiss"] = (
+                lambda q: index.search(q[None, :], k),
+                lambda qs: index.search(qs, k),
+                lambda qs: index.search(qs, k)[1].tolist(),
+            )
         except ImportError as e:
-            out["engines"]["faiss"] = {"skipped": f"faiss not importable: {e}"}
+            info["engines"]["faiss"] = {"skipped": f"faiss not importable: {e}"}
+    return info, searchers
 
-    print(json.dumps(out))
+
+def main():
+    job = json.loads(sys.stdin.readline())
+    queries = np.fromfile(job["queries"], dtype="<f4", count=job["nq"] * job["dim"]).reshape(job["nq"], job["dim"])
+    batch = queries[: job["batch"]]
+    info, searchers = build(job)
+    print(json.dumps(info), flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            break
+        cmd = json.loads(line)
+        if "ids" in cmd:
+            print(json.dumps({"ids": searchers[cmd["ids"]][2](queries)}), flush=True)
+            continue
+        single, batched, _ = searchers[cmd["time"]]
+        t0 = time.perf_counter()
+        for _ in range(cmd["passes"]):
+            if cmd["kind"] == "batch":
+                batched(batch)
+            else:
+                for q in queries:
+                    single(q)
+        print(json.dumps({"seconds": time.perf_counter() - t0}), flush=True)
 
 
 if __name__ == "__main__":
