@@ -2,8 +2,8 @@
 // tokenizers, each input run alone and unpadded) in every batch size.
 // Models and reference: scripts/models/make_tiny_models.py, make_reference_outputs.py.
 import test from 'ava'
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CrossEncoder, Embedder, AbortError } from '../dist/index.mjs'
 
@@ -41,6 +41,32 @@ test('a small token budget splits batches without changing scores', async (t) =>
   const g = ref.cross_encoder.groups[0]
   const a = await small.rerank(g.query, g.documents, { activation: 'none' })
   for (const r of a) t.true(close(r.score, g.results['tiny-cross-encoder'].logits[r.index][0], 1e-4))
+})
+
+test('runtime defaults: 512-token batches; two 1-thread sessions on 2+ cores unless threads or sessions are set', async (t) => {
+  const cores = availableParallelism()
+  t.like(ONE.runtime, { batchSize: 32, tokenBudget: 512 })
+  t.deepEqual([ONE.runtime.sessions, ONE.runtime.threads], cores >= 2 ? [2, Math.floor(cores / 2)] : [1, 1])
+  const threaded = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), { threads: 1 })
+  t.like(threaded.runtime, { sessions: 1, threads: 1 })
+  const pooled = await Embedder.load(join(models, 'tiny-embedder'), { sessions: 3, tokenBudget: 64, batchSize: 2 })
+  t.like(pooled.runtime, { sessions: 3, threads: Math.max(1, Math.floor(cores / 3)), tokenBudget: 64, batchSize: 2 })
+  t.throws(() => (ONE.runtime.sessions = 5), { instanceOf: TypeError })
+  // A model whose weights would be copied per session above 512 MiB: a sparse external data file.
+  const dir = mkdtempSync(join(tmpdir(), 'ragrank-big-'))
+  try {
+    cpSync(join(models, 'tiny-cross-encoder'), dir, { recursive: true })
+    const onnx = existsSync(join(dir, 'onnx', 'model.onnx')) ? join(dir, 'onnx', 'model.onnx') : join(dir, 'model.onnx')
+    writeFileSync(`${onnx}_data`, '')
+    truncateSync(`${onnx}_data`, 513 * 2 ** 20)
+    const big = await CrossEncoder.load(dir)
+    t.like(big.runtime, { sessions: 1, threads: cores })
+    big.dispose()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  threaded.dispose()
+  pooled.dispose()
 })
 
 test('the int8 model is close to its unpadded reference', async (t) => {

@@ -123,12 +123,12 @@ async function transformersJs(dtype, maxLength) {
 
 /**
  * MatMul FLOPs of one pass over `requests` at `maxLength`, for ragrank's batching (length-sorted,
- * cut at 32 pairs or 8,192 padded tokens: CrossEncoder's defaults) and for one padded batch per
- * query (transformers.js). Per padded sequence of S tokens, 6 layers x (2·S·(4·384² + 2·384·1536)
+ * cut at `batchSize` pairs or `tokenBudget` padded tokens: the loaded CrossEncoder's `runtime`) and for
+ * one padded batch per query (transformers.js). Per padded sequence of S tokens, 6 layers x (2·S·(4·384² + 2·384·1536)
  * for the projections and FFN + 4·S²·384 for Q·Kᵀ and P·V); LayerNorm, softmax, GELU and the head
  * are left out. Token counts come from the model's tokenizer (transformers.js's), truncated like the engines.
  */
-export async function workloadFlops(requests, maxLength) {
+export async function workloadFlops(requests, maxLength, { batchSize, tokenBudget }) {
   const { AutoTokenizer, env } = await import('@huggingface/transformers')
   env.allowRemoteModels = false
   env.localModelPath = MODEL_DIR + path.sep
@@ -144,7 +144,7 @@ export async function workloadFlops(requests, maxLength) {
     out.perQueryBatchTokens += lens.length * longest
     let batch = { n: 0, len: 0 }
     for (const len of [...lens].sort((a, b) => b - a)) {
-      if (batch.n > 0 && batch.n < 32 && (batch.n + 1) * batch.len <= 8192) batch.n++
+      if (batch.n > 0 && batch.n < batchSize && (batch.n + 1) * batch.len <= tokenBudget) batch.n++
       else batch = { n: 1, len }
       out.ragrank += seq(batch.len)
       out.ragrankTokens += batch.len
@@ -160,25 +160,28 @@ const PEAK = { machine: 'AMD EPYC, CPU family 26 (Zen 5), 2 vCPUs', fma512: 501,
 
 function computeNote(results) {
   const r = results.rows.find((x) => x.maxLength === 256)
-  const rate = r?.flops && r['ragrank fp32']?.median ? ((r.flops.ragrank / 1e9) * r['ragrank fp32'].median) / (results.settings?.nQueries * 100) : NaN
-  const pct = (x) => `${Math.round((100 * rate) / x)}%`
   const pairs = (results.settings?.nQueries ?? NaN) * 100
+  const rate = (row, label, work) => (row?.flops && row[label]?.median ? ((work / 1e9) * row[label].median) / pairs : NaN)
+  const ours = rate(r, 'ragrank fp32', r?.flops?.ragrank)
+  const theirs = rate(r, 'transformers.js fp32', r?.flops?.perQueryBatch)
+  const pct = (x) => `${Math.round((100 * ours) / x)}%`
   const more = r?.flops ? r.flops.perQueryBatch / r.flops.ragrank : NaN
   const r512 = results.rows.find((x) => x.maxLength === 512)
   const more512 = r512?.flops ? r512.flops.perQueryBatch / r512.flops.ragrank : NaN
+  const rt = r?.runtime
+  const how = rt ? `batches of at most ${rt.batchSize} pairs or ${fmt(rt.tokenBudget)} padded tokens on ${rt.sessions} session(s) of ${rt.threads} thread(s)` : 'its default batches'
   return [
     'How computed: the FLOPs count only the encoder MatMuls. Per padded sequence of S tokens, that is 6 layers x (2·S·(4·384² + 2·384·1536) for the projections and the FFN, plus 4·S²·384 for Q·Kᵀ and P·V).',
-    "Each engine's own padding counts: for ragrank, its length-sorted batches (at most 32 pairs or 8,192 tokens); for transformers.js, one batch per query, padded to that query's longest pair.",
+    `Each engine's own padding counts: for ragrank, its length-sorted ${how}; for transformers.js, one batch per query, padded to that query's longest pair.`,
     "Token counts come from the model's tokenizer. GFLOP/s = FLOPs per pass x pairs/s / pairs per pass.",
     '',
     `Peak, measured by hand on this machine (${PEAK.machine}):`,
     `- a register-only FMA loop (bench/lib/fma-peak.c) reaches ${PEAK.fma512OneCore} GFLOP/s on one core and ${PEAK.fma512} on two with 512-bit vectors, and ${PEAK.fma256} with 256-bit vectors. Zen 5 runs 512-bit FMAs at full width, 64 FLOP/cycle/core; Zen 4 splits them into two 256-bit halves.`,
     `- onnxruntime's own SGEMM (MLAS, 2 threads) reaches ${PEAK.gemm[0]}–${PEAK.gemm[1]} GFLOP/s on the encoder's GEMM shapes with 8,192 rows.`,
     '',
-    `At 256, ragrank fp32's ${fmt(rate)} GFLOP/s is ${pct(PEAK.fma512)} of that FMA peak and ${pct(PEAK.gemm[1])}–${pct(PEAK.gemm[0])} of the large-GEMM rate. The rest of the time goes to two things: what the count leaves out (LayerNorm, softmax, GELU, the mask, the reshapes), and the per-head attention GEMMs, which have an inner dimension of 32 and run well below the large-GEMM rate.`,
-    `transformers.js runs the same onnxruntime kernels at about the same rate, on ${Math.round(100 * (more - 1))}% more MatMul work.`,
-    `So at 256 the fp32 ratio is bounded near the ratio of work, about ${fmt(more)}x, not 1.5x. The pairs average ${fmt(r?.flops ? r.flops.realTokens / pairs : NaN)} real tokens, close to the cap, so length-sorted batching saves little.`,
-    `At 512, one padded batch per query costs transformers.js ${fmt(more512)}x ragrank's MatMul work, and its attention tensors are [100, 12, S, S].`,
+    `At 256, ragrank fp32's ${fmt(ours)} GFLOP/s is ${pct(PEAK.fma512)} of that FMA peak; transformers.js runs the same onnxruntime kernels at ${fmt(theirs)} GFLOP/s, on ${Math.round(100 * (more - 1))}% more MatMul work (the pairs average ${fmt(r?.flops ? r.flops.realTokens / pairs : NaN)} real tokens, close to the cap, so sorting by length saves little padding).`,
+    "The rest of the gap is batch size. A small batch's activations and its [batch, 12, S, S] attention scores stay in the CPU caches; one batch of 100 pairs at S = 256 writes 315 MB of attention scores per layer, which go to memory and back. Measured here on the same file (bench/rerank-batching.mjs), 512-token batches scored 1.2x (fp32) and 1.5x (int8) the pairs/s of 8,192-token ones at 256, 1.6x and 1.7x at 512; two 1-thread sessions added 1.2x for fp32 at 256.",
+    `At 512, one padded batch per query costs transformers.js ${fmt(more512)}x ragrank's MatMul work as well.`,
   ].join('\n')
 }
 
@@ -244,7 +247,8 @@ export async function runRerankSuite({ quick = false, extended = false, python =
     }
     Object.assign(row, await interleaved(engines, requests, repeats, (...a) => log(maxLength, ...a)))
     try {
-      row.flops = await workloadFlops(requests, maxLength)
+      row.flops = await workloadFlops(requests, maxLength, ragrank['ragrank fp32'].runtime)
+      row.runtime = ragrank['ragrank fp32'].runtime
     } catch (e) {
       log('FLOP count skipped:', String(e.message ?? e))
     }

@@ -1,6 +1,6 @@
 import type { NativeEncoder } from '../index'
 import { RagrankError, rangeError, typeError } from './errors'
-import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type LoadOptions } from './encoder'
+import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
 import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
 import type { ModelFiles } from './model-files'
 
@@ -52,16 +52,17 @@ interface Prepared<D> {
 export class CrossEncoder {
   readonly #encoder: NativeEncoder
   #disposed = false
-  readonly #batch: { batchSize: number; tokenBudget: number }
   readonly #defaults: Required<Pick<CrossEncoderOptions, 'activation' | 'queryPrefix' | 'documentPrefix' | 'metaSeparator'>> &
     Pick<CrossEncoderOptions, 'topK' | 'scoreThreshold' | 'metaFields'>
   /** The files the model was loaded from. */
   readonly files: ModelFiles
+  /** Sessions, threads per session and batching defaults chosen at load. */
+  readonly runtime: EncoderRuntime
 
-  private constructor(encoder: NativeEncoder, files: ModelFiles, batch: { batchSize: number; tokenBudget: number }, o: CrossEncoderOptions) {
+  private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: CrossEncoderOptions) {
     this.#encoder = encoder
     this.files = files
-    this.#batch = batch
+    this.runtime = runtime
     this.#defaults = {
       activation: activation(o.activation ?? 'sigmoid'),
       queryPrefix: o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix'),
@@ -77,11 +78,11 @@ export class CrossEncoder {
   static async load(model: string, options: CrossEncoderOptions = {}): Promise<CrossEncoder> {
     const o = optionsObject(options, 'options') as CrossEncoderOptions
     activation(o.activation ?? 'sigmoid')
-    const { encoder, files, batch } = await loadEncoder(model, o)
+    const { encoder, files, runtime } = await loadEncoder(model, o)
     if (encoder.outputRank !== 2 || encoder.width > 2) {
       throw new RagrankError('ERR_MODEL_LOAD', `${files.model} is not a 1- or 2-label classifier (output width ${encoder.width})`)
     }
-    return new CrossEncoder(encoder, files, batch, o)
+    return new CrossEncoder(encoder, files, runtime, o)
   }
 
   /**
@@ -121,7 +122,7 @@ export class CrossEncoder {
     const topK = o.topK === undefined ? this.#defaults.topK : nonNegativeInteger(o.topK, 'options.topK')
     const threshold =
       o.scoreThreshold === undefined ? this.#defaults.scoreThreshold : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity)
-    const batch = batchOptions(this.#batch, o)
+    const batch = batchOptions(this.runtime, o)
     const queries: string[] = []
     const texts: string[] = []
     const queryOf: number[] = []

@@ -1,6 +1,6 @@
 import type { NativeEncoder } from '../index'
 import { RagrankError, rangeError, typeError } from './errors'
-import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type LoadOptions } from './encoder'
+import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
 import { optionsObject, stringArray } from './validate'
 import type { ModelFiles } from './model-files'
 
@@ -33,17 +33,18 @@ export interface Embeddings {
 export class Embedder {
   readonly #encoder: NativeEncoder
   #disposed = false
-  readonly #batch: { batchSize: number; tokenBudget: number }
   readonly #pooling: Pooling
   readonly #normalize: boolean
   readonly #queryPrefix: string
   readonly #documentPrefix: string
   readonly files: ModelFiles
+  /** Sessions, threads per session and batching defaults chosen at load. */
+  readonly runtime: EncoderRuntime
 
-  private constructor(encoder: NativeEncoder, files: ModelFiles, batch: { batchSize: number; tokenBudget: number }, o: EmbedderOptions) {
+  private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: EmbedderOptions) {
     this.#encoder = encoder
     this.files = files
-    this.#batch = batch
+    this.runtime = runtime
     this.#pooling = pooling(o.pooling ?? 'mean')
     this.#normalize = normalizeOption(o.normalize, true)
     this.#queryPrefix = o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix')
@@ -53,11 +54,11 @@ export class Embedder {
   static async load(model: string, options: EmbedderOptions = {}): Promise<Embedder> {
     const o = optionsObject(options, 'options') as EmbedderOptions
     pooling(o.pooling ?? 'mean')
-    const { encoder, files, batch } = await loadEncoder(model, o)
+    const { encoder, files, runtime } = await loadEncoder(model, o)
     if (encoder.outputRank !== 2 && encoder.outputRank !== 3) {
       throw new RagrankError('ERR_MODEL_LOAD', `${files.model} does not output token or sentence vectors`)
     }
-    return new Embedder(encoder, files, batch, o)
+    return new Embedder(encoder, files, runtime, o)
   }
 
   /**
@@ -86,7 +87,7 @@ export class Embedder {
     const o = optionsObject(options, 'options') as EmbedOptions
     const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)
     const normalize = normalizeOption(o.normalize, this.#normalize)
-    const batch = batchOptions(this.#batch, o)
+    const batch = batchOptions(this.runtime, o)
     const data: Float32Array =
       list.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.#encoder.embed(list, pool, normalize, batch, token))
     return { data, dim: this.dim, count: list.length }
