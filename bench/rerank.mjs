@@ -293,8 +293,9 @@ export async function runRerankSuite({ quick = false, extended = false, python =
   return { markdown }
 }
 
-function report(results, { quick, nQueries, repeats, nOverlapQueries }) {
-  const engines = [...new Set(results.rows.flatMap((r) => Object.keys(r).filter((k) => k !== 'maxLength' && k !== 'flops')))]
+/** The Markdown report of a run's results (rerank.json), so a fix to the report can be applied without a re-run. */
+export function report(results, { quick, nQueries, repeats, nOverlapQueries }) {
+  const engines = [...new Set(results.rows.flatMap((r) => Object.keys(r).filter((k) => !['maxLength', 'flops', 'runtime'].includes(k))))]
   const cell = (v) => (v === undefined ? '–' : v.error ? `error: ${v.error}` : fmtSpread(v))
   const throughput = mdTable(
     ['engine', ...results.rows.map((r) => `max length ${r.maxLength}`)],
