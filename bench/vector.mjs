@@ -346,7 +346,7 @@ function report(results, meta) {
   md.push('')
   md.push(mdTable(['target', 'measured', 'pass'], targets))
   md.push('')
-  md.push('Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 3 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul (its batch rate at 1M swings with the host's free huge pages: numpy advises huge pages for its 32 x n score matrices, and in isolation it measured from 36 to 130 q/s here). The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.')
+  md.push('Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 3 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul (its batch rate at 1M swings with the free huge pages of the host: numpy advises huge pages for its 32 x n score matrices, and in isolation it measured from 36 to 130 q/s here). The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.')
   return md.join('\n')
 }
 
