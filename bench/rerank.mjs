@@ -17,7 +17,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { Bm25Index, CrossEncoder } from '../dist/index.mjs'
 import { loadCran, hasData } from './lib/datasets.mjs'
-import { fmt, fmtRatio, machineInfo, mdTable, now, summarize } from './lib/harness.mjs'
+import { contestant, fmt, fmtRatio, interleavedThroughput, machineInfo, mdTable, now, summarize } from './lib/harness.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const MODEL_DIR = path.join(here, '.cache', 'models')
@@ -65,15 +65,10 @@ async function pythonEngine(py, script, cfg) {
  */
 export async function interleaved(engines, requests, repeats, log = () => {}) {
   const pairs = requests.reduce((n, r) => n + r.documents.length, 0)
-  const rates = engines.map(() => [])
-  for (let r = 0; r < repeats; r++) {
-    for (let i = 0; i < engines.length; i++) {
-      const k = (r + i) % engines.length
-      rates[k].push(pairs / (await engines[k].engine.pass()))
-    }
-    log(`repeat ${r + 1}/${repeats}:`, engines.map((e, k) => `${e.label} ${fmt(rates[k][r])}`).join(', '))
-  }
-  return Object.fromEntries(engines.map((e, k) => [e.label, summarize(rates[k])]))
+  const contestants = engines.map((e) => contestant(pairs, () => e.engine.pass()))
+  const afterRound = (r, rates) => log(`repeat ${r + 1}/${repeats}:`, engines.map((e, k) => `${e.label} ${fmt(rates.get(contestants[k])[r])}`).join(', '))
+  const res = await interleavedThroughput(contestants, { repeats, warm: true, settleMs: 0, afterRound })
+  return Object.fromEntries(engines.map((e, k) => [e.label, res.get(contestants[k]).summary]))
 }
 
 /** int8 vs fp32 top-10 overlap (fraction of fp32's top 10 that int8 also ranks in its top 10), per query. */

@@ -111,10 +111,12 @@ export const loopContestant = (items, fn) =>
  * than whichever was timed then. `between(round)` (optional) runs untimed before each round. After warm
  * passes (>= warmupSeconds) each, a contestant's passes per repeat are set so a repeat of it lasts
  * >= minRepeatSeconds.
- * Each repeat starts after `settleMs` idle, long enough for the previous contestant's spinning worker
- * threads (OpenBLAS, OpenMP, rayon) to go to sleep. Returns a Map contestant -> { rates, summary }.
+ * Contestants already `warm` skip that and run one pass per repeat. Each repeat starts after `settleMs`
+ * idle, long enough for the previous contestant's spinning worker threads (OpenBLAS, OpenMP, rayon) to
+ * go to sleep. `afterRound(round, rates)` (optional) sees the rates so far. Returns a Map contestant ->
+ * { rates, summary }.
  */
-export async function interleavedThroughput(contestants, { repeats = 5, minRepeatSeconds = 0.3, maxPasses = 1000, warmupSeconds = 1, settleMs = 100, between } = {}) {
+export async function interleavedThroughput(contestants, { repeats = 5, minRepeatSeconds = 0.3, maxPasses = 1000, warmupSeconds = 1, warm = false, settleMs = 100, between, afterRound } = {}) {
   const timed = async (c, passes, settle = true) => {
     gc()
     if (settle) await sleep(settleMs)
@@ -122,8 +124,8 @@ export async function interleavedThroughput(contestants, { repeats = 5, minRepea
     const own = await c.pass(passes)
     return typeof own === 'number' ? own : now() - t0
   }
-  const passes = new Map()
-  for (const c of contestants) {
+  const passes = new Map(contestants.map((c) => [c, 1]))
+  for (const c of warm ? [] : contestants) {
     // Warm passes for at least warmupSeconds: the first calls of some peers are several times slower
     // (numpy's first 32 x 1M score matrices: fresh huge pages), and a repeat must not pay for that.
     let [fastest, spent] = [Infinity, 0]
@@ -142,6 +144,7 @@ export async function interleavedThroughput(contestants, { repeats = 5, minRepea
       const p = passes.get(c)
       rates.get(c).push((c.nItems * p) / (await timed(c, p)))
     }
+    if (afterRound) afterRound(r, rates)
   }
   return new Map([...rates].map(([c, v]) => [c, { rates: v, summary: summarize(v) }]))
 }
