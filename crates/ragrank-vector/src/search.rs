@@ -32,6 +32,9 @@ pub struct SearchOptions {
 /// Bytes of rows at which a scan goes parallel (3 MB): below it, waking a pool thread costs
 /// about what the second core saves (measured on 2 cores, where break-even is 2-3 MB).
 const PAR_MIN_BYTES: usize = 3 << 20;
+/// Bytes of rows above which consecutive scans alternate direction (`share_rows`): about the
+/// size of a server CPU's last-level cache slice, which smaller scans stay inside anyway.
+const ALTERNATE_MIN_BYTES: usize = 32 << 20;
 /// Rows per block of a contiguous scan: scored into a stack buffer, then offered to the selection.
 const SCAN_BLOCK: usize = 64;
 /// Bounds of the bytes of rows per chunk of a parallel single-query scan (see `share_rows`).
@@ -237,7 +240,8 @@ impl VectorIndex {
             return top;
         }
         let bounds = (MIN_CHUNK_BYTES / row_bytes, MAX_CHUNK_BYTES / row_bytes, SCAN_BLOCK);
-        share_rows(n, bounds, || KBest::new(k), run)
+        let alternate = n * row_bytes > ALTERNATE_MIN_BYTES;
+        share_rows(n, bounds, alternate, || KBest::new(k), run)
             .into_iter()
             .reduce(KBest::merge)
             .expect("one participant at least")
@@ -280,6 +284,7 @@ impl VectorIndex {
         let parts = share_rows(
             self.len(),
             (4 * BLOCK_ROWS, 64 * BLOCK_ROWS, BLOCK_ROWS),
+            false,
             || BatchPart::new(self, &prepared, keep),
             |part, rows| {
                 if !cancel.load(Ordering::Relaxed) {
