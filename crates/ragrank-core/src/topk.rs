@@ -134,10 +134,14 @@ impl KBest {
     }
 
     /// Offers the consecutive slots `first..first + scores.len()`. Once the floor has risen
-    /// most runs hold no candidate, and one vectorised maximum skips them; otherwise a group
-    /// of 16 is compared with the floor at once and only the scores that reach it are pushed.
+    /// most runs hold no candidate, and one vectorised test against the floor skips them;
+    /// otherwise a group of 16 is compared with the floor at once and only the scores that
+    /// reach it are pushed.
     pub fn push_run(&mut self, first: u32, scores: &[f32]) {
-        if scores.iter().fold(f32::NEG_INFINITY, |m, &s| m.max(s)) < self.floor {
+        // A comparison OR-folded over the run vectorises on the baseline ISA; a maximum does not
+        // (f32::max's NaN rule keeps it scalar), and this test runs on every block of a scan.
+        let floor = self.floor;
+        if !scores.iter().fold(false, |any, &s| any | (s >= floor)) {
             return;
         }
         let mut groups = scores.chunks_exact(16);
