@@ -550,7 +550,8 @@ CALIB_SEED = 20_241_130
 
 def calibration_feeds(tok: Tokenizer, root: str) -> list[dict[str, np.ndarray]]:
     """Right-padded batches of CISI/MED pairs: longest first, <= 32 pairs and <= 8192 padded
-    tokens per batch (ragrank's defaults), so calibration sees the padding ragrank runs with."""
+    tokens per batch (ragrank's defaults when the static recipes were made; since 2026-11-30
+    CrossEncoder batches 512 tokens), so calibration sees the padding ragrank ran with."""
     pairs = head_pairs(root, np.random.default_rng(HEAD_SEED))
     pick = np.random.default_rng(CALIB_SEED).permutation(len(pairs))[:CALIB_PAIRS]
     t = Tokenizer.from_str(tok.to_str())
