@@ -8,16 +8,14 @@
 // Scheduling: at each max length every engine is loaded and warmed up first, then each repeat
 // runs all engines in turn (round-robin, starting one engine later each repeat), so drift of
 // the shared machine hits every engine alike.
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import path from 'node:path'
-import { createInterface } from 'node:readline'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { Bm25Index, CrossEncoder } from '../dist/index.mjs'
 import { loadCran, hasData } from './lib/datasets.mjs'
-import { contestant, fmt, fmtRatio, interleavedThroughput, machineInfo, mdTable, now, summarize } from './lib/harness.mjs'
+import { contestant, fmt, fmtRatio, interleavedThroughput, jsonLineServer, machineInfo, mdTable, now, summarize } from './lib/harness.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const MODEL_DIR = path.join(here, '.cache', 'models')
@@ -39,23 +37,13 @@ async function jsEngine(requests, fn) {
   }
 }
 
-/** bench/py/ort_rerank.py as a worker: loaded and warmed up once, then one pass per "run" line. */
+/** bench/py/ort_rerank.py as a worker: loaded and warmed up once, then one pass per run request. */
 async function pythonEngine(py, script, cfg) {
-  const child = spawn(py, [script], { stdio: ['pipe', 'pipe', 'inherit'] })
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-  const next = async () => {
-    const { value, done } = await lines.next()
-    if (done) throw new Error(`${path.basename(script)} exited early`)
-    return JSON.parse(value)
-  }
-  child.stdin.write(JSON.stringify(cfg) + '\n')
-  await next() // {"ready": true}
+  const server = jsonLineServer(py, [script])
+  await server.request(cfg) // {"ready": true}
   return {
-    pass: async () => {
-      child.stdin.write('run\n')
-      return (await next()).seconds
-    },
-    close: () => child.stdin.end(),
+    pass: async () => (await server.request({ run: true })).seconds,
+    close: () => server.close(),
   }
 }
 

@@ -3,9 +3,9 @@
 A worker driven over stdin/stdout, so that the benchmark can interleave it with the other
 engines (one pass per engine in turn) instead of running all its repeats back to back.
 First stdin line: JSON {model, requests: [{query, documents}], max_length, threads, batch_size}.
-It loads the session, runs one warm-up request and prints {"ready": true}. Then each "run" line
-scores every request once (batches of batch_size pairs in input order, padded to the batch's
-longest) and prints {"seconds": s}. It exits at end of input.
+It loads the session, runs one warm-up request and prints {"ready": true}. Then each {"run": true}
+line scores every request once (batches of batch_size pairs in input order, padded to the batch's
+longest) and prints {"seconds": s}. It exits at end of input (bench/lib/harness.mjs jsonLineServer).
 """
 import json
 import sys
@@ -49,7 +49,7 @@ def main():
     run(reqs[0])  # warm-up
     reply({"ready": True})
     for line in sys.stdin:
-        if line.strip() != "run":
+        if not line.strip() or not json.loads(line).get("run"):
             continue
         t0 = time.perf_counter()
         for r in reqs:
