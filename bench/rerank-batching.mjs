@@ -9,7 +9,7 @@
 import { availableParallelism } from 'node:os'
 import { Bm25Index, CrossEncoder } from '../dist/index.mjs'
 import { loadCran } from './lib/datasets.mjs'
-import { fmt, summarize } from './lib/harness.mjs'
+import { contestant, fmt, interleavedThroughput } from './lib/harness.mjs'
 
 const MODEL = new URL('./.cache/models/minilm-l6-cross-encoder', import.meta.url).pathname
 const [maxLength, settings, int8] = [Number(process.argv[2]), (process.argv[3] ?? '').split(',').filter(Boolean), process.argv[4] === 'int8']
@@ -28,18 +28,14 @@ for (const setting of settings) {
   const [tokenBudget, sessions] = setting.split('x').map(Number)
   const ce = await CrossEncoder.load(MODEL, { maxLength, quantized: int8, tokenBudget, ...(sessions ? { sessions, threads: Math.max(1, Math.floor(availableParallelism() / sessions)) } : {}) })
   await ce.rerank(requests[0].query, requests[0].documents.slice(0, 20)) // warm-up
-  models.push({ setting, ce, rates: [] })
-}
-for (let round = 0; round < 3; round++) {
-  for (let i = 0; i < models.length; i++) {
-    const m = models[(round + i) % models.length]
-    const t0 = performance.now()
-    for (const r of requests) await m.ce.rerank(r.query, r.documents, { activation: 'none' })
-    m.rates.push(pairs / ((performance.now() - t0) / 1000))
+  const pass = async () => {
+    for (const r of requests) await ce.rerank(r.query, r.documents, { activation: 'none' })
   }
+  models.push({ setting, ce, timing: contestant(pairs, pass) })
 }
+const rates = await interleavedThroughput(models.map((m) => m.timing), { repeats: 3, warm: true, settleMs: 0 })
 for (const m of models) {
-  const s = summarize(m.rates)
+  const s = rates.get(m.timing).summary
   const { sessions, threads } = m.ce.runtime
   console.log(`max length ${maxLength} ${int8 ? 'int8' : 'fp32'} tokenBudget ${m.setting.split('x')[0]}, ${sessions} x ${threads} thread(s): ${fmt(s.median)} pairs/s (${fmt(s.min)}–${fmt(s.max)})`)
   m.ce.dispose()
