@@ -1,5 +1,6 @@
 // The reranking suite: ragrank's CrossEncoder vs transformers.js (same ONNX file, same
-// threads, its documented cross-encoder recipe) and a plain onnxruntime Python session.
+// threads, its documented cross-encoder recipe), a plain onnxruntime Python session and
+// sentence-transformers' CrossEncoder on PyTorch (the same weights), each when its venv exists.
 //
 // Model: bench/.cache/models/minilm-l6-cross-encoder (make it with bench/models/prepare.py:
 // the all-MiniLM-L6-v2 encoder, shaped like ms-marco-MiniLM-L-6-v2; fp32 and dynamic int8).
@@ -37,14 +38,33 @@ async function jsEngine(requests, fn) {
   }
 }
 
-/** bench/py/ort_rerank.py as a worker: loaded and warmed up once, then one pass per run request. */
+/** A Python worker (bench/py/*_rerank.py): loaded and warmed up once, then one pass per run request. */
 async function pythonEngine(py, script, cfg) {
   const server = jsonLineServer(py, [script])
-  await server.request(cfg) // {"ready": true}
+  const ready = await server.request(cfg) // {"ready": true, scores?: the warm-up request's logits}
   return {
+    warmupScores: ready.scores,
     pass: async () => (await server.request({ run: true })).seconds,
     close: () => server.close(),
   }
+}
+
+// Python peers, each in its own venv (skipped when the venv is absent).
+const PYTHON_PEERS = [
+  { label: 'onnxruntime (Python)', venv: '.venv-bench', script: 'ort_rerank.py' },
+  {
+    label: 'sentence-transformers (PyTorch)',
+    venv: '.venv-bench-st', // bench/py/requirements-st.txt
+    script: 'st_rerank.py',
+    needs: { file: 'model.safetensors', hint: 'no model.safetensors: run .venv-bench/bin/python bench/models/torch_checkpoint.py' },
+  },
+]
+
+/** Largest |logit difference| between ragrank fp32 and a peer's logits for the same request's pairs. */
+async function sameModelCheck(ce, request, peerScores) {
+  const ours = await ce.rerank(request.query, request.documents, { activation: 'none' })
+  const diffs = ours.map((d) => Math.abs(d.score - peerScores[d.index]))
+  return { pairs: diffs.length, maxAbsDiff: Math.max(...diffs) }
 }
 
 /**
@@ -168,8 +188,11 @@ function computeNote(results) {
   ].join('\n')
 }
 
-function topIds(scores, k) {
-  return [...scores.keys()].sort((a, b) => scores[b] - scores[a] || a - b).slice(0, k)
+function stNote(results) {
+  const measured = results.rows.some((r) => r['sentence-transformers (PyTorch)']?.median)
+  return measured
+    ? 'sentence-transformers: CrossEncoder.predict (PyTorch on the CPU, torch.set_num_threads to the same thread count, batch_size 32, its own length sorting) on model.safetensors, written from the same fp32 ONNX file by bench/models/torch_checkpoint.py. It has no int8 of this file (its ONNX backend needs optimum), so it appears in the fp32 comparison only.'
+    : 'Not measured: sentence-transformers CrossEncoder (install bench/py/requirements-st.txt into .venv-bench-st, about 3.4 GB with the CUDA wheels that PyTorch pulls from PyPI, and run bench/models/torch_checkpoint.py).'
 }
 
 export async function runRerankSuite({ quick = false, extended = false, python = true, outDir = path.join(here, 'results') } = {}) {
@@ -217,14 +240,17 @@ export async function runRerankSuite({ quick = false, extended = false, python =
       }
     }
     if (python) {
-      const py = path.join(here, '..', '.venv-bench', 'bin', 'python')
-      const script = path.join(here, 'py', 'ort_rerank.py')
-      if (existsSync(py) && existsSync(script)) {
-        const cfg = { model: MODEL, requests, max_length: maxLength, threads: THREADS, batch_size: 32 }
+      const cfg = { model: MODEL, requests, max_length: maxLength, threads: THREADS, batch_size: 32 }
+      for (const { label, venv, script, needs } of PYTHON_PEERS) {
+        const py = path.join(here, '..', venv, 'bin', 'python')
+        if (!existsSync(py)) continue
         try {
-          engines.push({ label: 'onnxruntime (Python)', engine: await pythonEngine(py, script, cfg) })
+          if (needs && !existsSync(path.join(MODEL, needs.file))) throw new Error(needs.hint)
+          const engine = await pythonEngine(py, path.join(here, 'py', script), cfg)
+          if (engine.warmupScores) row.parity = { ...row.parity, [label]: await sameModelCheck(ragrank['ragrank fp32'], requests[0], engine.warmupScores) }
+          engines.push({ label, engine })
         } catch (e) {
-          row['onnxruntime (Python)'] = { error: String(e.message ?? e).slice(0, 200) }
+          row[label] = { error: String(e.message ?? e).slice(0, 200) }
         }
       }
     }
@@ -278,7 +304,7 @@ export async function runRerankSuite({ quick = false, extended = false, python =
 
 /** The Markdown report of a run's results (rerank.json), so a fix to the report can be applied without a re-run. */
 export function report(results, { quick, nQueries, repeats, nOverlapQueries }) {
-  const engines = [...new Set(results.rows.flatMap((r) => Object.keys(r).filter((k) => !['maxLength', 'flops', 'runtime'].includes(k))))]
+  const engines = [...new Set(results.rows.flatMap((r) => Object.keys(r).filter((k) => !['maxLength', 'flops', 'runtime', 'parity'].includes(k))))]
   const cell = (v) => (v === undefined ? '–' : v.error ? `error: ${v.error}` : fmtSpread(v))
   const throughput = mdTable(
     ['engine', ...results.rows.map((r) => `max length ${r.maxLength}`)],
@@ -286,15 +312,19 @@ export function report(results, { quick, nQueries, repeats, nOverlapQueries }) {
   )
   const ratio = (r, a, b) => (r[a]?.median && r[b]?.median ? r[a].median / r[b].median : null)
   const ratios = mdTable(
-    ['max length', 'ragrank fp32 / transformers.js fp32', 'ragrank int8 / transformers.js int8', 'ragrank int8 / ragrank fp32', 'ragrank / onnxruntime (Python)'],
+    ['max length', 'ragrank fp32 / transformers.js fp32', 'ragrank int8 / transformers.js int8', 'ragrank int8 / ragrank fp32', 'ragrank fp32 / onnxruntime (Python)', 'ragrank fp32 / sentence-transformers'],
     results.rows.map((r) => [
       r.maxLength,
       fmtRatio(ratio(r, 'ragrank fp32', 'transformers.js fp32'), 1.5),
       fmtRatio(ratio(r, 'ragrank int8', 'transformers.js int8')),
       fmtRatio(ratio(r, 'ragrank int8', 'ragrank fp32'), 2),
       fmtRatio(ratio(r, 'ragrank fp32', 'onnxruntime (Python)')),
+      fmtRatio(ratio(r, 'ragrank fp32', 'sentence-transformers (PyTorch)')),
     ]),
   )
+  const parity = results.rows
+    .flatMap((r) => Object.entries(r.parity ?? {}).map(([peer, p]) => `${peer} at ${r.maxLength}: max |logit diff| ${p.maxAbsDiff.toExponential(1)} over ${p.pairs} pairs`))
+    .join('; ')
   const loop = mdTable(
     ['engine', 'event-loop delay p99 (ms)', 'max (ms)', 'pairs/s (1,000 candidates)'],
     results.loop.map((l) => [l.engine, l.error ? `error: ${l.error}` : fmt(l.p99), l.error ? '' : fmt(l.max), l.error ? '' : fmt(l.pairsPerSecond)]),
@@ -345,7 +375,8 @@ export function report(results, { quick, nQueries, repeats, nOverlapQueries }) {
     '',
     `ragrank scores the 1,000 pairs in ${fmt(results.bigSeconds)} s (a second call, after the measured one); its work runs on the libuv pool, transformers.js's onnxruntime-node run() blocks the loop for each batch.`,
     '',
-    'Not measured: sentence-transformers CrossEncoder. It needs PyTorch, whose PyPI wheel for Linux pulls several GB of CUDA libraries (the CPU-only wheels live on download.pytorch.org, which this machine cannot reach); the plain onnxruntime Python session above stands in for the Python stack.',
+    stNote(results),
+    ...(parity ? ['', `Same model check, against ragrank fp32 on the first query's 100 pairs (raw logits): ${parity}.`] : []),
   ].join('\n')
 }
 
