@@ -192,7 +192,7 @@ function stNote(results) {
   const measured = results.rows.some((r) => r['sentence-transformers (PyTorch)']?.median)
   return measured
     ? 'sentence-transformers: CrossEncoder.predict (PyTorch on the CPU, torch.set_num_threads to the same thread count, batch_size 32, its own length sorting) on model.safetensors, written from the same fp32 ONNX file by bench/models/torch_checkpoint.py. It has no int8 of this file (its ONNX backend needs optimum), so it appears in the fp32 comparison only.'
-    : 'Not measured: sentence-transformers CrossEncoder (install bench/py/requirements-st.txt into .venv-bench-st, about 3.4 GB with the CUDA wheels that PyTorch pulls from PyPI, and run bench/models/torch_checkpoint.py).'
+    : 'Not measured: sentence-transformers CrossEncoder (`npm run setup:bench-st` installs it into .venv-bench-st, about 3.4 GB with the CUDA wheels that PyTorch pulls from PyPI, and writes the model's PyTorch checkpoint).'
 }
 
 export async function runRerankSuite({ quick = false, extended = false, python = true, outDir = path.join(here, 'results') } = {}) {
