@@ -56,7 +56,7 @@ const PYTHON_PEERS = [
     label: 'sentence-transformers (PyTorch)',
     venv: '.venv-bench-st', // bench/py/requirements-st.txt
     script: 'st_rerank.py',
-    needs: { file: 'model.safetensors', hint: 'no model.safetensors: run .venv-bench/bin/python bench/models/torch_checkpoint.py' },
+    needs: { file: 'model.safetensors', hint: 'no model.safetensors: run npm run setup:bench-st (or .venv-bench/bin/python bench/models/torch_checkpoint.py)' },
   },
 ]
 
