@@ -3,7 +3,7 @@
 //
 //   npm run bench                       full run (Cranfield, CISI, Zipf 10k/100k/1M; ~15 min on 2 cores)
 //   npm run bench -- --quick            smoke test: Cranfield and Zipf 10k, few repeats (~2-3 min)
-//   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, rerank, split, vector)
+//   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, embed, rerank, split, vector)
 //   npm run bench -- --suite vector --full   vector suite with 1M x 768 too (see bench/vector.mjs)
 //   npm run bench -- --no-python        skip bm25s (no Python venv needed)
 //   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
@@ -23,6 +23,7 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 
 const SUITES = {
   bm25: async (opts) => (await import('./bm25.mjs')).runBm25Suite(opts),
+  embed: async (opts) => (await import('./embed.mjs')).runEmbedSuite(opts),
   rerank: async (opts) => (await import('./rerank.mjs')).runRerankSuite(opts),
   split: async (opts) => (await import('./split.mjs')).runSplitSuite(opts),
   vector: async (opts) => (await import('./vector.mjs')).runVectorSuite(opts),
