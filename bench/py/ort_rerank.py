@@ -1,28 +1,17 @@
 """Plain onnxruntime + HF tokenizers cross-encoder throughput, for the rerank benchmark.
 
-A worker driven over stdin/stdout, so that the benchmark can interleave it with the other
-engines (one pass per engine in turn) instead of running all its repeats back to back.
-First stdin line: JSON {model, requests: [{query, documents}], max_length, threads, batch_size}.
-It loads the session, runs one warm-up request and prints {"ready": true}. Then each {"run": true}
-line scores every request once (batches of batch_size pairs in input order, padded to the batch's
-longest) and prints {"seconds": s}. It exits at end of input (bench/lib/harness.mjs jsonLineServer).
+A pass worker (pass_worker.py). Job: {model, requests: [{query, documents}], max_length, threads,
+batch_size}. A pass scores every request once: batches of batch_size pairs in input order, padded to
+the batch's longest pair.
 """
-import json
-import sys
-import time
-
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-
-def reply(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+from pass_worker import serve
 
 
-def main():
-    cfg = json.loads(sys.stdin.readline())
+def setup(cfg):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = cfg["threads"]
     opts.inter_op_num_threads = 1
@@ -47,15 +36,13 @@ def main():
 
     reqs = cfg["requests"]
     run(reqs[0])  # warm-up
-    reply({"ready": True})
-    for line in sys.stdin:
-        if not line.strip() or not json.loads(line).get("run"):
-            continue
-        t0 = time.perf_counter()
+
+    def one_pass():
         for r in reqs:
             run(r)
-        reply({"seconds": time.perf_counter() - t0})
+
+    return {}, one_pass
 
 
 if __name__ == "__main__":
-    main()
+    serve(setup)
