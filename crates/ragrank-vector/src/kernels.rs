@@ -395,60 +395,63 @@ mod x86 {
         }
     }
 
+    // The three steps of a transpose-and-add tree over vectors of partial sums.
+    /// Within each 128-bit lane: [a0+a2, b0+b2, a1+a3, b1+b3].
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn add_pairs(a: __m512, b: __m512) -> __m512 {
+        _mm512_add_ps(_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b))
+    }
+
+    /// Of two `add_pairs` results: within each 128-bit lane, the partial sums of four vectors, in order.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn add_quads(a: __m512, b: __m512) -> __m512 {
+        _mm512_add_ps(
+            _mm512_shuffle_ps::<0b01_00_01_00>(a, b),
+            _mm512_shuffle_ps::<0b11_10_11_10>(a, b),
+        )
+    }
+
+    /// Across 128-bit lanes: [a.0+a.1, a.2+a.3, b.0+b.1, b.2+b.3].
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn add_lanes(a: __m512, b: __m512) -> __m512 {
+        _mm512_add_ps(
+            _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b),
+            _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b),
+        )
+    }
+
     /// Sixteen horizontal sums at once: lane `i` of the result is the sum of `v[i]`'s lanes
     /// (a transpose-and-add tree: 45 shuffles and adds instead of 16 full reductions).
     #[target_feature(enable = "avx512f")]
     unsafe fn reduce16(v: &[__m512; 16]) -> __m512 {
-        // Within each 128-bit lane: [a0+a2, b0+b2, a1+a3, b1+b3] for the pairs (a, b).
+        // Plain loops, not closures: a closure does not inherit this function's target features,
+        // so the helpers could not be inlined into it.
         let mut h = [_mm512_setzero_ps(); 8];
         for (i, h) in h.iter_mut().enumerate() {
-            let (a, b) = (v[2 * i], v[2 * i + 1]);
-            *h = _mm512_add_ps(_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+            *h = add_pairs(v[2 * i], v[2 * i + 1]);
         }
-        // Within each 128-bit lane: the partial sums of four vectors, in order.
         let mut t = [_mm512_setzero_ps(); 4];
         for (i, t) in t.iter_mut().enumerate() {
-            let (a, b) = (h[2 * i], h[2 * i + 1]);
-            *t = _mm512_add_ps(
-                _mm512_shuffle_ps::<0b01_00_01_00>(a, b),
-                _mm512_shuffle_ps::<0b11_10_11_10>(a, b),
-            );
+            *t = add_quads(h[2 * i], h[2 * i + 1]);
         }
-        // Across 128-bit lanes: add lanes 0+1 and 2+3, then the two halves.
-        let pair = |a: __m512, b: __m512| {
-            _mm512_add_ps(
-                _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b),
-                _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b),
-            )
-        };
-        pair(pair(t[0], t[1]), pair(t[2], t[3]))
+        add_lanes(add_lanes(t[0], t[1]), add_lanes(t[2], t[3]))
     }
 
     /// Lanes 0 and 1 (128 bits each) of the result hold the lane sums of `v[0..4]` and `v[4..8]`:
-    /// the first two steps of `reduce16`, then one fold across the 128-bit lanes.
+    /// `reduce16`'s tree on half the vectors.
     #[target_feature(enable = "avx512f")]
     unsafe fn reduce8(v: &[__m512; 8]) -> __m512 {
-        let mut h = [_mm512_setzero_ps(); 4];
-        for (i, h) in h.iter_mut().enumerate() {
-            let (a, b) = (v[2 * i], v[2 * i + 1]);
-            *h = _mm512_add_ps(_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
-        }
-        let mut t = [_mm512_setzero_ps(); 2];
-        for (i, t) in t.iter_mut().enumerate() {
-            let (a, b) = (h[2 * i], h[2 * i + 1]);
-            *t = _mm512_add_ps(
-                _mm512_shuffle_ps::<0b01_00_01_00>(a, b),
-                _mm512_shuffle_ps::<0b11_10_11_10>(a, b),
-            );
-        }
-        let pair = |a: __m512, b: __m512| {
-            _mm512_add_ps(
-                _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b),
-                _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b),
-            )
-        };
-        let x = pair(t[0], t[1]);
-        pair(x, x)
+        let h = [
+            add_pairs(v[0], v[1]),
+            add_pairs(v[2], v[3]),
+            add_pairs(v[4], v[5]),
+            add_pairs(v[6], v[7]),
+        ];
+        let x = add_lanes(add_quads(h[0], h[1]), add_quads(h[2], h[3]));
+        add_lanes(x, x)
     }
 
     /// `Q` queries (4 or 6) x four rows per step, 4·Q accumulators along `d`, so every loaded
