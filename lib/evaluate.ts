@@ -1,6 +1,6 @@
-import { native } from './native'
+import { native } from './internal/native'
 import { callNative, typeError } from './errors'
-import { isPlainObject, stringArray } from './validate'
+import { isPlainObject, stringArray } from './internal/validate'
 
 /** Query id -> ranked hits (read in the order given; `score` is not used). */
 export type Run = Record<string, ReadonlyArray<{ id: string; score?: number }>>

@@ -8,9 +8,9 @@ import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrieve
 import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors'
 import { Document, type DocumentInterface } from '@langchain/core/documents'
 import { typeError } from './errors'
-import { isRanker, type Ranker } from './pool'
-import { isRetriever, positiveInteger, type Retriever, type ScoredDocument } from './retriever'
-import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import { isRanker, type Ranker } from './retrieval/pool'
+import { isRetriever, positiveInteger, type Retriever, type ScoredDocument } from './retrieval/retriever'
+import { isPlainObject, nonNegativeInteger, optionsObject } from './internal/validate'
 
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `MultiQueryRetriever`, `AutoMergingRetriever`, `CompressionRetriever`, ... */

@@ -1,5 +1,5 @@
-import { rangeError, typeError } from './errors'
-import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import { rangeError, typeError } from '../errors'
+import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
 import type { ScoredDocument } from './retriever'
 
 /** How `fuse` combines lists: by rank (`'rrf'`) or by normalised score (`'weighted'`). */

@@ -14,8 +14,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { copyFile, link, mkdir, open, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
-import { AbortError, RagrankError, rangeError, typeError } from './errors'
-import { optionsObject, stringArray } from './validate'
+import { AbortError, RagrankError, rangeError, typeError } from '../errors'
+import { optionsObject, stringArray } from '../internal/validate'
 
 /**
  * Codes of hub failures (to be added to `ErrorCode`):
@@ -25,7 +25,7 @@ import { optionsObject, stringArray } from './validate'
  * - `ERR_NETWORK`: the endpoint could not be reached, timed out, answered 5xx/429 or not like a
  *   hub, or the download arrived corrupted (size or sha256 mismatch).
  */
-export type HubErrorCode = Extract<import('./errors').ErrorCode, 'ERR_MODEL_NOT_FOUND' | 'ERR_UNAUTHORIZED' | 'ERR_NETWORK'>
+export type HubErrorCode = Extract<import('../errors').ErrorCode, 'ERR_MODEL_NOT_FOUND' | 'ERR_UNAUTHORIZED' | 'ERR_NETWORK'>
 
 export interface HubOptions {
   /** Branch, tag or 40-hex commit hash. Default `'main'`. */

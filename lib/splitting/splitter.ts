@@ -1,8 +1,8 @@
-import { native } from './native'
-import type { NativeSplit } from './native'
-import { runCancellable, checkSignal } from './abort'
-import { callNative, RagrankError, rangeError, typeError } from './errors'
-import { documentId, isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import { native } from '../internal/native'
+import type { NativeSplit } from '../internal/native'
+import { runCancellable, checkSignal } from '../internal/abort'
+import { callNative, RagrankError, rangeError, typeError } from '../errors'
+import { documentId, isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
 
 /**
  * What a block size counts.

@@ -1,4 +1,4 @@
-import { typeError } from './errors'
+import { typeError } from '../errors'
 
 const VARIABLE = /\{\{\s*([A-Za-z_][\w]*)\s*\}\}/g
 

@@ -1,14 +1,14 @@
-import { checkSignal } from './abort'
+import { checkSignal } from '../internal/abort'
 import type { ChatGenerator, JsonResponseFormat } from './chat'
 import { isChatGenerator } from './chat'
-import { mapLimit } from './concurrency'
-import { dedupe, type Candidate } from './dedupe'
-import { AbortError, RagrankError, rangeError, typeError } from './errors'
+import { mapLimit } from '../internal/concurrency'
+import { dedupe, type Candidate } from '../retrieval/dedupe'
+import { AbortError, RagrankError, rangeError, typeError } from '../errors'
 import { parseJsonObject, replyError } from './json-reply'
 import { OpenAIChatGenerator } from './openai-chat'
 import { PromptTemplate } from './prompt-template'
-import { abortable, childController, positiveInteger } from './retriever'
-import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import { abortable, childController, positiveInteger } from '../retrieval/retriever'
+import { isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
 
 /** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
 export type LLMRanked<D> = (D extends string ? { text: string } : D) & {

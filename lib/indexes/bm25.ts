@@ -1,10 +1,10 @@
-import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from './native'
-import { native } from './native'
-import { callNative, fromNative, rangeError, typeError } from './errors'
-import { checkSignal, runCancellable } from './abort'
-import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
-import type { Retriever } from './retriever'
-import { HitBuffer, hitsFromBuffer } from './hit-buffer'
+import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from '../internal/native'
+import { native } from '../internal/native'
+import { callNative, fromNative, rangeError, typeError } from '../errors'
+import { checkSignal, runCancellable } from '../internal/abort'
+import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from '../internal/validate'
+import type { Retriever } from '../retrieval/retriever'
+import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 
 /** BM25 variants, with the formulas of bm25s. */
 export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25+'

@@ -1,6 +1,6 @@
-import { rangeError, typeError } from './errors'
+import { rangeError, typeError } from '../errors'
 import { abortable, checkQuery, retrieveOptions, throwIfAborted, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
-import { isPlainObject, optionsObject } from './validate'
+import { isPlainObject, optionsObject } from '../internal/validate'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
 export interface VectorSearchIndex {

@@ -1,10 +1,10 @@
-import { checkSignal } from './abort'
+import { checkSignal } from '../internal/abort'
 import { isChatGenerator, type ChatGenerator, type ChatMessage, type JsonResponseFormat } from './chat'
-import { AbortError, rangeError, typeError } from './errors'
+import { AbortError, rangeError, typeError } from '../errors'
 import { parseJsonObject, replyError } from './json-reply'
 import { checkMessages, OpenAIChatGenerator } from './openai-chat'
-import { abortable } from './retriever'
-import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import { abortable } from '../retrieval/retriever'
+import { isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
 
 /** How a variant departs from the standalone query. */
 export type RewriteStrategy = 'synonyms' | 'broader-narrower' | 'cause-effect'

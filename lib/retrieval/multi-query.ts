@@ -1,5 +1,5 @@
-import { typeError } from './errors'
-import { mapLimit } from './concurrency'
+import { typeError } from '../errors'
+import { mapLimit } from '../internal/concurrency'
 import { fuse, type Fused } from './fusion'
 import {
   abortable,
@@ -13,7 +13,7 @@ import {
   type RetrieveOptions,
   type Retriever,
 } from './retriever'
-import { finiteNumber, optionsObject, stringArray } from './validate'
+import { finiteNumber, optionsObject, stringArray } from '../internal/validate'
 
 /** Rewrites a query into variants; in practice an LLM call. */
 export type QueryVariantsFunction = (query: string, options: { signal?: AbortSignal }) => readonly string[] | Promise<readonly string[]>

@@ -1,6 +1,6 @@
-import { checkSignal } from './abort'
-import { AbortError, rangeError, typeError } from './errors'
-import { nonNegativeInteger, optionsObject } from './validate'
+import { checkSignal } from '../internal/abort'
+import { AbortError, rangeError, typeError } from '../errors'
+import { nonNegativeInteger, optionsObject } from '../internal/validate'
 
 /** A retrieved document. Retrievers may add fields; fusion keeps them. */
 export interface ScoredDocument {

@@ -1,4 +1,4 @@
-import { rangeError, typeError } from './errors'
+import { rangeError, typeError } from '../errors'
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)

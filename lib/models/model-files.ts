@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { RagrankError, typeError } from './errors'
+import { RagrankError, typeError } from '../errors'
 import { isHubId, resolveHubFiles, type HubOptions } from './hub'
 
 /** Where a model comes from and which ONNX file to use. */

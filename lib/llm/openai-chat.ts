@@ -1,7 +1,7 @@
-import { checkSignal } from './abort'
+import { checkSignal } from '../internal/abort'
 import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
-import { AbortError, RagrankError, rangeError, typeError } from './errors'
-import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import { AbortError, RagrankError, rangeError, typeError } from '../errors'
+import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
 
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'

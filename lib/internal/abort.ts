@@ -1,5 +1,5 @@
 import { native } from './native'
-import { AbortError, fromNative, typeError } from './errors'
+import { AbortError, fromNative, typeError } from '../errors'
 
 export function checkSignal(signal: unknown): AbortSignal | undefined {
   if (signal === undefined || signal === null) return undefined

@@ -1,9 +1,9 @@
-import { checkSignal } from './abort'
-import { AbortError, RagrankError, rangeError, typeError } from './errors'
+import { checkSignal } from '../internal/abort'
+import { AbortError, RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
-import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
 
-import type { Retriever } from './retriever'
+import type { Retriever } from '../retrieval/retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
 export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> & Partial<HierarchyNode>

@@ -1,4 +1,4 @@
-import { AbortError, rangeError, typeError } from './errors'
+import { AbortError, rangeError, typeError } from '../errors'
 import { checkWeights, fuse, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
 import {
   abortable,
@@ -13,7 +13,7 @@ import {
   type Retriever,
   type ScoredDocument,
 } from './retriever'
-import { finiteNumber, isPlainObject, optionsObject } from './validate'
+import { finiteNumber, isPlainObject, optionsObject } from '../internal/validate'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
 export interface HybridSource {

@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import type { NativeEncoder } from '../index'
-import { native } from './native'
-import { fromNative, rangeError, typeError } from './errors'
-import { checkSignal, runCancellable } from './abort'
+import type { NativeEncoder } from '../../index'
+import { native } from '../internal/native'
+import { fromNative, rangeError, typeError } from '../errors'
+import { checkSignal, runCancellable } from '../internal/abort'
 import { ensureOnnxRuntime } from './onnx-runtime'
 import { resolveModelFiles, type ModelSourceOptions } from './model-files'
-import { nonNegativeInteger, optionsObject } from './validate'
+import { nonNegativeInteger, optionsObject } from '../internal/validate'
 
 /** Options shared by `CrossEncoder.load` and `Embedder.load`. */
 export interface LoadOptions extends ModelSourceOptions {

@@ -1,6 +1,6 @@
-import { checkSignal } from './abort'
+import { checkSignal } from '../internal/abort'
 import { dedupe, type Candidate, type DedupeBy } from './dedupe'
-import { typeError, rangeError } from './errors'
+import { typeError, rangeError } from '../errors'
 import {
   abortable,
   checkQuery,
@@ -12,7 +12,7 @@ import {
   type Retriever,
   type ScoredDocument,
 } from './retriever'
-import { isPlainObject, nonNegativeInteger, optionsObject } from './validate'
+import { isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
 export interface Ranker {

@@ -1,7 +1,7 @@
-import type { NativeEncoder } from '../index'
-import { RagrankError, rangeError, typeError } from './errors'
+import type { NativeEncoder } from '../../index'
+import { RagrankError, rangeError, typeError } from '../errors'
 import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
-import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
+import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
 /** A candidate: a string, or a document with text (and optionally id, meta and a prior score). */

@@ -1,9 +1,9 @@
-import type { NativeVectorHits, NativeVectorIndex } from './native'
-import { native } from './native'
-import { callNative, fromNative, rangeError, typeError } from './errors'
-import { checkSignal, runCancellable } from './abort'
-import { HitBuffer, hitsFromBuffer } from './hit-buffer'
-import { documentId, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from './validate'
+import type { NativeVectorHits, NativeVectorIndex } from '../internal/native'
+import { native } from '../internal/native'
+import { callNative, fromNative, rangeError, typeError } from '../errors'
+import { checkSignal, runCancellable } from '../internal/abort'
+import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
+import { documentId, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from '../internal/validate'
 
 /**
  * How a hit is scored (higher is better for all three):

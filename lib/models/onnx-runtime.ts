@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { native } from './native'
-import { callNative, RagrankError, typeError } from './errors'
+import { native } from '../internal/native'
+import { callNative, RagrankError, typeError } from '../errors'
 
 let loaded: string | undefined
 

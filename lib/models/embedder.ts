@@ -1,7 +1,7 @@
-import type { NativeEncoder } from '../index'
-import { RagrankError, rangeError, typeError } from './errors'
+import type { NativeEncoder } from '../../index'
+import { RagrankError, rangeError, typeError } from '../errors'
 import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
-import { optionsObject, stringArray } from './validate'
+import { optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
 export type Pooling = 'mean' | 'cls'

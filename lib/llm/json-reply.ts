@@ -1,5 +1,5 @@
-import { RagrankError } from './errors'
-import { isPlainObject } from './validate'
+import { RagrankError } from '../errors'
+import { isPlainObject } from '../internal/validate'
 
 /**
  * The JSON object in a model's reply. Models asked for JSON still often wrap it in a
