@@ -4,14 +4,23 @@ export type Candidate = string | { id?: string; text: string; meta?: Record<stri
 /** How duplicates are recognised: by `id` when there is one, else by text (default); by text only; or not at all. */
 export type DedupeBy = 'id-or-content' | 'content' | 'none'
 
+export const DEDUPE_RULES: readonly DedupeBy[] = ['id-or-content', 'content', 'none']
+
 const prior = (d: Candidate) => (typeof d !== 'string' && typeof d.score === 'number' && !Number.isNaN(d.score) ? d.score : -Infinity)
 const textOf = (d: Candidate) => (typeof d === 'string' ? d : d.text)
 
 /**
- * Drops duplicate candidates. Of a group of duplicates the copy with the highest prior
- * `score` is kept (ties: the first), at the position of the first copy, so the order the
- * sources gave still decides where the group sits. Returns the kept documents and their
- * positions in the input.
+ * Drops duplicate candidates: the one rule of every ranker (`CrossEncoder`, `LLMRanker`,
+ * `rerankPooled`). Two candidates are the same document when they have the same `id`; a
+ * candidate without an `id` (a string, or an object with no id) is the same as another
+ * without an id and with the identical text. An id'd candidate never matches an id-less
+ * one. Of a group of duplicates the copy with the highest prior `score` is kept (ties: the
+ * first), at the position of the first copy, so the order the sources gave still decides
+ * where the group sits. Returns the kept documents and, for each, the input position of
+ * that kept copy (so a result's `index` points at the document whose fields it carries).
+ *
+ * `by` is for the pooled rerank's override: `'content'` ignores ids (sources that id the
+ * same text differently), `'none'` keeps every copy.
  */
 export function dedupe<D extends Candidate>(documents: readonly D[], by: DedupeBy = 'id-or-content'): { docs: D[]; indices: number[] } {
   const docs: D[] = []
