@@ -69,7 +69,7 @@ export interface RankerCompressorInput {
 /**
  * A ragrank ranker as a LangChain document compressor, for `ContextualCompressionRetriever`.
  * Unlike LangChain's CrossEncoderReranker it keeps the score, in `metadata[scoreKey]`.
- * Documents sharing an `id` are ranked once (the ranker's rule).
+ * Duplicates are ranked once, by the rankers' one rule (the same `id`, or without ids the same text).
  */
 export class RankerCompressor extends BaseDocumentCompressor {
   readonly ranker: Ranker
