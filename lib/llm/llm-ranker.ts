@@ -3,7 +3,7 @@ import type { ChatGenerator, JsonResponseFormat } from './chat'
 import { isChatGenerator } from './chat'
 import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './call'
 import { mapLimit } from '../internal/concurrency'
-import { dedupe, type Candidate } from '../retrieval/dedupe'
+import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
 import { rangeError, typeError } from '../errors'
 import { replyError } from './json-reply'
 import { OpenAIChatGenerator } from './openai-chat'
@@ -119,12 +119,7 @@ export class LLMRanker {
    */
   async rerank<D extends Candidate>(query: string, documents: readonly D[], options: LLMRerankOptions = {}): Promise<LLMRanked<D>[]> {
     if (typeof query !== 'string') throw typeError('query must be a string')
-    if (!Array.isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
-    documents.forEach((d, i) => {
-      if (typeof d === 'string') return
-      if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`documents[${i}] must be a string or have a string text`)
-      if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`documents[${i}].id must be a string`)
-    })
+    checkCandidates(documents, 'documents')
     const o = optionsObject(options, 'options')
     const k = topK(o.topK, this.#topK)
     const signal = checkSignal(o.signal)

@@ -1,13 +1,13 @@
 import type { NativeEncoder } from '../../index'
 import { RagrankError, typeError } from '../errors'
-import { dedupe } from '../retrieval/dedupe'
+import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
 import { EncoderModel } from './encoder-model'
 import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
 import { finiteNumber, isPlainObject, oneOf, optionsObject, stringArray, topK } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
-/** A candidate: a string, or a document with text (and optionally id, meta and a prior score). */
-export type RerankInput = string | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
+/** A candidate: a string, or a document with text (and optionally id, meta and a prior score); the rankers' one `Candidate`. */
+export type RerankInput = Candidate
 
 /** A reranked document: the input's fields, its new `score`, and its position in the input. */
 export type Reranked<D> = (D extends string ? { text: string } : D) & { score: number; index: number }
@@ -134,13 +134,7 @@ export class CrossEncoder extends EncoderModel {
   }
 
   #prepare<D extends RerankInput>(documents: readonly D[], name: string): Prepared<D> {
-    if (!Array.isArray(documents)) throw typeError(`${name} must be an array of strings or { text } objects`)
-    documents.forEach((d, i) => {
-      if (typeof d === 'string') return
-      if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`${name}[${i}] must be a string or have a string text`)
-      if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`${name}[${i}].id must be a string`)
-    })
-    const { docs, indices } = dedupe(documents)
+    const { docs, indices } = dedupe(checkCandidates(documents, name))
     const texts = docs.map((d) => this.#documentText(d))
     return { docs, indices, texts }
   }

@@ -1,3 +1,6 @@
+import { typeError } from '../errors'
+import { isPlainObject } from '../internal/validate'
+
 /** A candidate document as rankers take it: a string, or an object with text. */
 export type Candidate = string | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
 
@@ -5,6 +8,17 @@ export type Candidate = string | { id?: string; text: string; meta?: Record<stri
 export type DedupeBy = 'id-or-content' | 'content' | 'none'
 
 export const DEDUPE_RULES: readonly DedupeBy[] = ['id-or-content', 'content', 'none']
+
+/** Checks a ranker's input: an array of strings or `{ text }` objects whose `id`, if any, is a string. */
+export function checkCandidates<D extends Candidate>(documents: readonly D[], name: string): readonly D[] {
+  if (!Array.isArray(documents)) throw typeError(`${name} must be an array of strings or { text } objects`)
+  documents.forEach((d: unknown, i) => {
+    if (typeof d === 'string') return
+    if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`${name}[${i}] must be a string or have a string text`)
+    if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`${name}[${i}].id must be a string`)
+  })
+  return documents
+}
 
 const prior = (d: Candidate) => (typeof d !== 'string' && typeof d.score === 'number' && !Number.isNaN(d.score) ? d.score : -Infinity)
 const textOf = (d: Candidate) => (typeof d === 'string' ? d : d.text)
