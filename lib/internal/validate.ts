@@ -65,8 +65,8 @@ export function booleanOption(v: unknown, name: string, fallback: boolean): bool
 }
 
 /**
- * An option renamed in a release: the new name wins, the old one is still read. Giving both
- * is a TypeError, since which one was meant cannot be known. Returns the value and the name
+ * An option renamed in a release: the new name is read, and the deprecated one still is.
+ * Giving both is a TypeError, since which one was meant cannot be known. Returns the value and the name
  * the caller used, so error messages speak of what they wrote.
  */
 export function renamedOption(o: Record<string, unknown>, name: string, deprecated: string, where = 'options'): { value: unknown; name: string } {

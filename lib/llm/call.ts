@@ -1,6 +1,6 @@
 import { AbortError, typeError } from '../errors'
 import { abortable } from '../internal/abort'
-import { booleanOption } from '../internal/validate'
+import { booleanOption, isPlainObject } from '../internal/validate'
 import type { ChatGenerator, ChatRequest } from './chat'
 import { parseJsonObject, replyError } from './json-reply'
 
@@ -30,7 +30,7 @@ export function fallbackPolicy(o: Record<string, unknown>, warning: string): Fal
  */
 export async function chatJson<T>(chat: ChatGenerator, request: ChatRequest, parse: (reply: Record<string, unknown>, text: string) => T): Promise<T> {
   const reply = await abortable(Promise.resolve(chat.chat(request)), request.signal)
-  if (reply === null || typeof reply !== 'object' || typeof reply.text !== 'string') throw replyError('chatGenerator.chat must resolve to { text }')
+  if (!isPlainObject(reply) || typeof reply.text !== 'string') throw replyError('chatGenerator.chat must resolve to { text }')
   return parse(parseJsonObject(reply.text), reply.text)
 }
 

@@ -113,9 +113,10 @@ export class LLMRanker {
   /**
    * The relevant documents, best first, at most `topK`. Duplicates are sent once, by the
    * rankers' one rule (`dedupe`: the same `id`, or without ids the same text): the copy
-   * with the highest prior score, at the first copy's position; `index` is that copy's. On a failed call or an unusable reply the input order is
-   * returned (cut to `topK`) unless `raiseOnFailure`; an empty list from the model means
-   * none is relevant and gives `[]`.
+   * with the highest prior score, at the first copy's position; `index` is that copy's.
+   * On a failed call or an unusable reply the input order is returned (cut to `topK`)
+   * unless `raiseOnFailure`; an empty list from the model means none is relevant and
+   * gives `[]`.
    */
   async rerank<D extends Candidate>(query: string, documents: readonly D[], options: LLMRerankOptions = {}): Promise<LLMRanked<D>[]> {
     if (typeof query !== 'string') throw typeError('query must be a string')

@@ -80,7 +80,12 @@ export class HybridRetriever implements Retriever {
       this.#onSkip?.(e, i)
       return [] // an empty list keeps list indices equal to retriever indices
     }
-    const calls = this.#sources.map((s, i) => ({ retriever: s.retriever, query: text, depth: s.topK ?? Math.max(this.#candidates, topK), who: `retrievers[${i}].retrieve` }))
+    const calls = this.#sources.map((s, i) => ({
+      retriever: s.retriever,
+      query: text,
+      depth: s.topK ?? Math.max(this.#candidates, topK),
+      who: `retrievers[${i}].retrieve`,
+    }))
     const lists = await retrieveAll(calls, calls.length, signal, this.#skipFailures ? skip : undefined)
     if (failures.length === this.#sources.length) throw new AggregateError(failures, 'every retriever of the HybridRetriever failed')
     return fuse(lists, { ...this.#fusion, weights: this.#weights, topK })
