@@ -25,8 +25,6 @@ export interface Retriever {
   retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]>
 }
 
-export { DEFAULT_TOP_K } from '../internal/validate'
-
 export function isRetriever(v: unknown): v is Retriever {
   return typeof v === 'object' && v !== null && typeof (v as Retriever).retrieve === 'function'
 }
