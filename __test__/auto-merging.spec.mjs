@@ -97,10 +97,11 @@ test('fix: output is ordered by score, not grouped by parent', async (t) => {
   ])
 })
 
-test('candidateK leaves are retrieved, topK results returned', async (t) => {
+test('candidates leaves are retrieved, topK results returned', async (t) => {
   const hits = [l0, l1, l2, l4].map((id, i) => ({ id, score: 10 - i }))
   const retriever = fixed(hits)
-  const r = new AutoMergingRetriever({ retriever, store: nodes, candidateK: 20 })
+  const r = new AutoMergingRetriever({ retriever, store: nodes, candidates: 20 })
+  t.is(r.candidates, 20)
   const out = await r.retrieve('q', { topK: 1 })
   t.is(retriever.calls[0].topK, 20)
   t.deepEqual(
@@ -111,6 +112,20 @@ test('candidateK leaves are retrieved, topK results returned', async (t) => {
   const r2 = new AutoMergingRetriever({ retriever, store: nodes })
   await r2.retrieve('q', { topK: 3 })
   t.is(retriever.calls[1].topK, 12)
+})
+
+test('candidateK is a deprecated alias of candidates; giving both is a TypeError', async (t) => {
+  const retriever = fixed([l0, l1].map((id, i) => ({ id, score: 2 - i })))
+  const old = new AutoMergingRetriever({ retriever, store: nodes, candidateK: 7 })
+  await old.retrieve('q', { topK: 1 })
+  t.is(retriever.calls[0].topK, 7)
+  t.is(old.candidates, 7)
+  t.is(old.candidateK, 7)
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidates: 7, candidateK: 7 }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG',
+    message: /candidateK is the deprecated name of options\.candidates/,
+  })
 })
 
 test('a sibling subtree that merges later still counts toward its parent', async (t) => {
@@ -178,7 +193,15 @@ test('bad options and input: clear errors; empty retrievals; abort', async (t) =
   const r = new AutoMergingRetriever({ retriever, store: nodes })
   t.deepEqual(await r.retrieve('q'), [])
   t.deepEqual(await r.retrieve('q', { topK: 0 }), [])
-  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, parentScore: 'median' }), { instanceOf: TypeError })
+  // An unknown rule is a bad value (RangeError), a number a bad type (TypeError).
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, parentScore: 'median' }), { instanceOf: RangeError, code: 'ERR_INVALID_ARG' })
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, parentScore: 5 }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' })
+  // Booleans must be booleans: 'no' is not coerced to true.
+  for (const strict of ['no', 1, null]) {
+    t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, strict }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG', message: /strict/ })
+  }
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidates: 0 }), { instanceOf: RangeError, message: /candidates/ })
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidates: 1.5 }), { instanceOf: TypeError })
   const notArray = new AutoMergingRetriever({ retriever: { retrieve: async () => null }, store: nodes })
   await t.throwsAsync(notArray.retrieve('q'), { instanceOf: TypeError })
   // A parent that lists no children cannot be merged into: children stay (strict: an error).

@@ -121,10 +121,30 @@ test('topK, empty input, a custom dedupe key, and inputs left untouched', (t) =>
     [{ id: '3', score: 5, text: 'same' }],
   ]
   const copy = structuredClone(lists)
-  const fused = fuse(lists, { dedupeBy: (d) => d.text.toLowerCase() })
+  const fused = fuse(lists, { keyBy: (d) => d.text.toLowerCase() })
   t.deepEqual(ids(fused), ['1', '2'])
   t.is(fused[0].fusion.length, 2)
   t.deepEqual(lists, copy)
+})
+
+test('normalize and dedupeBy are deprecated aliases of scoreNormalization and keyBy', (t) => {
+  const lists = [
+    [
+      { id: '1', score: 3, text: 'Same' },
+      { id: '2', score: 1, text: 'other' },
+    ],
+    [{ id: '3', score: 5, text: 'same' }, { id: '4', score: 2, text: 'x' }],
+  ]
+  const key = (d) => d.text.toLowerCase()
+  for (const scoreNormalization of ['minmax', 'zscore', 'none']) {
+    t.deepEqual(
+      fuse(lists, { method: 'weighted', normalize: scoreNormalization, dedupeBy: key }),
+      fuse(lists, { method: 'weighted', scoreNormalization, keyBy: key }),
+    )
+  }
+  // The new names do change the result: without keyBy, '1' and '3' are two documents.
+  t.is(fuse(lists, { keyBy: key }).length, 3)
+  t.is(fuse(lists).length, 4)
 })
 
 test('a zero-weight list adds nothing but its documents are still returned, last', (t) => {
@@ -172,6 +192,14 @@ test('bad input: clear TypeError / RangeError with code ERR_INVALID_ARG', (t) =>
     [() => fuse(l, { method: 'weighted', k: 60 }), RangeError, /'rrf' only/],
     [() => fuse(l, { method: 'weighted', normalize: 'l2' }), RangeError, /normalize/],
     [() => fuse(l, { dedupeBy: 'text' }), RangeError, /dedupeBy/],
+    [() => fuse(l, { keyBy: 'text' }), RangeError, /options\.keyBy/],
+    [() => fuse(l, { keyBy: () => 1 }), TypeError, /keyBy must return a string/],
+    [() => fuse(l, { method: 'weighted', scoreNormalization: 'l2' }), RangeError, /options\.scoreNormalization/],
+    [() => fuse(l, { scoreNormalization: 'minmax' }), RangeError, /scoreNormalization applies to method 'weighted' only/],
+    [() => fuse(l, { method: 'weighted', scoreNormalization: 3 }), TypeError, /scoreNormalization/],
+    [() => fuse(l, { method: 3 }), TypeError, /method/],
+    [() => fuse(l, { keyBy: 'id', dedupeBy: 'id' }), TypeError, /dedupeBy is the deprecated name of options\.keyBy/],
+    [() => fuse(l, { method: 'weighted', scoreNormalization: 'none', normalize: 'none' }), TypeError, /deprecated name of options\.scoreNormalization/],
     [() => fuse(l, { dedupeBy: () => 1 }), TypeError, /must return a string/],
     [() => fuse(l, { topK: -1 }), RangeError, /topK/],
     [() => fuse(l, { topK: 1.5 }), TypeError, /topK/],

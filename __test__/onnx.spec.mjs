@@ -96,7 +96,7 @@ test('results are sorted, ties keep input order, topK and threshold apply, falsy
   t.true((await ONE.rerank(g.query, g.documents, { scoreThreshold: 0.5 })).every((d) => d.score >= 0.5))
 })
 
-test('documents keep their fields; duplicate ids keep the highest prior score at the first position', async (t) => {
+test('documents keep their fields; duplicate ids keep the highest prior score at the first position, index pointing at that copy', async (t) => {
   const docs = [
     { id: 'a', text: 'Paris', meta: { n: 1 }, score: 0.1 },
     { id: 'b', text: 'Berlin' },
@@ -106,10 +106,21 @@ test('documents keep their fields; duplicate ids keep the highest prior score at
   const out = await ONE.rerank('capital', docs)
   t.is(out.length, 3)
   const a = out.find((d) => d.id === 'a')
-  t.is(a.index, 0)
+  // The fields are the best copy's (input 2), and so is the index: docs[a.index] is what came back.
+  t.is(a.index, 2)
   t.deepEqual(a.meta, { n: 2 })
+  t.deepEqual(docs[a.index].meta, a.meta)
   t.is(a.text, 'Paris is the capital of France.')
   t.truthy(out.find((d) => d.text === 'plain string' && d.index === 3))
+})
+
+test("duplicates follow the rankers' one rule: same id, or without ids the same text; an id'd copy never matches an id-less one", async (t) => {
+  const docs = ['Paris', 'Berlin', 'Paris', { text: 'Paris' }, { id: 'p', text: 'Paris' }, { id: 'p', text: 'Paris, France', score: 2 }]
+  const out = await ONE.rerank('capital', docs)
+  t.deepEqual(out.map((d) => d.index).sort(), [0, 1, 5])
+  for (const d of out) t.is(d.text, typeof docs[d.index] === 'string' ? docs[d.index] : docs[d.index].text)
+  // Distinct texts without ids are all scored, even when many.
+  t.is((await ONE.rerank('q', ['a', 'b', 'c'])).length, 3)
 })
 
 test('prefixes and meta fields change the scored text', async (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava'
 import { join } from 'node:path'
-import { AbortError, AutoMergingRetriever, Bm25Index, HierarchicalSplitter, CompressionRetriever, CrossEncoder, LLMRanker, OpenAIChatGenerator, rerank } from '../dist/index.mjs'
+import { AbortError, AutoMergingRetriever, Bm25Index, HierarchicalSplitter, CompressionRetriever, CrossEncoder, LLMRanker, OpenAIChatGenerator, rerank, rerankPooled } from '../dist/index.mjs'
 import { startChatServer } from './helpers/chat-server.mjs'
 
 const models = new URL('./fixtures/models/', import.meta.url).pathname
@@ -35,13 +35,39 @@ const bookB = [
 test('pooled candidates from several sources are deduplicated by id and reranked in one call; index points into the pool', async (t) => {
   const ranker = wordRanker()
   const pool = [...bookA, ...bookB]
-  const out = await rerank('whale ship', pool, ranker, { topK: 3 })
+  const out = await rerankPooled('whale ship', pool, ranker, { topK: 3 })
   t.is(ranker.calls.length, 1)
   t.deepEqual(ranker.calls[0].documents.map((d) => d.id), ['a1', 'shared', 'b1', 'b2'])
   t.is(ranker.calls[0].documents[1].score, 3, 'the copy with the higher prior score is kept')
   t.deepEqual(out.map((d) => d.id), ['a1', 'b1', 'shared'])
   t.deepEqual(out.map((d) => d.index), [0, 2, 1])
   t.deepEqual(out.map((d) => d.meta.priorScore), [12.1, 0.8, 3])
+})
+
+test('rerank is the deprecated alias of rerankPooled', (t) => {
+  t.is(rerank, rerankPooled)
+})
+
+test("every ranker dedupes by one rule: the same id, or without ids the same text; the kept copy is the best prior score and index points at it", async (t) => {
+  const pool = [
+    'Paris',
+    { text: 'Paris', score: 5 },
+    { id: 'p', text: 'Paris', score: 1 },
+    { id: 'p', text: 'Paris, France', score: 2 },
+    { id: 'q', text: 'Berlin' },
+    'Berlin',
+  ]
+  // Kept: 'Paris' (the id-less copy with score 5, input 1), p (input 3), q (input 4), 'Berlin' (input 5).
+  const want = [1, 3, 4, 5]
+  const everyone = { chat: async ({ messages }) => ({ text: JSON.stringify({ documents: [...messages[0].content.matchAll(/^\[(\d+)\]/gm)].map((m) => ({ index: Number(m[1]) })) }) }) }
+  const llm = new LLMRanker({ chatGenerator: everyone })
+  const byIndex = (out) => out.map((d) => d.index).sort((a, b) => a - b)
+  t.deepEqual(byIndex(await cross.rerank('capital', pool)), want)
+  t.deepEqual(byIndex(await llm.rerank('capital', pool)), want)
+  t.deepEqual(byIndex(await rerankPooled('capital', pool, wordRanker())), want)
+  for (const out of [await cross.rerank('capital', pool), await llm.rerank('capital', pool), await rerankPooled('capital', pool, cross)]) {
+    for (const d of out) t.is(d.text, typeof pool[d.index] === 'string' ? pool[d.index] : pool[d.index].text)
+  }
 })
 
 test("dedupeBy 'content' merges the same text under different ids; 'none' keeps all; strings dedupe by text", async (t) => {

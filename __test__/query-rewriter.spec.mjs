@@ -154,3 +154,29 @@ test('bad input and abort', async (t) => {
   await t.throwsAsync(pending, { instanceOf: AbortError })
   t.deepEqual(failures, [])
 })
+
+test('the LLM call shared with LLMRanker: a reply without text falls back with a RAGRANK_LLM_FALLBACK warning, or rejects with raiseOnFailure; an abort never falls back', async (t) => {
+  const { LLMRanker } = await import('../dist/index.mjs')
+  const noText = { chat: async () => ({ content: 'x' }) }
+  const warnings = []
+  const onWarning = (w) => warnings.push(w)
+  process.on('warning', onWarning)
+  t.teardown(() => process.off('warning', onWarning))
+  const r = await new QueryRewriter({ chatGenerator: noText }).rewrite('what is a tide?')
+  t.like(r, { query: 'what is a tide?', fallback: true })
+  const ranked = await new LLMRanker({ chatGenerator: noText }).rerank('tide', ['a', 'b'])
+  t.deepEqual(ranked.map((d) => d.index), [0, 1])
+  await new Promise((resolve) => setImmediate(resolve))
+  t.deepEqual(
+    warnings.filter((w) => w.code === 'RAGRANK_LLM_FALLBACK').map((w) => w.message.split(':')[0]),
+    ['QueryRewriter fell back to the last user turn', 'LLMRanker fell back to the input order'],
+  )
+  await t.throwsAsync(new QueryRewriter({ chatGenerator: noText, raiseOnFailure: true }).rewrite('q'), { code: 'ERR_LLM_REPLY', message: /\{ text \}/ })
+  await t.throwsAsync(new LLMRanker({ chatGenerator: noText, raiseOnFailure: true }).rerank('q', ['a']), { code: 'ERR_LLM_REPLY', message: /\{ text \}/ })
+  const ac = new AbortController()
+  const aborting = { chat: async () => (ac.abort(), Promise.reject(new Error('network down'))) }
+  const failures = []
+  await t.throwsAsync(new QueryRewriter({ chatGenerator: aborting, onFailure: (e) => failures.push(e) }).rewrite('q', { signal: ac.signal }), { instanceOf: AbortError })
+  t.deepEqual(failures, [])
+  t.throws(() => new QueryRewriter({ chatGenerator: noText, raiseOnFailure: 'no' }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' })
+})

@@ -185,7 +185,7 @@ test('HybridRetriever: per-retriever depth and weight, weighted fusion, concurre
   const hybrid = new HybridRetriever({
     retrievers: [{ retriever: a, topK: 3, weight: 2 }, { retriever: b }],
     method: 'weighted',
-    normalize: 'none',
+    scoreNormalization: 'none',
     candidates: 7,
   })
   const p = hybrid.retrieve('q', { topK: 2 })
@@ -269,7 +269,10 @@ test('HybridRetriever validates its options and calls', async (t) => {
     [{ retrievers: [r], method: 'max' }, RangeError, /method/],
     [{ retrievers: [r], k: 0 }, RangeError, /k must be > 0/],
     [{ retrievers: [r], normalize: 'zscore' }, RangeError, /'weighted' only/],
+    [{ retrievers: [r], scoreNormalization: 'zscore' }, RangeError, /'weighted' only/],
+    [{ retrievers: [r], method: 'weighted', scoreNormalization: 'none', normalize: 'none' }, TypeError, /deprecated name of options\.scoreNormalization/],
     [{ retrievers: [r], onError: 'ignore' }, RangeError, /onError/],
+    [{ retrievers: [r], onError: true }, TypeError, /onError/],
     [{ retrievers: [r], onSkip: 1 }, TypeError, /onSkip/],
     [{ retrievers: [r], candidates: 0 }, RangeError, /candidates/],
   ]

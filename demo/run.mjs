@@ -111,7 +111,7 @@ async function main(o) {
   const leaves = nodes.filter((n) => n.childrenIds.length === 0)
   const leafIndex = new Bm25Index()
   leafIndex.add(leaves.map((n) => ({ id: n.id, text: n.text })))
-  const merging = new AutoMergingRetriever({ retriever: leafIndex, store: nodes, threshold: 0.5, candidateK: 40 })
+  const merging = new AutoMergingRetriever({ retriever: leafIndex, store: nodes, threshold: 0.5, candidates: 40 })
   console.log(`${articles.length} articles → ${nodes.length} nodes (blocks of 120, 40, 12 words), ${leaves.length} leaves indexed`)
   const q = examples[0]
   console.log(`query: ${q.text}`)

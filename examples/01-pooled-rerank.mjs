@@ -9,7 +9,7 @@
 // built by bench/models/prepare.py); otherwise an LLMRanker (OpenAI with OPENAI_API_KEY, else
 // the local scripted server). Any object with rerank(query, documents, { topK }) works.
 import { existsSync } from 'node:fs'
-import { Bm25Index, CrossEncoder, Embedder, LLMRanker, rerank } from 'ragrank'
+import { Bm25Index, CrossEncoder, Embedder, LLMRanker, rerankPooled } from 'ragrank'
 import { chatGenerator, loadBbc, promptDocuments, promptQuery, words } from './_shared.mjs'
 
 let closeLlm = async () => {}
@@ -66,7 +66,7 @@ try {
     // The BBC set holds some articles twice under different file names: merge equal texts
     // whatever their ids. (A corrected re-publication, e.g. tech/064 vs tech/338, differs by a
     // few characters and is not merged: exact-content dedupe, not near-duplicate detection.)
-    const top = await rerank(query, pool, ranker, { topK: 5, dedupeBy: 'content' })
+    const top = await rerankPooled(query, pool, ranker, { topK: 5, dedupeBy: 'content' })
     console.log(`\n${query}  (${pool.length} pooled candidates from ${books.size} books)`)
     for (const d of top) {
       console.log(`  ${d.score.toFixed(3)}  bm25 ${d.meta.priorScore.toFixed(2).padStart(6)}  [${d.meta.book}] ${d.text.slice(0, 90)}…`)

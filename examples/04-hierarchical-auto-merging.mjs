@@ -16,7 +16,7 @@ const index = new Bm25Index({ stopwords: 'en' })
 index.add(leaves.map((n) => ({ id: n.id, text: n.text })))
 console.log(`${articles.length} tech articles → ${nodes.length} nodes, ${leaves.length} leaves indexed`)
 
-const merging = new AutoMergingRetriever({ retriever: index, store: nodes, threshold: 0.5, candidateK: 60 })
+const merging = new AutoMergingRetriever({ retriever: index, store: nodes, threshold: 0.5, candidates: 60 })
 
 // Offline stand-in for the model (not a model): relevance = share of query words in the passage.
 function standIn(body) {

@@ -9,8 +9,8 @@ import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_comp
 import { Document, type DocumentInterface } from '@langchain/core/documents'
 import { typeError } from './errors'
 import { isRanker, type Ranker } from './retrieval/pool'
-import { isRetriever, positiveInteger, type Retriever, type ScoredDocument } from './retrieval/retriever'
-import { isPlainObject, nonNegativeInteger, optionsObject } from './internal/validate'
+import { isRetriever, type Retriever, type ScoredDocument } from './retrieval/retriever'
+import { isPlainObject, optionsObject, topK } from './internal/validate'
 
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `MultiQueryRetriever`, `AutoMergingRetriever`, `CompressionRetriever`, ... */
@@ -41,7 +41,7 @@ export class RagrankRetriever extends BaseRetriever {
     if (!isRetriever(o.retriever)) throw typeError('fields.retriever must be a ragrank retriever (with retrieve(query, options))')
     super(fields)
     this.retriever = o.retriever
-    this.topK = o.topK === undefined ? 10 : positiveInteger(o.topK, 'fields.topK')
+    this.topK = topK(o.topK, 10, 'fields.topK', 1)
     this.scoreKey = scoreKey(o.scoreKey, 'score')
   }
 
@@ -69,7 +69,7 @@ export interface RankerCompressorInput {
 /**
  * A ragrank ranker as a LangChain document compressor, for `ContextualCompressionRetriever`.
  * Unlike LangChain's CrossEncoderReranker it keeps the score, in `metadata[scoreKey]`.
- * Documents sharing an `id` are ranked once (the ranker's rule).
+ * Duplicates are ranked once, by the rankers' one rule (the same `id`, or without ids the same text).
  */
 export class RankerCompressor extends BaseDocumentCompressor {
   readonly ranker: Ranker
@@ -81,7 +81,7 @@ export class RankerCompressor extends BaseDocumentCompressor {
     const o = optionsObject(fields, 'fields')
     if (!isRanker(o.ranker)) throw typeError('fields.ranker must have rerank(query, documents, options): a CrossEncoder or an LLMRanker')
     this.ranker = o.ranker
-    this.topK = o.topK === undefined ? undefined : nonNegativeInteger(o.topK, 'fields.topK')
+    this.topK = topK(o.topK, undefined, 'fields.topK')
     this.scoreKey = scoreKey(o.scoreKey, 'relevanceScore')
   }
 

@@ -2,7 +2,7 @@ import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from
 import { native } from '../internal/native'
 import { callNative, fromNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable } from '../internal/abort'
-import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from '../internal/validate'
+import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 
@@ -344,7 +344,7 @@ function upsertOption(options: unknown): boolean {
 /** Options that need the native options object; a plain `{ topK }` skips it. */
 function searchOptions(options: unknown): { topK: number; native: NativeSearchOptions | undefined } {
   const o = optionsObject(options, 'options')
-  const topK = Math.min(o.topK === undefined ? 10 : nonNegativeInteger(o.topK, 'options.topK'), 0xffffffff)
+  const topK = Math.min(parseTopK(o.topK), 0xffffffff)
   if (o.includeFields === undefined && o.filter === undefined) return { topK, native: undefined }
   const out: NativeSearchOptions = {}
   if (o.includeFields !== undefined) {

@@ -3,7 +3,7 @@ import { native } from '../internal/native'
 import { callNative, fromNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { documentId, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from '../internal/validate'
+import { documentId, isPlainObject, nonNegativeInteger, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -231,8 +231,7 @@ function toFloat32(v: unknown, name: string): Float32Array {
 }
 
 function topKOption(v: unknown): number {
-  const topK = v === undefined ? 10 : nonNegativeInteger(v, 'options.topK')
-  return Math.min(topK, 0xffffffff)
+  return Math.min(parseTopK(v), 0xffffffff)
 }
 
 /** Columns to objects: one list per query. */

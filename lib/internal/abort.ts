@@ -37,3 +37,55 @@ export async function runCancellable<T>(
     work.catch(() => {})
   }
 }
+
+/** Throws an AbortError when `signal` has fired: the check between steps of a composite call. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AbortError()
+}
+
+/**
+ * Settles like `promise`, or rejects with an AbortError as soon as `signal` fires, so a
+ * callee that ignores the signal (a user's embed function, a custom retriever) cannot hold
+ * the caller.
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(new AbortError())
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {})
+      reject(new AbortError())
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(e)
+      },
+    )
+  })
+}
+
+/**
+ * An AbortController that also aborts when `parent` does, so a composite retriever can stop
+ * its children either on the caller's signal or on its own (e.g. after the first failure).
+ * Call `dispose` when done, to drop the listener from a long-lived parent.
+ */
+export function childController(parent: AbortSignal | undefined): { controller: AbortController; dispose: () => void } {
+  const controller = new AbortController()
+  if (!parent) return { controller, dispose: () => {} }
+  if (parent.aborted) {
+    controller.abort()
+    return { controller, dispose: () => {} }
+  }
+  const onAbort = () => controller.abort()
+  parent.addEventListener('abort', onAbort, { once: true })
+  return { controller, dispose: () => parent.removeEventListener('abort', onAbort) }
+}

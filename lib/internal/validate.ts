@@ -17,10 +17,63 @@ export function finiteNumber(v: unknown, name: string, min: number, max = Infini
   return v
 }
 
-export function nonNegativeInteger(v: unknown, name: string): number {
+/**
+ * An integer in [`min`, `max`]: a TypeError when `v` is not an integer, a RangeError when it
+ * is out of range. Every integer option goes through here, so the messages agree.
+ */
+export function integer(v: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${String(v)}`)
-  if (v < 0) throw rangeError(`${name} must be >= 0, got ${v}`)
+  if (v < min) throw rangeError(`${name} must be >= ${min}, got ${v}`)
+  if (v > max) throw rangeError(`${name} must be <= ${max}, got ${v}`)
   return v
+}
+
+export const nonNegativeInteger = (v: unknown, name: string): number => integer(v, name, 0)
+
+export const positiveInteger = (v: unknown, name: string): number => integer(v, name, 1)
+
+/** How many results a call returns when it does not say. */
+export const DEFAULT_TOP_K = 10
+
+/**
+ * A `topK` option: an integer >= `min` (0: "none", a valid answer), or, when it is left
+ * out, `fallback` (which may be undefined: "all"). The one parser of `topK` across
+ * indexes, retrievers and rankers.
+ */
+export function topK(v: unknown): number
+export function topK<F extends number | undefined>(v: unknown, fallback: F, name?: string, min?: number): number | F
+export function topK(v: unknown, ...rest: [fallback?: number, name?: string, min?: number]): number | undefined {
+  // Read the fallback by count, not by default parameter: an explicit `undefined` means "all".
+  const fallback = rest.length === 0 ? DEFAULT_TOP_K : rest[0]
+  const [, name = 'options.topK', min = 0] = rest
+  return v === undefined ? fallback : integer(v, name, min)
+}
+
+/** One of `values`: a TypeError when `v` is not a string, a RangeError when it is not one of them. */
+export function oneOf<T extends string>(v: unknown, values: readonly T[], name: string): T {
+  const list = values.map((x) => `'${x}'`).join(', ')
+  if (typeof v !== 'string') throw typeError(`${name} must be one of ${list}, got ${typeof v}`)
+  if (!values.includes(v as T)) throw rangeError(`${name} must be one of ${list}, got '${v}'`)
+  return v as T
+}
+
+/** A boolean option, `fallback` when left out; anything else (`'no'`, 1) is a TypeError, not coerced. */
+export function booleanOption(v: unknown, name: string, fallback: boolean): boolean {
+  if (v === undefined) return fallback
+  if (typeof v !== 'boolean') throw typeError(`${name} must be a boolean, got ${typeof v}`)
+  return v
+}
+
+/**
+ * An option renamed in a release: the new name is read, and the deprecated one still is.
+ * Giving both is a TypeError, since which one was meant cannot be known. Returns the value and the name
+ * the caller used, so error messages speak of what they wrote.
+ */
+export function renamedOption(o: Record<string, unknown>, name: string, deprecated: string, where = 'options'): { value: unknown; name: string } {
+  if (o[name] !== undefined && o[deprecated] !== undefined) {
+    throw typeError(`${where}.${deprecated} is the deprecated name of ${where}.${name}: give only ${where}.${name}`)
+  }
+  return o[deprecated] !== undefined ? { value: o[deprecated], name: `${where}.${deprecated}` } : { value: o[name], name: `${where}.${name}` }
 }
 
 /** Ids must be well-formed UTF-16: a lone surrogate would not survive the trip to Rust. */

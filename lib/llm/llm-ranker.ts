@@ -1,14 +1,14 @@
-import { checkSignal } from '../internal/abort'
+import { checkSignal, childController, throwIfAborted } from '../internal/abort'
 import type { ChatGenerator, JsonResponseFormat } from './chat'
 import { isChatGenerator } from './chat'
+import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './call'
 import { mapLimit } from '../internal/concurrency'
-import { dedupe, type Candidate } from '../retrieval/dedupe'
-import { AbortError, RagrankError, rangeError, typeError } from '../errors'
-import { parseJsonObject, replyError } from './json-reply'
+import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
+import { rangeError, typeError } from '../errors'
+import { replyError } from './json-reply'
 import { OpenAIChatGenerator } from './openai-chat'
 import { PromptTemplate } from './prompt-template'
-import { abortable, childController, positiveInteger } from '../retrieval/retriever'
-import { isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
+import { integer, isPlainObject, optionsObject, positiveInteger, topK } from '../internal/validate'
 
 /** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
 export type LLMRanked<D> = (D extends string ? { text: string } : D) & {
@@ -89,70 +89,51 @@ export class LLMRanker {
   readonly #chat: ChatGenerator
   readonly #prompt: PromptTemplate
   readonly #topK: number
-  readonly #raise: boolean
   readonly #window?: Required<SlidingWindow>
-  readonly #onFailure: (error: Error) => void
+  readonly #fallback: FallbackPolicy
 
   constructor(options: LLMRankerOptions = {}) {
     const o = optionsObject(options, 'options')
     if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
     this.#prompt = new PromptTemplate(o.prompt ?? DEFAULT_LLM_RANKER_PROMPT, ['query', 'documents'])
-    this.#topK = o.topK === undefined ? 10 : positiveInteger(o.topK, 'options.topK')
-    if (o.raiseOnFailure !== undefined && typeof o.raiseOnFailure !== 'boolean') throw typeError('options.raiseOnFailure must be a boolean')
-    this.#raise = o.raiseOnFailure ?? false
+    this.#topK = topK(o.topK, 10, 'options.topK', 1)
     if (o.window !== undefined) {
       const w = optionsObject(o.window, 'options.window')
-      const size = positiveInteger(w.size, 'options.window.size')
-      if (size < 2) throw rangeError('options.window.size must be >= 2')
+      const size = integer(w.size, 'options.window.size', 2)
       const step = w.step === undefined ? Math.max(1, Math.floor(size / 2)) : positiveInteger(w.step, 'options.window.step')
       if (step > size) throw rangeError(`options.window.step (${step}) must be <= options.window.size (${size}), or documents would be skipped`)
       const concurrency = w.concurrency === undefined ? 4 : positiveInteger(w.concurrency, 'options.window.concurrency')
       this.#window = { size, step, concurrency }
     }
-    if (o.onFailure !== undefined && typeof o.onFailure !== 'function') throw typeError('options.onFailure must be a function')
-    this.#onFailure =
-      (o.onFailure as (e: Error) => void) ??
-      ((e: Error) => process.emitWarning(`LLMRanker fell back to the input order: ${e.message}`, { code: 'RAGRANK_LLM_FALLBACK' }))
+    this.#fallback = fallbackPolicy(o, 'LLMRanker fell back to the input order')
     // Last, so bad options fail before the default generator asks for a key.
     this.#chat = (o.chatGenerator as ChatGenerator | undefined) ?? new OpenAIChatGenerator()
   }
 
   /**
-   * The relevant documents, best first, at most `topK`. Documents sharing an `id` (or,
-   * without ids, the same text) are sent once: the copy with the highest prior score, at
-   * the first copy's position. On a failed call or an unusable reply the input order is
-   * returned (cut to `topK`) unless `raiseOnFailure`; an empty list from the model means
-   * none is relevant and gives `[]`.
+   * The relevant documents, best first, at most `topK`. Duplicates are sent once, by the
+   * rankers' one rule (`dedupe`: the same `id`, or without ids the same text): the copy
+   * with the highest prior score, at the first copy's position; `index` is that copy's.
+   * On a failed call or an unusable reply the input order is returned (cut to `topK`)
+   * unless `raiseOnFailure`; an empty list from the model means none is relevant and
+   * gives `[]`.
    */
   async rerank<D extends Candidate>(query: string, documents: readonly D[], options: LLMRerankOptions = {}): Promise<LLMRanked<D>[]> {
     if (typeof query !== 'string') throw typeError('query must be a string')
-    if (!Array.isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
-    documents.forEach((d, i) => {
-      if (typeof d === 'string') return
-      if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`documents[${i}] must be a string or have a string text`)
-      if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`documents[${i}].id must be a string`)
-    })
+    checkCandidates(documents, 'documents')
     const o = optionsObject(options, 'options')
-    const topK = o.topK === undefined ? this.#topK : nonNegativeInteger(o.topK, 'options.topK')
+    const k = topK(o.topK, this.#topK)
     const signal = checkSignal(o.signal)
-    if (signal?.aborted) throw new AbortError()
+    throwIfAborted(signal)
     const { docs, indices } = dedupe(documents)
-    if (docs.length === 0 || topK === 0) return []
+    if (docs.length === 0 || k === 0) return []
     const texts = docs.map((d) => (typeof d === 'string' ? d : d.text))
-    let order: number[]
-    if (query.trim() === '') {
-      order = docs.map((_, i) => i) // nothing to rank against
-    } else {
-      try {
-        order = await this.#rank(query.trim(), texts, signal)
-      } catch (e) {
-        if (e instanceof AbortError || signal?.aborted) throw e instanceof AbortError ? e : new AbortError()
-        if (this.#raise) throw e
-        this.#onFailure(e as Error)
-        order = docs.map((_, i) => i)
-      }
-    }
-    return order.slice(0, topK).map((at, rank) => ranked(docs[at], indices[at], rank))
+    const inputOrder = () => docs.map((_, i) => i)
+    const order =
+      query.trim() === ''
+        ? inputOrder() // nothing to rank against
+        : await withFallback(this.#fallback, signal, () => this.#rank(query.trim(), texts, signal), inputOrder)
+    return order.slice(0, k).map((at, rank) => ranked(docs[at], indices[at], rank))
   }
 
   /** Positions in `texts` of the relevant documents, best first. */
@@ -188,10 +169,8 @@ export class LLMRanker {
   async #callOnce(query: string, texts: string[], signal: AbortSignal | undefined): Promise<number[]> {
     const documents = texts.map((t, i) => `[${i + 1}] ${t.replace(/\s+/g, ' ').trim()}`).join('\n\n')
     const content = this.#prompt.render({ query, documents })
-    // abortable: a custom generator that ignores the signal must not hold the caller.
-    const reply = await abortable(Promise.resolve(this.#chat.chat({ messages: [{ role: 'user', content }], responseFormat: RANKING_FORMAT, signal })), signal)
-    if (!isPlainObject(reply) || typeof reply.text !== 'string') throw new RagrankError('ERR_LLM_REPLY', 'chatGenerator.chat must resolve to { text }')
-    return parseRanking(reply.text, texts.length)
+    const request = { messages: [{ role: 'user' as const, content }], responseFormat: RANKING_FORMAT, signal }
+    return chatJson(this.#chat, request, (reply, text) => parseRanking(reply, text, texts.length))
   }
 }
 
@@ -200,9 +179,8 @@ export class LLMRanker {
  * duplicates, out-of-range and non-integer indices are dropped. Entries that are all
  * unusable make the reply unusable; an empty list is a valid "nothing is relevant".
  */
-export function parseRanking(text: string, count: number): number[] {
-  const obj = parseJsonObject(text)
-  const list = obj.documents
+export function parseRanking(reply: Record<string, unknown>, text: string, count: number): number[] {
+  const list = reply.documents
   if (!Array.isArray(list)) throw replyError(`the reply has no "documents" array: ${text.slice(0, 200)}`)
   const seen = new Set<number>()
   for (const entry of list) {

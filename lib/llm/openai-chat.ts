@@ -1,7 +1,7 @@
 import { checkSignal } from '../internal/abort'
 import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
-import { AbortError, RagrankError, rangeError, typeError } from '../errors'
-import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
+import { AbortError, RagrankError, typeError } from '../errors'
+import { finiteNumber, isPlainObject, nonNegativeInteger, oneOf, optionsObject } from '../internal/validate'
 
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'
@@ -75,11 +75,7 @@ export class OpenAIChatGenerator implements ChatGenerator {
     this.#maxRetries = o.maxRetries === undefined ? 2 : nonNegativeInteger(o.maxRetries, 'options.maxRetries')
     this.#retryDelayMs = o.retryDelayMs === undefined ? 500 : finiteNumber(o.retryDelayMs, 'options.retryDelayMs', 0)
     this.#temperature = o.temperature === undefined ? 0 : finiteNumber(o.temperature, 'options.temperature', 0, 2)
-    const format = o.responseFormat ?? 'json_schema'
-    if (format !== 'json_schema' && format !== 'json_object' && format !== 'none') {
-      throw rangeError(`options.responseFormat must be 'json_schema', 'json_object' or 'none', got ${String(format)}`)
-    }
-    this.#format = format
+    this.#format = oneOf(o.responseFormat ?? 'json_schema', ['json_schema', 'json_object', 'none'], 'options.responseFormat')
     this.#body = o.body === undefined ? {} : { ...optionsObject(o.body, 'options.body') }
     const headers = optionsObject(o.headers, 'options.headers')
     for (const [k, v] of Object.entries(headers)) if (typeof v !== 'string') throw typeError(`options.headers.${k} must be a string`)

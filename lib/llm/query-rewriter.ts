@@ -1,10 +1,10 @@
-import { checkSignal } from '../internal/abort'
+import { checkSignal, throwIfAborted } from '../internal/abort'
 import { isChatGenerator, type ChatGenerator, type ChatMessage, type JsonResponseFormat } from './chat'
-import { AbortError, rangeError, typeError } from '../errors'
-import { parseJsonObject, replyError } from './json-reply'
+import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './call'
+import { typeError } from '../errors'
+import { replyError } from './json-reply'
 import { checkMessages, OpenAIChatGenerator } from './openai-chat'
-import { abortable } from '../retrieval/retriever'
-import { isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
+import { integer, oneOf, optionsObject } from '../internal/validate'
 
 /** How a variant departs from the standalone query. */
 export type RewriteStrategy = 'synonyms' | 'broader-narrower' | 'cause-effect'
@@ -66,25 +66,18 @@ export class QueryRewriter {
   readonly #chat: ChatGenerator
   readonly #variants: number
   readonly #strategies: RewriteStrategy[]
-  readonly #raise: boolean
-  readonly #onFailure: (error: Error) => void
+  readonly #fallback: FallbackPolicy
 
   constructor(options: QueryRewriterOptions = {}) {
     const o = optionsObject(options, 'options')
     if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
-    this.#variants = o.variants === undefined ? 3 : nonNegativeInteger(o.variants, 'options.variants')
-    if (this.#variants > 20) throw rangeError(`options.variants must be <= 20, got ${this.#variants}`)
+    this.#variants = o.variants === undefined ? 3 : integer(o.variants, 'options.variants', 0, 20)
     if (o.strategies !== undefined) {
       if (!Array.isArray(o.strategies) || o.strategies.length === 0) throw typeError('options.strategies must be a non-empty array')
-      for (const s of o.strategies) if (!REWRITE_STRATEGIES.includes(s)) throw rangeError(`unknown strategy ${String(s)}; use ${REWRITE_STRATEGIES.join(', ')}`)
+      o.strategies.forEach((s, i) => oneOf(s, REWRITE_STRATEGIES, `options.strategies[${i}]`))
     }
     this.#strategies = [...((o.strategies as RewriteStrategy[] | undefined) ?? REWRITE_STRATEGIES)]
-    if (o.raiseOnFailure !== undefined && typeof o.raiseOnFailure !== 'boolean') throw typeError('options.raiseOnFailure must be a boolean')
-    this.#raise = o.raiseOnFailure ?? false
-    if (o.onFailure !== undefined && typeof o.onFailure !== 'function') throw typeError('options.onFailure must be a function')
-    this.#onFailure =
-      (o.onFailure as (e: Error) => void) ??
-      ((e: Error) => process.emitWarning(`QueryRewriter fell back to the last user turn: ${e.message}`, { code: 'RAGRANK_LLM_FALLBACK' }))
+    this.#fallback = fallbackPolicy(o, 'QueryRewriter fell back to the last user turn')
     this.#chat = (o.chatGenerator as ChatGenerator | undefined) ?? new OpenAIChatGenerator()
   }
 
@@ -94,18 +87,15 @@ export class QueryRewriter {
     const lastUser = [...turns].reverse().find((m) => m.role === 'user')
     if (!lastUser) throw typeError('conversation must contain a user turn')
     const signal = checkSignal(optionsObject(options, 'options').signal)
-    if (signal?.aborted) throw new AbortError()
+    throwIfAborted(signal)
     const plan = Array.from({ length: this.#variants }, (_, i) => this.#strategies[i % this.#strategies.length])
-    try {
-      const reply = await abortable(Promise.resolve(this.#chat.chat({ messages: this.#messages(turns, plan), responseFormat: REWRITE_FORMAT, signal })), signal)
-      if (!isPlainObject(reply) || typeof reply.text !== 'string') throw replyError('chatGenerator.chat must resolve to { text }')
-      return parseRewrite(reply.text, plan)
-    } catch (e) {
-      if (e instanceof AbortError || signal?.aborted) throw e instanceof AbortError ? e : new AbortError()
-      if (this.#raise) throw e
-      this.#onFailure(e as Error)
-      return { query: lastUser.content.trim(), needsRetrieval: true, variants: [], fallback: true }
-    }
+    const request = { messages: this.#messages(turns, plan), responseFormat: REWRITE_FORMAT, signal }
+    return withFallback(
+      this.#fallback,
+      signal,
+      () => chatJson(this.#chat, request, (reply, text) => parseRewrite(reply, text, plan)),
+      (): Rewrite => ({ query: lastUser.content.trim(), needsRetrieval: true, variants: [], fallback: true }),
+    )
   }
 
   /** For `MultiQueryRetriever`: the standalone query and the variants of a lone question (none if it needs no search). */
@@ -137,8 +127,7 @@ export class QueryRewriter {
 }
 
 /** Reads the model's JSON; wrong types make the whole reply unusable, bad variants are dropped. */
-export function parseRewrite(text: string, plan: readonly RewriteStrategy[]): Rewrite {
-  const o = parseJsonObject(text)
+export function parseRewrite(o: Record<string, unknown>, text: string, plan: readonly RewriteStrategy[]): Rewrite {
   if (typeof o.needs_retrieval !== 'boolean') throw replyError(`"needs_retrieval" must be a boolean: ${text.slice(0, 200)}`)
   if (typeof o.standalone_query !== 'string') throw replyError(`"standalone_query" must be a string: ${text.slice(0, 200)}`)
   const query = o.standalone_query.trim()

@@ -1,11 +1,13 @@
 import type { NativeEncoder } from '../../index'
-import { RagrankError, rangeError, typeError } from '../errors'
+import { RagrankError, typeError } from '../errors'
+import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
+import { EncoderModel } from './encoder-model'
 import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
-import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray } from '../internal/validate'
+import { finiteNumber, isPlainObject, oneOf, optionsObject, stringArray, topK } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
-/** A candidate: a string, or a document with text (and optionally id, meta and a prior score). */
-export type RerankInput = string | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
+/** A candidate: a string, or a document with text (and optionally id, meta and a prior score); the rankers' one `Candidate`. */
+export type RerankInput = Candidate
 
 /** A reranked document: the input's fields, its new `score`, and its position in the input. */
 export type Reranked<D> = (D extends string ? { text: string } : D) & { score: number; index: number }
@@ -49,26 +51,18 @@ interface Prepared<D> {
  * 1-label models score with their logit, 2-label models with the positive label
  * (`logit[1] - logit[0]`, whose sigmoid is the softmax probability).
  */
-export class CrossEncoder {
-  readonly #encoder: NativeEncoder
-  #disposed = false
+export class CrossEncoder extends EncoderModel {
   readonly #defaults: Required<Pick<CrossEncoderOptions, 'activation' | 'queryPrefix' | 'documentPrefix' | 'metaSeparator'>> &
     Pick<CrossEncoderOptions, 'topK' | 'scoreThreshold' | 'metaFields'>
-  /** The files the model was loaded from. */
-  readonly files: ModelFiles
-  /** Sessions, threads per session and batching defaults chosen at load. */
-  readonly runtime: EncoderRuntime
 
   private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: CrossEncoderOptions) {
-    this.#encoder = encoder
-    this.files = files
-    this.runtime = runtime
+    super(encoder, files, runtime)
     this.#defaults = {
       activation: activation(o.activation ?? 'sigmoid'),
       queryPrefix: o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix'),
       documentPrefix: o.documentPrefix === undefined ? '' : checkString(o.documentPrefix, 'options.documentPrefix'),
       metaSeparator: o.metaSeparator === undefined ? '\n' : checkString(o.metaSeparator, 'options.metaSeparator'),
-      topK: o.topK === undefined ? undefined : nonNegativeInteger(o.topK, 'options.topK'),
+      topK: topK(o.topK, undefined),
       scoreThreshold: o.scoreThreshold === undefined ? undefined : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity),
       metaFields: o.metaFields === undefined ? undefined : stringArray(o.metaFields, 'options.metaFields'),
     }
@@ -86,24 +80,10 @@ export class CrossEncoder {
   }
 
   /**
-   * Frees the ONNX Runtime sessions and the memory they keep (a session holds on to the
-   * buffers of its largest batch). Calls already running finish first; later calls reject
-   * with `ERR_DISPOSED`. Calling it again does nothing.
-   */
-  dispose(): void {
-    this.#disposed = true
-    this.#encoder.dispose()
-  }
-
-  /** Tokens per (query, document) pair at most. */
-  get maxLength(): number {
-    return this.#encoder.maxLength
-  }
-
-  /**
    * Scores each document against the query and returns them best first (ties keep input
-   * order). Documents sharing an `id` are scored once: the copy with the highest prior
-   * `score` is kept, at the position of the first copy.
+   * order). Duplicates are scored once, by the rankers' one rule (`dedupe`: the same `id`,
+   * or without ids the same text): the copy with the highest prior `score` is kept, and
+   * the result's `index` is that copy's input position.
    */
   async rerank<D extends RerankInput>(query: string, documents: readonly D[], options: RerankOptions = {}): Promise<Reranked<D>[]> {
     const [result] = await this.rerankMany([{ query, documents }], options)
@@ -115,11 +95,11 @@ export class CrossEncoder {
     requests: ReadonlyArray<{ query: string; documents: readonly D[] }>,
     options: RerankOptions = {},
   ): Promise<Reranked<D>[][]> {
-    if (this.#disposed) throw new RagrankError('ERR_DISPOSED', 'this CrossEncoder was disposed')
+    this.checkOpen()
     if (!Array.isArray(requests)) throw typeError('requests must be an array of { query, documents }')
     const o = optionsObject(options, 'options') as RerankOptions
     const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)
-    const topK = o.topK === undefined ? this.#defaults.topK : nonNegativeInteger(o.topK, 'options.topK')
+    const k = topK(o.topK, this.#defaults.topK)
     const threshold =
       o.scoreThreshold === undefined ? this.#defaults.scoreThreshold : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity)
     const batch = batchOptions(this.runtime, o)
@@ -137,7 +117,7 @@ export class CrossEncoder {
       return p
     })
     const scores: Float32Array =
-      texts.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.#encoder.scorePairs(queries, texts, queryOf, batch, token))
+      texts.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.encoder.scorePairs(queries, texts, queryOf, batch, token))
     let at = 0
     return prepared.map((p) => {
       const scored = p.docs.map((doc, j) => {
@@ -149,33 +129,12 @@ export class CrossEncoder {
       at += p.docs.length
       const kept = threshold === undefined ? scored : scored.filter((d) => d.score >= threshold)
       kept.sort((a, b) => b.score - a.score || a.index - b.index)
-      return topK === undefined ? kept : kept.slice(0, topK)
+      return k === undefined ? kept : kept.slice(0, k)
     })
   }
 
   #prepare<D extends RerankInput>(documents: readonly D[], name: string): Prepared<D> {
-    if (!Array.isArray(documents)) throw typeError(`${name} must be an array of strings or { text } objects`)
-    const docs: D[] = []
-    const indices: number[] = []
-    const byId = new Map<string, number>()
-    documents.forEach((d, i) => {
-      if (typeof d !== 'string') {
-        if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`${name}[${i}] must be a string or have a string text`)
-        if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`${name}[${i}].id must be a string`)
-        if (d.id !== undefined) {
-          const seen = byId.get(d.id)
-          if (seen !== undefined) {
-            // Keep the copy with the highest prior score, at the first copy's position.
-            const prior = (x: unknown) => (typeof (x as { score?: unknown }).score === 'number' ? ((x as { score: number }).score) : -Infinity)
-            if (prior(d) > prior(docs[seen])) docs[seen] = d as D
-            return
-          }
-          byId.set(d.id, docs.length)
-        }
-      }
-      docs.push(d as D)
-      indices.push(i)
-    })
+    const { docs, indices } = dedupe(checkCandidates(documents, name))
     const texts = docs.map((d) => this.#documentText(d))
     return { docs, indices, texts }
   }
@@ -188,7 +147,4 @@ export class CrossEncoder {
   }
 }
 
-function activation(a: unknown): Activation {
-  if (a !== 'sigmoid' && a !== 'none') throw rangeError(`activation must be 'sigmoid' or 'none', got ${String(a)}`)
-  return a
-}
+const activation = (a: unknown): Activation => oneOf(a, ['sigmoid', 'none'], 'activation')

@@ -1,7 +1,8 @@
 import type { NativeEncoder } from '../../index'
-import { RagrankError, rangeError, typeError } from '../errors'
+import { RagrankError } from '../errors'
+import { EncoderModel } from './encoder-model'
 import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
-import { optionsObject, stringArray } from '../internal/validate'
+import { booleanOption, oneOf, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
 export type Pooling = 'mean' | 'cls'
@@ -30,23 +31,16 @@ export interface Embeddings {
 }
 
 /** A bi-encoder producing one vector per text, batched off the event loop. */
-export class Embedder {
-  readonly #encoder: NativeEncoder
-  #disposed = false
+export class Embedder extends EncoderModel {
   readonly #pooling: Pooling
   readonly #normalize: boolean
   readonly #queryPrefix: string
   readonly #documentPrefix: string
-  readonly files: ModelFiles
-  /** Sessions, threads per session and batching defaults chosen at load. */
-  readonly runtime: EncoderRuntime
 
   private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: EmbedderOptions) {
-    this.#encoder = encoder
-    this.files = files
-    this.runtime = runtime
+    super(encoder, files, runtime)
     this.#pooling = pooling(o.pooling ?? 'mean')
-    this.#normalize = normalizeOption(o.normalize, true)
+    this.#normalize = booleanOption(o.normalize, 'options.normalize', true)
     this.#queryPrefix = o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix')
     this.#documentPrefix = o.documentPrefix === undefined ? '' : checkString(o.documentPrefix, 'options.documentPrefix')
   }
@@ -61,35 +55,21 @@ export class Embedder {
     return new Embedder(encoder, files, runtime, o)
   }
 
-  /**
-   * Frees the ONNX Runtime sessions and the memory they keep (a session holds on to the
-   * buffers of its largest batch). Calls already running finish first; later calls reject
-   * with `ERR_DISPOSED`. Calling it again does nothing.
-   */
-  dispose(): void {
-    this.#disposed = true
-    this.#encoder.dispose()
-  }
-
   /** Vector width. */
   get dim(): number {
-    return this.#encoder.width
-  }
-
-  get maxLength(): number {
-    return this.#encoder.maxLength
+    return this.encoder.width
   }
 
   /** Embeds texts as given (no prefix). */
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
-    if (this.#disposed) throw new RagrankError('ERR_DISPOSED', 'this Embedder was disposed')
+    this.checkOpen()
     const list = stringArray(texts, 'texts')
     const o = optionsObject(options, 'options') as EmbedOptions
     const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)
-    const normalize = normalizeOption(o.normalize, this.#normalize)
+    const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
     const batch = batchOptions(this.runtime, o)
     const data: Float32Array =
-      list.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.#encoder.embed(list, pool, normalize, batch, token))
+      list.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.encoder.embed(list, pool, normalize, batch, token))
     return { data, dim: this.dim, count: list.length }
   }
 
@@ -105,13 +85,4 @@ export class Embedder {
   }
 }
 
-function pooling(p: unknown): Pooling {
-  if (p !== 'mean' && p !== 'cls') throw rangeError(`pooling must be 'mean' or 'cls', got ${String(p)}`)
-  return p
-}
-
-function normalizeOption(v: unknown, fallback: boolean): boolean {
-  if (v === undefined) return fallback
-  if (typeof v !== 'boolean') throw typeError('normalize must be a boolean')
-  return v
-}
+const pooling = (p: unknown): Pooling => oneOf(p, ['mean', 'cls'], 'pooling')

@@ -2,11 +2,11 @@ import { statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import type { NativeEncoder } from '../../index'
 import { native } from '../internal/native'
-import { fromNative, rangeError, typeError } from '../errors'
+import { fromNative, typeError } from '../errors'
 import { checkSignal, runCancellable } from '../internal/abort'
 import { ensureOnnxRuntime } from './onnx-runtime'
 import { resolveModelFiles, type ModelSourceOptions } from './model-files'
-import { nonNegativeInteger, optionsObject } from '../internal/validate'
+import { optionsObject, positiveInteger } from '../internal/validate'
 
 /** Options shared by `CrossEncoder.load` and `Embedder.load`. */
 export interface LoadOptions extends ModelSourceOptions {
@@ -47,12 +47,6 @@ export interface BatchCallOptions {
   signal?: AbortSignal
 }
 
-const positive = (v: unknown, name: string) => {
-  const n = nonNegativeInteger(v, name)
-  if (n === 0) throw rangeError(`${name} must be >= 1`)
-  return n
-}
-
 /**
  * Padded tokens per batch. On the MiniLM-L6 cross-encoder benchmark (2 cores, Cranfield pairs), 512
  * scored 1.2x (fp32, max length 256) to 1.7x (int8, 512) more pairs/s than 8192: a smaller batch's
@@ -88,12 +82,12 @@ function modelBytes(model: string): number {
 export async function loadEncoder(model: string, options: LoadOptions = {}) {
   const o = optionsObject(options, 'options') as LoadOptions
   const signal = checkSignal(o.signal)
-  const explicitSessions = o.sessions === undefined ? undefined : positive(o.sessions, 'options.sessions')
-  const explicitThreads = o.threads === undefined ? undefined : positive(o.threads, 'options.threads')
-  const maxLength = o.maxLength === undefined ? undefined : positive(o.maxLength, 'options.maxLength')
+  const explicitSessions = o.sessions === undefined ? undefined : positiveInteger(o.sessions, 'options.sessions')
+  const explicitThreads = o.threads === undefined ? undefined : positiveInteger(o.threads, 'options.threads')
+  const maxLength = o.maxLength === undefined ? undefined : positiveInteger(o.maxLength, 'options.maxLength')
   const batch = {
-    batchSize: o.batchSize === undefined ? 32 : positive(o.batchSize, 'options.batchSize'),
-    tokenBudget: o.tokenBudget === undefined ? DEFAULT_TOKEN_BUDGET : positive(o.tokenBudget, 'options.tokenBudget'),
+    batchSize: o.batchSize === undefined ? 32 : positiveInteger(o.batchSize, 'options.batchSize'),
+    tokenBudget: o.tokenBudget === undefined ? DEFAULT_TOKEN_BUDGET : positiveInteger(o.tokenBudget, 'options.tokenBudget'),
   }
   ensureOnnxRuntime(o.ortLibrary)
   const files = await resolveModelFiles(model, o, signal)
@@ -109,9 +103,9 @@ export async function loadEncoder(model: string, options: LoadOptions = {}) {
 
 export function batchOptions(defaults: EncoderRuntime, o: BatchCallOptions) {
   return {
-    batchSize: o.batchSize === undefined ? defaults.batchSize : positive(o.batchSize, 'options.batchSize'),
+    batchSize: o.batchSize === undefined ? defaults.batchSize : positiveInteger(o.batchSize, 'options.batchSize'),
     tokenBudget: defaults.tokenBudget,
-    maxLength: o.maxLength === undefined ? undefined : positive(o.maxLength, 'options.maxLength'),
+    maxLength: o.maxLength === undefined ? undefined : positiveInteger(o.maxLength, 'options.maxLength'),
   }
 }
 

@@ -15,6 +15,7 @@ import { copyFile, link, mkdir, open, readFile, rename, rm, stat, symlink, write
 import { homedir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { AbortError, RagrankError, rangeError, typeError } from '../errors'
+import { checkSignal } from '../internal/abort'
 import { optionsObject, stringArray } from '../internal/validate'
 
 /**
@@ -626,9 +627,7 @@ export async function resolveHubFiles(
   const env = o.env ?? process.env
   if (typeof env !== 'object' || env === null) throw typeError('options.env must be an object')
   const revision = checkRelPath(o.revision ?? 'main', 'revision')
-  if (o.signal !== undefined && (typeof o.signal?.aborted !== 'boolean' || typeof o.signal.addEventListener !== 'function')) {
-    throw typeError('options.signal must be an AbortSignal')
-  }
+  checkSignal(o.signal)
   if (o.fetch !== undefined && typeof o.fetch !== 'function') throw typeError('options.fetch must be a function')
   for (const k of ['cacheDir', 'endpoint', 'token'] as const) {
     if (o[k] !== undefined && typeof o[k] !== 'string') throw typeError(`options.${k} must be a string`)

@@ -1,17 +1,40 @@
+import { typeError } from '../errors'
+import { isPlainObject } from '../internal/validate'
+
 /** A candidate document as rankers take it: a string, or an object with text. */
 export type Candidate = string | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
 
 /** How duplicates are recognised: by `id` when there is one, else by text (default); by text only; or not at all. */
 export type DedupeBy = 'id-or-content' | 'content' | 'none'
 
+export const DEDUPE_RULES: readonly DedupeBy[] = ['id-or-content', 'content', 'none']
+
+/** Checks a ranker's input: an array of strings or `{ text }` objects whose `id`, if any, is a string. */
+export function checkCandidates<D extends Candidate>(documents: readonly D[], name: string): readonly D[] {
+  if (!Array.isArray(documents)) throw typeError(`${name} must be an array of strings or { text } objects`)
+  documents.forEach((d: unknown, i) => {
+    if (typeof d === 'string') return
+    if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`${name}[${i}] must be a string or have a string text`)
+    if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`${name}[${i}].id must be a string`)
+  })
+  return documents
+}
+
 const prior = (d: Candidate) => (typeof d !== 'string' && typeof d.score === 'number' && !Number.isNaN(d.score) ? d.score : -Infinity)
 const textOf = (d: Candidate) => (typeof d === 'string' ? d : d.text)
 
 /**
- * Drops duplicate candidates. Of a group of duplicates the copy with the highest prior
- * `score` is kept (ties: the first), at the position of the first copy, so the order the
- * sources gave still decides where the group sits. Returns the kept documents and their
- * positions in the input.
+ * Drops duplicate candidates: the one rule of every ranker (`CrossEncoder`, `LLMRanker`,
+ * `rerankPooled`). Two candidates are the same document when they have the same `id`; a
+ * candidate without an `id` (a string, or an object with no id) is the same as another
+ * without an id and with the identical text. An id'd candidate never matches an id-less
+ * one. Of a group of duplicates the copy with the highest prior `score` is kept (ties: the
+ * first), at the position of the first copy, so the order the sources gave still decides
+ * where the group sits. Returns the kept documents and, for each, the input position of
+ * that kept copy (so a result's `index` points at the document whose fields it carries).
+ *
+ * `by` is for the pooled rerank's override: `'content'` ignores ids (sources that id the
+ * same text differently), `'none'` keeps every copy.
  */
 export function dedupe<D extends Candidate>(documents: readonly D[], by: DedupeBy = 'id-or-content'): { docs: D[]; indices: number[] } {
   const docs: D[] = []

@@ -1,5 +1,5 @@
 import { rangeError, typeError } from '../errors'
-import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
+import { finiteNumber, isPlainObject, oneOf, optionsObject, renamedOption, topK } from '../internal/validate'
 import type { ScoredDocument } from './retriever'
 
 /** How `fuse` combines lists: by rank (`'rrf'`) or by normalised score (`'weighted'`). */
@@ -16,8 +16,12 @@ export interface FuseOptions<T extends ScoredDocument = ScoredDocument> {
   /** One finite weight >= 0 per list (default 1 each); at least one must be positive. */
   weights?: readonly number[]
   /** Only for `'weighted'` (default `'minmax'`). */
+  scoreNormalization?: ScoreNormalization
+  /** @deprecated use `scoreNormalization` (`normalize` also means L2-normalising vectors, in `Embedder`). */
   normalize?: ScoreNormalization
   /** What makes two items the same document: `'id'` (default) or a function returning a string key. */
+  keyBy?: 'id' | ((doc: T) => string)
+  /** @deprecated use `keyBy` (`dedupeBy` also names the rankers' duplicate rule, in `rerankPooled`). */
   dedupeBy?: 'id' | ((doc: T) => string)
   /** Keep at most this many fused documents (default all). */
   topK?: number
@@ -192,28 +196,28 @@ interface CheckedOptions<T> {
   weights: readonly number[]
   normalize: ScoreNormalization
   key: (doc: T) => unknown
+  /** The key option as the caller named it, for errors. */
+  keyName: string
   topK?: number
 }
 
 function fuseOptions<T extends ScoredDocument>(options: unknown, count: number): CheckedOptions<T> {
   const o = optionsObject(options, 'options')
-  const method = o.method ?? 'rrf'
-  if (method !== 'rrf' && method !== 'weighted') throw rangeError(`options.method must be 'rrf' or 'weighted', got ${String(method)}`)
+  const method = oneOf(o.method ?? 'rrf', ['rrf', 'weighted'], 'options.method')
+  const norm = renamedOption(o, 'scoreNormalization', 'normalize')
+  const keyBy = renamedOption(o, 'keyBy', 'dedupeBy')
   if (method === 'weighted' && o.k !== undefined) throw rangeError("options.k applies to method 'rrf' only")
-  if (method === 'rrf' && o.normalize !== undefined) throw rangeError("options.normalize applies to method 'weighted' only")
+  if (method === 'rrf' && norm.value !== undefined) throw rangeError(`${norm.name} applies to method 'weighted' only`)
   const k = o.k === undefined ? 60 : finiteNumber(o.k, 'options.k', 0)
   if (k === 0) throw rangeError('options.k must be > 0, got 0')
-  const normalize = o.normalize ?? 'minmax'
-  if (normalize !== 'minmax' && normalize !== 'zscore' && normalize !== 'none') {
-    throw rangeError(`options.normalize must be 'minmax', 'zscore' or 'none', got ${String(normalize)}`)
-  }
   return {
     method,
     k,
     weights: o.weights === undefined ? new Array<number>(count).fill(1) : checkWeights(o.weights, count, 'options.weights'),
-    normalize,
-    key: dedupeKey<T>(o.dedupeBy),
-    topK: o.topK === undefined ? undefined : nonNegativeInteger(o.topK, 'options.topK'),
+    normalize: oneOf(norm.value ?? 'minmax', ['minmax', 'zscore', 'none'], norm.name),
+    key: documentKey<T>(keyBy.value, keyBy.name),
+    keyName: keyBy.name,
+    topK: topK(o.topK, undefined),
   }
 }
 
@@ -226,10 +230,10 @@ export function checkWeights(v: unknown, count: number, name: string): number[] 
   return weights
 }
 
-function dedupeKey<T extends ScoredDocument>(v: unknown): (doc: T) => unknown {
+function documentKey<T extends ScoredDocument>(v: unknown, name: string): (doc: T) => unknown {
   if (v === undefined || v === 'id') return (doc) => doc.id
   if (typeof v === 'function') return v as (doc: T) => unknown
-  throw rangeError(`options.dedupeBy must be 'id' or a function (doc) => string, got ${String(v)}`)
+  throw rangeError(`${name} must be 'id' or a function (doc) => string, got ${String(v)}`)
 }
 
 /** Registers list `i`'s items; a repeat within the list is skipped and takes no rank. */
@@ -244,7 +248,7 @@ function collect<T extends ScoredDocument>(list: readonly T[], i: number, o: Che
       throw rangeError(`lists[${i}][${j}].score must be finite for weighted fusion, got ${doc.score}`)
     }
     const key = o.key(doc)
-    if (typeof key !== 'string') throw typeError(`options.dedupeBy must return a string, got ${typeof key} for lists[${i}][${j}]`)
+    if (typeof key !== 'string') throw typeError(`${o.keyName} must return a string, got ${typeof key} for lists[${i}][${j}]`)
     if (tally.add(key, doc, i, rank + 1)) rank++
   }
 }

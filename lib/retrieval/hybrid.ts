@@ -1,19 +1,9 @@
-import { AbortError, rangeError, typeError } from '../errors'
+import { typeError } from '../errors'
 import { checkWeights, fuse, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
-import {
-  abortable,
-  checkQuery,
-  childController,
-  isRetriever,
-  positiveInteger,
-  retrievedList,
-  retrieveOptions,
-  throwIfAborted,
-  type RetrieveOptions,
-  type Retriever,
-  type ScoredDocument,
-} from './retriever'
-import { finiteNumber, isPlainObject, optionsObject } from '../internal/validate'
+import { throwIfAborted } from '../internal/abort'
+import { retrieveAll } from './fan-out'
+import { checkQuery, isRetriever, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
+import { finiteNumber, isPlainObject, oneOf, optionsObject, positiveInteger, renamedOption } from '../internal/validate'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
 export interface HybridSource {
@@ -32,6 +22,8 @@ export interface HybridRetrieverOptions {
   /** RRF constant (default 60). */
   k?: number
   /** Score normalisation for `'weighted'` (default `'minmax'`). */
+  scoreNormalization?: ScoreNormalization
+  /** @deprecated use `scoreNormalization` (`normalize` also means L2-normalising vectors, in `Embedder`). */
   normalize?: ScoreNormalization
   /** Default candidate depth per retriever (default 50). */
   candidates?: number
@@ -55,7 +47,7 @@ const DEFAULT_CANDIDATES = 50
 export class HybridRetriever implements Retriever {
   readonly #sources: { retriever: Retriever; topK?: number }[]
   readonly #weights: number[]
-  readonly #fusion: { method: FusionMethod; k?: number; normalize?: ScoreNormalization }
+  readonly #fusion: { method: FusionMethod; k?: number; scoreNormalization?: ScoreNormalization }
   readonly #candidates: number
   readonly #skipFailures: boolean
   readonly #onSkip?: (error: unknown, index: number) => void
@@ -68,12 +60,11 @@ export class HybridRetriever implements Retriever {
     const sources = o.retrievers.map(source)
     this.#sources = sources.map(({ retriever, topK }) => ({ retriever, topK }))
     this.#weights = checkWeights(sources.map((s) => s.weight), sources.length, 'options.retrievers weights')
-    this.#fusion = { method: (o.method ?? 'rrf') as FusionMethod, k: o.k as number | undefined, normalize: o.normalize as ScoreNormalization | undefined }
-    fuse([], this.#fusion) // validates method, k and normalize now rather than on the first query
+    const scoreNormalization = renamedOption(o, 'scoreNormalization', 'normalize').value as ScoreNormalization | undefined
+    this.#fusion = { method: (o.method ?? 'rrf') as FusionMethod, k: o.k as number | undefined, scoreNormalization }
+    fuse([], this.#fusion) // validates method, k and the normalisation now rather than on the first query
     this.#candidates = o.candidates === undefined ? DEFAULT_CANDIDATES : positiveInteger(o.candidates, 'options.candidates')
-    const onError = o.onError ?? 'reject'
-    if (onError !== 'reject' && onError !== 'skip') throw rangeError(`options.onError must be 'reject' or 'skip', got ${String(onError)}`)
-    this.#skipFailures = onError === 'skip'
+    this.#skipFailures = oneOf(o.onError ?? 'reject', ['reject', 'skip'], 'options.onError') === 'skip'
     if (o.onSkip !== undefined && typeof o.onSkip !== 'function') throw typeError('options.onSkip must be a function (error, index) => void')
     this.#onSkip = o.onSkip as HybridRetrieverOptions['onSkip']
   }
@@ -83,31 +74,21 @@ export class HybridRetriever implements Retriever {
     const { topK, signal } = retrieveOptions(options)
     throwIfAborted(signal)
     if (topK === 0) return []
-    const { controller, dispose } = childController(signal)
     const failures: unknown[] = []
-    const run = async (s: { retriever: Retriever; topK?: number }, i: number): Promise<ScoredDocument[]> => {
-      const depth = s.topK ?? Math.max(this.#candidates, topK)
-      try {
-        const hits = await abortable(s.retriever.retrieve(text, { topK: depth, signal: controller.signal }), controller.signal)
-        return retrievedList(hits, depth, `retrievers[${i}].retrieve`)
-      } catch (e) {
-        if (signal?.aborted) throw new AbortError()
-        if (!this.#skipFailures) {
-          controller.abort()
-          throw e
-        }
-        failures.push(e)
-        this.#onSkip?.(e, i)
-        return [] // an empty list keeps list indices equal to retriever indices
-      }
+    const skip = (e: unknown, i: number): ScoredDocument[] => {
+      failures.push(e)
+      this.#onSkip?.(e, i)
+      return [] // an empty list keeps list indices equal to retriever indices
     }
-    try {
-      const lists = await Promise.all(this.#sources.map(run))
-      if (failures.length === this.#sources.length) throw new AggregateError(failures, 'every retriever of the HybridRetriever failed')
-      return fuse(lists, { ...this.#fusion, weights: this.#weights, topK })
-    } finally {
-      dispose()
-    }
+    const calls = this.#sources.map((s, i) => ({
+      retriever: s.retriever,
+      query: text,
+      depth: s.topK ?? Math.max(this.#candidates, topK),
+      who: `retrievers[${i}].retrieve`,
+    }))
+    const lists = await retrieveAll(calls, calls.length, signal, this.#skipFailures ? skip : undefined)
+    if (failures.length === this.#sources.length) throw new AggregateError(failures, 'every retriever of the HybridRetriever failed')
+    return fuse(lists, { ...this.#fusion, weights: this.#weights, topK })
   }
 }
 

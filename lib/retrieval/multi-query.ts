@@ -1,19 +1,9 @@
 import { typeError } from '../errors'
-import { mapLimit } from '../internal/concurrency'
 import { fuse, type Fused } from './fusion'
-import {
-  abortable,
-  checkQuery,
-  childController,
-  isRetriever,
-  positiveInteger,
-  retrievedList,
-  retrieveOptions,
-  throwIfAborted,
-  type RetrieveOptions,
-  type Retriever,
-} from './retriever'
-import { finiteNumber, optionsObject, stringArray } from '../internal/validate'
+import { abortable, throwIfAborted } from '../internal/abort'
+import { retrieveAll } from './fan-out'
+import { checkQuery, isRetriever, retrieveOptions, type RetrieveOptions, type Retriever } from './retriever'
+import { booleanOption, finiteNumber, optionsObject, positiveInteger, stringArray } from '../internal/validate'
 
 /** Rewrites a query into variants; in practice an LLM call. */
 export type QueryVariantsFunction = (query: string, options: { signal?: AbortSignal }) => readonly string[] | Promise<readonly string[]>
@@ -70,8 +60,7 @@ export class MultiQueryRetriever implements Retriever {
         : typeof source?.variants === 'function'
           ? (q, opts) => source.variants(q, opts)
           : [...stringArray(o.queries, 'options.queries')]
-    if (o.includeOriginal !== undefined && typeof o.includeOriginal !== 'boolean') throw typeError('options.includeOriginal must be a boolean')
-    this.#includeOriginal = o.includeOriginal ?? true
+    this.#includeOriginal = booleanOption(o.includeOriginal, 'options.includeOriginal', true)
     this.#concurrency = o.concurrency === undefined ? 4 : positiveInteger(o.concurrency, 'options.concurrency')
     this.#k = o.k === undefined ? undefined : finiteNumber(o.k, 'options.k', 0)
     fuse([], { k: this.#k })
@@ -86,21 +75,8 @@ export class MultiQueryRetriever implements Retriever {
     if (topK === 0) return []
     const variants = distinctQueries(original, given ?? (await this.#rewrites(original, signal)), this.#includeOriginal)
     const depth = Math.max(this.#candidates, topK)
-    const { controller, dispose } = childController(signal)
-    try {
-      const lists = await mapLimit(variants, this.#concurrency, async (q, i) => {
-        try {
-          const hits = await abortable(this.#retriever.retrieve(q, { topK: depth, signal: controller.signal }), controller.signal)
-          return retrievedList(hits, depth, `retriever.retrieve (query ${i})`)
-        } catch (e) {
-          controller.abort() // stop the variants still running
-          throw e
-        }
-      })
-      return fuse(lists, { k: this.#k, topK })
-    } finally {
-      dispose()
-    }
+    const calls = variants.map((q, i) => ({ retriever: this.#retriever, query: q, depth, who: `retriever.retrieve (query ${i})` }))
+    return fuse(await retrieveAll(calls, this.#concurrency, signal), { k: this.#k, topK })
   }
 
   async #rewrites(query: string, signal: AbortSignal | undefined): Promise<readonly string[]> {

@@ -1,18 +1,8 @@
-import { checkSignal } from '../internal/abort'
-import { dedupe, type Candidate, type DedupeBy } from './dedupe'
-import { typeError, rangeError } from '../errors'
-import {
-  abortable,
-  checkQuery,
-  isRetriever,
-  positiveInteger,
-  retrievedList,
-  throwIfAborted,
-  DEFAULT_TOP_K,
-  type Retriever,
-  type ScoredDocument,
-} from './retriever'
-import { isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
+import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
+import { DEDUPE_RULES, dedupe, type Candidate, type DedupeBy } from './dedupe'
+import { typeError } from '../errors'
+import { checkQuery, isRetriever, retrievedList, type Retriever, type ScoredDocument } from './retriever'
+import { isPlainObject, oneOf, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
 export interface Ranker {
@@ -23,7 +13,7 @@ export interface PoolRerankOptions {
   /** Default 10. */
   topK?: number
   signal?: AbortSignal
-  /** Default `'id-or-content'`: the same `id`, or, without ids, the same text; `'content'` when sources id the same text differently. */
+  /** Default `'id-or-content'`, the rankers' rule (see `dedupe`); `'content'` when sources id the same text differently; `'none'` to keep every copy. */
   dedupeBy?: DedupeBy
 }
 
@@ -34,23 +24,21 @@ export function isRanker(v: unknown): v is Ranker {
   return typeof v === 'object' && v !== null && typeof (v as Ranker).rerank === 'function'
 }
 
-const DEDUPE = new Set(['id-or-content', 'content', 'none'])
-
 /**
  * Reranks candidates gathered from any number of sources (several indexes, books, tools)
- * in one ranker call. Duplicates are merged first (the copy with the highest prior score
- * is kept), so a passage two sources found is scored once. Each result keeps the score
- * its source gave as `meta.priorScore`, and `index` points into `documents`.
+ * in one ranker call. Duplicates are merged first, by the rankers' rule (`dedupe`: the
+ * same `id`, or without ids the same text; the copy with the highest prior score is kept),
+ * so a passage two sources found is scored once. Each result keeps the score its source
+ * gave as `meta.priorScore`, and `index` points into `documents`, at the kept copy.
  */
-export async function rerank(query: string, documents: readonly Candidate[], ranker: Ranker, options: PoolRerankOptions = {}): Promise<Pooled[]> {
+export async function rerankPooled(query: string, documents: readonly Candidate[], ranker: Ranker, options: PoolRerankOptions = {}): Promise<Pooled[]> {
   checkQuery(query)
   if (!Array.isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
   if (!isRanker(ranker)) throw typeError('ranker must have a rerank(query, documents, options) method (a CrossEncoder, an LLMRanker, ...)')
   const o = optionsObject(options, 'options')
-  const topK = o.topK === undefined ? DEFAULT_TOP_K : nonNegativeInteger(o.topK, 'options.topK')
+  const topK = topKOption(o.topK)
   const signal = checkSignal(o.signal)
-  const by = (o.dedupeBy ?? 'id-or-content') as DedupeBy
-  if (!DEDUPE.has(by)) throw rangeError(`options.dedupeBy must be 'id-or-content', 'content' or 'none', got ${String(by)}`)
+  const by = oneOf(o.dedupeBy ?? 'id-or-content', DEDUPE_RULES, 'options.dedupeBy')
   const candidates = documents.map((d, i): Candidate => {
     if (typeof d === 'string' || (isPlainObject(d) && typeof d.text === 'string')) return d as Candidate
     // AutoMergingRetriever hits carry their text on the (merged) node.
@@ -72,6 +60,9 @@ export async function rerank(query: string, documents: readonly Candidate[], ran
     return { ...r, index: at === undefined ? -1 : indices[at], meta } as Pooled
   })
 }
+
+/** @deprecated use `rerankPooled` (the free function; `rerank` is also the rankers' method). */
+export const rerank = rerankPooled
 
 export interface CompressionRetrieverOptions {
   /** Reorders and cuts the candidates. */
@@ -106,14 +97,13 @@ export class CompressionRetriever implements Retriever {
     this.#ranker = o.ranker
     this.#retriever = o.retriever as Retriever | undefined
     this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
-    if (o.dedupeBy !== undefined && !DEDUPE.has(o.dedupeBy as string)) throw rangeError(`options.dedupeBy must be 'id-or-content', 'content' or 'none'`)
-    this.#dedupeBy = o.dedupeBy as DedupeBy | undefined
+    this.#dedupeBy = o.dedupeBy === undefined ? undefined : oneOf(o.dedupeBy, DEDUPE_RULES, 'options.dedupeBy')
   }
 
   async retrieve(query: string, options: CompressionRetrieveOptions = {}): Promise<Pooled[]> {
     checkQuery(query)
     const o = optionsObject(options, 'options')
-    const topK = o.topK === undefined ? DEFAULT_TOP_K : nonNegativeInteger(o.topK, 'options.topK')
+    const topK = topKOption(o.topK)
     const signal = checkSignal(o.signal)
     const dedupeBy = (o.dedupeBy ?? this.#dedupeBy) as DedupeBy | undefined
     let documents = o.documents as readonly Candidate[] | undefined
@@ -125,6 +115,6 @@ export class CompressionRetriever implements Retriever {
       const hits = await abortable(this.#retriever.retrieve(query, { topK: depth, signal }), signal)
       documents = retrievedList(hits, depth, 'retriever.retrieve') as Candidate[]
     }
-    return rerank(query, documents, this.#ranker, { topK, signal, dedupeBy })
+    return rerankPooled(query, documents, this.#ranker, { topK, signal, dedupeBy })
   }
 }

@@ -1,5 +1,6 @@
 import { rangeError, typeError } from '../errors'
-import { abortable, checkQuery, retrieveOptions, throwIfAborted, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
+import { abortable, throwIfAborted } from '../internal/abort'
+import { checkQuery, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
 import { isPlainObject, optionsObject } from '../internal/validate'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */

@@ -1,9 +1,8 @@
-import { checkSignal } from '../internal/abort'
-import { AbortError, RagrankError, rangeError, typeError } from '../errors'
+import { checkSignal, throwIfAborted } from '../internal/abort'
+import { RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
-import { finiteNumber, isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
-
-import type { Retriever } from '../retrieval/retriever'
+import { booleanOption, finiteNumber, isPlainObject, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
+import { isRetriever, type Retriever } from '../retrieval/retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
 export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> & Partial<HierarchyNode>
@@ -22,7 +21,9 @@ export interface AutoMergingOptions {
   store: readonly StoredNode[] | NodeStore
   /** A parent replaces its matched children when matched / all children > threshold. In (0, 1); default 0.5. */
   threshold?: number
-  /** Leaves to ask the retriever for; default `4 * topK`. */
+  /** Leaves to ask the retriever for, at least the call's `topK`; default `4 * topK`. */
+  candidates?: number
+  /** @deprecated use `candidates`, the depth option's name in every other composite retriever. */
   candidateK?: number
   /** Default `max`. */
   parentScore?: ParentScore
@@ -57,7 +58,8 @@ interface Item {
  */
 export class AutoMergingRetriever implements Retriever {
   readonly threshold: number
-  readonly candidateK: number | undefined
+  /** Leaves asked for per call (undefined: `4 * topK`). */
+  readonly candidates: number | undefined
   readonly strict: boolean
   readonly #retriever: Retriever
   readonly #store: NodeStore
@@ -65,37 +67,39 @@ export class AutoMergingRetriever implements Retriever {
 
   constructor(options: AutoMergingOptions) {
     const o = optionsObject(options, 'AutoMergingRetriever options')
-    const retriever = o.retriever as Retriever | undefined
-    if (!retriever || typeof retriever.retrieve !== 'function') {
+    if (!isRetriever(o.retriever)) {
       throw typeError('retriever must have a retrieve(query, { topK, signal }) method returning Promise<{ id, score }[]>')
     }
-    this.#retriever = retriever
+    this.#retriever = o.retriever
     this.#store = toStore(o.store)
     this.threshold = o.threshold === undefined ? 0.5 : finiteNumber(o.threshold, 'threshold', 0, 1)
     if (this.threshold <= 0 || this.threshold >= 1) {
       throw rangeError(`threshold must be strictly between 0 and 1, got ${this.threshold}`)
     }
-    if (o.candidateK !== undefined) {
-      this.candidateK = nonNegativeInteger(o.candidateK, 'candidateK')
-      if (this.candidateK === 0) throw rangeError('candidateK must be at least 1')
-    }
-    this.strict = o.strict === undefined ? false : Boolean(o.strict)
+    const depth = renamedOption(o, 'candidates', 'candidateK')
+    this.candidates = depth.value === undefined ? undefined : positiveInteger(depth.value, depth.name)
+    this.strict = booleanOption(o.strict, 'options.strict', false)
     this.#parentScore = toParentScore(o.parentScore)
+  }
+
+  /** @deprecated use `candidates` */
+  get candidateK(): number | undefined {
+    return this.candidates
   }
 
   async retrieve(query: string, options?: { topK?: number; signal?: AbortSignal }): Promise<AutoMergedHit[]> {
     const o = optionsObject(options, 'options')
-    const topK = o.topK === undefined ? 10 : nonNegativeInteger(o.topK, 'topK')
+    const k = topK(o.topK)
     const signal = checkSignal(o.signal)
-    if (topK === 0) return []
-    const candidateK = Math.max(this.candidateK ?? 4 * topK, topK)
-    if (signal?.aborted) throw new AbortError()
-    const hits = await this.#retriever.retrieve(query, { topK: candidateK, signal })
+    if (k === 0) return []
+    const depth = Math.max(this.candidates ?? 4 * k, k)
+    throwIfAborted(signal)
+    const hits = await this.#retriever.retrieve(query, { topK: depth, signal })
     if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
     const merged = await this.#merge(items, signal)
     merged.sort((a, b) => b.score - a.score || a.rank - b.rank)
-    return merged.slice(0, topK).map(({ id, score, node, leafIds }) => ({ id, score, node, leafIds }))
+    return merged.slice(0, k).map(({ id, score, node, leafIds }) => ({ id, score, node, leafIds }))
   }
 
   /** Deduplicates hits by id (best score, first position) and looks their nodes up. */
@@ -179,9 +183,9 @@ export class AutoMergingRetriever implements Retriever {
   }
 
   async #fetch(ids: string[], signal: AbortSignal | undefined): Promise<(StoredNode | undefined)[]> {
-    if (signal?.aborted) throw new AbortError()
+    throwIfAborted(signal)
     const found = await this.#store.get(ids)
-    if (signal?.aborted) throw new AbortError()
+    throwIfAborted(signal)
     if (!Array.isArray(found)) throw typeError('store.get must resolve to an array')
     // Match by id: a store may return fewer nodes, or in another order.
     const byId = new Map<string, StoredNode>()
@@ -209,5 +213,6 @@ function toParentScore(rule: unknown): (scores: number[], parent: StoredNode) =>
   if (rule === 'sum') return (s) => s.reduce((a, b) => a + b, 0)
   if (rule === 'mean') return (s) => s.reduce((a, b) => a + b, 0) / s.length
   if (typeof rule === 'function') return rule as (scores: number[], parent: StoredNode) => number
-  throw typeError("parentScore must be 'max', 'mean', 'sum' or a function (childScores, parent) => number")
+  const message = `parentScore must be 'max', 'mean', 'sum' or a function (childScores, parent) => number, got ${String(rule)}`
+  throw typeof rule === 'string' ? rangeError(message) : typeError(message)
 }

@@ -1,0 +1,51 @@
+import { AbortError, typeError } from '../errors'
+import { abortable } from '../internal/abort'
+import { booleanOption, isPlainObject } from '../internal/validate'
+import type { ChatGenerator, ChatRequest } from './chat'
+import { parseJsonObject, replyError } from './json-reply'
+
+/** What an LLM component does when a call fails or the reply is unusable: throw, or report it and fall back. */
+export interface FallbackPolicy {
+  raise: boolean
+  onFailure: (error: Error) => void
+}
+
+/**
+ * Reads the `raiseOnFailure` and `onFailure` options every LLM component takes. Without
+ * `onFailure`, each fallback is a process warning (`RAGRANK_LLM_FALLBACK`) saying `warning`.
+ */
+export function fallbackPolicy(o: Record<string, unknown>, warning: string): FallbackPolicy {
+  const raise = booleanOption(o.raiseOnFailure, 'options.raiseOnFailure', false)
+  if (o.onFailure !== undefined && typeof o.onFailure !== 'function') throw typeError('options.onFailure must be a function')
+  const onFailure =
+    (o.onFailure as ((e: Error) => void) | undefined) ?? ((e: Error) => process.emitWarning(`${warning}: ${e.message}`, { code: 'RAGRANK_LLM_FALLBACK' }))
+  return { raise, onFailure }
+}
+
+/**
+ * One chat call whose reply must be a JSON object, read by `parse` (which gets the parsed
+ * object and the raw text, for error messages). `abortable`, so a custom generator that
+ * ignores the signal cannot hold the caller. A reply without `{ text }`, or that is not
+ * JSON, rejects with `ERR_LLM_REPLY`.
+ */
+export async function chatJson<T>(chat: ChatGenerator, request: ChatRequest, parse: (reply: Record<string, unknown>, text: string) => T): Promise<T> {
+  const reply = await abortable(Promise.resolve(chat.chat(request)), request.signal)
+  if (!isPlainObject(reply) || typeof reply.text !== 'string') throw replyError('chatGenerator.chat must resolve to { text }')
+  return parse(parseJsonObject(reply.text), reply.text)
+}
+
+/**
+ * Runs `work` (one LLM call or several). A failure throws when the policy says so, else is
+ * reported and `fallback()` is returned. An abort always rejects with an AbortError, never
+ * falls back: the caller asked to stop, not for a degraded answer.
+ */
+export async function withFallback<T>(policy: FallbackPolicy, signal: AbortSignal | undefined, work: () => Promise<T>, fallback: () => T): Promise<T> {
+  try {
+    return await work()
+  } catch (e) {
+    if (e instanceof AbortError || signal?.aborted) throw e instanceof AbortError ? e : new AbortError()
+    if (policy.raise) throw e
+    policy.onFailure(e as Error)
+    return fallback()
+  }
+}

@@ -1,0 +1,40 @@
+import type { NativeEncoder } from '../../index'
+import { RagrankError } from '../errors'
+import type { EncoderRuntime } from './encoder'
+import type { ModelFiles } from './model-files'
+
+/** What `CrossEncoder` and `Embedder` share: a loaded native encoder, where it came from, and its disposal. */
+export abstract class EncoderModel {
+  /** The files the model was loaded from. */
+  readonly files: ModelFiles
+  /** Sessions, threads per session and batching defaults chosen at load. */
+  readonly runtime: EncoderRuntime
+  protected readonly encoder: NativeEncoder
+  #disposed = false
+
+  protected constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime) {
+    this.encoder = encoder
+    this.files = files
+    this.runtime = runtime
+  }
+
+  /**
+   * Frees the ONNX Runtime sessions and the memory they keep (a session holds on to the
+   * buffers of its largest batch). Calls already running finish first; later calls reject
+   * with `ERR_DISPOSED`. Calling it again does nothing.
+   */
+  dispose(): void {
+    this.#disposed = true
+    this.encoder.dispose()
+  }
+
+  /** Tokens per input (a text, or a query-document pair) at most. */
+  get maxLength(): number {
+    return this.encoder.maxLength
+  }
+
+  /** Throws `ERR_DISPOSED` once `dispose` was called: the first step of every model call. */
+  protected checkOpen(): void {
+    if (this.#disposed) throw new RagrankError('ERR_DISPOSED', `this ${this.constructor.name} was disposed`)
+  }
+}

@@ -1,0 +1,44 @@
+import { AbortError } from '../errors'
+import { abortable, childController } from '../internal/abort'
+import { mapLimit } from '../internal/concurrency'
+import { retrievedList, type Retriever, type ScoredDocument } from './retriever'
+
+/** One child retrieval of a composite retriever. */
+export interface ChildRetrieval {
+  retriever: Retriever
+  query: string
+  /** Candidates to ask for; extra results are dropped. */
+  depth: number
+  /** Names the child in errors, e.g. `retrievers[1].retrieve`. */
+  who: string
+}
+
+/**
+ * The fan-out of the composite retrievers (hybrid, multi-query): runs the child retrievals,
+ * at most `concurrency` at once, under one child signal of the caller's. The first failure
+ * aborts the others and rejects, unless `recover` turns it into a list (the composite then
+ * fuses without it). An abort of the caller's signal always rejects with an AbortError.
+ */
+export async function retrieveAll(
+  calls: readonly ChildRetrieval[],
+  concurrency: number,
+  signal: AbortSignal | undefined,
+  recover?: (error: unknown, index: number) => ScoredDocument[],
+): Promise<ScoredDocument[][]> {
+  const { controller, dispose } = childController(signal)
+  try {
+    return await mapLimit(calls, concurrency, async (c, i) => {
+      try {
+        const hits = await abortable(c.retriever.retrieve(c.query, { topK: c.depth, signal: controller.signal }), controller.signal)
+        return retrievedList(hits, c.depth, c.who)
+      } catch (e) {
+        if (signal?.aborted) throw new AbortError()
+        if (recover) return recover(e, i)
+        controller.abort() // stop the children still running
+        throw e
+      }
+    })
+  } finally {
+    dispose()
+  }
+}
