@@ -1,5 +1,4 @@
-//! AVX2+FMA+F16C kernels (x86_64): one row at a time, `sgemm_tile` for batches; own file so the
-//! baseline x86 SIMD path reads apart from AVX-512.
+//! AVX2+FMA+F16C kernels (x86_64), one row at a time; separate: the x86 baseline for CPUs without AVX-512.
 use std::arch::x86_64::*;
 
 use half::f16;

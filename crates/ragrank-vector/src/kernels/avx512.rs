@@ -1,5 +1,4 @@
-//! AVX-512F/BW kernels (x86_64): dots, the four-row f32 scan and the multi-query tile; own file so the
-//! `#[target_feature(enable = "avx512f")]` code and its unsafe contract read apart from the other sets.
+//! AVX-512F/BW kernels (x86_64): dots, the four-row f32 scan, the multi-query tile; one file per feature set.
 use std::arch::x86_64::*;
 
 use half::f16;

@@ -1,5 +1,4 @@
-//! AVX-512 VNNI int8 kernels (x86_64, `vpdpbusd`): the AVX-512 table with its int8 entries replaced;
-//! own file because it needs one more CPU feature than `avx512` and only touches int8.
+//! AVX-512 VNNI int8 kernels (`vpdpbusd`) on the AVX-512 table; separate: one more CPU feature, int8 only.
 use std::arch::x86_64::*;
 
 use super::avx512::AVX512;

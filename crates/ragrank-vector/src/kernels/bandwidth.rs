@@ -1,4 +1,4 @@
-//! The memory-bandwidth probe (benchmarks only): not a kernel, so kept out of the dispatch code.
+//! The memory-bandwidth probe for benchmarks: it uses the kernels but is not one, so it sits apart.
 use super::Kernels;
 
 /// Sum of squares of a buffer with the widest dot kernel: a STREAM-like read loop (each

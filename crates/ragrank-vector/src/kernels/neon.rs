@@ -1,5 +1,4 @@
-//! NEON kernels (aarch64): f32 and int8 dots, f16 on the scalar path; own file because it only
-//! compiles on aarch64.
+//! NEON kernels (aarch64): f32 and int8 dots, f16 on the scalar path; separate: compiled only on aarch64.
 use std::arch::aarch64::*;
 
 use super::{Isa, Kernels};

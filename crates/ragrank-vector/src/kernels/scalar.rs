@@ -1,5 +1,4 @@
-//! The portable reference kernels and their table: the fallback on every CPU and what the tests
-//! compare each SIMD set with; own file so the reference is read without any intrinsics.
+//! The portable reference kernels and their table: every CPU's fallback and the tests' oracle, no intrinsics.
 use half::f16;
 
 use super::{each_row, sgemm_tile, Isa, Kernels};

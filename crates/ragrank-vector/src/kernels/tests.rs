@@ -1,5 +1,4 @@
-//! Every instruction set available on this CPU against the scalar reference, at lengths around
-//! every unrolling boundary; own file so the kernels' files hold only kernels.
+//! Every instruction set this CPU has against `scalar` at lengths around each unrolling boundary; kept apart.
 use super::*;
 use rand::{Rng, SeedableRng};
 
