@@ -264,6 +264,36 @@ impl Encoder {
         })
     }
 
+    /// `run_all` for `width` output values per input, gathered in input order, with the text
+    /// encoder `opts` asks for: `fill(dst, row, len, shape, data)` writes the input that is row
+    /// `row` of a batch's output `data` (of shape `shape`; `len` its unpadded length) into `dst`.
+    fn run_rows(
+        &self,
+        n: usize,
+        width: usize,
+        opts: &BatchOptions,
+        cancel: &AtomicBool,
+        encode: impl Fn(&TextEncoder, usize) -> Result<Encoded> + Sync,
+        fill: impl Fn(&mut [f32], usize, usize, &[i64], &[f32]) + Sync,
+    ) -> Result<Vec<f32>> {
+        let text = self.text_for(opts)?;
+        let text = text.as_ref().unwrap_or(&self.text);
+        let out = Mutex::new(vec![0f32; n * width]);
+        self.run_all(
+            |i| encode(text, i),
+            n,
+            opts,
+            cancel,
+            |batch, lengths, shape, data| {
+                let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+                for (row, &i) in batch.items.iter().enumerate() {
+                    fill(&mut out[i * width..(i + 1) * width], row, lengths[i], shape, data);
+                }
+            },
+        )?;
+        Ok(out.into_inner().unwrap_or_else(|p| p.into_inner()))
+    }
+
     /// One relevance score per (query, document) pair, in input order: the logit of a
     /// one-label model, or the log-odds `logit[1] - logit[0]` of a two-label model (so a
     /// sigmoid of it is the softmax probability of the positive label).
@@ -274,24 +304,18 @@ impl Encoder {
                 self.output, self.width, self.output_rank
             )));
         }
-        let scores = Mutex::new(vec![0f32; pairs.len()]);
         let width = self.width;
-        let text = self.text_for(opts)?;
-        let text = text.as_ref().unwrap_or(&self.text);
-        self.run_all(
-            |i| text.pair(pairs[i].0, pairs[i].1),
+        self.run_rows(
             pairs.len(),
+            1,
             opts,
             cancel,
-            |batch, _, _, data| {
-                let mut out = scores.lock().unwrap_or_else(|p| p.into_inner());
-                for (row, &i) in batch.items.iter().enumerate() {
-                    let logits = &data[row * width..(row + 1) * width];
-                    out[i] = if width == 1 { logits[0] } else { logits[1] - logits[0] };
-                }
+            |text, i| text.pair(pairs[i].0, pairs[i].1),
+            |dst, row, _, _, data| {
+                let logits = &data[row * width..(row + 1) * width];
+                dst[0] = if width == 1 { logits[0] } else { logits[1] - logits[0] };
             },
-        )?;
-        Ok(scores.into_inner().unwrap_or_else(|p| p.into_inner()))
+        )
     }
 
     /// Embeddings of `texts`, row-major `n x dim`, in input order.
@@ -303,37 +327,30 @@ impl Encoder {
         opts: &BatchOptions,
         cancel: &AtomicBool,
     ) -> Result<(Vec<f32>, usize)> {
-        let dim = self.width;
-        let out = Mutex::new(vec![0f32; texts.len() * dim]);
-        let rank = self.output_rank;
-        let text = self.text_for(opts)?;
-        let text = text.as_ref().unwrap_or(&self.text);
-        self.run_all(
-            |i| text.single(texts[i]),
+        let (dim, rank) = (self.width, self.output_rank);
+        let out = self.run_rows(
             texts.len(),
+            dim,
             opts,
             cancel,
-            |batch, lengths, shape, data| {
-                let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
-                for (row, &i) in batch.items.iter().enumerate() {
-                    let dst = &mut out[i * dim..(i + 1) * dim];
-                    if rank == 2 {
-                        dst.copy_from_slice(&data[row * dim..(row + 1) * dim]);
-                    } else {
-                        let seq = shape[1] as usize;
-                        let tokens = &data[row * seq * dim..(row + 1) * seq * dim];
-                        pool(tokens, dim, lengths[i], pooling, dst);
-                    }
-                    if normalize {
-                        let norm = dst.iter().map(|x| x * x).sum::<f32>().sqrt();
-                        if norm > 0.0 {
-                            dst.iter_mut().for_each(|x| *x /= norm);
-                        }
+            |text, i| text.single(texts[i]),
+            |dst, row, len, shape, data| {
+                if rank == 2 {
+                    dst.copy_from_slice(&data[row * dim..(row + 1) * dim]);
+                } else {
+                    let seq = shape[1] as usize;
+                    let tokens = &data[row * seq * dim..(row + 1) * seq * dim];
+                    pool(tokens, dim, len, pooling, dst);
+                }
+                if normalize {
+                    let norm = dst.iter().map(|x| x * x).sum::<f32>().sqrt();
+                    if norm > 0.0 {
+                        dst.iter_mut().for_each(|x| *x /= norm);
                     }
                 }
             },
         )?;
-        Ok((out.into_inner().unwrap_or_else(|p| p.into_inner()), dim))
+        Ok((out, dim))
     }
 
     /// A text encoder for a call that asks for a shorter maximum length.
