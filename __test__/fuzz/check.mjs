@@ -95,9 +95,17 @@ export async function runCase(target, argsSpec) {
   let threw = false
   let error
   let timer
+  let wasAborted = false
   try {
+    const given = target.signalOf ? signalGiven(target.signalOf, args) : undefined
+    wasAborted = given?.aborted === true
     let r = target.call(subject, ...args)
-    if (state.soon.length) queueMicrotask(() => state.soon.forEach((c) => c.abort()))
+    for (const { controller, when } of state.soon) {
+      const fire = () => controller.abort()
+      if (when === 'micro') queueMicrotask(fire)
+      else if (when === 'turn') setImmediate(fire)
+      else setTimeout(fire, 1)
+    }
     if (r && typeof r.then === 'function') {
       r = await Promise.race([
         r,
@@ -116,16 +124,17 @@ export async function runCase(target, argsSpec) {
   // late listeners: fire what is still pending, then give rejections a chance to surface
   await tick()
   for (const c of state.later) c.abort()
-  for (const c of state.soon) c.abort()
+  for (const { controller } of state.soon) controller.abort()
   await tick()
   await tick()
-  if (state.soon.length && target.snapshot) await new Promise((r) => setTimeout(r, 10)) // native work still finishing
+  if (state.soon.length && target.snapshot) await new Promise((r) => setTimeout(r, 20)) // native work still finishing
   const failures = []
   if (threw && error === TIMEOUT) failures.push({ cls: 'hang (no settle within 5 s)', detail: '' })
   else if (threw) {
     const cls = errorClass(error)
     if (cls) failures.push({ cls: `error: ${cls}`, detail: describe(error) })
   }
+  if (wasAborted && !threw) failures.push({ cls: 'already-aborted signal ignored (the call completed)', detail: '' })
   for (const x of escaped) failures.push({ cls: `${x.kind}: ${errorClass(x.error) ?? describe(x.error).split(':')[0]}`, detail: describe(x.error) })
   if (threw && target.snapshot) {
     const after = await target.snapshot(subject)
@@ -136,3 +145,13 @@ export async function runCase(target, argsSpec) {
 }
 
 const TIMEOUT = Symbol('timeout')
+
+/** The AbortSignal a call was given by contract (its options.signal), if it is a real one. */
+function signalGiven(signalOf, args) {
+  try {
+    const s = signalOf(args)
+    return s instanceof AbortSignal ? s : undefined
+  } catch {
+    return undefined // a hostile options object: nothing to check
+  }
+}

@@ -1,7 +1,7 @@
 // Files and objects the fuzz targets call into: made once per process, in a private temp folder
 // (the runner also makes it the working directory, so a relative path a case invents lands there).
 import { createRequire } from 'node:module'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -10,7 +10,8 @@ export const api = require('../../dist/index.js')
 export const langchain = require('../../dist/langchain.js')
 
 export const MODELS = new URL('../fixtures/models/', import.meta.url).pathname
-export const WORK = mkdtempSync(join(tmpdir(), 'ragrank-fuzz-'))
+/** The private temp folder (made by `prepare`). */
+export let WORK
 
 export const CORPUS = [
   { id: 'a', text: 'the cat sat on the mat', meta: { tenant: 't1', n: 1 } },
@@ -25,6 +26,7 @@ let ready
 
 export function prepare() {
   ready ??= (async () => {
+    WORK = mkdtempSync(join(tmpdir(), 'ragrank-fuzz-'))
     const bm = new api.Bm25Index()
     bm.add(CORPUS)
     FILES.bm25 = join(WORK, 'good.bm25')
@@ -71,4 +73,9 @@ let models
 export function tinyModels() {
   models ??= Promise.all([api.CrossEncoder.load(join(MODELS, 'tiny-cross-encoder')), api.Embedder.load(join(MODELS, 'tiny-embedder'))])
   return models
+}
+
+/** Removes the temp folder. */
+export function cleanup() {
+  if (WORK) rmSync(WORK, { recursive: true, force: true })
 }

@@ -94,7 +94,7 @@ function make({ kind, arg }, state) {
     case 'hugeString':
       return arg.unit.repeat(arg.times)
     case 'protoKey': // an own "__proto__" (or "constructor", "prototype") key, as JSON.parse makes
-      return JSON.parse(`{${JSON.stringify(arg.key)}: ${JSON.stringify(arg.value)}, "x": 1}`)
+      return JSON.parse(`{${JSON.stringify(arg.key)}: ${JSON.stringify(arg.value)}${arg.alone ? '' : ', "x": 1'}}`)
     case 'nullProto':
       return Object.assign(Object.create(null), build(arg, state))
     case 'frozen':
@@ -156,9 +156,9 @@ function make({ kind, arg }, state) {
       return c.signal
     }
     case 'soonSignal': {
-      // fired while the call runs
+      // fired while the call runs: in a microtask, on the next turn, or after 1 ms
       const c = new AbortController()
-      state.soon.push(c)
+      state.soon.push({ controller: c, when: arg ?? 'micro' })
       return c.signal
     }
     case 'fakeSignal':
@@ -213,7 +213,8 @@ export const hostileNumber = fc.oneof(
 const signals = fc.oneof(
   fc.constant(h('abortedSignal')),
   fc.constant(h('abortedSignal', undefined)),
-  fc.constantFrom(h('abortedSignal', 'a reason string'), h('laterSignal'), h('soonSignal'), h('fakeSignal', true), h('fakeSignal', false), h('signalGetterThrows')),
+  fc.constantFrom(h('abortedSignal', 'a reason string'), h('laterSignal'), h('fakeSignal', true), h('fakeSignal', false), h('signalGetterThrows')),
+  fc.constantFrom('micro', 'turn', 'ms').map((when) => h('soonSignal', when)),
 )
 
 /** Any hostile leaf (no structure). */

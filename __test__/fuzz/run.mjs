@@ -11,13 +11,14 @@
 //   node __test__/fuzz/run.mjs --replay <finding id>
 //       runs a finding's minimal case once.
 import fc from 'fast-check'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { runCase, installEscapeListeners } from './check.mjs'
-import { FINDINGS, knownFinding } from './findings.mjs'
+import { FINDINGS, isFinding, knownFinding } from './findings.mjs'
 import { prepare, TARGETS } from './targets.mjs'
+import { cleanup } from './fixtures.mjs'
 
 const { values: a } = parseArgs({
   options: {
@@ -33,13 +34,18 @@ const { values: a } = parseArgs({
   },
 })
 
-process.chdir(mkdtempSync(join(tmpdir(), 'ragrank-fuzz-cwd-'))) // relative paths a case invents land here
+const cwd = mkdtempSync(join(tmpdir(), 'ragrank-fuzz-cwd-'))
+process.chdir(cwd) // relative paths a case invents land here
 process.env.HF_HUB_OFFLINE = '1'
 process.env.HF_ENDPOINT = 'http://127.0.0.1:9'
 process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1'
 installEscapeListeners()
 await prepare()
-main().catch((e) => {
+main().then(() => {
+  cleanup()
+  process.chdir(tmpdir())
+  rmSync(cwd, { recursive: true, force: true })
+}, (e) => {
   // the harness itself failed (not the library): say so loudly
   process.stderr.write(`fuzz harness error: ${e?.stack ?? e}\ncause: ${e?.cause?.stack ?? e?.cause}\n`)
   process.exit(2)
@@ -52,11 +58,20 @@ const targets = TARGETS.filter((x) => (!a.group || x.group === a.group) && (!a.t
 const show = (v) => fc.stringify(v).slice(0, 2000)
 
 if (a.replay) {
-  const f = FINDINGS.find((x) => x.id === a.replay)
-  if (!f) throw new Error(`no finding ${a.replay}`)
-  const target = TARGETS.find((x) => x.name === f.target)
-  const r = await runCase(target, f.args)
-  out({ finding: f.id, target: f.target, ...r })
+  const list = a.replay === 'all' ? FINDINGS : FINDINGS.filter((x) => x.id === a.replay)
+  if (list.length === 0) throw new Error(`no finding ${a.replay}`)
+  for (const f of list) {
+    const target = TARGETS.find((x) => x.name === f.target)
+    if (!target) throw new Error(`finding ${f.id}: no target ${f.target}`)
+    // only the finding's own class counts (a case may show several); a racy finding gets several tries
+    let hit
+    let tries = 0
+    while (!hit && tries++ < (f.repeat ?? 1)) {
+      const r = await runCase(target, f.args)
+      hit = r.ok ? undefined : r.all.find((x) => isFinding(f, target.name, x.cls))
+    }
+    out({ finding: f.id, target: f.target, tries, ok: !hit, cls: hit?.cls, detail: hit?.detail })
+  }
 } else if (a.count) {
   const deadline = a.seconds ? Date.now() + Number(a.seconds) * 1000 : Infinity
   const perTarget = a.runs ? Number(a.runs) : Infinity
@@ -104,7 +119,9 @@ if (a.replay) {
     out({ target: target.name, runs: s.runs, classes: s.classes, examples })
   }
 } else {
-  const runs = Number(a.runs ?? process.env.RAGRANK_FUZZ_RUNS ?? 60)
+  // a time budget (seconds per target) replaces the run count: as many cases as fit
+  const budgetMs = a.seconds ? Number(a.seconds) * 1000 : undefined
+  const runs = budgetMs ? 1e9 : Number(a.runs ?? process.env.RAGRANK_FUZZ_RUNS ?? 60)
   const seed = Number(a.seed ?? process.env.RAGRANK_FUZZ_SEED ?? 20261201)
   for (const target of targets) {
     const known = {}
@@ -120,7 +137,7 @@ if (a.replay) {
         unexpected = fresh[0]
         return false
       }),
-      { numRuns: runs, seed, ...(a.path ? { path: a.path } : {}) },
+      { numRuns: runs, seed, ...(budgetMs ? { interruptAfterTimeLimit: budgetMs } : {}), ...(a.path ? { path: a.path } : {}) },
     )
     out({
       target: target.name,
