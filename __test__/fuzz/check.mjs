@@ -134,6 +134,7 @@ export async function runCase(target, argsSpec) {
     const cls = errorClass(error)
     if (cls) failures.push({ cls: `error: ${cls}`, detail: describe(error) })
   }
+  if (target.mustThrow && !threw) failures.push({ cls: 'accepted an unknown option key', detail: '' })
   if (wasAborted && !threw) failures.push({ cls: 'already-aborted signal ignored (the call completed)', detail: '' })
   for (const x of escaped) failures.push({ cls: `${x.kind}: ${errorClass(x.error) ?? describe(x.error).split(':')[0]}`, detail: describe(x.error) })
   if (threw && target.snapshot) {

@@ -27,8 +27,8 @@ export const FINDINGS = [
   },
   {
     id: 'F3',
-    title: 'evaluate: a "__proto__" query id reaches napi as the prototype (ArrayExpected); a non-plain qrels object fails in Object.entries',
-    match: { evaluate: /^error: (Error code ArrayExpected|TypeError without code: Cannot convert undefined or null to object)/ },
+    title: 'evaluate: a "__proto__" query id reaches napi as the prototype (ArrayExpected); class instances pass the plain-object checks (an AbortSignal as judgments: NumberExpected, as qrels: Object.entries fails)',
+    match: { evaluate: /^error: (Error code (ArrayExpected|NumberExpected|ObjectExpected)|TypeError without code: Cannot convert undefined or null to object)/ },
     target: 'evaluate',
     args: [h('protoKey', { key: '__proto__', value: [{ id: 'a', score: 0 }], alone: true }), {}, []],
   },
@@ -133,6 +133,13 @@ export const FINDINGS = [
     match: { 'OpenAIChatGenerator.chat': /^error: TypeError without code: (Do not know how to serialize a BigInt|Converting circular)/ },
     target: 'OpenAIChatGenerator.chat',
     args: [{ messages: [{ role: 'user', content: 'x' }], responseFormat: { name: 'n', schema: { b: h('bigint', 1) } } }],
+  },
+  {
+    id: 'F17',
+    title: 'unknown or misspelled option keys (limit, offset, topN, ...) are silently ignored by every function that takes options',
+    match: { 'unknown option keys': /^accepted an unknown option key/ },
+    target: 'unknown option keys',
+    args: ['Bm25Index.search', 'limit', 3],
   },
 ]
 

@@ -227,6 +227,37 @@ export const TARGETS = [
   t('RankerCompressor.compressDocuments', 'langchain', [fakeRanker, near(fc.array(near(fc.record({ pageContent: text, metadata: meta, id })), { maxLength: 3 })), text], (_, r, d, q) => new RankerCompressor({ ranker: fake(r) }).compressDocuments(d, q)),
 ]
 
+// Misspelled or unknown option keys: the issue asks for a TypeError naming the key. One call per
+// public function that takes options, each valid but for one extra key.
+const STRICT_CALLS = {
+  'Bm25Index.search': (o) => bm25().search('cat', o),
+  'Bm25Index.searchBatch': (o) => bm25().searchBatch(['cat'], o),
+  'Bm25Index.retrieve': (o) => bm25().retrieve('cat', o),
+  'Bm25Index.add': (o) => bm25().add([{ id: 'n', text: 'x' }], o),
+  'Bm25Index.addAsync': (o) => bm25().addAsync([{ id: 'n', text: 'x' }], o),
+  'new Bm25Index': (o) => new Bm25Index(o),
+  'Bm25Index.load': (o) => Bm25Index.load(FILES.bm25, o),
+  'VectorIndex.search': (o) => vectors().search([1, 0, 0], o),
+  'VectorIndex.searchBatch': (o) => vectors().searchBatch([1, 0, 0], o),
+  'VectorIndex.add': (o) => vectors().add(['n'], [1, 0, 0], o),
+  'new VectorIndex': (o) => new VectorIndex({ dim: 3, ...o }),
+  'VectorIndex.load': (o) => VectorIndex.load(FILES.vector, o),
+  fuse: (o) => fuse([[{ id: 'a', score: 1 }]], o),
+  'rerank (pooled)': (o) => rerank('q', ['a'], { rerank: async () => [{ index: 0, score: 1 }] }, o),
+  'new HybridRetriever': (o) => new HybridRetriever({ retrievers: [bm25()], ...o }),
+  'HybridRetriever.retrieve': (o) => new HybridRetriever({ retrievers: [bm25()] }).retrieve('cat', o),
+  'MultiQueryRetriever.retrieve': (o) => new MultiQueryRetriever({ retriever: bm25() }).retrieve('cat', o),
+  'new HierarchicalSplitter': (o) => new HierarchicalSplitter({ blockSizes: [4], ...o }),
+  'AutoMergingRetriever.retrieve': (o) => new AutoMergingRetriever({ retriever: bm25(), store: tree() }).retrieve('cat', o),
+  'LLMRanker.rerank': (o) => new LLMRanker({ chatGenerator: { chat: async () => ({ text: '{"documents":[]}' }) } }).rerank('q', ['a'], o),
+  'new OpenAIChatGenerator': (o) => new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', ...o }),
+  'CrossEncoder.rerank': async (o) => (await tinyModels())[0].rerank('q', ['a'], o),
+  'Embedder.embed': async (o) => (await tinyModels())[1].embed(['a'], o),
+}
+TARGETS.push(
+  t('unknown option keys', 'strict', [fc.constantFrom(...Object.keys(STRICT_CALLS)), fc.constantFrom('limit', 'offset', 'topN', 'top_k', 'filters', 'signals', 'maxResults'), fc.constantFrom(3, 0, 'x', true)], (_, call, key, value) => STRICT_CALLS[call]({ [key]: value }), { mustThrow: true }),
+)
+
 function loadOptions(more) {
   return options({ maxLength: topK, threads: near(fc.constantFrom(1, 2, 0)), sessions: near(fc.constantFrom(1, 2, 0)), batchSize: topK, tokenBudget: topK, file: near(fc.constantFrom('model.onnx', 'onnx/model.onnx', '../x.onnx')), quantized: bool, ortLibrary: near(fc.constantFrom('@garbage', '@missing')), offline: near(fc.constant(true)), signal, ...more })
 }
