@@ -20,6 +20,8 @@ export const FINDINGS = [
     title: 'arrays with holes pass the string-array checks (`some` skips holes), then napi throws StringExpected, or JS code reads the hole',
     match: {
       '*': /^error: Error code StringExpected/,
+      'Bm25Index.add': /^error: TypeError without code: Cannot convert undefined or null to object/, // docs.map keeps the hole
+      'Bm25Index.addAsync': /^error: TypeError without code: Cannot convert undefined or null to object/,
       'MultiQueryRetriever.retrieve': /^error: TypeError without code: Cannot read properties of undefined/,
     },
     target: 'Bm25Index.remove',

@@ -137,7 +137,7 @@ if (a.replay) {
         unexpected = fresh[0]
         return false
       }),
-      { numRuns: runs, seed, ...(budgetMs ? { interruptAfterTimeLimit: budgetMs } : {}), ...(a.path ? { path: a.path } : {}) },
+      { numRuns: budgetMs ? runs : Math.max(5, Math.round(runs * (target.runsFactor ?? 1))), seed, ...(budgetMs ? { interruptAfterTimeLimit: budgetMs } : {}), ...(a.path ? { path: a.path } : {}) },
     )
     out({
       target: target.name,

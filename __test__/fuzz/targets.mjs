@@ -213,7 +213,7 @@ export const TARGETS = [
     m.dispose()
     const v = prop === 'dispose' ? m.dispose() : m[prop]
     return which === 'cross' ? m.rerank('q', ['d']).then(() => v) : m.embed(['d']).then(() => v)
-  }),
+  }, { runsFactor: 0.1 }), // two model loads per case: slow, and the inputs are few
   t('resolveHubFiles', 'models', [near(fc.constantFrom('org/name', 'bad', '../x/y', 'a/b/c')), near(fc.array(near(fc.constantFrom('tokenizer.json', '../etc/passwd', '/abs', 'a\\b')), { maxLength: 2 })), near(fc.array(text, { maxLength: 2 })), options({ revision: near(fc.constantFrom('main', '..', 'a'.repeat(40))), cacheDir: near(fc.constant('@dir')), offline: bool, signal, fetch: near(fc.constant(h('fn', 'rejects'))), token: text, endpoint: near(fc.constant('http://127.0.0.1:9')) })], (_, r, req, opt, o) => resolveHubFiles(r, req, opt, o && typeof o === 'object' && !('fetch' in o) ? { ...o, fetch: async () => new Response('', { status: 404 }), cacheDir: resolvePath(o.cacheDir ?? '@dir') } : o), { signalOf: (a) => a[3].signal }),
   t('hubCacheDir/isHubId/onnxRuntimePath/ensureOnnxRuntime', 'models', [fc.constantFrom('hubCacheDir', 'isHubId', 'onnxRuntimePath', 'ensureOnnxRuntime'), anything], (_, f, v) => ({ hubCacheDir, isHubId, onnxRuntimePath, ensureOnnxRuntime })[f](v)),
 
