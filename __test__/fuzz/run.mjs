@@ -145,7 +145,7 @@ if (a.replay) {
       runs: r.numRuns,
       seed: r.seed,
       known,
-      failure: r.failed ? { ...unexpected, counterexample: show(r.counterexample), path: r.counterexamplePath, replay: `node __test__/fuzz/run.mjs --target '${target.name}' --seed ${r.seed} --path '${r.counterexamplePath}' --runs 1` } : null,
+      failure: r.failed ? { ...unexpected, counterexample: show(r.counterexample), path: r.counterexamplePath, replay: `node __test__/fuzz/run.mjs --target '${target.name}' --seed ${r.seed} --path '${r.counterexamplePath}' --runs 1${a.strict ? ' --strict' : ''}` } : null,
       error: r.errorInstance && !unexpected ? String(r.errorInstance.stack ?? r.errorInstance) : undefined,
     })
   }
