@@ -22,7 +22,7 @@ const RUNS = Number(process.env.RAGRANK_FUZZ_RUNS ?? 100)
 const SECONDS = process.env.RAGRANK_FUZZ_SECONDS === undefined ? undefined : Number(process.env.RAGRANK_FUZZ_SECONDS)
 const SEED = Number(process.env.RAGRANK_FUZZ_SEED ?? 20261201)
 const CHILDREN = 2 // processes at once: the machines this runs on have few cores
-const perTargetSeconds = SECONDS && Math.max(1, (SECONDS * CHILDREN) / TARGETS.length)
+const perTargetSeconds = SECONDS && Math.max(0.2, (SECONDS * CHILDREN) / TARGETS.length) // approximate: shrinking and start-up come on top
 const childTimeoutMs = SECONDS ? SECONDS * 1000 * 2 + 60_000 : 110_000
 
 let running = 0
@@ -67,7 +67,7 @@ for (const target of TARGETS) {
     if (!r) return t.fail(died(run, target.name))
     if (r.error) return t.fail(`harness error: ${r.error}`)
     const known = Object.entries(r.known)
-    if (known.length) t.log(`known findings hit: ${known.map(([c, n]) => `${n}x ${c}`).join('; ')}`)
+    t.log(`${r.runs} cases in ${r.ms} ms${known.length ? `; known findings hit: ${known.map(([c, n]) => `${n}x ${c}`).join('; ')}` : ''}`)
     if (r.failure) {
       return t.fail(
         `${r.failure.cls}\n  ${r.failure.detail}\n  minimal case: ${r.failure.counterexample}\n  seed ${r.seed}, path ${r.failure.path}\n  replay: ${r.failure.replay}`,

@@ -123,13 +123,159 @@ function leafIndex(nodes) {
 const embedFn = (v) => async () => (typeof v === 'function' ? v() : v)
 const localChat = () => new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, timeoutMs: 300, apiKey: 'k' })
 
-const t = (name, group, args, call, more = {}) => ({ name, group, args: fc.tuple(...args, extra).map(([...a]) => [...a.slice(0, -1), ...a[a.length - 1]]), call, ...more })
+/** A target: `call(subject, ...args)`, the args drawn from `args` plus sometimes one stray trailing argument. */
+const t = (name, group, args, call, more = {}) => ({
+  name,
+  group,
+  args: fc.tuple(...args, extra).map((a) => [...a.slice(0, -1), ...a[a.length - 1]]),
+  call,
+  ...more,
+})
 const bm25Subject = { setup: bm25, snapshot: bm25Snapshot }
 const vectorSubject = { setup: vectors, snapshot: vectorSnapshot }
+/** The call's AbortSignal is `options.signal` of argument `i`. */
+const signalAt = (i) => (a) => a[i].signal
+
+// ---- option shapes ---------------------------------------------------------------------
+
+const analyzerOpts = options({
+  segmentation: fc.constantFrom('unicode', 'regex'),
+  lowercase: bool,
+  stopwords: near(fc.oneof(fc.constant('en'), fc.array(text, { maxLength: 2 }))),
+  stemmer: near(fc.constantFrom('english', 'klingon')),
+  cjk: fc.constantFrom('bigram', 'none'),
+  minTokenLength: topK,
+})
+const bm25Opts = options({
+  variant: fc.constantFrom('lucene', 'bm25+', 'robertson'),
+  k1: hostileNumber,
+  b: hostileNumber,
+  delta: hostileNumber,
+  storeText: bool,
+  analyzer: near(fc.oneof(fc.constant('bm25s'), analyzerOpts)),
+  tokenizer: near(fc.constant(h('fn', ['x']))),
+})
+const vectorOpts = near(
+  fc.record(
+    {
+      dim: near(fc.constantFrom(1, 3, 65536, 65537, 0)),
+      metric: near(fc.constantFrom('cosine', 'dot', 'l2')),
+      storage: near(fc.constantFrom('f32', 'f16', 'int8')),
+    },
+    { requiredKeys: [] },
+  ),
+)
+const fuseOpts = options({
+  method: fc.constantFrom('rrf', 'weighted'),
+  k: hostileNumber,
+  weights: near(fc.array(hostileNumber, { maxLength: 3 })),
+  normalize: fc.constantFrom('minmax', 'zscore', 'none'),
+  dedupeBy: near(fc.constantFrom('id', h('fn', 'k'))),
+  topK,
+})
+const run = near(fc.dictionary(fc.constantFrom('q1', 'q2', '__proto__'), near(fc.array(near(fc.record({ id, score: hostileNumber })), { maxLength: 3 })), { maxKeys: 2 }))
+const judgments = near(fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), near(fc.constantFrom(0, 1, 2, -1)), { maxKeys: 2 }))
+const qrels = near(fc.dictionary(fc.constantFrom('q1', 'q2', '__proto__', 'constructor'), judgments, { maxKeys: 2 }))
+const metrics = near(fc.array(near(fc.constantFrom('map', 'ndcg@10', 'p@5', 'recall@0', 'mrr@-1', 'bogus', 'map@1.5', 'ndcg@99999999999')), { maxLength: 3 }))
+const hybridSource = near(fc.oneof(fakeRetriever, fc.record({ retriever: fakeRetriever, topK, weight: hostileNumber }, { requiredKeys: ['retriever'] })))
+const hybridOpts = options({
+  retrievers: near(fc.array(hybridSource, { maxLength: 3 })),
+  method: fc.constantFrom('rrf', 'weighted'),
+  k: hostileNumber,
+  normalize: fc.constantFrom('minmax', 'none'),
+  candidates: topK,
+  onError: fc.constantFrom('reject', 'skip'),
+  onSkip: fc.constant(h('fn', 'throws')),
+})
+const multiQueryOpts = options({
+  retriever: fakeRetriever,
+  queries: near(fc.oneof(fc.array(text, { maxLength: 3 }), fc.constant(h('fn', ['x'])))),
+  includeOriginal: bool,
+  concurrency: topK,
+  k: hostileNumber,
+  candidates: topK,
+})
+const variantsSource = near(fc.oneof(fc.array(text, { maxLength: 3 }), fc.constant(h('fn', 'rejects')), anything))
+const vectorRetrieverOpts = options({
+  index: near(fc.constant({ search: h('fn', []) })),
+  embed: near(fc.constant(h('fn', [1, 0, 0]))),
+  documents: near(fc.constantFrom(h('map'), h('fn', { text: 't' }))),
+})
+const embedResult = near(fc.oneof(vector(3), fc.constant(h('fn', 'rejects'))))
+const documentLookup = near(fc.oneof(fc.constant(null), fc.constant(h('map')), fc.constant(h('fn', 'throws')), fc.constant(h('fn', { text: 'x', meta: { a: 1 } })), anything))
+const dedupeBy = fc.constantFrom('id-or-content', 'content', 'none')
+const splitterOpts = options({
+  blockSizes: near(fc.oneof(fc.array(near(fc.constantFrom(1, 2, 8, 512)), { maxLength: 3 }), fc.constant(h('set')))),
+  overlap: topK,
+  splitBy: near(fc.constantFrom('word', 'sentence', 'char', 'token', 'page')),
+  tokenizer: near(fc.constantFrom('@tokenizer', '@garbage', '@missing')),
+})
+const splitDocs = near(fc.array(near(fc.record({ id, text, meta }, { requiredKeys: ['id', 'text'] })), { maxLength: 3 }))
+const treeNodes = near(fc.array(near(fc.record({ id, text, parentId: near(fc.constantFrom(null, 'a', 'doc1')), childrenIds: ids, level: topK }, { requiredKeys: ['id'] })), { maxLength: 3 }))
+const autoMergingOpts = options({
+  retriever: fakeRetriever,
+  store: near(fc.constantFrom('tree', { get: h('fn', []) })),
+  threshold: hostileNumber,
+  candidateK: topK,
+  parentScore: near(fc.constantFrom('max', 'mean', 'sum', h('fn', 1))),
+  strict: bool,
+})
+const llmRankerOpts = options({
+  chatGenerator: fakeChat,
+  prompt: near(fc.constantFrom('{{query}} {{documents}}', '{{query}}', '{{documents}}{{documents}}{{query}}')),
+  topK,
+  raiseOnFailure: bool,
+  window: options({ size: topK, step: topK, concurrency: topK }),
+  onFailure: fc.constant(h('fn', 'throws')),
+})
+const rewriterOpts = options({
+  chatGenerator: fakeChat,
+  variants: topK,
+  strategies: near(fc.array(near(fc.constantFrom('synonyms', 'cause-effect', 'bogus')), { maxLength: 2 })),
+  raiseOnFailure: bool,
+  onFailure: fc.constant(h('fn', 'throws')),
+})
+const conversation = near(fc.oneof(text, fc.array(near(fc.record({ role: near(fc.constantFrom('user', 'assistant', 'system')), content: text })), { maxLength: 3 })))
+const chatGeneratorOpts = options({
+  model: text,
+  baseURL: near(fc.constantFrom('http://127.0.0.1:9/v1', 'ftp://x', 'not a url', 'https://api.openai.com/v1')),
+  apiKey: text,
+  timeoutMs: hostileNumber,
+  maxRetries: topK,
+  retryDelayMs: hostileNumber,
+  temperature: hostileNumber,
+  responseFormat: fc.constantFrom('json_schema', 'none'),
+  body: near(fc.dictionary(fc.string({ maxLength: 3 }), hostileLeaf, { maxKeys: 2 })),
+  headers: near(fc.dictionary(fc.string({ maxLength: 3 }), text, { maxKeys: 2 })),
+  env: near(fc.constant({ OPENAI_API_KEY: 'k' })),
+})
+const chatRequest = options({
+  messages: near(fc.array(near(fc.record({ role: near(fc.constantFrom('user', 'system', 'tool')), content: text })), { maxLength: 2 })),
+  responseFormat: near(fc.record({ name: text, schema: anything })),
+  signal,
+})
+const badFolder = near(fc.constantFrom('@modelEmpty', '@modelTokenizerOnly', '@modelGarbage', '@modelBadConfig', '@missing', '@garbage', 'no-org/no-model'))
+const hubOpts = options({
+  revision: near(fc.constantFrom('main', '..', 'a'.repeat(40))),
+  cacheDir: near(fc.constant('@dir')),
+  offline: bool,
+  signal,
+  fetch: near(fc.constant(h('fn', 'rejects'))),
+  token: text,
+  endpoint: near(fc.constant('http://127.0.0.1:9')),
+})
+const hubFileNames = near(fc.array(near(fc.constantFrom('tokenizer.json', '../etc/passwd', '/abs', 'a\\b')), { maxLength: 2 }))
+
+/** A plain options object whose `chatGenerator` was left out gets an unreachable local one (no real API call). */
+const withLocalChat = (o) => (o && typeof o === 'object' && !('chatGenerator' in o) ? { ...o, chatGenerator: localChat() } : o)
+/** A quiet LLM component: the default onFailure (a process warning) only when raise is exactly false, to cover it too. */
+const failureOptions = (raise) => ({ raiseOnFailure: raise === true, ...(raise === false ? {} : { onFailure: () => {} }) })
+
+// ---- the targets -----------------------------------------------------------------------
 
 export const TARGETS = [
   // Bm25Index
-  t('new Bm25Index', 'bm25', [options({ variant: fc.constantFrom('lucene', 'bm25+', 'robertson'), k1: hostileNumber, b: hostileNumber, delta: hostileNumber, storeText: bool, analyzer: near(fc.oneof(fc.constant('bm25s'), options({ segmentation: fc.constantFrom('unicode', 'regex'), lowercase: bool, stopwords: near(fc.oneof(fc.constant('en'), fc.array(text, { maxLength: 2 }))), stemmer: near(fc.constantFrom('english', 'klingon')), cjk: fc.constantFrom('bigram', 'none'), minTokenLength: topK }))), tokenizer: near(fc.constant(h('fn', ['x']))) })], (_, o) => new Bm25Index(o)),
+  t('new Bm25Index', 'bm25', [bm25Opts], (_, o) => new Bm25Index(o)),
   t('Bm25Index tokenizer', 'bm25', [anything, near(fc.constantFrom('add', 'search', 'analyze', 'searchBatch'))], async (_, result, method) => {
     const ix = new Bm25Index({ tokenizer: () => result })
     if (method === 'add') return ix.add([{ id: 'x', text: 'a b' }])
@@ -137,94 +283,190 @@ export const TARGETS = [
     return method === 'analyze' ? ix.analyze('a b') : ix.search('a b')
   }),
   t('Bm25Index.add', 'bm25', [docs, options({ upsert: bool })], (ix, d, o) => ix.add(d, o), bm25Subject),
-  t('Bm25Index.addAsync', 'bm25', [docs, options({ upsert: bool, signal })], (ix, d, o) => ix.addAsync(d, o), { ...bm25Subject, signalOf: (a) => a[1].signal }),
+  t('Bm25Index.addAsync', 'bm25', [docs, options({ upsert: bool, signal })], (ix, d, o) => ix.addAsync(d, o), { ...bm25Subject, signalOf: signalAt(1) }),
   // valid new documents and a signal that fires while the work runs: abort must mean "nothing changed"
-  t('Bm25Index.addAsync (abort race)', 'bm25', [fc.integer({ min: 1, max: 300 }), fc.constantFrom('micro', 'turn', 'ms').map((when) => ({ signal: h('soonSignal', when) }))], (ix, n, o) => ix.addAsync(Array.from({ length: n }, (_, i) => ({ id: `new${i}`, text: `cat dog ${i}` })), o), bm25Subject),
+  t(
+    'Bm25Index.addAsync (abort race)',
+    'bm25',
+    [fc.integer({ min: 1, max: 300 }), fc.constantFrom('micro', 'turn', 'ms').map((when) => ({ signal: h('soonSignal', when) }))],
+    (ix, n, o) => ix.addAsync(Array.from({ length: n }, (_, i) => ({ id: `new${i}`, text: `cat dog ${i}` })), o),
+    bm25Subject,
+  ),
   t('Bm25Index.remove', 'bm25', [ids], (ix, i) => ix.remove(i), bm25Subject),
   t('Bm25Index.search', 'bm25', [query, searchOpts], (ix, q, o) => ix.search(q, o), bm25Subject),
-  t('Bm25Index.searchBatch', 'bm25', [near(fc.array(query, { maxLength: 3 })), options({ topK, filter, includeFields: bool, signal })], (ix, q, o) => ix.searchBatch(q, o), { ...bm25Subject, signalOf: (a) => a[1].signal }),
-  t('Bm25Index.retrieve', 'bm25', [query, options({ topK, signal, filter })], (ix, q, o) => ix.retrieve(q, o), { ...bm25Subject, signalOf: (a) => a[1].signal }),
+  t('Bm25Index.searchBatch', 'bm25', [near(fc.array(query, { maxLength: 3 })), options({ topK, filter, includeFields: bool, signal })], (ix, q, o) => ix.searchBatch(q, o), {
+    ...bm25Subject,
+    signalOf: signalAt(1),
+  }),
+  t('Bm25Index.retrieve', 'bm25', [query, options({ topK, signal, filter })], (ix, q, o) => ix.retrieve(q, o), { ...bm25Subject, signalOf: signalAt(1) }),
   t('Bm25Index.has/analyze/stats/size', 'bm25', [anything, fc.constantFrom('has', 'analyze', 'stats', 'size')], (ix, v, m) => (m === 'size' ? ix.size : ix[m](v)), bm25Subject),
-  t('Bm25Index.save', 'bm25', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), { ...bm25Subject, signalOf: (a) => a[1].signal }),
-  t('Bm25Index.load', 'bm25', [path, options({ tokenizer: near(fc.constant(h('fn', ['t']))), signal })], (_, p, o) => Bm25Index.load(resolvePath(p), o), { signalOf: (a) => a[1].signal }),
+  t('Bm25Index.save', 'bm25', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), { ...bm25Subject, signalOf: signalAt(1) }),
+  t('Bm25Index.load', 'bm25', [path, options({ tokenizer: near(fc.constant(h('fn', ['t']))), signal })], (_, p, o) => Bm25Index.load(resolvePath(p), o), { signalOf: signalAt(1) }),
 
   // VectorIndex
-  t('new VectorIndex', 'vector', [near(fc.record({ dim: near(fc.constantFrom(1, 3, 65536, 65537, 0)), metric: near(fc.constantFrom('cosine', 'dot', 'l2')), storage: near(fc.constantFrom('f32', 'f16', 'int8')) }, { requiredKeys: [] }))], (_, o) => new VectorIndex(o)),
+  t('new VectorIndex', 'vector', [vectorOpts], (_, o) => new VectorIndex(o)),
   t('VectorIndex.add', 'vector', [ids, near(fc.oneof(vector(3), vector(6))), options({ upsert: bool })], (ix, i, v, o) => ix.add(i, v, o), vectorSubject),
   t('VectorIndex.remove', 'vector', [ids], (ix, i) => ix.remove(i), vectorSubject),
   t('VectorIndex.search', 'vector', [vector(3), options({ topK, filter })], (ix, q, o) => ix.search(q, o), vectorSubject),
-  t('VectorIndex.searchBatch', 'vector', [near(fc.oneof(vector(3), vector(6))), options({ topK, signal })], (ix, q, o) => ix.searchBatch(q, o), { ...vectorSubject, signalOf: (a) => a[1].signal }),
+  t('VectorIndex.searchBatch', 'vector', [near(fc.oneof(vector(3), vector(6))), options({ topK, signal })], (ix, q, o) => ix.searchBatch(q, o), { ...vectorSubject, signalOf: signalAt(1) }),
   t('VectorIndex.has/getters', 'vector', [anything, fc.constantFrom('has', 'size', 'dim', 'metric', 'storage', 'mapped')], (ix, v, m) => (m === 'has' ? ix.has(v) : ix[m]), vectorSubject),
-  t('VectorIndex.save', 'vector', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), { ...vectorSubject, signalOf: (a) => a[1].signal }),
-  t('VectorIndex.load', 'vector', [path, options({ mmap: bool, signal })], (_, p, o) => VectorIndex.load(resolvePath(p), o), { signalOf: (a) => a[1].signal }),
+  t('VectorIndex.save', 'vector', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), { ...vectorSubject, signalOf: signalAt(1) }),
+  t('VectorIndex.load', 'vector', [path, options({ mmap: bool, signal })], (_, p, o) => VectorIndex.load(resolvePath(p), o), { signalOf: signalAt(1) }),
 
   // fusion and evaluation
-  t('fuse', 'retrieval', [near(fc.array(scoredList, { maxLength: 3 })), options({ method: fc.constantFrom('rrf', 'weighted'), k: hostileNumber, weights: near(fc.array(hostileNumber, { maxLength: 3 })), normalize: fc.constantFrom('minmax', 'zscore', 'none'), dedupeBy: near(fc.constantFrom('id', h('fn', 'k'))), topK })], (_, l, o) => fuse(l, o)),
-  t('evaluate', 'retrieval', [near(fc.dictionary(fc.constantFrom('q1', 'q2', '__proto__'), near(fc.array(near(fc.record({ id, score: hostileNumber })), { maxLength: 3 })), { maxKeys: 2 })), near(fc.dictionary(fc.constantFrom('q1', 'q2', '__proto__', 'constructor'), near(fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), near(fc.constantFrom(0, 1, 2, -1)), { maxKeys: 2 })), { maxKeys: 2 })), near(fc.array(near(fc.constantFrom('map', 'ndcg@10', 'p@5', 'recall@0', 'mrr@-1', 'bogus', 'map@1.5', 'ndcg@99999999999')), { maxLength: 3 }))], (_, r, q, m) => evaluate(r, q, m)),
+  t('fuse', 'retrieval', [near(fc.array(scoredList, { maxLength: 3 })), fuseOpts], (_, l, o) => fuse(l, o)),
+  t('evaluate', 'retrieval', [run, qrels, metrics], (_, r, q, m) => evaluate(r, q, m)),
 
   // retrievers
-  t('new HybridRetriever', 'retrieval', [options({ retrievers: near(fc.array(near(fc.oneof(fakeRetriever, fc.record({ retriever: fakeRetriever, topK, weight: hostileNumber }, { requiredKeys: ['retriever'] }))), { maxLength: 3 })), method: fc.constantFrom('rrf', 'weighted'), k: hostileNumber, normalize: fc.constantFrom('minmax', 'none'), candidates: topK, onError: fc.constantFrom('reject', 'skip'), onSkip: fc.constant(h('fn', 'throws')) })], (_, o) => new HybridRetriever(withFakes(o))),
-  t('HybridRetriever.retrieve', 'retrieval', [near(fc.array(fakeRetriever, { minLength: 1, maxLength: 3 })), fc.constantFrom('reject', 'skip'), text, options({ topK, signal, filter })], async (_, rs, onError, q, o) => new HybridRetriever({ retrievers: [bm25(), ...(Array.isArray(rs) ? rs.map(fake) : [])], onError }).retrieve(q, o), { signalOf: (a) => a[3].signal }),
-  t('new MultiQueryRetriever', 'retrieval', [options({ retriever: fakeRetriever, queries: near(fc.oneof(fc.array(text, { maxLength: 3 }), fc.constant(h('fn', ['x'])))), includeOriginal: bool, concurrency: topK, k: hostileNumber, candidates: topK })], (_, o) => new MultiQueryRetriever(withFakes(o))),
-  t('MultiQueryRetriever.retrieve', 'retrieval', [near(fc.oneof(fc.array(text, { maxLength: 3 }), fc.constant(h('fn', 'rejects')), anything)), text, options({ topK, signal, queries: near(fc.array(text, { maxLength: 3 })) })], (_, qs, q, o) => new MultiQueryRetriever({ retriever: bm25(), queries: typeof qs === 'function' || Array.isArray(qs) ? qs : () => qs }).retrieve(q, o), { signalOf: (a) => a[2].signal }),
-  t('new VectorRetriever', 'retrieval', [options({ index: near(fc.constant({ search: h('fn', []) })), embed: near(fc.constant(h('fn', [1, 0, 0]))), documents: near(fc.constantFrom(h('map'), h('fn', { text: 't' }))) })], (_, o) => new VectorRetriever(o)),
-  t('VectorRetriever.retrieve', 'retrieval', [near(fc.oneof(vector(3), fc.constant(h('fn', 'rejects')))), near(fc.oneof(fc.constant(null), fc.constant(h('map')), fc.constant(h('fn', 'throws')), fc.constant(h('fn', { text: 'x', meta: { a: 1 } })), anything)), text, options({ topK, signal, filter })], (_, v, d, q, o) => new VectorRetriever({ index: vectors(), embed: embedFn(v), documents: d === null ? undefined : typeof d === 'function' || d instanceof Map ? d : () => d }).retrieve(q, o), { signalOf: (a) => a[3].signal }),
-  t('new CompressionRetriever', 'retrieval', [options({ ranker: fakeRanker, retriever: fakeRetriever, candidates: topK, dedupeBy: fc.constantFrom('id-or-content', 'content', 'none') })], (_, o) => new CompressionRetriever(withFakes(o))),
-  t('CompressionRetriever.retrieve', 'retrieval', [fakeRanker, text, options({ topK, signal, documents: candidates, dedupeBy: fc.constantFrom('content', 'none') })], (_, r, q, o) => new CompressionRetriever({ ranker: fake(r), retriever: bm25() }).retrieve(q, o), { signalOf: (a) => a[2].signal }),
-  t('rerank (pooled)', 'retrieval', [text, candidates, fakeRanker, options({ topK, signal, dedupeBy: fc.constantFrom('id-or-content', 'content', 'none') })], (_, q, d, r, o) => rerank(q, d, fake(r), o), { signalOf: (a) => a[3].signal }),
+  t('new HybridRetriever', 'retrieval', [hybridOpts], (_, o) => new HybridRetriever(withFakes(o))),
+  t(
+    'HybridRetriever.retrieve',
+    'retrieval',
+    [near(fc.array(fakeRetriever, { minLength: 1, maxLength: 3 })), fc.constantFrom('reject', 'skip'), text, options({ topK, signal, filter })],
+    (_, rs, onError, q, o) => new HybridRetriever({ retrievers: [bm25(), ...(Array.isArray(rs) ? rs.map(fake) : [])], onError }).retrieve(q, o),
+    { signalOf: signalAt(3) },
+  ),
+  t('new MultiQueryRetriever', 'retrieval', [multiQueryOpts], (_, o) => new MultiQueryRetriever(withFakes(o))),
+  t(
+    'MultiQueryRetriever.retrieve',
+    'retrieval',
+    [variantsSource, text, options({ topK, signal, queries: near(fc.array(text, { maxLength: 3 })) })],
+    (_, qs, q, o) => new MultiQueryRetriever({ retriever: bm25(), queries: typeof qs === 'function' || Array.isArray(qs) ? qs : () => qs }).retrieve(q, o),
+    { signalOf: signalAt(2) },
+  ),
+  t('new VectorRetriever', 'retrieval', [vectorRetrieverOpts], (_, o) => new VectorRetriever(o)),
+  t(
+    'VectorRetriever.retrieve',
+    'retrieval',
+    [embedResult, documentLookup, text, options({ topK, signal, filter })],
+    (_, v, d, q, o) => {
+      const documents = d === null ? undefined : typeof d === 'function' || d instanceof Map ? d : () => d
+      return new VectorRetriever({ index: vectors(), embed: embedFn(v), documents }).retrieve(q, o)
+    },
+    { signalOf: signalAt(3) },
+  ),
+  t('new CompressionRetriever', 'retrieval', [options({ ranker: fakeRanker, retriever: fakeRetriever, candidates: topK, dedupeBy })], (_, o) => new CompressionRetriever(withFakes(o))),
+  t(
+    'CompressionRetriever.retrieve',
+    'retrieval',
+    [fakeRanker, text, options({ topK, signal, documents: candidates, dedupeBy: fc.constantFrom('content', 'none') })],
+    (_, r, q, o) => new CompressionRetriever({ ranker: fake(r), retriever: bm25() }).retrieve(q, o),
+    { signalOf: signalAt(2) },
+  ),
+  t('rerank (pooled)', 'retrieval', [text, candidates, fakeRanker, options({ topK, signal, dedupeBy })], (_, q, d, r, o) => rerank(q, d, fake(r), o), { signalOf: signalAt(3) }),
 
   // splitting
-  t('new HierarchicalSplitter', 'splitting', [options({ blockSizes: near(fc.oneof(fc.array(near(fc.constantFrom(1, 2, 8, 512)), { maxLength: 3 }), fc.constant(h('set')))), overlap: topK, splitBy: near(fc.constantFrom('word', 'sentence', 'char', 'token', 'page')), tokenizer: near(fc.constantFrom('@tokenizer', '@garbage', '@missing')) })], (_, o) => new HierarchicalSplitter(o && typeof o === 'object' && typeof o.tokenizer === 'string' ? { ...o, tokenizer: resolvePath(o.tokenizer) } : o)),
-  t('HierarchicalSplitter.split', 'splitting', [near(fc.array(near(fc.record({ id, text, meta }, { requiredKeys: ['id', 'text'] })), { maxLength: 3 }))], (_, d) => new HierarchicalSplitter({ blockSizes: [4, 2] }).split(d)),
-  t('HierarchicalSplitter.splitAsync', 'splitting', [near(fc.array(near(fc.record({ id, text, meta }, { requiredKeys: ['id', 'text'] })), { maxLength: 3 })), options({ signal })], (_, d, o) => new HierarchicalSplitter({ blockSizes: [4, 2] }).splitAsync(d, o), { signalOf: (a) => a[1].signal }),
-  t('NodeTree', 'splitting', [near(fc.array(near(fc.record({ id, text, parentId: near(fc.constantFrom(null, 'a', 'doc1')), childrenIds: ids, level: topK }, { requiredKeys: ['id'] })), { maxLength: 3 }))], (_, n) => new NodeTree(n)),
+  t('new HierarchicalSplitter', 'splitting', [splitterOpts], (_, o) =>
+    new HierarchicalSplitter(o && typeof o === 'object' && typeof o.tokenizer === 'string' ? { ...o, tokenizer: resolvePath(o.tokenizer) } : o),
+  ),
+  t('HierarchicalSplitter.split', 'splitting', [splitDocs], (_, d) => new HierarchicalSplitter({ blockSizes: [4, 2] }).split(d)),
+  t('HierarchicalSplitter.splitAsync', 'splitting', [splitDocs, options({ signal })], (_, d, o) => new HierarchicalSplitter({ blockSizes: [4, 2] }).splitAsync(d, o), { signalOf: signalAt(1) }),
+  t('NodeTree', 'splitting', [treeNodes], (_, n) => new NodeTree(n)),
   t('NodeTree methods', 'splitting', [fc.constantFrom('node', 'get', 'children', 'ancestors', 'leaves'), near(fc.oneof(id, fc.constantFrom('doc1', 'doc1#0', 'doc1#0.1'), ids))], (_, m, a) => new NodeTree(tree())[m](a)),
-  t('new AutoMergingRetriever', 'splitting', [options({ retriever: fakeRetriever, store: near(fc.constantFrom('tree', { get: h('fn', []) })), threshold: hostileNumber, candidateK: topK, parentScore: near(fc.constantFrom('max', 'mean', 'sum', h('fn', 1))), strict: bool })], (_, o) => new AutoMergingRetriever(withFakes(o && typeof o === 'object' && o.store === 'tree' ? { ...o, store: tree() } : o))),
-  t('AutoMergingRetriever.retrieve', 'splitting', [near(fc.oneof(fc.constant('real'), fakeRetriever)), bool, near(fc.constantFrom('max', 'mean', 'sum', h('fn', NaN), h('fn', 'throws'))), text, options({ topK, signal, filter })], (_, r, strict, parentScore, q, o) => {
-    const nodes = tree()
-    return new AutoMergingRetriever({ retriever: r === 'real' ? leafIndex(nodes) : fake(r), store: nodes, strict: strict === true, parentScore: typeof parentScore === 'string' || typeof parentScore === 'function' ? parentScore : 'max' }).retrieve(q, o)
-  }, { signalOf: (a) => a[4].signal }),
+  t('new AutoMergingRetriever', 'splitting', [autoMergingOpts], (_, o) => new AutoMergingRetriever(withFakes(o && typeof o === 'object' && o.store === 'tree' ? { ...o, store: tree() } : o))),
+  t(
+    'AutoMergingRetriever.retrieve',
+    'splitting',
+    [near(fc.oneof(fc.constant('real'), fakeRetriever)), bool, near(fc.constantFrom('max', 'mean', 'sum', h('fn', NaN), h('fn', 'throws'))), text, options({ topK, signal, filter })],
+    (_, r, strict, parentScore, q, o) => {
+      const nodes = tree()
+      const score = typeof parentScore === 'string' || typeof parentScore === 'function' ? parentScore : 'max'
+      return new AutoMergingRetriever({ retriever: r === 'real' ? leafIndex(nodes) : fake(r), store: nodes, strict: strict === true, parentScore: score }).retrieve(q, o)
+    },
+    { signalOf: signalAt(4) },
+  ),
 
   // LLM
-  t('new LLMRanker', 'llm', [options({ chatGenerator: fakeChat, prompt: near(fc.constantFrom('{{query}} {{documents}}', '{{query}}', '{{documents}}{{documents}}{{query}}')), topK, raiseOnFailure: bool, window: options({ size: topK, step: topK, concurrency: topK }), onFailure: fc.constant(h('fn', 'throws')) })], (_, o) => new LLMRanker(withFakes(o && typeof o === 'object' && !('chatGenerator' in o) ? { ...o, chatGenerator: localChat() } : o))),
-  t('LLMRanker.rerank', 'llm', [fakeChat, bool, text, candidates, options({ topK, signal })], (_, c, raise, q, d, o) => new LLMRanker({ chatGenerator: fake(c), raiseOnFailure: raise === true, ...(raise === false ? {} : { onFailure: () => {} }) }).rerank(q, d, o), { signalOf: (a) => a[4].signal }),
-  t('new QueryRewriter', 'llm', [options({ chatGenerator: fakeChat, variants: topK, strategies: near(fc.array(near(fc.constantFrom('synonyms', 'cause-effect', 'bogus')), { maxLength: 2 })), raiseOnFailure: bool, onFailure: fc.constant(h('fn', 'throws')) })], (_, o) => new QueryRewriter(withFakes(o && typeof o === 'object' && !('chatGenerator' in o) ? { ...o, chatGenerator: localChat() } : o))),
-  t('QueryRewriter.rewrite/variants', 'llm', [fakeChat, bool, fc.constantFrom('rewrite', 'variants'), near(fc.oneof(text, fc.array(near(fc.record({ role: near(fc.constantFrom('user', 'assistant', 'system')), content: text })), { maxLength: 3 }))), options({ signal })], (_, c, raise, m, conv, o) => new QueryRewriter({ chatGenerator: fake(c), raiseOnFailure: raise === true, ...(raise === false ? {} : { onFailure: () => {} }) })[m](conv, o), { signalOf: (a) => a[4].signal }),
-  t('new OpenAIChatGenerator', 'llm', [options({ model: text, baseURL: near(fc.constantFrom('http://127.0.0.1:9/v1', 'ftp://x', 'not a url', 'https://api.openai.com/v1')), apiKey: text, timeoutMs: hostileNumber, maxRetries: topK, retryDelayMs: hostileNumber, temperature: hostileNumber, responseFormat: fc.constantFrom('json_schema', 'none'), body: near(fc.dictionary(fc.string({ maxLength: 3 }), hostileLeaf, { maxKeys: 2 })), headers: near(fc.dictionary(fc.string({ maxLength: 3 }), text, { maxKeys: 2 })), env: near(fc.constant({ OPENAI_API_KEY: 'k' })) })], (_, o) => {
-    const g = new OpenAIChatGenerator(o)
-    return g.usage
-  }),
-  t('OpenAIChatGenerator.chat', 'llm', [options({ messages: near(fc.array(near(fc.record({ role: near(fc.constantFrom('user', 'system', 'tool')), content: text })), { maxLength: 2 })), responseFormat: near(fc.record({ name: text, schema: anything })), signal })], (_, r) => localChat().chat(r), { signalOf: (a) => a[0].signal }),
+  t('new LLMRanker', 'llm', [llmRankerOpts], (_, o) => new LLMRanker(withFakes(withLocalChat(o)))),
+  t(
+    'LLMRanker.rerank',
+    'llm',
+    [fakeChat, bool, text, candidates, options({ topK, signal })],
+    (_, c, raise, q, d, o) => new LLMRanker({ chatGenerator: fake(c), ...failureOptions(raise) }).rerank(q, d, o),
+    { signalOf: signalAt(4) },
+  ),
+  t('new QueryRewriter', 'llm', [rewriterOpts], (_, o) => new QueryRewriter(withFakes(withLocalChat(o)))),
+  t(
+    'QueryRewriter.rewrite/variants',
+    'llm',
+    [fakeChat, bool, fc.constantFrom('rewrite', 'variants'), conversation, options({ signal })],
+    (_, c, raise, m, conv, o) => new QueryRewriter({ chatGenerator: fake(c), ...failureOptions(raise) })[m](conv, o),
+    { signalOf: signalAt(4) },
+  ),
+  t('new OpenAIChatGenerator', 'llm', [chatGeneratorOpts], (_, o) => new OpenAIChatGenerator(o).usage),
+  t('OpenAIChatGenerator.chat', 'llm', [chatRequest], (_, r) => localChat().chat(r), { signalOf: signalAt(0) }),
   t('isChatGenerator', 'llm', [anything], (_, v) => isChatGenerator(v)),
 
   // models
-  t('CrossEncoder.load (bad folders)', 'models', [near(fc.constantFrom('@modelEmpty', '@modelTokenizerOnly', '@modelGarbage', '@modelBadConfig', '@missing', '@garbage', 'no-org/no-model')), loadOptions({ activation: near(fc.constantFrom('sigmoid', 'none', 'softmax')) })], (_, p, o) => CrossEncoder.load(resolvePath(p), o), { signalOf: (a) => a[1].signal }),
-  t('Embedder.load (bad folders)', 'models', [near(fc.constantFrom('@modelEmpty', '@modelTokenizerOnly', '@modelGarbage', '@modelBadConfig', '@missing', 'no-org/no-model')), loadOptions({ pooling: near(fc.constantFrom('mean', 'cls', 'max')), normalize: bool, queryPrefix: text, documentPrefix: text })], (_, p, o) => Embedder.load(resolvePath(p), o), { signalOf: (a) => a[1].signal }),
-  t('CrossEncoder.rerank/rerankMany', 'models', [fc.constantFrom('rerank', 'rerankMany'), text, candidates, options({ activation: near(fc.constantFrom('sigmoid', 'none')), batchSize: topK, maxLength: topK, signal })], async (_, m, q, d, o) => {
-    const [cross] = await tinyModels()
-    return m === 'rerank' ? cross.rerank(q, d, o) : cross.rerankMany(Array.isArray(d) ? [{ query: q, documents: d }, { query: q, documents: d }] : d, o)
-  }, { signalOf: (a) => a[3].signal }),
-  t('Embedder.embed/embedQuery/embedDocuments', 'models', [fc.constantFrom('embed', 'embedQuery', 'embedDocuments'), near(fc.oneof(text, fc.array(text, { maxLength: 3 }))), options({ batchSize: topK, maxLength: topK, signal })], async (_, m, x, o) => {
-    const [, emb] = await tinyModels()
-    return emb[m](x, o)
-  }, { signalOf: (a) => a[2].signal }),
-  t('CrossEncoder/Embedder getters after dispose', 'models', [fc.constantFrom('cross', 'emb'), fc.constantFrom('maxLength', 'dim', 'runtime', 'files', 'dispose')], async (_, which, prop) => {
-    const m = which === 'cross' ? await CrossEncoder.load(FILES.tinyCross) : await Embedder.load(FILES.tinyEmbedder)
-    m.dispose()
-    const v = prop === 'dispose' ? m.dispose() : m[prop]
-    return which === 'cross' ? m.rerank('q', ['d']).then(() => v) : m.embed(['d']).then(() => v)
-  }, { runsFactor: 0.1 }), // two model loads per case: slow, and the inputs are few
-  t('resolveHubFiles', 'models', [near(fc.constantFrom('org/name', 'bad', '../x/y', 'a/b/c')), near(fc.array(near(fc.constantFrom('tokenizer.json', '../etc/passwd', '/abs', 'a\\b')), { maxLength: 2 })), near(fc.array(text, { maxLength: 2 })), options({ revision: near(fc.constantFrom('main', '..', 'a'.repeat(40))), cacheDir: near(fc.constant('@dir')), offline: bool, signal, fetch: near(fc.constant(h('fn', 'rejects'))), token: text, endpoint: near(fc.constant('http://127.0.0.1:9')) })], (_, r, req, opt, o) => resolveHubFiles(r, req, opt, o && typeof o === 'object' && !('fetch' in o) ? { ...o, fetch: async () => new Response('', { status: 404 }), cacheDir: resolvePath(o.cacheDir ?? '@dir') } : o), { signalOf: (a) => a[3].signal }),
-  t('hubCacheDir/isHubId/onnxRuntimePath/ensureOnnxRuntime', 'models', [fc.constantFrom('hubCacheDir', 'isHubId', 'onnxRuntimePath', 'ensureOnnxRuntime'), anything], (_, f, v) => ({ hubCacheDir, isHubId, onnxRuntimePath, ensureOnnxRuntime })[f](v)),
+  t('CrossEncoder.load (bad folders)', 'models', [badFolder, loadOptions({ activation: near(fc.constantFrom('sigmoid', 'none', 'softmax')) })], (_, p, o) => CrossEncoder.load(resolvePath(p), o), {
+    signalOf: signalAt(1),
+  }),
+  t(
+    'Embedder.load (bad folders)',
+    'models',
+    [badFolder, loadOptions({ pooling: near(fc.constantFrom('mean', 'cls', 'max')), normalize: bool, queryPrefix: text, documentPrefix: text })],
+    (_, p, o) => Embedder.load(resolvePath(p), o),
+    { signalOf: signalAt(1) },
+  ),
+  t(
+    'CrossEncoder.rerank/rerankMany',
+    'models',
+    [fc.constantFrom('rerank', 'rerankMany'), text, candidates, options({ activation: near(fc.constantFrom('sigmoid', 'none')), batchSize: topK, maxLength: topK, signal })],
+    async (_, m, q, d, o) => {
+      const [cross] = await tinyModels()
+      return m === 'rerank' ? cross.rerank(q, d, o) : cross.rerankMany(Array.isArray(d) ? [{ query: q, documents: d }, { query: q, documents: d }] : d, o)
+    },
+    { signalOf: signalAt(3) },
+  ),
+  t(
+    'Embedder.embed/embedQuery/embedDocuments',
+    'models',
+    [fc.constantFrom('embed', 'embedQuery', 'embedDocuments'), near(fc.oneof(text, fc.array(text, { maxLength: 3 }))), options({ batchSize: topK, maxLength: topK, signal })],
+    async (_, m, x, o) => {
+      const [, emb] = await tinyModels()
+      return emb[m](x, o)
+    },
+    { signalOf: signalAt(2) },
+  ),
+  t(
+    'CrossEncoder/Embedder getters after dispose',
+    'models',
+    [fc.constantFrom('cross', 'emb'), fc.constantFrom('maxLength', 'dim', 'runtime', 'files', 'dispose')],
+    async (_, which, prop) => {
+      const m = which === 'cross' ? await CrossEncoder.load(FILES.tinyCross) : await Embedder.load(FILES.tinyEmbedder)
+      m.dispose()
+      const v = prop === 'dispose' ? m.dispose() : m[prop]
+      return which === 'cross' ? m.rerank('q', ['d']).then(() => v) : m.embed(['d']).then(() => v)
+    },
+    { runsFactor: 0.1 }, // two model loads per case: slow, and the inputs are few
+  ),
+  t(
+    'resolveHubFiles',
+    'models',
+    [near(fc.constantFrom('org/name', 'bad', '../x/y', 'a/b/c')), hubFileNames, near(fc.array(text, { maxLength: 2 })), hubOpts],
+    (_, r, req, opt, o) => {
+      // never the network: a plain options object without fetch gets one that answers 404
+      const safe = o && typeof o === 'object' && !('fetch' in o) ? { ...o, fetch: async () => new Response('', { status: 404 }), cacheDir: resolvePath(o.cacheDir ?? '@dir') } : o
+      return resolveHubFiles(r, req, opt, safe)
+    },
+    { signalOf: signalAt(3) },
+  ),
+  t('hubCacheDir/isHubId/onnxRuntimePath/ensureOnnxRuntime', 'models', [fc.constantFrom('hubCacheDir', 'isHubId', 'onnxRuntimePath', 'ensureOnnxRuntime'), anything], (_, f, v) =>
+    ({ hubCacheDir, isHubId, onnxRuntimePath, ensureOnnxRuntime })[f](v),
+  ),
 
   // errors
   t('RagrankError/AbortError', 'misc', [anything, anything], (_, a, b) => [new RagrankError(a, b), new AbortError(a)].map((e) => e.message)),
 
   // LangChain adapters
   t('new RagrankRetriever', 'langchain', [options({ retriever: fakeRetriever, topK, scoreKey: text, callbacks: anything, tags: anything })], (_, o) => new RagrankRetriever(withFakes(o))),
-  t('RagrankRetriever.invoke', 'langchain', [fakeRetriever, near(fc.constantFrom(3, 10)), text], (_, r, k, q) => new RagrankRetriever({ retriever: fake(r), topK: typeof k === 'number' && Number.isInteger(k) && k > 0 ? k : 3 }).invoke(q)),
+  t('RagrankRetriever.invoke', 'langchain', [fakeRetriever, near(fc.constantFrom(3, 10)), text], (_, r, k, q) =>
+    new RagrankRetriever({ retriever: fake(r), topK: typeof k === 'number' && Number.isInteger(k) && k > 0 ? k : 3 }).invoke(q),
+  ),
   t('new RankerCompressor', 'langchain', [options({ ranker: fakeRanker, topK, scoreKey: text })], (_, o) => new RankerCompressor(withFakes(o))),
-  t('RankerCompressor.compressDocuments', 'langchain', [fakeRanker, near(fc.array(near(fc.record({ pageContent: text, metadata: meta, id })), { maxLength: 3 })), text], (_, r, d, q) => new RankerCompressor({ ranker: fake(r) }).compressDocuments(d, q)),
+  t('RankerCompressor.compressDocuments', 'langchain', [fakeRanker, near(fc.array(near(fc.record({ pageContent: text, metadata: meta, id })), { maxLength: 3 })), text], (_, r, d, q) =>
+    new RankerCompressor({ ranker: fake(r) }).compressDocuments(d, q),
+  ),
 ]
 
 // Misspelled or unknown option keys: the issue asks for a TypeError naming the key. One call per
