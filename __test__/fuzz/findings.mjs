@@ -70,15 +70,14 @@ export const FINDINGS = [
     match: { 'Bm25Index.addAsync (abort race)': /^failed call changed the object/, 'Bm25Index.addAsync': /^failed call changed the object/ },
     target: 'Bm25Index.addAsync (abort race)',
     args: [1, { signal: h('soonSignal', 'micro') }],
-    repeat: 40,
+    repeat: 100, // a race: about 3 tries in 4 hit it on a 2-core machine
   },
   {
     id: 'F8',
     title: 'save/load: a signal that fires while the call is queued rejects with a plain Error, code "Cancelled"',
-    match: { 'Bm25Index.save': /Error code Cancelled/, 'Bm25Index.load': /Error code Cancelled/, 'VectorIndex.save': /Error code Cancelled/, 'VectorIndex.load': /Error code Cancelled/ },
-    target: 'VectorIndex.save',
-    args: ['@fresh', { signal: h('soonSignal', 'micro') }],
-    repeat: 40,
+    match: { 'Bm25Index.save': /Error code Cancelled/, 'Bm25Index.load': /Error code Cancelled/, 'VectorIndex.save': /Error code Cancelled/, 'VectorIndex.load': /Error code Cancelled/, 'save/load aborted in the queue': /Error code Cancelled/ },
+    target: 'save/load aborted in the queue',
+    args: ['VectorIndex.save', 16], // more than UV_THREADPOOL_SIZE busy saves, so the call waits in the queue
   },
   {
     id: 'F9',

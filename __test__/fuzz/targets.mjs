@@ -115,6 +115,21 @@ const splitterDocs = [
 function tree() {
   return new HierarchicalSplitter({ blockSizes: [4, 2] }).split(splitterDocs)
 }
+/** A vector index big enough that its save keeps a libuv thread busy for a few milliseconds. */
+let busy
+function busyIndex() {
+  if (!busy) {
+    busy = new VectorIndex({ dim: 64 })
+    busy.add(Array.from({ length: 5000 }, (_, i) => `v${i}`), Float32Array.from({ length: 5000 * 64 }, (_, i) => (i % 7) + 1))
+  }
+  return busy
+}
+const QUEUED_CALLS = {
+  'Bm25Index.save': (signal) => bm25().save(FILES.fresh, { signal }),
+  'Bm25Index.load': (signal) => Bm25Index.load(FILES.bm25, { signal }),
+  'VectorIndex.save': (signal) => vectors().save(FILES.fresh, { signal }),
+  'VectorIndex.load': (signal) => VectorIndex.load(FILES.vector, { signal }),
+}
 function leafIndex(nodes) {
   const ix = new Bm25Index()
   ix.add(nodes.filter((n) => n.childrenIds.length === 0).map((n) => ({ id: n.id, text: n.text })))
@@ -311,6 +326,17 @@ export const TARGETS = [
   t('VectorIndex.searchBatch', 'vector', [near(fc.oneof(vector(3), vector(6))), options({ topK, signal })], (ix, q, o) => ix.searchBatch(q, o), { ...vectorSubject, signalOf: signalAt(1) }),
   t('VectorIndex.has/getters', 'vector', [anything, fc.constantFrom('has', 'size', 'dim', 'metric', 'storage', 'mapped')], (ix, v, m) => (m === 'has' ? ix.has(v) : ix[m]), vectorSubject),
   t('VectorIndex.save', 'vector', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), { ...vectorSubject, signalOf: signalAt(1) }),
+  // the same abort, but while the call waits in a saturated libuv pool: deterministic, unlike the race above
+  t('save/load aborted in the queue', 'vector', [fc.constantFrom('Bm25Index.save', 'Bm25Index.load', 'VectorIndex.save', 'VectorIndex.load'), fc.integer({ min: 4, max: 12 })], async (_, call, busyCount) => {
+    const busy = Array.from({ length: busyCount }, (_, i) => busyIndex().save(`${FILES.dir}/busy-${i}.vec`))
+    const c = new AbortController()
+    const queued = QUEUED_CALLS[call](c.signal)
+    c.abort()
+    const [r] = await Promise.allSettled([queued])
+    await Promise.all(busy)
+    if (r.status === 'rejected') throw r.reason
+    return r.value
+  }),
   t('VectorIndex.load', 'vector', [path, options({ mmap: bool, signal })], (_, p, o) => VectorIndex.load(resolvePath(p), o), { signalOf: signalAt(1) }),
 
   // fusion and evaluation
