@@ -83,8 +83,9 @@ function describe(e) {
 }
 
 /**
- * Runs `target.call(subject, ...args)` on a fresh subject and returns
- * `{ ok: true }` or `{ ok: false, cls, detail }` where `cls` names the failure class.
+ * Runs `target.call(subject, ...args)` on a fresh subject and returns `{ ok: true }` or
+ * `{ ok: false, cls, detail, all }`: the first failure's class and detail, and every failure.
+ * A rejection that surfaces later than the ticks waited here is charged to a later case.
  */
 export async function runCase(target, argsSpec) {
   installEscapeListeners()

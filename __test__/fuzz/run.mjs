@@ -8,8 +8,11 @@
 //   node __test__/fuzz/run.mjs --count [--seconds t | --runs n] [--group g]
 //       survey mode: runs every case, counts failure classes, then shrinks one
 //       counterexample per class (used to write FINDINGS.md).
-//   node __test__/fuzz/run.mjs --replay <finding id>
-//       runs a finding's minimal case once.
+//   node __test__/fuzz/run.mjs --replay <finding id | all>
+//       runs a finding's minimal case (a racy one up to its `repeat` times).
+//
+// Cases run with the working directory in a fresh temp folder, the hub offline and OpenAI
+// pointed at a closed local port: nothing a case invents reaches the network or the checkout.
 import fc from 'fast-check'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -40,24 +43,20 @@ process.env.HF_HUB_OFFLINE = '1'
 process.env.HF_ENDPOINT = 'http://127.0.0.1:9'
 process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1'
 installEscapeListeners()
-await prepare()
-main().then(() => {
-  cleanup()
-  process.chdir(tmpdir())
-  rmSync(cwd, { recursive: true, force: true })
-}, (e) => {
-  // the harness itself failed (not the library): say so loudly
-  process.stderr.write(`fuzz harness error: ${e?.stack ?? e}\ncause: ${e?.cause?.stack ?? e?.cause}\n`)
-  process.exit(2)
-})
-
-async function main() {
-
 const out = (o) => process.stdout.write(`${JSON.stringify(o)}\n`)
 const targets = TARGETS.filter((x) => (!a.group || x.group === a.group) && (!a.target || x.name === a.target))
 const show = (v) => fc.stringify(v).slice(0, 2000)
 
-if (a.replay) {
+async function main() {
+  await prepare()
+  if (targets.length === 0) throw new Error(`no target matches --group ${a.group} --target ${a.target}`)
+  if (a.replay) await replay()
+  else if (a.count) await survey()
+  else await check()
+}
+
+/** Each finding's minimal case: is it still failing? */
+async function replay() {
   const list = a.replay === 'all' ? FINDINGS : FINDINGS.filter((x) => x.id === a.replay)
   if (list.length === 0) throw new Error(`no finding ${a.replay}`)
   for (const f of list) {
@@ -72,7 +71,10 @@ if (a.replay) {
     }
     out({ finding: f.id, target: f.target, tries, ok: !hit, cls: hit?.cls, detail: hit?.detail })
   }
-} else if (a.count) {
+}
+
+/** Every case runs; failures are counted by class, then one case per class is shrunk. */
+async function survey() {
   const deadline = a.seconds ? Date.now() + Number(a.seconds) * 1000 : Infinity
   const perTarget = a.runs ? Number(a.runs) : Infinity
   const stats = new Map(targets.map((x) => [x.name, { runs: 0, classes: {}, first: {} }]))
@@ -114,11 +116,16 @@ if (a.replay) {
         }),
         { seed: firstSeed, path, numRuns: 1 },
       )
-      examples[cls] = r.failed ? { counterexample: show(r.counterexample), seed: r.seed, path: r.counterexamplePath, detail } : { notReproduced: true, seed: firstSeed, path, detail }
+      examples[cls] = r.failed
+        ? { counterexample: show(r.counterexample), seed: r.seed, path: r.counterexamplePath, detail }
+        : { notReproduced: true, seed: firstSeed, path, detail } // a race that did not happen again
     }
     out({ target: target.name, runs: s.runs, classes: s.classes, examples })
   }
-} else {
+}
+
+/** fast-check's usual run: stop at the first failure no known finding explains, shrink it, report it. */
+async function check() {
   // a time budget (seconds per target) replaces the run count: as many cases as fit
   const budgetMs = a.seconds ? Number(a.seconds) * 1000 : undefined
   const runs = budgetMs ? 1e9 : Number(a.runs ?? process.env.RAGRANK_FUZZ_RUNS ?? 60)
@@ -137,7 +144,12 @@ if (a.replay) {
         unexpected = fresh[0]
         return false
       }),
-      { numRuns: budgetMs ? runs : Math.max(5, Math.round(runs * (target.runsFactor ?? 1))), seed, ...(budgetMs ? { interruptAfterTimeLimit: budgetMs } : {}), ...(a.path ? { path: a.path } : {}) },
+      {
+        numRuns: budgetMs ? runs : Math.max(5, Math.round(runs * (target.runsFactor ?? 1))),
+        seed,
+        ...(budgetMs ? { interruptAfterTimeLimit: budgetMs } : {}),
+        ...(a.path ? { path: a.path } : {}),
+      },
     )
     out({
       target: target.name,
@@ -145,11 +157,29 @@ if (a.replay) {
       runs: r.numRuns,
       seed: r.seed,
       known,
-      failure: r.failed ? { ...unexpected, counterexample: show(r.counterexample), path: r.counterexamplePath, replay: `node __test__/fuzz/run.mjs --target '${target.name}' --seed ${r.seed} --path '${r.counterexamplePath}' --runs 1${a.strict ? ' --strict' : ''}` } : null,
+      failure: r.failed
+        ? {
+            ...unexpected,
+            counterexample: show(r.counterexample),
+            path: r.counterexamplePath,
+            replay: `node __test__/fuzz/run.mjs --target '${target.name}' --seed ${r.seed} --path '${r.counterexamplePath}' --runs 1${a.strict ? ' --strict' : ''}`,
+          }
+        : null,
       error: r.errorInstance && !unexpected ? String(r.errorInstance.stack ?? r.errorInstance) : undefined,
     })
   }
 }
-}
-// The process must end on its own: a handle left open by the library (a FIFO read, a timer) is a finding too.
-process.exitCode = 0
+
+main().then(
+  () => {
+    cleanup()
+    process.chdir(tmpdir())
+    rmSync(cwd, { recursive: true, force: true })
+    // no process.exit: the process must end on its own, a handle the library left open keeps it alive (and the spec's timeout reports it)
+  },
+  (e) => {
+    // the harness itself failed (not the library): say so loudly
+    process.stderr.write(`fuzz harness error: ${e?.stack ?? e}\ncause: ${e?.cause?.stack ?? e?.cause}\n`)
+    process.exit(2)
+  },
+)
