@@ -354,11 +354,11 @@ fn save_and_load_round_trip_in_memory_and_mapped() {
         for storage in STORAGES {
             let (idx, _) = build(777, 19, metric, storage, 13);
             let path = dir.join(format!("{metric:?}-{storage:?}.rgv"));
-            persist::save(&idx, &path).unwrap();
+            persist::save(&idx, &path, &AtomicBool::new(false)).unwrap();
             let q = random(1, 19, 14);
             let want = search(&idx, &q, 15);
             for mapped in [false, true] {
-                let mut back = persist::load(&path, mapped).unwrap();
+                let mut back = persist::load(&path, mapped, &AtomicBool::new(false)).unwrap();
                 assert_eq!(back.is_mapped(), mapped);
                 assert_eq!(back.config(), idx.config());
                 assert_eq!(search(&back, &q, 15), want);
@@ -367,7 +367,10 @@ fn save_and_load_round_trip_in_memory_and_mapped() {
                 back.remove(&["doc-5"]);
                 assert!(!back.is_mapped());
                 assert_eq!(back.len(), 777);
-                assert_eq!(search(&persist::load(&path, true).unwrap(), &q, 15), want);
+                assert_eq!(
+                    search(&persist::load(&path, true, &AtomicBool::new(false)).unwrap(), &q, 15),
+                    want
+                );
             }
         }
     }
@@ -380,7 +383,7 @@ fn damaged_or_foreign_files_are_rejected() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("i.rgv");
     let (idx, _) = build(50, 4, Metric::Cosine, Storage::F32, 16);
-    persist::save(&idx, &path).unwrap();
+    persist::save(&idx, &path, &AtomicBool::new(false)).unwrap();
     let good = std::fs::read(&path).unwrap();
     let mut flipped = good.clone();
     flipped[200] ^= 1;
@@ -395,15 +398,59 @@ fn damaged_or_foreign_files_are_rejected() {
     ] {
         std::fs::write(&path, bytes).unwrap();
         for mapped in [false, true] {
-            let err = persist::load(&path, mapped)
+            let err = persist::load(&path, mapped, &AtomicBool::new(false))
                 .err()
                 .unwrap_or_else(|| panic!("{name} loaded"));
             assert_eq!(err.kind, ErrorKind::CorruptIndex, "{name}: {}", err.message);
         }
     }
     assert_eq!(
-        persist::load(&dir.join("missing"), false).err().unwrap().kind,
+        persist::load(&dir.join("missing"), false, &AtomicBool::new(false))
+            .err()
+            .unwrap()
+            .kind,
         ErrorKind::Io
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Files written by the release before the shared checksummed envelope: they still load,
+/// and saving them again gives the same bytes (the format did not move).
+#[test]
+fn files_of_format_version_1_load_and_save_back_identically() {
+    let dir = std::env::temp_dir().join(format!("ragrank-vector-golden-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for storage in ["f32", "f16", "int8"] {
+        let golden = format!("{}/tests/data/format-v1-l2-{storage}.rgv", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(&golden).unwrap();
+        for mapped in [false, true] {
+            let idx = persist::load(golden.as_ref(), mapped, &AtomicBool::new(false)).unwrap();
+            assert_eq!(idx.len(), 6);
+            assert_eq!(idx.config().metric, Metric::L2);
+            let path = dir.join(format!("{storage}-{mapped}.rgv"));
+            persist::save(&idx, &path, &AtomicBool::new(false)).unwrap();
+            assert!(std::fs::read(&path).unwrap() == bytes, "{storage} mapped={mapped}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_cancelled_save_or_load_stops_and_leaves_the_old_file() {
+    let dir = std::env::temp_dir().join(format!("ragrank-vector-cancel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("i.rgv");
+    let (mut idx, _) = build(40, 4, Metric::Dot, Storage::F32, 21);
+    persist::save(&idx, &path, &AtomicBool::new(false)).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    idx.remove(&["doc-1"]);
+    let err = persist::save(&idx, &path, &AtomicBool::new(true)).err().unwrap();
+    assert_eq!(err.kind, ErrorKind::Aborted);
+    assert!(std::fs::read(&path).unwrap() == before);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    for mapped in [false, true] {
+        let err = persist::load(&path, mapped, &AtomicBool::new(true)).err().unwrap();
+        assert_eq!(err.kind, ErrorKind::Aborted);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
