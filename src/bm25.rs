@@ -14,7 +14,7 @@ use ragrank_core::Error as CoreError;
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
 use crate::hits::{fill_buffer, utf16_len};
-use crate::task::BlockingTask;
+use crate::task::{save_task, BlockingTask};
 
 #[napi(object)]
 pub struct NativeDoc {
@@ -286,14 +286,9 @@ impl NativeBm25Index {
         guard(|| serde_json::to_value(read(&self.inner).stats()).map_err(|e| internal(&e.to_string())))
     }
 
-    /// Writes the index atomically; a cancelled save stops, removes its temporary file and
-    /// leaves an existing file at `path` as it was.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn save(&self, path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
-        let index = self.inner.clone();
-        BlockingTask::spawn(cancel, move |cancel| {
-            persist::save(&read(&index), &PathBuf::from(path), cancel).or_napi()
-        })
+        save_task(&self.inner, path, cancel, persist::save)
     }
 
     #[napi(ts_return_type = "Promise<NativeBm25Index>")]

@@ -10,6 +10,8 @@ use ragrank_core::check_cancel;
 
 use crate::errors::OrNapi;
 
+/// Cancels running native work: `lib/` calls `cancel()` when the caller's AbortSignal
+/// fires, and the call that holds the token stops at its next check with `ABORT_ERR`.
 #[napi]
 #[derive(Default)]
 pub struct CancelToken {

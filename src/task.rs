@@ -1,14 +1,15 @@
 //! `BlockingTask`: the one libuv-pool task behind every async native call. It holds the
 //! work as a closure, runs it under `guard` (no panic crosses into JS) with the call's
 //! cancel flag, and turns the result into its JS value on the main thread.
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{Env, Task};
 
 use crate::cancel::{check, flag_of, CancelToken};
-use crate::errors::{guard, internal};
+use crate::errors::{guard, internal, OrNapi};
 
 type Work<T> = Box<dyn FnOnce(&AtomicBool) -> napi::Result<T> + Send>;
 
@@ -62,4 +63,19 @@ impl<T: Send + 'static, J: ToNapiValue + TypeName> Task for BlockingTask<T, J> {
     fn resolve(&mut self, _env: Env, out: T) -> napi::Result<J> {
         Ok((self.finish)(out))
     }
+}
+
+/// Saves an index shared behind a lock with the core's `save`, on the pool. A cancelled
+/// save stops, removes its temporary file and leaves an existing file at `path` as it was.
+pub fn save_task<I: Send + Sync + 'static>(
+    index: &Arc<RwLock<I>>,
+    path: String,
+    cancel: Option<&CancelToken>,
+    save: fn(&I, &Path, &AtomicBool) -> ragrank_core::Result<()>,
+) -> AsyncTask<BlockingTask<()>> {
+    let index = index.clone();
+    BlockingTask::spawn(cancel, move |cancel| {
+        let index = index.read().unwrap_or_else(|p| p.into_inner());
+        save(&index, Path::new(&path), cancel).or_napi()
+    })
 }

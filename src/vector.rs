@@ -10,7 +10,7 @@ use ragrank_vector::{persist, Config, Hit, Metric, SearchOptions, Storage, Vecto
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
 use crate::hits::{fill_buffer, utf16_len};
-use crate::task::BlockingTask;
+use crate::task::{save_task, BlockingTask};
 
 /// Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
 /// array); `lib/vector.ts` builds the objects. For a batch, `queryEnds[i]` is the end of
@@ -171,14 +171,9 @@ impl NativeVectorIndex {
         read(&self.inner).contains(&id)
     }
 
-    /// Writes the index atomically; a cancelled save stops, removes its temporary file and
-    /// leaves an existing file at `path` as it was.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn save(&self, path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
-        let index = self.inner.clone();
-        BlockingTask::spawn(cancel, move |cancel| {
-            persist::save(&read(&index), &PathBuf::from(path), cancel).or_napi()
-        })
+        save_task(&self.inner, path, cancel, persist::save)
     }
 
     #[napi(ts_return_type = "Promise<NativeVectorIndex>")]

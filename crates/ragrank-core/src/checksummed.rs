@@ -29,6 +29,10 @@ pub struct Format {
 }
 
 impl Format {
+    pub const fn new(magic: &'static [u8; 8], version: u32, name: &'static str) -> Self {
+        Format { magic, version, name }
+    }
+
     pub fn damaged(&self) -> Error {
         Error::corrupt(format!("{} file is truncated or damaged", self.name))
     }
@@ -152,11 +156,7 @@ mod tests {
     use super::*;
     use crate::ErrorKind;
 
-    const TEST: Format = Format {
-        magic: b"RGRKTEST",
-        version: 3,
-        name: "test",
-    };
+    const TEST: Format = Format::new(b"RGRKTEST", 3, "test");
 
     #[test]
     fn a_write_cancelled_midway_removes_its_temporary_file_and_keeps_the_target() {

@@ -32,11 +32,7 @@ compile_error!("the vector index file format is little endian; big-endian target
 
 pub const MAGIC: &[u8; 8] = b"RGRKVECT";
 pub const FORMAT_VERSION: u32 = 1;
-const FORMAT: Format = Format {
-    magic: MAGIC,
-    version: FORMAT_VERSION,
-    name: "vector index",
-};
+const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION, "vector index");
 /// The header: the envelope's magic and version, then this format's fields.
 const HEADER: usize = 64;
 const ALIGN: usize = 64;

@@ -14,11 +14,7 @@ use crate::error::{check_cancel, Error, Result};
 
 pub const MAGIC: &[u8; 8] = b"RGRKBM25";
 pub const FORMAT_VERSION: u32 = 1;
-const FORMAT: Format = Format {
-    magic: MAGIC,
-    version: FORMAT_VERSION,
-    name: "BM25 index",
-};
+const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION, "BM25 index");
 
 /// Writes `index` to `path` atomically; once `cancel` is set the write stops with
 /// `Error::aborted()`, and `path` is left as it was.
