@@ -9,6 +9,10 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * Cancels running native work: `lib/` calls `cancel()` when the caller's AbortSignal
+ * fires, and the call that holds the token stops at its next check with `ABORT_ERR`.
+ */
 export declare class CancelToken {
   constructor()
   cancel(): void

@@ -328,16 +328,12 @@ fn files_of_format_version_1_load_and_save_back_identically() {
 
 #[test]
 fn a_cancelled_save_or_load_stops_and_leaves_the_old_file() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let docs = (0..50).map(|i| random_doc(&mut rng, format!("d{i}"), 40)).collect();
+    let mut index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    index.add(docs, false).unwrap();
     let dir = scratch_dir("ragrank-cancel");
     let path = dir.join("idx.rgrk");
-    let mut rng = StdRng::seed_from_u64(5);
-    let mut index = Bm25Index::new(config(Variant::Lucene)).unwrap();
-    index
-        .add(
-            (0..50).map(|i| random_doc(&mut rng, format!("d{i}"), 40)).collect(),
-            false,
-        )
-        .unwrap();
     persist::save(&index, &path, &NEVER).unwrap();
     let before = std::fs::read(&path).unwrap();
     index.remove(&["d1".into()]);
