@@ -226,17 +226,20 @@ impl Encoder {
         Ok((shape.iter().copied().collect(), data.to_vec()))
     }
 
-    /// Tokenises in parallel, plans batches, runs them (in parallel across sessions), and
-    /// hands each batch's output to `take` with the batch and the unpadded input lengths.
+    /// Tokenises the `n` inputs in parallel (`encode` with the call's text encoder), plans
+    /// batches, runs them (in parallel across sessions), and hands each batch's output to
+    /// `take` with the batch and the unpadded input lengths.
     fn run_all(
         &self,
-        encode: impl Fn(usize) -> Result<Encoded> + Sync,
         n: usize,
         opts: &BatchOptions,
         cancel: &AtomicBool,
+        encode: impl Fn(&TextEncoder, usize) -> Result<Encoded> + Sync,
         take: impl Fn(&Batch, &[usize], &[i64], &[f32]) + Sync,
     ) -> Result<()> {
-        let encoded: Vec<Encoded> = (0..n).into_par_iter().map(&encode).collect::<Result<_>>()?;
+        let shorter = self.text_for(opts)?;
+        let text = shorter.as_ref().unwrap_or(&self.text);
+        let encoded: Vec<Encoded> = (0..n).into_par_iter().map(|i| encode(text, i)).collect::<Result<_>>()?;
         let lengths: Vec<usize> = encoded.iter().map(|e| e.ids.len()).collect();
         let batches = batching::plan(&lengths, opts.max_batch.max(1), opts.token_budget.max(1));
         let next = AtomicUsize::new(0);
@@ -274,13 +277,11 @@ impl Encoder {
         }
         let scores = Mutex::new(vec![0f32; pairs.len()]);
         let width = self.width;
-        let text = self.text_for(opts)?;
-        let text = text.as_ref().unwrap_or(&self.text);
         self.run_all(
-            |i| text.pair(pairs[i].0, pairs[i].1),
             pairs.len(),
             opts,
             cancel,
+            |text, i| text.pair(pairs[i].0, pairs[i].1),
             |batch, _, _, data| {
                 let mut out = scores.lock().unwrap_or_else(|p| p.into_inner());
                 for (row, &i) in batch.items.iter().enumerate() {
@@ -304,13 +305,11 @@ impl Encoder {
         let dim = self.width;
         let out = Mutex::new(vec![0f32; texts.len() * dim]);
         let rank = self.output_rank;
-        let text = self.text_for(opts)?;
-        let text = text.as_ref().unwrap_or(&self.text);
         self.run_all(
-            |i| text.single(texts[i]),
             texts.len(),
             opts,
             cancel,
+            |text, i| text.single(texts[i]),
             |batch, lengths, shape, data| {
                 let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
                 for (row, &i) in batch.items.iter().enumerate() {
