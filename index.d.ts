@@ -11,7 +11,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 /**
  * Cancels running native work: `lib/` calls `cancel()` when the caller's AbortSignal
- * fires. napi's own AbortSignal support only stops tasks that have not started.
+ * fires, and the call that holds the token stops at its next check with `ABORT_ERR`.
  */
 export declare class CancelToken {
   constructor()
@@ -26,7 +26,7 @@ export declare class NativeBm25Index {
    * Analyses on the libuv pool without holding the lock, then inserts and builds the
    * query-time impacts, so the next search pays nothing.
    */
-  addAsync(docs: Array<NativeDoc>, upsert: boolean, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<number>
+  addAsync(docs: Array<NativeDoc>, upsert: boolean, cancel?: CancelToken | undefined | null): Promise<number>
   remove(ids: Array<string>): number
   /**
    * The hot path: with no stored fields among the hits and room in `out`, the hits come
@@ -36,16 +36,13 @@ export declare class NativeBm25Index {
    * return, or `out` too short) it returns `NativeHits`.
    */
   search(query: string, isTokens: boolean, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array): string | NativeHits
-  searchBatch(queries: Array<string>, areTokens: Array<boolean>, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeHits[]>
+  searchBatch(queries: Array<string>, areTokens: Array<boolean>, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeHits[]>
   analyze(text: string): Array<string>
   get size(): number
   has(id: string): boolean
   stats(): any
-  configJson(): string
-  save(path: string, signal?: AbortSignal | undefined | null): Promise<void>
-  saveSync(path: string): void
-  static load(path: string, signal?: AbortSignal | undefined | null): Promise<NativeBm25Index>
-  static loadSync(path: string): NativeBm25Index
+  save(path: string, cancel?: CancelToken | undefined | null): Promise<void>
+  static load(path: string, cancel?: CancelToken | undefined | null): Promise<NativeBm25Index>
 }
 
 export declare class NativeEncoder {
@@ -56,7 +53,6 @@ export declare class NativeEncoder {
   get width(): number
   /** 2 for `[batch, labels]` (classifier or pooled embedding), 3 for `[batch, seq, hidden]`. */
   get outputRank(): number
-  get feedsTokenTypeIds(): boolean
   /**
    * Releases the ONNX Runtime sessions (and the memory their arenas keep) once the calls
    * already running have finished; later calls fail with `ERR_DISPOSED`.
@@ -71,7 +67,7 @@ export declare class NativeEncoder {
 export declare class NativeSplitter {
   constructor(options: NativeSplitOptions)
   split(texts: Array<string>): NativeSplit
-  splitAsync(texts: Array<string>, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeSplit>
+  splitAsync(texts: Array<string>, cancel?: CancelToken | undefined | null): Promise<NativeSplit>
 }
 
 export declare class NativeVectorIndex {
@@ -85,17 +81,16 @@ export declare class NativeVectorIndex {
    */
   search(query: Float32Array, topK: number, filterIds: Array<string> | undefined | null, out: Float64Array): string | NativeVectorHits
   /** The queries are copied before the task starts, so the caller may reuse its array. */
-  searchBatch(queries: Float32Array, topK: number, cancel?: CancelToken | undefined | null, signal?: AbortSignal | undefined | null): Promise<NativeVectorHits>
+  searchBatch(queries: Float32Array, topK: number, cancel?: CancelToken | undefined | null): Promise<NativeVectorHits>
   get size(): number
   get dim(): number
   get metric(): string
   get storage(): string
   /** Whether rows are still read from a memory-mapped file. */
   get mapped(): boolean
-  get vectorBytes(): number
   has(id: string): boolean
-  save(path: string, signal?: AbortSignal | undefined | null): Promise<void>
-  static load(path: string, mmap: boolean, signal?: AbortSignal | undefined | null): Promise<NativeVectorIndex>
+  save(path: string, cancel?: CancelToken | undefined | null): Promise<void>
+  static load(path: string, mmap: boolean, cancel?: CancelToken | undefined | null): Promise<NativeVectorIndex>
 }
 
 /**
@@ -155,8 +150,6 @@ export interface NativeModelPaths {
 }
 
 export interface NativeSearchOptions {
-  /** `auto` (default), `exhaustive` or `maxscore`. */
-  strategy?: string
   filterIds?: Array<string>
   /** Field -> accepted values. */
   filterMeta?: Record<string, Array<any>>
@@ -196,13 +189,3 @@ export interface NativeVectorHits {
   scores: Float32Array
   queryEnds: Uint32Array
 }
-
-/** The kernel set this CPU runs (`avx512`, `avx2`, `neon` or `scalar`); for benchmarks. */
-export declare function vectorKernelIsa(): string
-
-/**
- * Best-of-`repeats` read bandwidth in GB/s of a STREAM-like sum over `megabytes` of f64,
- * on one thread or on rayon's pool: the bound a single-query scan is measured against.
- * For benchmarks only.
- */
-export declare function vectorReadBandwidth(megabytes: number, parallel: boolean, repeats: number): number

@@ -842,5 +842,3 @@ module.exports.NativeSplitter = nativeBinding.NativeSplitter
 module.exports.NativeVectorIndex = nativeBinding.NativeVectorIndex
 module.exports.initOnnxRuntime = nativeBinding.initOnnxRuntime
 module.exports.nativeEvaluate = nativeBinding.nativeEvaluate
-module.exports.vectorKernelIsa = nativeBinding.vectorKernelIsa
-module.exports.vectorReadBandwidth = nativeBinding.vectorReadBandwidth

@@ -2,7 +2,7 @@ import test from 'ava'
 import { mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Bm25Index } from '../dist/index.mjs'
+import { AbortError, Bm25Index, VectorIndex } from '../dist/index.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-'))
 const docs = Array.from({ length: 500 }, (_, i) => ({
@@ -51,4 +51,84 @@ test('missing files and bad paths are clear errors', async (t) => {
   await t.throwsAsync(Bm25Index.load(''), { instanceOf: TypeError })
   const index = new Bm25Index()
   await t.throwsAsync(index.save(join(dir, 'no/such/dir/x.rgrk')), { code: 'ERR_IO' })
+})
+
+// Cancellation: save and load take the one cancel path of every async call (lib's
+// runCancellable and the native CancelToken), so a save stops while it runs.
+const listTmp = (d) => readdirSync(d).filter((f) => f.endsWith('.tmp'))
+
+test('save and load with an already-aborted signal reject with AbortError and do nothing', async (t) => {
+  const d = mkdtempSync(join(tmpdir(), 'ragrank-abort-'))
+  const bm25 = new Bm25Index()
+  bm25.add(docs)
+  const vector = new VectorIndex({ dim: 4 })
+  vector.add(['a', 'b'], new Float32Array([1, 0, 0, 0, 0, 1, 0, 0]))
+  const signal = AbortSignal.abort()
+  for (const [name, index, file] of [['bm25', bm25, 'b.rgrk'], ['vector', vector, 'v.rgv']]) {
+    const path = join(d, file)
+    await t.throwsAsync(index.save(path, { signal }), { instanceOf: AbortError, code: 'ABORT_ERR' }, name)
+    t.deepEqual(readdirSync(d).filter((f) => f.startsWith(file) || f.includes(`.${file}.`)), [], `${name}: nothing written`)
+    await index.save(path)
+    const before = readFileSync(path)
+    await t.throwsAsync(index.save(path, { signal }), { code: 'ABORT_ERR' }, name)
+    t.deepEqual(readFileSync(path), before, `${name}: old file intact`)
+  }
+  await t.throwsAsync(Bm25Index.load(join(d, 'b.rgrk'), { signal }), { instanceOf: AbortError, code: 'ABORT_ERR' })
+  await t.throwsAsync(VectorIndex.load(join(d, 'v.rgv'), { signal }), { instanceOf: AbortError, code: 'ABORT_ERR' })
+  await t.throwsAsync(VectorIndex.load(join(d, 'v.rgv'), { signal, mmap: true }), { code: 'ABORT_ERR' })
+  t.deepEqual(listTmp(d), [])
+})
+
+test('a save aborted while it runs stops, removes its temporary file and keeps the old file', async (t) => {
+  const d = mkdtempSync(join(tmpdir(), 'ragrank-abort-run-'))
+  const dim = 64
+  const n = 250_000
+  const vectors = new Float32Array(n * dim)
+  for (let i = 0; i < vectors.length; i++) vectors[i] = ((i * 2654435761) % 1000) / 1000 - 0.5
+  const index = new VectorIndex({ dim })
+  index.add(Array.from({ length: n }, (_, i) => `v${i}`), vectors)
+  const path = join(d, 'big.rgv')
+  await index.save(path)
+  const before = readFileSync(path)
+  index.remove(['v0'])
+  const query = vectors.subarray(dim, 2 * dim)
+  const hits = index.search(query, { topK: 5 })
+
+  const controller = new AbortController()
+  const saving = index.save(path, { signal: controller.signal })
+  // Abort once the save is under way: its temporary file exists.
+  const started = Date.now()
+  while (listTmp(d).length === 0 && Date.now() - started < 10_000) await new Promise((r) => setImmediate(r))
+  t.is(listTmp(d).length, 1, 'the save started')
+  controller.abort()
+  await t.throwsAsync(saving, { instanceOf: AbortError, code: 'ABORT_ERR' })
+  // The native work notices the cancel at its next chunk and cleans up.
+  while (listTmp(d).length > 0 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5))
+  t.deepEqual(listTmp(d), [])
+  t.true(readFileSync(path).equals(before), 'the old file is intact')
+  t.is(index.size, n - 1)
+  t.deepEqual(index.search(query, { topK: 5 }), hits)
+  const loaded = await VectorIndex.load(path)
+  t.is(loaded.size, n)
+})
+
+test('a bad signal rejects (never throws) in save and load of both indexes', async (t) => {
+  const bm25 = new Bm25Index()
+  const vector = new VectorIndex({ dim: 2 })
+  const path = join(dir, 'bad-signal')
+  for (const signal of ['yes', 1, {}]) {
+    for (const [name, call] of [
+      ['Bm25Index.save', () => bm25.save(path, { signal })],
+      ['VectorIndex.save', () => vector.save(path, { signal })],
+      ['Bm25Index.load', () => Bm25Index.load(path, { signal })],
+      ['VectorIndex.load', () => VectorIndex.load(path, { signal })],
+    ]) {
+      let promise
+      t.notThrows(() => {
+        promise = call()
+      }, name)
+      await t.throwsAsync(promise, { instanceOf: TypeError, message: /signal/ }, name)
+    }
+  }
+  t.deepEqual(listTmp(dir), [])
 })

@@ -233,7 +233,7 @@ async function worker(job) {
 
   // All single-query contestants in turn, then all batch ones. At 1M the bandwidth probe runs before each
   // round of single queries, so the f32 scan's fraction of it pairs two measurements made together.
-  const native = rr && n >= PROBE_MIN_N ? require(path.join(repoRoot, 'index.js')) : null
+  const native = rr && n >= PROBE_MIN_N ? benchNative() : null
   const probes = []
   const between = native ? () => probes.push(native.vectorReadBandwidth(1024, true, 3)) : undefined
   log(`  timing ${timings.length} engines in turn, ${repeats} rounds${native ? ' (bandwidth probe each round)' : ''}`)
@@ -261,9 +261,18 @@ function loadAverage() {
   return os.loadavg().map((x) => x.toFixed(2)).join(', ')
 }
 
+/** The addon with the bench-only probes, which the default build leaves out (cargo feature `bench`). */
+function benchNative() {
+  const native = require(path.join(repoRoot, 'index.js'))
+  if (typeof native.vectorReadBandwidth !== 'function' || typeof native.vectorKernelIsa !== 'function') {
+    throw new Error('the vector benchmark needs the bench-only native probes (vectorReadBandwidth, vectorKernelIsa): run npm run build:bench first')
+  }
+  return native
+}
+
 async function bandwidth(rr) {
   if (!rr) return null
-  const native = require(path.join(repoRoot, 'index.js'))
+  const native = benchNative()
   return {
     isa: native.vectorKernelIsa(),
     oneThread: native.vectorReadBandwidth(1024, false, 5),

@@ -2,19 +2,19 @@
 //! synchronous; `addAsync`, `searchBatch`, `save` and `load` run on the libuv pool.
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use napi::bindgen_prelude::{AbortSignal, AsyncTask, Either, Float64Array, Float64ArraySlice, Uint32Array};
-use napi::{Env, Task};
+use napi::bindgen_prelude::{AsyncTask, Either, Float64Array, Float64ArraySlice, Uint32Array};
 use napi_derive::napi;
 use ragrank_core::bm25::{
-    persist, prepare_docs, Bm25Index, Filter, Hit, IndexConfig, NewDoc, PreparedDocs, Query, SearchOptions, Strategy,
+    persist, prepare_docs, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Strategy,
 };
 use ragrank_core::Error as CoreError;
 
+use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
 use crate::hits::{fill_buffer, utf16_len};
+use crate::task::{save_task, BlockingTask};
 
 #[napi(object)]
 pub struct NativeDoc {
@@ -27,8 +27,6 @@ pub struct NativeDoc {
 
 #[napi(object)]
 pub struct NativeSearchOptions {
-    /// `auto` (default), `exhaustive` or `maxscore`.
-    pub strategy: Option<String>,
     pub filter_ids: Option<Vec<String>>,
     /// Field -> accepted values.
     pub filter_meta: Option<HashMap<String, Vec<serde_json::Value>>>,
@@ -51,39 +49,6 @@ pub struct NativeHits {
 }
 
 type Shared = Arc<RwLock<Bm25Index>>;
-
-/// Cancels running native work: `lib/` calls `cancel()` when the caller's AbortSignal
-/// fires. napi's own AbortSignal support only stops tasks that have not started.
-#[napi]
-#[derive(Default)]
-pub struct CancelToken {
-    flag: Arc<AtomicBool>,
-}
-
-#[napi]
-impl CancelToken {
-    #[napi(constructor)]
-    pub fn new() -> Self {
-        CancelToken::default()
-    }
-
-    #[napi]
-    pub fn cancel(&self) {
-        self.flag.store(true, Ordering::Relaxed);
-    }
-}
-
-pub(crate) fn flag_of(token: Option<&CancelToken>) -> Arc<AtomicBool> {
-    token.map_or_else(|| Arc::new(AtomicBool::new(false)), |t| t.flag.clone())
-}
-
-fn check(flag: &AtomicBool) -> napi::Result<()> {
-    if flag.load(Ordering::Relaxed) {
-        Err(napi::Error::from_reason("[ABORT_ERR] The operation was aborted"))
-    } else {
-        Ok(())
-    }
-}
 
 fn read(index: &Shared) -> RwLockReadGuard<'_, Bm25Index> {
     index.read().unwrap_or_else(|p| p.into_inner())
@@ -130,16 +95,6 @@ fn resolve_options(index: &Bm25Index, top_k: u32, o: Option<&NativeSearchOptions
             include_fields: true,
         });
     };
-    let strategy = match o.strategy.as_deref() {
-        None | Some("auto") => Strategy::Auto,
-        Some("exhaustive") => Strategy::Exhaustive,
-        Some("maxscore") => Strategy::MaxScore,
-        Some(other) => {
-            return Err(crate::errors::to_napi(CoreError::invalid(format!(
-                "unknown strategy {other:?}; expected auto, exhaustive or maxscore"
-            ))))
-        }
-    };
     let filter = if o.filter_ids.is_some() || o.filter_meta.is_some() {
         Some(Filter {
             slots: o
@@ -158,7 +113,7 @@ fn resolve_options(index: &Bm25Index, top_k: u32, o: Option<&NativeSearchOptions
     Ok(ResolvedOptions {
         core: SearchOptions {
             top_k: top_k as usize,
-            strategy,
+            strategy: Strategy::Auto,
             filter,
         },
         include_fields: o.include_fields.unwrap_or(true),
@@ -224,15 +179,24 @@ impl NativeBm25Index {
         docs: Vec<NativeDoc>,
         upsert: bool,
         cancel: Option<&CancelToken>,
-        signal: Option<AbortSignal>,
-    ) -> AsyncTask<AddTask> {
-        let task = AddTask {
-            index: self.inner.clone(),
-            docs: Some(to_new_docs(docs)),
-            upsert,
-            cancel: flag_of(cancel),
-        };
-        AsyncTask::with_optional_signal(task, signal)
+    ) -> AsyncTask<BlockingTask<u32>> {
+        let index = self.inner.clone();
+        let docs = to_new_docs(docs);
+        BlockingTask::spawn(cancel, move |cancel| {
+            let (analyzer, store_text) = {
+                let index = read(&index);
+                (index.analyzer(), index.config().store_text)
+            };
+            let prepared = prepare_docs(&analyzer, store_text, docs).or_napi()?;
+            let n = {
+                let mut index = write(&index);
+                // Checked under the lock: once inserted, the documents stay.
+                check(cancel)?;
+                index.insert(prepared, upsert).or_napi()?
+            };
+            read(&index).prepare();
+            Ok(n as u32)
+        })
     }
 
     #[napi]
@@ -284,17 +248,22 @@ impl NativeBm25Index {
         top_k: u32,
         options: Option<NativeSearchOptions>,
         cancel: Option<&CancelToken>,
-        signal: Option<AbortSignal>,
-    ) -> AsyncTask<SearchBatchTask> {
-        let task = SearchBatchTask {
-            index: self.inner.clone(),
-            queries,
-            are_tokens,
-            top_k,
-            options,
-            cancel: flag_of(cancel),
-        };
-        AsyncTask::with_optional_signal(task, signal)
+    ) -> AsyncTask<BlockingTask<Vec<NativeHits>>> {
+        let index = self.inner.clone();
+        BlockingTask::spawn(cancel, move |cancel| {
+            let index = read(&index);
+            let opts = resolve_options(&index, top_k, options.as_ref())?;
+            let queries: Vec<Query> = queries
+                .iter()
+                .enumerate()
+                .map(|(i, q)| to_query(q, are_tokens.get(i).copied().unwrap_or(false)))
+                .collect();
+            let results = index.search_batch_cancellable(&queries, &opts.core, cancel).or_napi()?;
+            Ok(results
+                .into_iter()
+                .map(|hits| to_hits(&index, hits, opts.include_fields))
+                .collect())
+        })
     }
 
     #[napi]
@@ -317,161 +286,23 @@ impl NativeBm25Index {
         guard(|| serde_json::to_value(read(&self.inner).stats()).map_err(|e| internal(&e.to_string())))
     }
 
-    #[napi]
-    pub fn config_json(&self) -> napi::Result<String> {
-        guard(|| serde_json::to_string(read(&self.inner).config()).map_err(|e| internal(&e.to_string())))
-    }
-
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn save(&self, path: String, signal: Option<AbortSignal>) -> AsyncTask<SaveTask> {
-        AsyncTask::with_optional_signal(
-            SaveTask {
-                index: self.inner.clone(),
-                path: PathBuf::from(path),
-            },
-            signal,
-        )
-    }
-
-    #[napi]
-    pub fn save_sync(&self, path: String) -> napi::Result<()> {
-        guard(|| persist::save(&read(&self.inner), &PathBuf::from(path)).or_napi())
+    pub fn save(&self, path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
+        save_task(&self.inner, path, cancel, persist::save)
     }
 
     #[napi(ts_return_type = "Promise<NativeBm25Index>")]
-    pub fn load(path: String, signal: Option<AbortSignal>) -> AsyncTask<LoadTask> {
-        AsyncTask::with_optional_signal(
-            LoadTask {
-                path: PathBuf::from(path),
+    pub fn load(path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<Bm25Index, NativeBm25Index>> {
+        BlockingTask::then(
+            cancel,
+            move |cancel| {
+                let index = persist::load(&PathBuf::from(path), cancel).or_napi()?;
+                index.prepare();
+                Ok(index)
             },
-            signal,
-        )
-    }
-
-    #[napi]
-    pub fn load_sync(path: String) -> napi::Result<NativeBm25Index> {
-        guard(|| {
-            let index = persist::load(&PathBuf::from(path)).or_napi()?;
-            Ok(NativeBm25Index {
+            |index| NativeBm25Index {
                 inner: Arc::new(RwLock::new(index)),
-            })
-        })
-    }
-}
-
-pub struct AddTask {
-    index: Shared,
-    docs: Option<Vec<NewDoc>>,
-    upsert: bool,
-    cancel: Arc<AtomicBool>,
-}
-
-#[napi]
-impl Task for AddTask {
-    type Output = u32;
-    type JsValue = u32;
-
-    fn compute(&mut self) -> napi::Result<u32> {
-        guard(|| {
-            let docs = self.docs.take().unwrap_or_default();
-            let (analyzer, store_text) = {
-                let index = read(&self.index);
-                (index.analyzer(), index.config().store_text)
-            };
-            let prepared: PreparedDocs = prepare_docs(&analyzer, store_text, docs).or_napi()?;
-            let n = {
-                let mut index = write(&self.index);
-                // Checked under the lock: once inserted, the documents stay.
-                check(&self.cancel)?;
-                index.insert(prepared, self.upsert).or_napi()?
-            };
-            read(&self.index).prepare();
-            Ok(n as u32)
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, n: u32) -> napi::Result<u32> {
-        Ok(n)
-    }
-}
-
-pub struct SearchBatchTask {
-    index: Shared,
-    queries: Vec<String>,
-    are_tokens: Vec<bool>,
-    top_k: u32,
-    options: Option<NativeSearchOptions>,
-    cancel: Arc<AtomicBool>,
-}
-
-#[napi]
-impl Task for SearchBatchTask {
-    type Output = Vec<NativeHits>;
-    type JsValue = Vec<NativeHits>;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        guard(|| {
-            let index = read(&self.index);
-            let opts = resolve_options(&index, self.top_k, self.options.as_ref())?;
-            let queries: Vec<Query> = self
-                .queries
-                .iter()
-                .enumerate()
-                .map(|(i, q)| to_query(q, self.are_tokens.get(i).copied().unwrap_or(false)))
-                .collect();
-            let results = index.search_batch_cancellable(&queries, &opts.core, &self.cancel);
-            check(&self.cancel)?;
-            Ok(results
-                .into_iter()
-                .map(|hits| to_hits(&index, hits, opts.include_fields))
-                .collect())
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
-        Ok(out)
-    }
-}
-
-pub struct SaveTask {
-    index: Shared,
-    path: PathBuf,
-}
-
-#[napi]
-impl Task for SaveTask {
-    type Output = ();
-    type JsValue = ();
-
-    fn compute(&mut self) -> napi::Result<()> {
-        guard(|| persist::save(&read(&self.index), &self.path).or_napi())
-    }
-
-    fn resolve(&mut self, _env: Env, _: ()) -> napi::Result<()> {
-        Ok(())
-    }
-}
-
-pub struct LoadTask {
-    path: PathBuf,
-}
-
-#[napi]
-impl Task for LoadTask {
-    type Output = Bm25Index;
-    type JsValue = NativeBm25Index;
-
-    fn compute(&mut self) -> napi::Result<Bm25Index> {
-        guard(|| {
-            let index = persist::load(&self.path).or_napi()?;
-            index.prepare();
-            Ok(index)
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, index: Bm25Index) -> napi::Result<NativeBm25Index> {
-        Ok(NativeBm25Index {
-            inner: Arc::new(RwLock::new(index)),
-        })
+            },
+        )
     }
 }

@@ -1,16 +1,15 @@
 //! `NativeEncoder`: a loaded ONNX model. Loading and inference run on the libuv pool.
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::{AsyncTask, Float32Array};
-use napi::{Env, Task};
 use napi_derive::napi;
 use ragrank_onnx::model::BatchOptions;
 use ragrank_onnx::{runtime, Encoder, EncoderOptions, ModelPaths, Pooling};
 
-use crate::bm25::{flag_of, CancelToken};
+use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
+use crate::task::BlockingTask;
 
 /// Loads the ONNX Runtime library (absolute path, or a bare name for the system search
 /// path) once per process; returns the path actually in use.
@@ -60,17 +59,36 @@ pub struct NativeEncoder {
     max_length: u32,
     width: u32,
     output_rank: u32,
-    feeds_token_type_ids: bool,
 }
 
 #[napi]
 impl NativeEncoder {
     #[napi(ts_return_type = "Promise<NativeEncoder>")]
-    pub fn load(paths: NativeModelPaths, options: NativeEncoderOptions) -> AsyncTask<LoadEncoderTask> {
-        AsyncTask::new(LoadEncoderTask {
-            paths: Some(paths),
-            options,
-        })
+    pub fn load(
+        paths: NativeModelPaths,
+        options: NativeEncoderOptions,
+    ) -> AsyncTask<BlockingTask<Encoder, NativeEncoder>> {
+        let paths = ModelPaths {
+            model: paths.model.into(),
+            tokenizer: paths.tokenizer.into(),
+            tokenizer_config: paths.tokenizer_config.map(Into::into),
+            config: paths.config.map(Into::into),
+        };
+        let options = EncoderOptions {
+            max_length: options.max_length.map(|m| m as usize),
+            threads: options.threads as usize,
+            sessions: options.sessions as usize,
+        };
+        BlockingTask::then(
+            None,
+            move |_| Encoder::load(&paths, &options).or_napi(),
+            |encoder| NativeEncoder {
+                max_length: encoder.max_length as u32,
+                width: encoder.width as u32,
+                output_rank: encoder.output_rank as u32,
+                inner: Mutex::new(Some(Arc::new(encoder))),
+            },
+        )
     }
 
     /// Tokens per input at most.
@@ -89,11 +107,6 @@ impl NativeEncoder {
     #[napi(getter)]
     pub fn output_rank(&self) -> u32 {
         self.output_rank
-    }
-
-    #[napi(getter)]
-    pub fn feeds_token_type_ids(&self) -> bool {
-        self.feeds_token_type_ids
     }
 
     /// Releases the ONNX Runtime sessions (and the memory their arenas keep) once the calls
@@ -119,15 +132,21 @@ impl NativeEncoder {
         query_of: Vec<u32>,
         options: NativeBatchOptions,
         cancel: Option<&CancelToken>,
-    ) -> napi::Result<AsyncTask<ScoreTask>> {
-        Ok(AsyncTask::new(ScoreTask {
-            encoder: self.live()?,
-            queries,
-            documents,
-            query_of,
-            options: batch_options(&options),
-            cancel: flag_of(cancel),
-        }))
+    ) -> napi::Result<AsyncTask<BlockingTask<Vec<f32>, Float32Array>>> {
+        let encoder = self.live()?;
+        let options = batch_options(&options);
+        Ok(BlockingTask::then(
+            cancel,
+            move |cancel| {
+                let pairs: Vec<(&str, &str)> = documents
+                    .iter()
+                    .zip(&query_of)
+                    .map(|(d, &q)| (queries[q as usize].as_str(), d.as_str()))
+                    .collect();
+                encoder.score_pairs(&pairs, &options, cancel).or_napi()
+            },
+            Float32Array::new,
+        ))
     }
 
     /// Embeds texts; resolves to `n x width` floats, row-major.
@@ -139,114 +158,18 @@ impl NativeEncoder {
         normalize: bool,
         options: NativeBatchOptions,
         cancel: Option<&CancelToken>,
-    ) -> napi::Result<AsyncTask<EmbedTask>> {
-        Ok(AsyncTask::new(EmbedTask {
-            encoder: self.live()?,
-            texts,
-            pooling: if pooling == "cls" { Pooling::Cls } else { Pooling::Mean },
-            normalize,
-            options: batch_options(&options),
-            cancel: flag_of(cancel),
-        }))
-    }
-}
-
-pub struct LoadEncoderTask {
-    paths: Option<NativeModelPaths>,
-    options: NativeEncoderOptions,
-}
-
-#[napi]
-impl Task for LoadEncoderTask {
-    type Output = Encoder;
-    type JsValue = NativeEncoder;
-
-    fn compute(&mut self) -> napi::Result<Encoder> {
-        guard(|| {
-            let p = self.paths.take().expect("compute runs once");
-            let paths = ModelPaths {
-                model: p.model.into(),
-                tokenizer: p.tokenizer.into(),
-                tokenizer_config: p.tokenizer_config.map(Into::into),
-                config: p.config.map(Into::into),
-            };
-            let options = EncoderOptions {
-                max_length: self.options.max_length.map(|m| m as usize),
-                threads: self.options.threads as usize,
-                sessions: self.options.sessions as usize,
-            };
-            Encoder::load(&paths, &options).or_napi()
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, encoder: Encoder) -> napi::Result<NativeEncoder> {
-        Ok(NativeEncoder {
-            max_length: encoder.max_length as u32,
-            width: encoder.width as u32,
-            output_rank: encoder.output_rank as u32,
-            feeds_token_type_ids: encoder.feeds_token_type_ids(),
-            inner: Mutex::new(Some(Arc::new(encoder))),
-        })
-    }
-}
-
-pub struct ScoreTask {
-    encoder: Arc<Encoder>,
-    queries: Vec<String>,
-    documents: Vec<String>,
-    query_of: Vec<u32>,
-    options: BatchOptions,
-    cancel: Arc<AtomicBool>,
-}
-
-#[napi]
-impl Task for ScoreTask {
-    type Output = Vec<f32>;
-    type JsValue = Float32Array;
-
-    fn compute(&mut self) -> napi::Result<Vec<f32>> {
-        guard(|| {
-            let pairs: Vec<(&str, &str)> = self
-                .documents
-                .iter()
-                .zip(&self.query_of)
-                .map(|(d, &q)| (self.queries[q as usize].as_str(), d.as_str()))
-                .collect();
-            self.encoder.score_pairs(&pairs, &self.options, &self.cancel).or_napi()
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, scores: Vec<f32>) -> napi::Result<Float32Array> {
-        Ok(Float32Array::new(scores))
-    }
-}
-
-pub struct EmbedTask {
-    encoder: Arc<Encoder>,
-    texts: Vec<String>,
-    pooling: Pooling,
-    normalize: bool,
-    options: BatchOptions,
-    cancel: Arc<AtomicBool>,
-}
-
-#[napi]
-impl Task for EmbedTask {
-    type Output = Vec<f32>;
-    type JsValue = Float32Array;
-
-    fn compute(&mut self) -> napi::Result<Vec<f32>> {
-        guard(|| {
-            let texts: Vec<&str> = self.texts.iter().map(String::as_str).collect();
-            let (data, _) = self
-                .encoder
-                .embed(&texts, self.pooling, self.normalize, &self.options, &self.cancel)
-                .or_napi()?;
-            Ok(data)
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, data: Vec<f32>) -> napi::Result<Float32Array> {
-        Ok(Float32Array::new(data))
+    ) -> napi::Result<AsyncTask<BlockingTask<Vec<f32>, Float32Array>>> {
+        let encoder = self.live()?;
+        let options = batch_options(&options);
+        let pooling = if pooling == "cls" { Pooling::Cls } else { Pooling::Mean };
+        Ok(BlockingTask::then(
+            cancel,
+            move |cancel| {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let (data, _) = encoder.embed(&texts, pooling, normalize, &options, cancel).or_napi()?;
+                Ok(data)
+            },
+            Float32Array::new,
+        ))
     }
 }

@@ -4,14 +4,14 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{AbortSignal, AsyncTask, Int32Array, Uint32Array};
-use napi::{Env, Task};
+use napi::bindgen_prelude::{AsyncTask, Int32Array, Uint32Array};
 use napi_derive::napi;
 use ragrank_split::tree::split_documents;
 use ragrank_split::{load_tokenizer, Node, SplitConfig, Unit};
 
-use crate::bm25::{flag_of, CancelToken};
+use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
+use crate::task::BlockingTask;
 
 #[napi(object)]
 pub struct NativeSplitOptions {
@@ -69,33 +69,11 @@ impl NativeSplitter {
         &self,
         texts: Vec<String>,
         cancel: Option<&CancelToken>,
-        signal: Option<AbortSignal>,
-    ) -> AsyncTask<SplitTask> {
-        let task = SplitTask {
-            config: self.config.clone(),
-            texts,
-            cancel: flag_of(cancel),
-        };
-        AsyncTask::with_optional_signal(task, signal)
-    }
-}
-
-pub struct SplitTask {
-    config: Arc<SplitConfig>,
-    texts: Vec<String>,
-    cancel: Arc<AtomicBool>,
-}
-
-impl Task for SplitTask {
-    type Output = Vec<Vec<Node>>;
-    type JsValue = NativeSplit;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        guard(|| split_documents(&self.texts, &self.config, &self.cancel).or_napi())
-    }
-
-    fn resolve(&mut self, _env: Env, nodes: Self::Output) -> napi::Result<NativeSplit> {
-        Ok(to_columns(nodes))
+    ) -> AsyncTask<BlockingTask<NativeSplit>> {
+        let config = self.config.clone();
+        BlockingTask::spawn(cancel, move |cancel| {
+            Ok(to_columns(split_documents(&texts, &config, cancel).or_napi()?))
+        })
     }
 }
 

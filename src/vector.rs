@@ -1,20 +1,16 @@
 //! `NativeVectorIndex`: the core vector index behind a read-write lock. `add`, `remove` and
 //! `search` are synchronous; `searchBatch`, `save` and `load` run on the libuv pool.
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use napi::bindgen_prelude::{
-    AbortSignal, AsyncTask, Either, Float32Array, Float32ArraySlice, Float64ArraySlice, Uint32Array,
-};
-use napi::{Env, Task};
+use napi::bindgen_prelude::{AsyncTask, Either, Float32Array, Float32ArraySlice, Float64ArraySlice, Uint32Array};
 use napi_derive::napi;
-use ragrank_vector::kernels::{self, Kernels};
 use ragrank_vector::{persist, Config, Hit, Metric, SearchOptions, Storage, VectorIndex};
 
-use crate::bm25::{flag_of, CancelToken};
+use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
 use crate::hits::{fill_buffer, utf16_len};
+use crate::task::{save_task, BlockingTask};
 
 /// Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
 /// array); `lib/vector.ts` builds the objects. For a batch, `queryEnds[i]` is the end of
@@ -134,15 +130,14 @@ impl NativeVectorIndex {
         queries: Float32ArraySlice,
         top_k: u32,
         cancel: Option<&CancelToken>,
-        signal: Option<AbortSignal>,
-    ) -> AsyncTask<VectorBatchTask> {
-        let task = VectorBatchTask {
-            index: self.inner.clone(),
-            queries: queries.to_vec(),
-            top_k: top_k as usize,
-            cancel: flag_of(cancel),
-        };
-        AsyncTask::with_optional_signal(task, signal)
+    ) -> AsyncTask<BlockingTask<NativeVectorHits>> {
+        let index = self.inner.clone();
+        let queries = queries.to_vec();
+        BlockingTask::spawn(cancel, move |cancel| {
+            let index = read(&index);
+            let results = index.search_batch(&queries, top_k as usize, cancel).or_napi()?;
+            Ok(to_hits(&index, &results))
+        })
     }
 
     #[napi(getter)]
@@ -171,114 +166,28 @@ impl NativeVectorIndex {
         read(&self.inner).is_mapped()
     }
 
-    #[napi(getter)]
-    pub fn vector_bytes(&self) -> f64 {
-        read(&self.inner).vector_bytes() as f64
-    }
-
     #[napi]
     pub fn has(&self, id: String) -> bool {
         read(&self.inner).contains(&id)
     }
 
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn save(&self, path: String, signal: Option<AbortSignal>) -> AsyncTask<VectorSaveTask> {
-        AsyncTask::with_optional_signal(
-            VectorSaveTask {
-                index: self.inner.clone(),
-                path: PathBuf::from(path),
-            },
-            signal,
-        )
+    pub fn save(&self, path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
+        save_task(&self.inner, path, cancel, persist::save)
     }
 
     #[napi(ts_return_type = "Promise<NativeVectorIndex>")]
-    pub fn load(path: String, mmap: bool, signal: Option<AbortSignal>) -> AsyncTask<VectorLoadTask> {
-        AsyncTask::with_optional_signal(
-            VectorLoadTask {
-                path: PathBuf::from(path),
-                mmap,
+    pub fn load(
+        path: String,
+        mmap: bool,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<BlockingTask<VectorIndex, NativeVectorIndex>> {
+        BlockingTask::then(
+            cancel,
+            move |cancel| persist::load(&PathBuf::from(path), mmap, cancel).or_napi(),
+            |index| NativeVectorIndex {
+                inner: Arc::new(RwLock::new(index)),
             },
-            signal,
         )
-    }
-}
-
-/// The kernel set this CPU runs (`avx512`, `avx2`, `neon` or `scalar`); for benchmarks.
-#[napi]
-pub fn vector_kernel_isa() -> String {
-    format!("{:?}", Kernels::best().isa).to_lowercase()
-}
-
-/// Best-of-`repeats` read bandwidth in GB/s of a STREAM-like sum over `megabytes` of f64,
-/// on one thread or on rayon's pool: the bound a single-query scan is measured against.
-/// For benchmarks only.
-#[napi]
-pub fn vector_read_bandwidth(megabytes: u32, parallel: bool, repeats: u32) -> f64 {
-    kernels::read_bandwidth(megabytes as usize * (1 << 20), parallel, repeats.max(1) as usize)
-}
-
-pub struct VectorBatchTask {
-    index: Shared,
-    queries: Vec<f32>,
-    top_k: usize,
-    cancel: Arc<AtomicBool>,
-}
-
-#[napi]
-impl Task for VectorBatchTask {
-    type Output = NativeVectorHits;
-    type JsValue = NativeVectorHits;
-
-    fn compute(&mut self) -> napi::Result<NativeVectorHits> {
-        guard(|| {
-            let index = read(&self.index);
-            let results = index.search_batch(&self.queries, self.top_k, &self.cancel).or_napi()?;
-            Ok(to_hits(&index, &results))
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, out: NativeVectorHits) -> napi::Result<NativeVectorHits> {
-        Ok(out)
-    }
-}
-
-pub struct VectorSaveTask {
-    index: Shared,
-    path: PathBuf,
-}
-
-#[napi]
-impl Task for VectorSaveTask {
-    type Output = ();
-    type JsValue = ();
-
-    fn compute(&mut self) -> napi::Result<()> {
-        guard(|| persist::save(&read(&self.index), &self.path).or_napi())
-    }
-
-    fn resolve(&mut self, _env: Env, _: ()) -> napi::Result<()> {
-        Ok(())
-    }
-}
-
-pub struct VectorLoadTask {
-    path: PathBuf,
-    mmap: bool,
-}
-
-#[napi]
-impl Task for VectorLoadTask {
-    type Output = VectorIndex;
-    type JsValue = NativeVectorIndex;
-
-    fn compute(&mut self) -> napi::Result<VectorIndex> {
-        guard(|| persist::load(&self.path, self.mmap).or_napi())
-    }
-
-    fn resolve(&mut self, _env: Env, index: VectorIndex) -> napi::Result<NativeVectorIndex> {
-        Ok(NativeVectorIndex {
-            inner: Arc::new(RwLock::new(index)),
-        })
     }
 }

@@ -1,7 +1,7 @@
 import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from '../internal/native'
 import { native } from '../internal/native'
-import { callNative, fromNative, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable } from '../internal/abort'
+import { callNative, rangeError, typeError } from '../errors'
+import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
 import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
@@ -256,21 +256,21 @@ export class Bm25Index implements Retriever {
     return callNative(() => this.#native.stats()) as Bm25Stats
   }
 
-  /** Writes the index to one file (magic, version, checksum), atomically. */
+  /**
+   * Writes the index to one file (magic, version, checksum), atomically. A `signal` that
+   * fires stops a running save: its temporary file is removed and an existing file at
+   * `path` is left as it was.
+   */
   save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    if (typeof path !== 'string' || path === '') return Promise.reject(typeError('path must be a non-empty string'))
-    return this.#native.save(path, checkSignal(options?.signal)).catch((e: unknown) => {
-      throw fromNative(e)
-    })
+    return saveCancellable(path, options, (p, token) => this.#native.save(p, token))
   }
 
   /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
   static async load(path: string, options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal } = {}): Promise<Bm25Index> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
     const tokenizer = checkTokenizer(options?.tokenizer)
-    const inner = await native.NativeBm25Index.load(path, checkSignal(options?.signal)).catch((e: unknown) => {
-      throw fromNative(e)
-    })
+    const signal = checkSignal(options?.signal)
+    const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token))
     return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer } as Bm25Options)
   }
 

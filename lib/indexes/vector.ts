@@ -1,7 +1,7 @@
 import type { NativeVectorHits, NativeVectorIndex } from '../internal/native'
 import { native } from '../internal/native'
-import { callNative, fromNative, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable } from '../internal/abort'
+import { callNative, rangeError, typeError } from '../errors'
+import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 import { documentId, isPlainObject, nonNegativeInteger, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 
@@ -189,17 +189,13 @@ export class VectorIndex {
     }
   }
 
-  /** Writes the index to one file (magic, version, CRC-32), atomically (temporary file + rename). */
+  /**
+   * Writes the index to one file (magic, version, CRC-32), atomically (temporary file +
+   * rename). A `signal` that fires stops a running save: its temporary file is removed
+   * and an existing file at `path` is left as it was.
+   */
   save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    if (typeof path !== 'string' || path === '') return Promise.reject(typeError('path must be a non-empty string'))
-    try {
-      const signal = checkSignal(options?.signal)
-      return this.#native.save(path, signal).catch((e: unknown) => {
-        throw fromNative(e)
-      })
-    } catch (e) {
-      return Promise.reject(e)
-    }
+    return saveCancellable(path, options, (p, token) => this.#native.save(p, token))
   }
 
   /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
@@ -208,9 +204,7 @@ export class VectorIndex {
     const o = optionsObject(options, 'options')
     if (o.mmap !== undefined && typeof o.mmap !== 'boolean') throw typeError('options.mmap must be a boolean')
     const signal = checkSignal(o.signal)
-    const inner = await native.NativeVectorIndex.load(path, o.mmap === true, signal).catch((e: unknown) => {
-      throw fromNative(e)
-    })
+    const inner = await runCancellable(signal, (token) => native.NativeVectorIndex.load(path, o.mmap === true, token))
     return new VectorIndex({ [FROM_NATIVE]: inner } as unknown as VectorIndexOptions)
   }
 

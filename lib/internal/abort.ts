@@ -89,3 +89,21 @@ export function childController(parent: AbortSignal | undefined): { controller: 
   parent.addEventListener('abort', onAbort, { once: true })
   return { controller, dispose: () => parent.removeEventListener('abort', onAbort) }
 }
+
+/**
+ * An index's `save(path, { signal })`: bad arguments reject (never throw), and the save
+ * runs under `runCancellable`, so a signal that fires stops it while it writes.
+ */
+export function saveCancellable(
+  path: unknown,
+  options: { signal?: AbortSignal } | undefined,
+  save: (path: string, token: InstanceType<typeof native.CancelToken>) => Promise<void>,
+): Promise<void> {
+  try {
+    if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
+    const signal = checkSignal(options?.signal)
+    return runCancellable(signal, (token) => save(path, token))
+  } catch (e) {
+    return Promise.reject(e)
+  }
+}

@@ -1,5 +1,6 @@
 //! The one error type of the core. The binding maps `ErrorKind` to a stable JS `code`.
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -58,6 +59,20 @@ impl Error {
     }
     pub fn corrupt(message: impl Into<String>) -> Self {
         Error::new(ErrorKind::CorruptIndex, message)
+    }
+    /// The one abort error (JS `AbortError` with code `ABORT_ERR`).
+    pub fn aborted() -> Self {
+        Error::new(ErrorKind::Aborted, "The operation was aborted")
+    }
+}
+
+/// `Err(Error::aborted())` once `cancel` is set: long-running work calls this between
+/// steps, so a cancelled call stops instead of running to the end.
+pub fn check_cancel(cancel: &AtomicBool) -> Result<()> {
+    if cancel.load(Ordering::Relaxed) {
+        Err(Error::aborted())
+    } else {
+        Ok(())
     }
 }
 

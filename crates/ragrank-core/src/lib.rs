@@ -2,8 +2,9 @@
 pub mod analysis;
 pub mod atomic;
 pub mod bm25;
+pub mod checksummed;
 pub mod error;
 pub mod eval;
 pub mod topk;
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{check_cancel, Error, ErrorKind, Result};

@@ -1,3 +1,5 @@
+use std::sync::atomic::AtomicBool;
+
 use ragrank_core::analysis::AnalyzerConfig;
 use ragrank_core::bm25::{
     persist, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Params, Query, SearchOptions, Strategy, Variant,
@@ -5,6 +7,16 @@ use ragrank_core::bm25::{
 use ragrank_core::ErrorKind;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+
+/// A cancel flag that is never set.
+static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// A fresh folder for one test's files.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
 
 const VARIANTS: [Variant; 5] = [
     Variant::Lucene,
@@ -195,8 +207,7 @@ fn filters_apply_inside_the_scan() {
 
 #[test]
 fn save_and_load_round_trip() {
-    let dir = std::env::temp_dir().join(format!("ragrank-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("ragrank-test");
     let path = dir.join("idx.rgrk");
     let mut rng = StdRng::seed_from_u64(3);
     let mut index = Bm25Index::new(config(Variant::Bm25plus)).unwrap();
@@ -204,8 +215,8 @@ fn save_and_load_round_trip() {
     docs[3].meta = Some(serde_json::json!({"lang": "ko", "n": [1, 2]}));
     index.add(docs, false).unwrap();
     index.remove(&["d1".into(), "d10".into()]);
-    persist::save(&index, &path).unwrap();
-    let loaded = persist::load(&path).unwrap();
+    persist::save(&index, &path, &NEVER).unwrap();
+    let loaded = persist::load(&path, &NEVER).unwrap();
     assert_eq!(loaded.len(), index.len());
     assert_eq!(loaded.doc(2).meta, Some(serde_json::json!({"lang": "ko", "n": [1, 2]})));
     for q in ["w1 w2", "w3", "w50 w7 w7"] {
@@ -216,7 +227,7 @@ fn save_and_load_round_trip() {
     // Every truncation and many single-byte corruptions are reported, never a panic.
     let bytes = std::fs::read(&path).unwrap();
     for cut in (0..bytes.len()).step_by(97) {
-        let err = persist::from_bytes(&bytes[..cut])
+        let err = persist::from_bytes(&bytes[..cut], &NEVER)
             .err()
             .expect("truncated file must fail");
         assert_eq!(err.kind, ErrorKind::CorruptIndex);
@@ -224,11 +235,11 @@ fn save_and_load_round_trip() {
     for i in (0..bytes.len()).step_by(13) {
         let mut b = bytes.clone();
         b[i] ^= 0x5a;
-        let err = persist::from_bytes(&b).err().expect("corrupted file must fail");
+        let err = persist::from_bytes(&b, &NEVER).err().expect("corrupted file must fail");
         assert_eq!(err.kind, ErrorKind::CorruptIndex);
     }
     assert_eq!(
-        persist::from_bytes(b"{\"json\": true}").err().unwrap().kind,
+        persist::from_bytes(b"{\"json\": true}", &NEVER).err().unwrap().kind,
         ErrorKind::CorruptIndex
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -296,4 +307,70 @@ fn edge_queries_and_documents() {
     let mut got: Vec<String> = ids(&index, &hits).into_iter().map(|h| h.0).collect();
     got.sort();
     assert_eq!(got, ["big", "small"]);
+}
+
+/// A file written by the release before the shared checksummed envelope: it still loads,
+/// and saving it again gives the same bytes (the format did not move).
+#[test]
+fn files_of_format_version_1_load_and_save_back_identically() {
+    let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/format-v1.rgrk");
+    let bytes = std::fs::read(golden).unwrap();
+    let index = persist::from_bytes(&bytes, &NEVER).unwrap();
+    assert_eq!(index.len(), 11);
+    let hits = index.search(&Query::Text("cats"), &opts(3, Strategy::Auto));
+    assert_eq!(hits.len(), 3);
+    let dir = scratch_dir("ragrank-golden");
+    let path = dir.join("again.rgrk");
+    persist::save(&index, &path, &NEVER).unwrap();
+    assert!(std::fs::read(&path).unwrap() == bytes);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_cancelled_save_or_load_stops_and_leaves_the_old_file() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let docs = (0..50).map(|i| random_doc(&mut rng, format!("d{i}"), 40)).collect();
+    let mut index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    index.add(docs, false).unwrap();
+    let dir = scratch_dir("ragrank-cancel");
+    let path = dir.join("idx.rgrk");
+    persist::save(&index, &path, &NEVER).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    index.remove(&["d1".into()]);
+    let err = persist::save(&index, &path, &AtomicBool::new(true)).err().unwrap();
+    assert_eq!(err.kind, ErrorKind::Aborted);
+    assert!(std::fs::read(&path).unwrap() == before);
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("idx.rgrk")]);
+    let err = persist::load(&path, &AtomicBool::new(true)).err().unwrap();
+    assert_eq!(err.kind, ErrorKind::Aborted);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_cancelled_batch_fails_with_aborted() {
+    let mut index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    index
+        .add(
+            vec![NewDoc {
+                id: "a".into(),
+                text: Some("alpha".into()),
+                ..Default::default()
+            }],
+            false,
+        )
+        .unwrap();
+    let queries = [Query::Text("alpha")];
+    let err = index
+        .search_batch_cancellable(&queries, &opts(3, Strategy::Auto), &AtomicBool::new(true))
+        .err()
+        .unwrap();
+    assert_eq!(err.kind, ErrorKind::Aborted);
+    let hits = index
+        .search_batch_cancellable(&queries, &opts(3, Strategy::Auto), &NEVER)
+        .unwrap();
+    assert_eq!(hits[0].len(), 1);
 }

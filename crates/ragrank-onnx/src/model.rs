@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
-use ragrank_core::{Error, ErrorKind, Result};
+use ragrank_core::{check_cancel, Error, ErrorKind, Result};
 use rayon::prelude::*;
 use tokenizers::Tokenizer;
 
@@ -242,9 +242,7 @@ impl Encoder {
         let next = AtomicUsize::new(0);
         let worker = || -> Result<()> {
             loop {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(Error::new(ErrorKind::Aborted, "The operation was aborted"));
-                }
+                check_cancel(cancel)?;
                 let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
                     return Ok(());
                 };
@@ -364,10 +362,6 @@ impl Encoder {
             }
             _ => Ok(None),
         }
-    }
-
-    pub fn feeds_token_type_ids(&self) -> bool {
-        self.feeds_type_ids
     }
 }
 

@@ -1,8 +1,8 @@
 //! The hierarchy, with Haystack's rules: block sizes largest first, `level` is depth, a node
 //! that yields one chunk at a size is carried down unchanged, a node that yields none stops.
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
-use ragrank_core::{Error, ErrorKind, Result};
+use ragrank_core::{check_cancel, Error, Result};
 use rayon::prelude::*;
 
 use crate::offsets::to_utf16;
@@ -75,9 +75,7 @@ pub fn split_document(text: &str, cfg: &SplitConfig, cancel: &AtomicBool) -> Res
     for &size in &cfg.block_sizes {
         let mut next = Vec::with_capacity(current.len());
         for &idx in &current {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(Error::new(ErrorKind::Aborted, "The operation was aborted"));
-            }
+            check_cancel(cancel)?;
             let node = nodes[idx as usize].clone();
             let ends = cfg.unit.ends_within(&boundaries, node.start, node.end);
             let chunks = chunk(&ends, size, cfg.overlap);

@@ -161,15 +161,6 @@ impl VectorIndex {
         self.f32s.is_mapped() || self.f16s.is_mapped() || self.i8s.is_mapped()
     }
 
-    /// Bytes of row data (all columns), ids excluded.
-    pub fn vector_bytes(&self) -> usize {
-        self.f32s.as_slice().len() * 4
-            + self.f16s.as_slice().len() * 2
-            + self.i8s.as_slice().len()
-            + self.scales.as_slice().len() * 4
-            + self.sqnorms.as_slice().len() * 4
-    }
-
     /// Adds rows (`vectors` is ids.len() x dim, row-major) and returns how many. An id already
     /// present is an error unless `upsert`, which replaces the row (it then counts as newly
     /// added for tie order). Everything is validated before the index changes.

@@ -10,16 +10,19 @@
 //! - trailer: byte length `u64` and CRC-32 `u32` of everything between the version and
 //!   the trailer.
 //!
-//! Writes go to a temporary file renamed over the target, so readers (including other
-//! processes that mapped the old file) never see a half-written index.
+//! The magic, version and trailer are `ragrank_core::checksummed`'s envelope: writes go to
+//! a temporary file renamed over the target, so readers (including other processes that
+//! mapped the old file) never see a half-written index, and a cancelled save leaves the
+//! target as it was.
 use std::fs;
-use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use bytemuck::Pod;
 use memmap2::Mmap;
-use ragrank_core::{Error, Result};
+use ragrank_core::checksummed::{self, Format, PayloadWriter};
+use ragrank_core::{check_cancel, Error, Result};
 
 use crate::column::Column;
 use crate::index::{Config, Metric, Storage, VectorIndex};
@@ -29,8 +32,9 @@ compile_error!("the vector index file format is little endian; big-endian target
 
 pub const MAGIC: &[u8; 8] = b"RGRKVECT";
 pub const FORMAT_VERSION: u32 = 1;
+const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION, "vector index");
+/// The header: the envelope's magic and version, then this format's fields.
 const HEADER: usize = 64;
-const TRAILER: usize = 12;
 const ALIGN: usize = 64;
 
 fn metric_code(m: Metric) -> u8 {
@@ -49,49 +53,30 @@ fn storage_code(s: Storage) -> u8 {
     }
 }
 
-struct CrcWriter<W: Write> {
-    inner: W,
-    crc: crc32fast::Hasher,
-    len: u64,
+/// A section: its bytes, then zeros up to the next 64-byte boundary of the file.
+fn section(w: &mut PayloadWriter, bytes: &[u8]) -> Result<()> {
+    w.put(bytes)?;
+    let pos = w.position() as usize;
+    w.put(&[0u8; ALIGN][..pos.next_multiple_of(ALIGN) - pos])
 }
 
-impl<W: Write> CrcWriter<W> {
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.crc.update(bytes);
-        self.len += bytes.len() as u64;
-        self.inner.write_all(bytes)
-    }
-    /// A section: its bytes, then zeros up to the next 64-byte boundary of the file.
-    fn section(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.put(bytes)?;
-        let pos = 12 + self.len as usize;
-        self.put(&[0u8; ALIGN][..pos.next_multiple_of(ALIGN) - pos])
-    }
+/// Writes `index` to `path` atomically; once `cancel` is set the write stops with
+/// `Error::aborted()`, and `path` is left as it was.
+pub fn save(index: &VectorIndex, path: &Path, cancel: &AtomicBool) -> Result<()> {
+    checksummed::write(path, &FORMAT, cancel, |w| write_payload(index, w))
 }
 
-pub fn save(index: &VectorIndex, path: &Path) -> Result<()> {
-    ragrank_core::atomic::write_atomically(path, |tmp| write_file(index, tmp))
-}
-
-fn write_file(index: &VectorIndex, tmp: &Path) -> Result<()> {
+fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
     let c = index.config();
-    let mut out = BufWriter::with_capacity(1 << 20, fs::File::create(tmp)?);
-    out.write_all(MAGIC)?;
-    out.write_all(&FORMAT_VERSION.to_le_bytes())?;
-    let mut w = CrcWriter {
-        inner: out,
-        crc: crc32fast::Hasher::new(),
-        len: 0,
-    };
     let ids_bytes: usize = index.ids.iter().map(|s| s.len()).sum();
-    let mut header = Vec::with_capacity(HEADER - 12);
+    let mut header = Vec::with_capacity(HEADER - checksummed::HEADER);
     header.extend_from_slice(&(c.dim as u32).to_le_bytes());
     header.push(metric_code(c.metric));
     header.push(storage_code(c.storage));
     header.extend_from_slice(&[0, 0]);
     header.extend_from_slice(&(index.len() as u64).to_le_bytes());
     header.extend_from_slice(&(ids_bytes as u64).to_le_bytes());
-    w.section(&header)?;
+    section(w, &header)?;
     let mut end = 0u64;
     let ends: Vec<u64> = index
         .ids
@@ -101,21 +86,15 @@ fn write_file(index: &VectorIndex, tmp: &Path) -> Result<()> {
             end
         })
         .collect();
-    w.section(bytemuck::cast_slice(&ends))?;
+    section(w, bytemuck::cast_slice(&ends))?;
     let mut blob = Vec::with_capacity(ids_bytes);
     for id in &index.ids {
         blob.extend_from_slice(id.as_bytes());
     }
-    w.section(&blob)?;
+    section(w, &blob)?;
     for bytes in columns(index) {
-        w.section(bytes)?;
+        section(w, bytes)?;
     }
-    let (len, crc) = (w.len, w.crc.finalize());
-    let mut out = w.inner;
-    out.write_all(&len.to_le_bytes())?;
-    out.write_all(&crc.to_le_bytes())?;
-    let file = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
-    file.sync_all()?;
     Ok(())
 }
 
@@ -140,35 +119,28 @@ fn columns(index: &VectorIndex) -> Vec<&[u8]> {
 }
 
 fn damaged() -> Error {
-    Error::corrupt("vector index file is truncated or damaged")
+    FORMAT.damaged()
 }
 
 /// Reads an index written by `save`. With `mmap` the rows stay in the (shared, read-only)
-/// page cache and are copied into memory only if the index is changed later.
-pub fn load(path: &Path, mmap: bool) -> Result<VectorIndex> {
+/// page cache and are copied into memory only if the index is changed later. Once
+/// `cancel` is set the read stops with `Error::aborted()`.
+pub fn load(path: &Path, mmap: bool, cancel: &AtomicBool) -> Result<VectorIndex> {
+    check_cancel(cancel)?;
     let file = fs::File::open(path)?;
     // SAFETY: the file is only read; `save` replaces files by rename, never in place.
     let map = Arc::new(unsafe { Mmap::map(&file)? });
-    from_map(map, mmap)
+    from_map(map, mmap, cancel)
 }
 
-fn from_map(map: Arc<Mmap>, keep_mapped: bool) -> Result<VectorIndex> {
+fn from_map(map: Arc<Mmap>, keep_mapped: bool, cancel: &AtomicBool) -> Result<VectorIndex> {
     let data: &[u8] = &map;
-    if data.len() < HEADER + TRAILER || &data[..8] != MAGIC {
-        return Err(Error::corrupt("not a ragrank vector index file"));
+    let body_end = checksummed::HEADER + checksummed::payload(data, &FORMAT, cancel)?.len();
+    if body_end < HEADER {
+        return Err(damaged());
     }
     let u32_at = |o: usize| u32::from_le_bytes(data[o..o + 4].try_into().expect("4 bytes"));
     let u64_at = |o: usize| u64::from_le_bytes(data[o..o + 8].try_into().expect("8 bytes"));
-    let version = u32_at(8);
-    if version != FORMAT_VERSION {
-        return Err(Error::corrupt(format!(
-            "vector index file format version {version} is not supported (this build reads version {FORMAT_VERSION})"
-        )));
-    }
-    let body_end = data.len() - TRAILER;
-    if u64_at(body_end) != (body_end - 12) as u64 || crc32fast::hash(&data[12..body_end]) != u32_at(body_end + 8) {
-        return Err(damaged());
-    }
     let dim = u32_at(12) as usize;
     let metric = [Metric::Cosine, Metric::Dot, Metric::L2]
         .into_iter()
@@ -223,6 +195,7 @@ fn from_map(map: Arc<Mmap>, keep_mapped: bool) -> Result<VectorIndex> {
     if sections.pos != body_end {
         return Err(Error::corrupt("vector index file has trailing bytes"));
     }
+    check_cancel(cancel)?;
     Ok(index)
 }
 

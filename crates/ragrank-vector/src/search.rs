@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use half::f16;
 use half::slice::HalfFloatSliceExt;
 use ragrank_core::topk::{Hit, KBest};
-use ragrank_core::{Error, ErrorKind, Result};
+use ragrank_core::{check_cancel, Error, Result};
 use rayon::prelude::*;
 
 use crate::index::{check_row, Metric, Storage, VectorIndex};
@@ -267,14 +267,11 @@ impl VectorIndex {
         if k == 0 || m == 0 {
             return Ok(vec![Vec::new(); m]);
         }
-        let aborted = || Error::new(ErrorKind::Aborted, "The operation was aborted");
         let keep = self.keep(k);
         if m < MIN_GEMM_QUERIES {
             let mut out = Vec::with_capacity(m);
             for q in &prepared {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(aborted());
-                }
+                check_cancel(cancel)?;
                 let top = self.scan(Rows::All(self.len()), keep, &self.scorer(q));
                 out.push(self.finish_top(q, top, k));
             }
@@ -297,9 +294,7 @@ impl VectorIndex {
             .map(|p| p.tops)
             .reduce(|a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect())
             .expect("one participant at least");
-        if cancel.load(Ordering::Relaxed) {
-            return Err(aborted());
-        }
+        check_cancel(cancel)?;
         Ok(tops
             .into_par_iter()
             .zip(&prepared)

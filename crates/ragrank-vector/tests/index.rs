@@ -18,6 +18,16 @@ fn ids(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("doc-{i}")).collect()
 }
 
+/// A cancel flag that is never set.
+static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// A fresh folder for one test's files.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn build(n: usize, dim: usize, metric: Metric, storage: Storage, seed: u64) -> (VectorIndex, Vec<f32>) {
     let data = random(n, dim, seed);
     let mut idx = VectorIndex::new(Config { dim, metric, storage }).unwrap();
@@ -222,7 +232,7 @@ fn batch_agrees_with_single_queries_in_every_mode() {
             let (idx, _) = build(40_000, 64, metric, storage, 5);
             for m in [2usize, 9] {
                 let qs = random(m, 64, 6 + m as u64);
-                let batch = idx.search_batch(&qs, 10, &AtomicBool::new(false)).unwrap();
+                let batch = idx.search_batch(&qs, 10, &NEVER).unwrap();
                 assert_eq!(batch.len(), m);
                 for (q, got) in qs.chunks_exact(64).zip(&batch) {
                     let single = search(&idx, q, 10);
@@ -260,10 +270,7 @@ fn top_k_zero_and_beyond_size_and_empty_index() {
     })
     .unwrap();
     assert!(search(&empty, &q, 10).is_empty());
-    assert_eq!(
-        empty.search_batch(&q, 10, &AtomicBool::new(false)).unwrap(),
-        vec![vec![]]
-    );
+    assert_eq!(empty.search_batch(&q, 10, &NEVER).unwrap(), vec![vec![]]);
 }
 
 #[test]
@@ -298,9 +305,7 @@ fn bad_input_is_rejected_and_leaves_the_index_unchanged() {
         let err = idx.search(&bad, &SearchOptions { top_k: 3, filter: None }).unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidArg);
     }
-    let err = idx
-        .search_batch(&[1.0, 0.0, 0.0, 1.0], 3, &AtomicBool::new(false))
-        .unwrap_err();
+    let err = idx.search_batch(&[1.0, 0.0, 0.0, 1.0], 3, &NEVER).unwrap_err();
     assert_eq!(err.kind, ErrorKind::InvalidArg);
     assert!(VectorIndex::new(Config {
         dim: 0,
@@ -348,17 +353,16 @@ fn remove_equals_rebuilding_from_the_survivors() {
 
 #[test]
 fn save_and_load_round_trip_in_memory_and_mapped() {
-    let dir = std::env::temp_dir().join(format!("ragrank-vector-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("ragrank-vector-test");
     for metric in METRICS {
         for storage in STORAGES {
             let (idx, _) = build(777, 19, metric, storage, 13);
             let path = dir.join(format!("{metric:?}-{storage:?}.rgv"));
-            persist::save(&idx, &path).unwrap();
+            persist::save(&idx, &path, &NEVER).unwrap();
             let q = random(1, 19, 14);
             let want = search(&idx, &q, 15);
             for mapped in [false, true] {
-                let mut back = persist::load(&path, mapped).unwrap();
+                let mut back = persist::load(&path, mapped, &NEVER).unwrap();
                 assert_eq!(back.is_mapped(), mapped);
                 assert_eq!(back.config(), idx.config());
                 assert_eq!(search(&back, &q, 15), want);
@@ -367,7 +371,7 @@ fn save_and_load_round_trip_in_memory_and_mapped() {
                 back.remove(&["doc-5"]);
                 assert!(!back.is_mapped());
                 assert_eq!(back.len(), 777);
-                assert_eq!(search(&persist::load(&path, true).unwrap(), &q, 15), want);
+                assert_eq!(search(&persist::load(&path, true, &NEVER).unwrap(), &q, 15), want);
             }
         }
     }
@@ -376,11 +380,10 @@ fn save_and_load_round_trip_in_memory_and_mapped() {
 
 #[test]
 fn damaged_or_foreign_files_are_rejected() {
-    let dir = std::env::temp_dir().join(format!("ragrank-vector-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("ragrank-vector-bad");
     let path = dir.join("i.rgv");
     let (idx, _) = build(50, 4, Metric::Cosine, Storage::F32, 16);
-    persist::save(&idx, &path).unwrap();
+    persist::save(&idx, &path, &NEVER).unwrap();
     let good = std::fs::read(&path).unwrap();
     let mut flipped = good.clone();
     flipped[200] ^= 1;
@@ -395,15 +398,54 @@ fn damaged_or_foreign_files_are_rejected() {
     ] {
         std::fs::write(&path, bytes).unwrap();
         for mapped in [false, true] {
-            let err = persist::load(&path, mapped)
+            let err = persist::load(&path, mapped, &NEVER)
                 .err()
                 .unwrap_or_else(|| panic!("{name} loaded"));
             assert_eq!(err.kind, ErrorKind::CorruptIndex, "{name}: {}", err.message);
         }
     }
     assert_eq!(
-        persist::load(&dir.join("missing"), false).err().unwrap().kind,
+        persist::load(&dir.join("missing"), false, &NEVER).err().unwrap().kind,
         ErrorKind::Io
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Files written by the release before the shared checksummed envelope: they still load,
+/// and saving them again gives the same bytes (the format did not move).
+#[test]
+fn files_of_format_version_1_load_and_save_back_identically() {
+    let dir = scratch_dir("ragrank-vector-golden");
+    for storage in ["f32", "f16", "int8"] {
+        let golden = format!("{}/tests/data/format-v1-l2-{storage}.rgv", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(&golden).unwrap();
+        for mapped in [false, true] {
+            let idx = persist::load(golden.as_ref(), mapped, &NEVER).unwrap();
+            assert_eq!(idx.len(), 6);
+            assert_eq!(idx.config().metric, Metric::L2);
+            let path = dir.join(format!("{storage}-{mapped}.rgv"));
+            persist::save(&idx, &path, &NEVER).unwrap();
+            assert!(std::fs::read(&path).unwrap() == bytes, "{storage} mapped={mapped}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_cancelled_save_or_load_stops_and_leaves_the_old_file() {
+    let dir = scratch_dir("ragrank-vector-cancel");
+    let path = dir.join("i.rgv");
+    let (mut idx, _) = build(40, 4, Metric::Dot, Storage::F32, 21);
+    persist::save(&idx, &path, &NEVER).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    idx.remove(&["doc-1"]);
+    let err = persist::save(&idx, &path, &AtomicBool::new(true)).err().unwrap();
+    assert_eq!(err.kind, ErrorKind::Aborted);
+    assert!(std::fs::read(&path).unwrap() == before);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    for mapped in [false, true] {
+        let err = persist::load(&path, mapped, &AtomicBool::new(true)).err().unwrap();
+        assert_eq!(err.kind, ErrorKind::Aborted);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,7 +6,7 @@ pub mod scoring;
 mod search;
 mod store;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Analyzer, AnalyzerConfig};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{check_cancel, Error, ErrorKind, Result};
 pub use crate::topk::Hit;
 pub use filter::Filter;
 use impacts::Impacts;
@@ -282,26 +282,25 @@ impl Bm25Index {
 
     /// Runs queries in parallel on rayon's pool; results in query order.
     pub fn search_batch(&self, queries: &[Query], opts: &SearchOptions) -> Vec<Vec<Hit>> {
+        // Never cancelled, so never an error.
         self.search_batch_cancellable(queries, opts, &AtomicBool::new(false))
+            .unwrap_or_default()
     }
 
-    /// `search_batch` that skips the remaining queries once `cancel` is set (their
-    /// results are then empty).
+    /// `search_batch` that skips the remaining queries once `cancel` is set and then
+    /// fails with `Error::aborted()`.
     pub fn search_batch_cancellable(
         &self,
         queries: &[Query],
         opts: &SearchOptions,
         cancel: &AtomicBool,
-    ) -> Vec<Vec<Hit>> {
+    ) -> Result<Vec<Vec<Hit>>> {
         self.prepare();
         queries
             .par_iter()
             .map(|q| {
-                if cancel.load(Ordering::Relaxed) {
-                    Vec::new()
-                } else {
-                    self.search(q, opts)
-                }
+                check_cancel(cancel)?;
+                Ok(self.search(q, opts))
             })
             .collect()
     }

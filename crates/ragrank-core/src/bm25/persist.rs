@@ -1,57 +1,28 @@
-//! One-file persistence.
+//! One-file persistence, in the checksummed envelope of `crate::checksummed` (magic,
+//! version, payload, length and CRC-32; atomic, cancellable writes).
 //!
-//! Layout (little endian): `MAGIC`, format version `u32`, the payload, then a trailer of
-//! payload length `u64` and CRC-32 of the payload `u32`. The payload holds the config as
-//! JSON, the live vocabulary, and each live document (id, term frequencies, optional text
-//! and metadata) in insertion order; impacts are rebuilt on load. Writes go to a temporary
-//! file that is renamed over the target, so a crash never leaves a half-written index.
-use std::fs;
-use std::io::{BufWriter, Write};
+//! The payload (little endian) holds the config as JSON, the live vocabulary, and each
+//! live document (id, term frequencies, optional text and metadata) in insertion order;
+//! impacts are rebuilt on load.
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use super::store::{AnalyzedBatch, AnalyzedDoc, DocStore};
 use super::{Bm25Index, IndexConfig};
-use crate::error::{Error, Result};
+use crate::checksummed::{self, Format, PayloadWriter};
+use crate::error::{check_cancel, Error, Result};
 
 pub const MAGIC: &[u8; 8] = b"RGRKBM25";
 pub const FORMAT_VERSION: u32 = 1;
-const TRAILER: usize = 12;
+const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION, "BM25 index");
 
-struct CrcWriter<W: Write> {
-    inner: W,
-    crc: crc32fast::Hasher,
-    len: u64,
+/// Writes `index` to `path` atomically; once `cancel` is set the write stops with
+/// `Error::aborted()`, and `path` is left as it was.
+pub fn save(index: &Bm25Index, path: &Path, cancel: &AtomicBool) -> Result<()> {
+    checksummed::write(path, &FORMAT, cancel, |w| write_payload(index, w))
 }
 
-impl<W: Write> CrcWriter<W> {
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.crc.update(bytes);
-        self.len += bytes.len() as u64;
-        self.inner.write_all(bytes)
-    }
-    fn u32(&mut self, v: u32) -> std::io::Result<()> {
-        self.put(&v.to_le_bytes())
-    }
-    fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
-        self.u32(b.len() as u32)?;
-        self.put(b)
-    }
-}
-
-pub fn save(index: &Bm25Index, path: &Path) -> Result<()> {
-    crate::atomic::write_atomically(path, |tmp| write_file(index, tmp))
-}
-
-fn write_file(index: &Bm25Index, tmp: &Path) -> Result<()> {
-    let file = fs::File::create(tmp)?;
-    let mut header = BufWriter::new(file);
-    header.write_all(MAGIC)?;
-    header.write_all(&FORMAT_VERSION.to_le_bytes())?;
-    let mut w = CrcWriter {
-        inner: header,
-        crc: crc32fast::Hasher::new(),
-        len: 0,
-    };
+fn write_payload(index: &Bm25Index, w: &mut PayloadWriter) -> Result<()> {
     let store = index.store();
     let config = serde_json::to_vec(index.config()).map_err(|e| Error::invalid(e.to_string()))?;
     w.bytes(&config)?;
@@ -80,12 +51,6 @@ fn write_file(index: &Bm25Index, tmp: &Path) -> Result<()> {
             w.bytes(&serde_json::to_vec(meta).map_err(|e| Error::invalid(e.to_string()))?)?;
         }
     }
-    let (len, crc) = (w.len, w.crc.finalize());
-    let mut out = w.inner;
-    out.write_all(&len.to_le_bytes())?;
-    out.write_all(&crc.to_le_bytes())?;
-    let file = out.into_inner().map_err(|e| Error::from(e.into_error()))?;
-    file.sync_all()?;
     Ok(())
 }
 
@@ -121,31 +86,18 @@ impl<'a> Reader<'a> {
 }
 
 fn truncated() -> Error {
-    Error::corrupt("index file is truncated or damaged")
+    FORMAT.damaged()
 }
 
-pub fn load(path: &Path) -> Result<Bm25Index> {
-    let data = fs::read(path)?;
-    from_bytes(&data)
+/// Reads an index written by `save`; once `cancel` is set the read stops with
+/// `Error::aborted()`.
+pub fn load(path: &Path, cancel: &AtomicBool) -> Result<Bm25Index> {
+    let data = checksummed::read_file(path, cancel)?;
+    from_bytes(&data, cancel)
 }
 
-pub fn from_bytes(data: &[u8]) -> Result<Bm25Index> {
-    if data.len() < MAGIC.len() + 4 + TRAILER || &data[..8] != MAGIC {
-        return Err(Error::corrupt("not a ragrank BM25 index file"));
-    }
-    let version = u32::from_le_bytes(data[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION {
-        return Err(Error::corrupt(format!(
-            "index file format version {version} is not supported (this build reads version {FORMAT_VERSION})"
-        )));
-    }
-    let payload = &data[12..data.len() - TRAILER];
-    let trailer = &data[data.len() - TRAILER..];
-    let len = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
-    let crc = u32::from_le_bytes(trailer[8..].try_into().expect("4 bytes"));
-    if len != payload.len() as u64 || crc32fast::hash(payload) != crc {
-        return Err(truncated());
-    }
+pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
+    let payload = checksummed::payload(data, &FORMAT, cancel)?;
     let mut r = Reader { buf: payload, pos: 0 };
     let config: IndexConfig =
         serde_json::from_slice(r.bytes()?).map_err(|e| Error::corrupt(format!("index file has a bad config: {e}")))?;
@@ -197,6 +149,7 @@ pub fn from_bytes(data: &[u8]) -> Result<Bm25Index> {
     if r.pos != payload.len() {
         return Err(Error::corrupt("index file has trailing bytes"));
     }
+    check_cancel(cancel)?;
     batch.terms = terms.into_iter().map(String::into_boxed_str).collect();
     let mut store = DocStore::default();
     store.insert_batch(batch);

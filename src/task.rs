@@ -1,0 +1,81 @@
+//! `BlockingTask`: the one libuv-pool task behind every async native call. It holds the
+//! work as a closure, runs it under `guard` (no panic crosses into JS) with the call's
+//! cancel flag, and turns the result into its JS value on the main thread.
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, RwLock};
+
+use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
+use napi::{Env, Task};
+
+use crate::cancel::{check, flag_of, CancelToken};
+use crate::errors::{guard, internal, OrNapi};
+
+type Work<T> = Box<dyn FnOnce(&AtomicBool) -> napi::Result<T> + Send>;
+
+pub struct BlockingTask<T, J = T> {
+    work: Option<Work<T>>,
+    cancel: Arc<AtomicBool>,
+    finish: fn(T) -> J,
+}
+
+fn same<T>(t: T) -> T {
+    t
+}
+
+impl<T: Send + ToNapiValue + TypeName + 'static> BlockingTask<T> {
+    /// Runs `work` on the pool; its result is the JS value.
+    pub fn spawn(
+        cancel: Option<&CancelToken>,
+        work: impl FnOnce(&AtomicBool) -> napi::Result<T> + Send + 'static,
+    ) -> AsyncTask<Self> {
+        BlockingTask::then(cancel, work, same)
+    }
+}
+
+impl<T: Send + 'static, J: ToNapiValue + TypeName> BlockingTask<T, J> {
+    /// Runs `work` on the pool, then `finish` on the main thread (for values that must be
+    /// made there, such as class instances).
+    pub fn then(
+        cancel: Option<&CancelToken>,
+        work: impl FnOnce(&AtomicBool) -> napi::Result<T> + Send + 'static,
+        finish: fn(T) -> J,
+    ) -> AsyncTask<Self> {
+        AsyncTask::new(BlockingTask {
+            work: Some(Box::new(work)),
+            cancel: flag_of(cancel),
+            finish,
+        })
+    }
+}
+
+impl<T: Send + 'static, J: ToNapiValue + TypeName> Task for BlockingTask<T, J> {
+    type Output = T;
+    type JsValue = J;
+
+    fn compute(&mut self) -> napi::Result<T> {
+        // A call cancelled before the pool picked it up does none of its work.
+        check(&self.cancel)?;
+        let work = self.work.take().ok_or_else(|| internal("a task ran twice"))?;
+        guard(|| work(&self.cancel))
+    }
+
+    fn resolve(&mut self, _env: Env, out: T) -> napi::Result<J> {
+        Ok((self.finish)(out))
+    }
+}
+
+/// Saves an index shared behind a lock with the core's `save`, on the pool. A cancelled
+/// save stops, removes its temporary file and leaves an existing file at `path` as it was.
+pub fn save_task<I: Send + Sync + 'static>(
+    index: &Arc<RwLock<I>>,
+    path: String,
+    cancel: Option<&CancelToken>,
+    save: fn(&I, &Path, &AtomicBool) -> ragrank_core::Result<()>,
+) -> AsyncTask<BlockingTask<()>> {
+    let index = index.clone();
+    BlockingTask::spawn(cancel, move |cancel| {
+        let index = index.read().unwrap_or_else(|p| p.into_inner());
+        save(&index, Path::new(&path), cancel).or_napi()
+    })
+}
