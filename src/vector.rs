@@ -10,7 +10,7 @@ use napi::bindgen_prelude::{
 use napi::{Env, Task};
 use napi_derive::napi;
 use ragrank_vector::kernels::{self, Kernels};
-use ragrank_vector::{persist, Config, Hit, Metric, SearchOptions, Storage, VectorIndex};
+use ragrank_vector::{persist, Config, Hit, SearchOptions, VectorIndex};
 
 use crate::bm25::{flag_of, CancelToken};
 use crate::errors::{guard, OrNapi};
