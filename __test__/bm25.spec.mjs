@@ -164,7 +164,7 @@ test('bad option values are RangeErrors from Rust that name the option', (t) => 
     [{ k1: Infinity }, /^options\.k1 /],
     [{ b: 2 }, /^options\.b /],
     [{ delta: -0.5 }, /^options\.delta /],
-    [{ variant: 'bm26' }, /^options\.variant must be one of lucene, robertson, atire, bm25l, bm25\+/],
+    [{ variant: 'bm26' }, /^options\.variant must be one of 'lucene', 'robertson', 'atire', 'bm25l', 'bm25\+', 'bm25plus', got "bm26"/],
     [{ analyzer: { segmentation: 'words' } }, /^options\.analyzer\.segmentation /],
     [{ analyzer: { cjk: 'trigram' } }, /^options\.analyzer\.cjk /],
     [{ analyzer: { stopwords: 'fr' } }, /^options\.analyzer\.stopwords /],

@@ -190,8 +190,8 @@ test('bad input throws a clear error and leaves the index unchanged', async (t) 
     [{ dim: 0 }, /^options\.dim must be in \[1, 65536\], got 0/],
     [{ dim: -1 }, /^options\.dim must be in \[1, 65536\], got -1/],
     [{ dim: 65537 }, /^options\.dim /],
-    [{ dim: 3, metric: 'manhattan' }, /^options\.metric must be 'cosine', 'dot' or 'l2'/],
-    [{ dim: 3, storage: 'int4' }, /^options\.storage must be 'f32', 'f16' or 'int8'/],
+    [{ dim: 3, metric: 'manhattan' }, /^options\.metric must be one of 'cosine', 'dot', 'l2', got "manhattan"/],
+    [{ dim: 3, storage: 'int4' }, /^options\.storage must be one of 'f32', 'f16', 'int8', got "int4"/],
   ]) {
     t.throws(() => new VectorIndex(opts), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message }, JSON.stringify(opts))
   }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::{Error, Result};
+use crate::names::by_name;
 
 /// How text is cut into words before normalisation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -26,13 +27,8 @@ pub enum Segmentation {
 impl TryFrom<String> for Segmentation {
     type Error = Error;
     fn try_from(name: String) -> Result<Self> {
-        match name.as_str() {
-            "unicode" => Ok(Segmentation::Unicode),
-            "regex" => Ok(Segmentation::Regex),
-            _ => Err(Error::invalid(format!(
-                "options.analyzer.segmentation must be 'unicode' or 'regex', got {name:?}"
-            ))),
-        }
+        let table = [("unicode", Segmentation::Unicode), ("regex", Segmentation::Regex)];
+        by_name("options.analyzer.segmentation", &name, &table)
     }
 }
 
@@ -51,14 +47,12 @@ pub enum CjkMode {
 impl TryFrom<String> for CjkMode {
     type Error = Error;
     fn try_from(name: String) -> Result<Self> {
-        match name.as_str() {
-            "none" => Ok(CjkMode::None),
-            "bigram" => Ok(CjkMode::Bigram),
-            "wordbigram" => Ok(CjkMode::Wordbigram),
-            _ => Err(Error::invalid(format!(
-                "options.analyzer.cjk must be 'bigram', 'wordbigram' or 'none', got {name:?}"
-            ))),
-        }
+        let table = [
+            ("bigram", CjkMode::Bigram),
+            ("wordbigram", CjkMode::Wordbigram),
+            ("none", CjkMode::None),
+        ];
+        by_name("options.analyzer.cjk", &name, &table)
     }
 }
 
@@ -198,50 +192,27 @@ fn english_stopwords() -> Vec<String> {
     ENGLISH_STOPWORDS.iter().map(|w| w.to_string()).collect()
 }
 
-fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
-    Some(match name {
-        "arabic" => Algorithm::Arabic,
-        "danish" => Algorithm::Danish,
-        "dutch" => Algorithm::Dutch,
-        "english" | "porter2" => Algorithm::English,
-        "finnish" => Algorithm::Finnish,
-        "french" => Algorithm::French,
-        "german" => Algorithm::German,
-        "greek" => Algorithm::Greek,
-        "hungarian" => Algorithm::Hungarian,
-        "italian" => Algorithm::Italian,
-        "norwegian" => Algorithm::Norwegian,
-        "portuguese" => Algorithm::Portuguese,
-        "romanian" => Algorithm::Romanian,
-        "russian" => Algorithm::Russian,
-        "spanish" => Algorithm::Spanish,
-        "swedish" => Algorithm::Swedish,
-        "tamil" => Algorithm::Tamil,
-        "turkish" => Algorithm::Turkish,
-        _ => return None,
-    })
-}
-
-/// The Snowball languages `AnalyzerConfig::stemmer` accepts.
-pub const STEMMER_LANGUAGES: [&str; 18] = [
-    "arabic",
-    "danish",
-    "dutch",
-    "english",
-    "finnish",
-    "french",
-    "german",
-    "greek",
-    "hungarian",
-    "italian",
-    "norwegian",
-    "portuguese",
-    "romanian",
-    "russian",
-    "spanish",
-    "swedish",
-    "tamil",
-    "turkish",
+/// The Snowball languages `AnalyzerConfig::stemmer` accepts (`porter2` is English).
+pub const STEMMERS: [(&str, Algorithm); 19] = [
+    ("arabic", Algorithm::Arabic),
+    ("danish", Algorithm::Danish),
+    ("dutch", Algorithm::Dutch),
+    ("english", Algorithm::English),
+    ("porter2", Algorithm::English),
+    ("finnish", Algorithm::Finnish),
+    ("french", Algorithm::French),
+    ("german", Algorithm::German),
+    ("greek", Algorithm::Greek),
+    ("hungarian", Algorithm::Hungarian),
+    ("italian", Algorithm::Italian),
+    ("norwegian", Algorithm::Norwegian),
+    ("portuguese", Algorithm::Portuguese),
+    ("romanian", Algorithm::Romanian),
+    ("russian", Algorithm::Russian),
+    ("spanish", Algorithm::Spanish),
+    ("swedish", Algorithm::Swedish),
+    ("tamil", Algorithm::Tamil),
+    ("turkish", Algorithm::Turkish),
 ];
 
 fn is_cjk(c: char) -> bool {
@@ -273,12 +244,7 @@ impl Analyzer {
     pub fn new(config: AnalyzerConfig) -> Result<Self> {
         let stemmer = match &config.stemmer {
             None => None,
-            Some(name) => Some(Stemmer::create(stemmer_algorithm(name).ok_or_else(|| {
-                Error::invalid(format!(
-                    "options.analyzer.stemmer must be one of {}, got {name:?}",
-                    STEMMER_LANGUAGES.join(", ")
-                ))
-            })?)),
+            Some(name) => Some(Stemmer::create(by_name("options.analyzer.stemmer", name, &STEMMERS)?)),
         };
         if config.min_token_length > MAX_MIN_TOKEN_LENGTH {
             return Err(min_token_length_error(config.min_token_length));

@@ -4,6 +4,7 @@ pub mod atomic;
 pub mod bm25;
 pub mod error;
 pub mod eval;
+pub mod names;
 pub mod topk;
 
 pub use error::{Error, ErrorKind, Result};

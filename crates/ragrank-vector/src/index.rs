@@ -10,6 +10,7 @@
 //!   value, but a scan reads only the int8 codes, and a memory-mapped index pages in only
 //!   the originals of shortlisted rows.
 use half::f16;
+use ragrank_core::names::by_name;
 use ragrank_core::{Error, ErrorKind, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -40,14 +41,8 @@ pub enum Storage {
 
 impl Metric {
     pub fn parse(s: &str) -> Result<Metric> {
-        match s {
-            "cosine" => Ok(Metric::Cosine),
-            "dot" => Ok(Metric::Dot),
-            "l2" => Ok(Metric::L2),
-            _ => Err(Error::invalid(format!(
-                "options.metric must be 'cosine', 'dot' or 'l2', got {s:?}"
-            ))),
-        }
+        let table = [("cosine", Metric::Cosine), ("dot", Metric::Dot), ("l2", Metric::L2)];
+        by_name("options.metric", s, &table)
     }
     pub fn name(self) -> &'static str {
         match self {
@@ -60,14 +55,8 @@ impl Metric {
 
 impl Storage {
     pub fn parse(s: &str) -> Result<Storage> {
-        match s {
-            "f32" => Ok(Storage::F32),
-            "f16" => Ok(Storage::F16),
-            "int8" => Ok(Storage::Int8),
-            _ => Err(Error::invalid(format!(
-                "options.storage must be 'f32', 'f16' or 'int8', got {s:?}"
-            ))),
-        }
+        let table = [("f32", Storage::F32), ("f16", Storage::F16), ("int8", Storage::Int8)];
+        by_name("options.storage", s, &table)
     }
     pub fn name(self) -> &'static str {
         match self {

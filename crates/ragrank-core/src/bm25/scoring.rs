@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::names::by_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", try_from = "String")]
@@ -24,18 +25,15 @@ pub enum Variant {
 impl TryFrom<String> for Variant {
     type Error = Error;
     fn try_from(name: String) -> Result<Self> {
-        Ok(match name.as_str() {
-            "lucene" => Variant::Lucene,
-            "robertson" => Variant::Robertson,
-            "atire" => Variant::Atire,
-            "bm25l" => Variant::Bm25l,
-            "bm25+" | "bm25plus" => Variant::Bm25plus,
-            _ => {
-                return Err(Error::invalid(format!(
-                    "options.variant must be one of lucene, robertson, atire, bm25l, bm25+, got {name:?}"
-                )))
-            }
-        })
+        let table = [
+            ("lucene", Variant::Lucene),
+            ("robertson", Variant::Robertson),
+            ("atire", Variant::Atire),
+            ("bm25l", Variant::Bm25l),
+            ("bm25+", Variant::Bm25plus),
+            ("bm25plus", Variant::Bm25plus),
+        ];
+        by_name("options.variant", &name, &table)
     }
 }
 
