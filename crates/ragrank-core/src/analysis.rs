@@ -24,13 +24,9 @@ pub enum Segmentation {
     Regex,
 }
 
-impl TryFrom<String> for Segmentation {
-    type Error = Error;
-    fn try_from(name: String) -> Result<Self> {
-        let table = [("unicode", Segmentation::Unicode), ("regex", Segmentation::Regex)];
-        by_name("options.analyzer.segmentation", &name, &table)
-    }
-}
+const SEGMENTATIONS: [(&str, Segmentation); 2] = [("unicode", Segmentation::Unicode), ("regex", Segmentation::Regex)];
+
+crate::try_from_name!(Segmentation, "options.analyzer.segmentation", SEGMENTATIONS);
 
 /// What becomes of runs of CJK characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,17 +40,13 @@ pub enum CjkMode {
     Wordbigram,
 }
 
-impl TryFrom<String> for CjkMode {
-    type Error = Error;
-    fn try_from(name: String) -> Result<Self> {
-        let table = [
-            ("bigram", CjkMode::Bigram),
-            ("wordbigram", CjkMode::Wordbigram),
-            ("none", CjkMode::None),
-        ];
-        by_name("options.analyzer.cjk", &name, &table)
-    }
-}
+const CJK_MODES: [(&str, CjkMode); 3] = [
+    ("bigram", CjkMode::Bigram),
+    ("wordbigram", CjkMode::Wordbigram),
+    ("none", CjkMode::None),
+];
+
+crate::try_from_name!(CjkMode, "options.analyzer.cjk", CJK_MODES);
 
 /// The analyzer settings. Deserialized from [`AnalyzerOptions`] (any field may be left
 /// out) or from a preset name such as `"bm25s"`; serialized in full, so a saved index

@@ -10,7 +10,7 @@
 //!   value, but a scan reads only the int8 codes, and a memory-mapped index pages in only
 //!   the originals of shortlisted rows.
 use half::f16;
-use ragrank_core::names::by_name;
+use ragrank_core::names::{by_name, name_of};
 use ragrank_core::{Error, ErrorKind, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -39,31 +39,26 @@ pub enum Storage {
     Int8,
 }
 
+/// The `metric` option's names.
+const METRICS: [(&str, Metric); 3] = [("cosine", Metric::Cosine), ("dot", Metric::Dot), ("l2", Metric::L2)];
+/// The `storage` option's names.
+const STORAGES: [(&str, Storage); 3] = [("f32", Storage::F32), ("f16", Storage::F16), ("int8", Storage::Int8)];
+
 impl Metric {
     pub fn parse(s: &str) -> Result<Metric> {
-        let table = [("cosine", Metric::Cosine), ("dot", Metric::Dot), ("l2", Metric::L2)];
-        by_name("options.metric", s, &table)
+        by_name("options.metric", s, &METRICS)
     }
     pub fn name(self) -> &'static str {
-        match self {
-            Metric::Cosine => "cosine",
-            Metric::Dot => "dot",
-            Metric::L2 => "l2",
-        }
+        name_of(&self, &METRICS)
     }
 }
 
 impl Storage {
     pub fn parse(s: &str) -> Result<Storage> {
-        let table = [("f32", Storage::F32), ("f16", Storage::F16), ("int8", Storage::Int8)];
-        by_name("options.storage", s, &table)
+        by_name("options.storage", s, &STORAGES)
     }
     pub fn name(self) -> &'static str {
-        match self {
-            Storage::F32 => "f32",
-            Storage::F16 => "f16",
-            Storage::Int8 => "int8",
-        }
+        name_of(&self, &STORAGES)
     }
     /// Bytes a scan reads per value.
     pub fn bytes_per_value(self) -> usize {

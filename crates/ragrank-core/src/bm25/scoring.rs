@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::names::by_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", try_from = "String")]
@@ -22,20 +21,17 @@ pub enum Variant {
     Bm25plus,
 }
 
-impl TryFrom<String> for Variant {
-    type Error = Error;
-    fn try_from(name: String) -> Result<Self> {
-        let table = [
-            ("lucene", Variant::Lucene),
-            ("robertson", Variant::Robertson),
-            ("atire", Variant::Atire),
-            ("bm25l", Variant::Bm25l),
-            ("bm25+", Variant::Bm25plus),
-            ("bm25plus", Variant::Bm25plus),
-        ];
-        by_name("options.variant", &name, &table)
-    }
-}
+/// The `variant` option's names (`bm25plus` is an alias of `bm25+`).
+const VARIANTS: [(&str, Variant); 6] = [
+    ("lucene", Variant::Lucene),
+    ("robertson", Variant::Robertson),
+    ("atire", Variant::Atire),
+    ("bm25l", Variant::Bm25l),
+    ("bm25+", Variant::Bm25plus),
+    ("bm25plus", Variant::Bm25plus),
+];
+
+crate::try_from_name!(Variant, "options.variant", VARIANTS);
 
 /// The scoring parameters; a field left out of the serialized form takes its default.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
