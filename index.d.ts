@@ -19,7 +19,7 @@ export declare class CancelToken {
 }
 
 export declare class NativeBm25Index {
-  /** `config_json`: the serialized core `IndexConfig`. */
+  /** `config_json`: the core `IndexConfig` as JSON; fields left out take their defaults. */
   constructor(configJson: string)
   add(docs: Array<NativeDoc>, upsert: boolean): number
   /**
@@ -66,12 +66,17 @@ export declare class NativeEncoder {
 
 export declare class NativeSplitter {
   constructor(options: NativeSplitOptions)
+  /** The distinct block sizes, largest first. */
+  get blockSizes(): Array<number>
+  get overlap(): number
+  get splitBy(): string
   split(texts: Array<string>): NativeSplit
   splitAsync(texts: Array<string>, cancel?: CancelToken | undefined | null): Promise<NativeSplit>
 }
 
 export declare class NativeVectorIndex {
-  constructor(dim: number, metric: string, storage: string)
+  /** `metric` and `storage` by name; absent ones take the core defaults (cosine, f32). */
+  constructor(dim: number, metric?: string | undefined | null, storage?: string | undefined | null)
   add(ids: Array<string>, vectors: Float32Array, upsert: boolean): number
   remove(ids: Array<string>): number
   /**
@@ -170,10 +175,14 @@ export interface NativeSplit {
   parent: Int32Array
 }
 
+/**
+ * The caller's options; ranges, names and defaults are checked and filled in by
+ * `SplitConfig::from_options` (signed, so a negative number gets a range message).
+ */
 export interface NativeSplitOptions {
   blockSizes: Array<number>
-  overlap: number
-  splitBy: string
+  overlap?: number
+  splitBy?: string
   /** Path of a `tokenizer.json`, for `splitBy: "token"`. */
   tokenizer?: string
 }

@@ -157,6 +157,51 @@ test('bad arguments throw TypeError or RangeError, never crash', (t) => {
   t.is(index.size, 4)
 })
 
+test('bad option values are RangeErrors from Rust that name the option', (t) => {
+  const cases = [
+    [{ k1: -1 }, /^options\.k1 /],
+    [{ k1: NaN }, /^options\.k1 /],
+    [{ k1: Infinity }, /^options\.k1 /],
+    [{ b: 2 }, /^options\.b /],
+    [{ delta: -0.5 }, /^options\.delta /],
+    [{ variant: 'bm26' }, /^options\.variant must be one of 'lucene', 'robertson', 'atire', 'bm25l', 'bm25\+', 'bm25plus', got "bm26"/],
+    [{ analyzer: { segmentation: 'words' } }, /^options\.analyzer\.segmentation /],
+    [{ analyzer: { cjk: 'trigram' } }, /^options\.analyzer\.cjk /],
+    [{ analyzer: { stopwords: 'fr' } }, /^options\.analyzer\.stopwords /],
+    [{ analyzer: { stemmer: 'klingon' } }, /^options\.analyzer\.stemmer /],
+    [{ analyzer: { minTokenLength: -1 } }, /^options\.analyzer\.minTokenLength /],
+    [{ analyzer: { minTokenLength: 5000 } }, /^options\.analyzer\.minTokenLength /],
+    [{ analyzer: 'lucene' }, /^options\.analyzer /],
+  ]
+  for (const [opts, message] of cases) {
+    t.throws(() => new Bm25Index(opts), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message }, JSON.stringify(opts))
+  }
+  for (const opts of [{ variant: 42 }, { b: '1' }, { analyzer: { cjk: 1 } }, { analyzer: { minTokenLength: 1.5 } }, { analyzer: { stopwords: [1] } }]) {
+    t.throws(() => new Bm25Index(opts), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' }, JSON.stringify(opts))
+  }
+})
+
+test('defaults are the documented ones', (t) => {
+  const explicit = new Bm25Index({
+    variant: 'lucene',
+    k1: 1.5,
+    b: 0.75,
+    delta: 0.5,
+    storeText: true,
+    analyzer: { segmentation: 'unicode', lowercase: true, stopwords: null, stemmer: null, cjk: 'bigram', minTokenLength: 1 },
+  })
+  explicit.add(docs)
+  const index = build()
+  for (const q of ['the cat', '학교에', '東京', 'dog yard']) t.deepEqual(index.search(q), explicit.search(q), q)
+  t.is(index.search('mat')[0].text, docs[0].text, 'storeText defaults to true')
+  t.deepEqual(index.analyze('The A 학교에'), ['the', 'a', '학교', '교에'])
+  // Regex words default to two characters at least and no CJK bigrams (as bm25s).
+  const regex = new Bm25Index({ analyzer: { segmentation: 'regex' } })
+  t.deepEqual(regex.analyze('a bb 학교에'), ['bb', '학교에'])
+  t.deepEqual(regex.analyze('a bb 학교에'), new Bm25Index({ analyzer: { segmentation: 'regex', minTokenLength: 2, cjk: 'none' } }).analyze('a bb 학교에'))
+  t.deepEqual(new Bm25Index({ analyzer: { stopwords: 'en' } }).analyze('the cat and a dog'), ['cat', 'dog'])
+})
+
 test('stats report postings and memory', (t) => {
   const index = build()
   index.search('cat')

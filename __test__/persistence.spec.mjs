@@ -26,6 +26,18 @@ test('save then load gives the same results, options included', async (t) => {
   t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [])
 })
 
+test('a file saved before defaults moved to Rust loads with its options', async (t) => {
+  // Saved by c74585d from { variant: 'bm25l', k1: 1.1, b: 0.6, delta: 0.3, storeText: false,
+  // analyzer: { segmentation: 'regex', stopwords: 'en', stemmer: 'english' } }.
+  const loaded = await Bm25Index.load(new URL('./fixtures/bm25-v1-options.rgrk', import.meta.url).pathname)
+  t.deepEqual(loaded.analyze('The Runners ran a x'), ['runner', 'ran'])
+  const hits = loaded.search('running cat')
+  t.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c'])
+  t.true(Math.abs(hits[0].score - 1.2174649238586426) < 1e-6)
+  t.true(Math.abs(hits[1].score - 0.5965947508811951) < 1e-6)
+  t.is(hits[0].text, undefined, 'storeText: false was kept')
+})
+
 test('truncated, corrupted and foreign files give ERR_CORRUPT_INDEX', async (t) => {
   const index = new Bm25Index()
   index.add(docs)

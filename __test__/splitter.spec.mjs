@@ -81,7 +81,17 @@ test('bad options: clear TypeError/RangeError', (t) => {
     instanceOf: RangeError,
     message: /overlap \(3\) must be smaller than the smallest block size \(3\)/,
   })
-  t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'function' }), { instanceOf: TypeError })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'function' }), {
+    instanceOf: RangeError,
+    code: 'ERR_INVALID_ARG',
+    message: /^options\.splitBy must be one of word, sentence, passage, page, line, period, token, char; got "function"/,
+  })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 7 }), { instanceOf: TypeError })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [3, 0] }), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message: /^options\.blockSizes\[1\] / })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [-4] }), { instanceOf: RangeError, message: /^options\.blockSizes\[0\] / })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [2 ** 40] }), { instanceOf: RangeError, message: /^options\.blockSizes\[0\] / })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [3], overlap: -1 }), { instanceOf: RangeError, message: /^options\.overlap / })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [3], overlap: 0.5 }), { instanceOf: TypeError })
   t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'token' }), { message: /tokenizer/ })
   const err = t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'token', tokenizer: '/nope.json' }))
   t.is(err.code, 'ERR_MODEL_NOT_FOUND')
@@ -90,6 +100,15 @@ test('bad options: clear TypeError/RangeError', (t) => {
 test('duplicate block sizes collapse, largest first', (t) => {
   const s = new HierarchicalSplitter({ blockSizes: [3, 10, 3, 10] })
   t.deepEqual(s.blockSizes, [10, 3])
+})
+
+test('overlap defaults to 0 and splitBy to word', (t) => {
+  const s = new HierarchicalSplitter({ blockSizes: new Set([2]) })
+  t.is(s.overlap, 0)
+  t.is(s.splitBy, 'word')
+  t.deepEqual(texts(leaves(s.split([{ id: 'd', text: 'a b c d e' }]))), ['a b ', 'c d ', 'e'])
+  const sentences = new HierarchicalSplitter({ blockSizes: [1], overlap: 0, splitBy: 'sentence' })
+  t.is(sentences.splitBy, 'sentence')
 })
 
 test('bad documents: clear errors', (t) => {

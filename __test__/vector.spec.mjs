@@ -186,6 +186,18 @@ test('bad input throws a clear error and leaves the index unchanged', async (t) 
   t.throws(() => new VectorIndex({}), { instanceOf: TypeError })
   t.throws(() => new VectorIndex({ dim: 3, metric: 'manhattan' }), { instanceOf: RangeError })
   t.throws(() => new VectorIndex({ dim: 3, storage: 'int4' }), { instanceOf: RangeError })
+  for (const [opts, message] of [
+    [{ dim: 0 }, /^options\.dim must be in \[1, 65536\], got 0/],
+    [{ dim: -1 }, /^options\.dim must be in \[1, 65536\], got -1/],
+    [{ dim: 65537 }, /^options\.dim /],
+    [{ dim: 3, metric: 'manhattan' }, /^options\.metric must be one of 'cosine', 'dot', 'l2', got "manhattan"/],
+    [{ dim: 3, storage: 'int4' }, /^options\.storage must be one of 'f32', 'f16', 'int8', got "int4"/],
+  ]) {
+    t.throws(() => new VectorIndex(opts), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message }, JSON.stringify(opts))
+  }
+  for (const opts of [{ dim: 1.5 }, { dim: '3' }, { dim: 3, metric: 1 }]) {
+    t.throws(() => new VectorIndex(opts), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' }, JSON.stringify(opts))
+  }
   t.throws(() => new VectorIndex({ dim: 1, metric: 'dot', storage: 'f16' }).add(['big'], [1e6]), { instanceOf: RangeError })
 })
 
@@ -267,4 +279,12 @@ test('damaged, foreign and missing files are rejected with a code', async (t) =>
   const missing = await t.throwsAsync(VectorIndex.load(join(dir, 'missing.rgv')))
   t.is(missing.code, 'ERR_IO')
   await t.throwsAsync(VectorIndex.load(path, { mmap: 'yes' }), { instanceOf: TypeError })
+})
+
+test('metric and storage default to cosine and f32', (t) => {
+  const index = new VectorIndex({ dim: 2 })
+  t.is(index.metric, 'cosine')
+  t.is(index.storage, 'f32')
+  t.is(index.dim, 2)
+  t.is(new VectorIndex({ dim: 2, metric: null, storage: null }).storage, 'f32', 'null means the default, as before')
 })

@@ -152,13 +152,11 @@ pub struct NativeBm25Index {
 
 #[napi]
 impl NativeBm25Index {
-    /// `config_json`: the serialized core `IndexConfig`.
+    /// `config_json`: the core `IndexConfig` as JSON; fields left out take their defaults.
     #[napi(constructor)]
     pub fn new(config_json: String) -> napi::Result<Self> {
         guard(|| {
-            let config: IndexConfig = serde_json::from_str(&config_json)
-                .map_err(|e| CoreError::invalid(format!("bad index options: {e}")))
-                .or_napi()?;
+            let config = IndexConfig::from_json(&config_json).or_napi()?;
             let index = Bm25Index::new(config).or_napi()?;
             Ok(NativeBm25Index {
                 inner: Arc::new(RwLock::new(index)),

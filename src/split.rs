@@ -7,17 +7,19 @@ use std::sync::Arc;
 use napi::bindgen_prelude::{AsyncTask, Int32Array, Uint32Array};
 use napi_derive::napi;
 use ragrank_split::tree::split_documents;
-use ragrank_split::{load_tokenizer, Node, SplitConfig, Unit};
+use ragrank_split::{Node, SplitConfig};
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
 use crate::task::BlockingTask;
 
+/// The caller's options; ranges, names and defaults are checked and filled in by
+/// `SplitConfig::from_options` (signed, so a negative number gets a range message).
 #[napi(object)]
 pub struct NativeSplitOptions {
-    pub block_sizes: Vec<u32>,
-    pub overlap: u32,
-    pub split_by: String,
+    pub block_sizes: Vec<i64>,
+    pub overlap: Option<i64>,
+    pub split_by: Option<String>,
     /// Path of a `tokenizer.json`, for `splitBy: "token"`.
     pub tokenizer: Option<String>,
 }
@@ -44,16 +46,33 @@ impl NativeSplitter {
     #[napi(constructor)]
     pub fn new(options: NativeSplitOptions) -> napi::Result<Self> {
         guard(|| {
-            let tokenizer = match (options.split_by.as_str(), options.tokenizer.as_deref()) {
-                ("token", Some(path)) => Some(load_tokenizer(path).or_napi()?),
-                _ => None,
-            };
-            let unit = Unit::parse(&options.split_by, tokenizer).or_napi()?;
-            let config = SplitConfig::new(&options.block_sizes, options.overlap, unit).or_napi()?;
+            let config = SplitConfig::from_options(
+                &options.block_sizes,
+                options.overlap,
+                options.split_by.as_deref(),
+                options.tokenizer.as_deref(),
+            )
+            .or_napi()?;
             Ok(NativeSplitter {
                 config: Arc::new(config),
             })
         })
+    }
+
+    /// The distinct block sizes, largest first.
+    #[napi(getter)]
+    pub fn block_sizes(&self) -> Vec<u32> {
+        self.config.block_sizes().iter().map(|&b| b as u32).collect()
+    }
+
+    #[napi(getter)]
+    pub fn overlap(&self) -> u32 {
+        self.config.overlap() as u32
+    }
+
+    #[napi(getter)]
+    pub fn split_by(&self) -> &'static str {
+        self.config.unit().name()
     }
 
     #[napi]

@@ -5,7 +5,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use napi::bindgen_prelude::{AsyncTask, Either, Float32Array, Float32ArraySlice, Float64ArraySlice, Uint32Array};
 use napi_derive::napi;
-use ragrank_vector::{persist, Config, Hit, Metric, SearchOptions, Storage, VectorIndex};
+use ragrank_vector::{persist, Config, Hit, SearchOptions, VectorIndex};
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
@@ -65,14 +65,11 @@ pub struct NativeVectorIndex {
 
 #[napi]
 impl NativeVectorIndex {
+    /// `metric` and `storage` by name; absent ones take the core defaults (cosine, f32).
     #[napi(constructor)]
-    pub fn new(dim: u32, metric: String, storage: String) -> napi::Result<Self> {
+    pub fn new(dim: i64, metric: Option<String>, storage: Option<String>) -> napi::Result<Self> {
         guard(|| {
-            let config = Config {
-                dim: dim as usize,
-                metric: Metric::parse(&metric).or_napi()?,
-                storage: Storage::parse(&storage).or_napi()?,
-            };
+            let config = Config::from_options(dim, metric.as_deref(), storage.as_deref()).or_napi()?;
             Ok(NativeVectorIndex {
                 inner: Arc::new(RwLock::new(VectorIndex::new(config).or_napi()?)),
             })

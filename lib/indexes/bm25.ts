@@ -2,7 +2,7 @@ import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from
 import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
-import { documentId, finiteNumber, isPlainObject, nonNegativeInteger, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 
@@ -108,52 +108,40 @@ export type Bm25Query = string | readonly string[]
 /** Lets `load` wrap an index read from disk without a public constructor overload. */
 const FROM_NATIVE = Symbol('fromNative')
 
-const VARIANTS = new Set(['lucene', 'robertson', 'atire', 'bm25l', 'bm25+'])
-const ENGLISH_STOPWORDS = [
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not', 'of',
-  'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was', 'will', 'with',
-]
+/** The analyzer fields Rust reads; other keys of a caller's object are ignored, as they always were. */
+const ANALYZER_KEYS = ['segmentation', 'lowercase', 'stopwords', 'stemmer', 'cjk', 'minTokenLength'] as const
 
-function analyzerConfig(a: unknown) {
-  if (a === 'bm25s') a = { segmentation: 'regex', minTokenLength: 2, stopwords: 'en', stemmer: 'english', cjk: 'none' }
+/**
+ * Types and shapes only: defaults, ranges and enum names are Rust's (`IndexConfig` in
+ * ragrank-core), which names the bad option in a RangeError.
+ */
+function analyzerShape(a: unknown): unknown {
+  if (typeof a === 'string') return a // a preset name
   const o = optionsObject(a, 'options.analyzer')
-  const seg = o.segmentation ?? 'unicode'
-  if (seg !== 'unicode' && seg !== 'regex') throw rangeError(`analyzer.segmentation must be 'unicode' or 'regex', got ${String(seg)}`)
-  const cjk = o.cjk ?? (seg === 'regex' ? 'none' : 'bigram')
-  if (cjk !== 'bigram' && cjk !== 'wordbigram' && cjk !== 'none') {
-    throw rangeError(`analyzer.cjk must be 'bigram', 'wordbigram' or 'none', got ${String(cjk)}`)
+  // null means the default (as it always has); Rust reads it so.
+  optionalString(o.segmentation ?? undefined, 'options.analyzer.segmentation')
+  optionalString(o.cjk ?? undefined, 'options.analyzer.cjk')
+  optionalString(o.stemmer ?? undefined, 'options.analyzer.stemmer')
+  if (o.stopwords !== undefined && o.stopwords !== null && typeof o.stopwords !== 'string') {
+    stringArray(o.stopwords, 'options.analyzer.stopwords')
   }
-  let stopwords: string[] = []
-  if (o.stopwords === 'en') stopwords = ENGLISH_STOPWORDS
-  else if (o.stopwords !== undefined && o.stopwords !== null) stopwords = stringArray(o.stopwords, 'analyzer.stopwords')
-  if (o.stemmer !== undefined && o.stemmer !== null && typeof o.stemmer !== 'string') throw typeError('analyzer.stemmer must be a string')
-  if (o.lowercase !== undefined && typeof o.lowercase !== 'boolean') throw typeError('analyzer.lowercase must be a boolean')
-  const minTokenLength =
-    o.minTokenLength === undefined ? (seg === 'regex' ? 2 : 1) : nonNegativeInteger(o.minTokenLength, 'analyzer.minTokenLength')
-  return {
-    segmentation: seg,
-    lowercase: o.lowercase ?? true,
-    stopwords,
-    stemmer: (o.stemmer as string | undefined) ?? null,
-    cjk,
-    minTokenLength,
-  }
+  if (o.lowercase !== undefined && typeof o.lowercase !== 'boolean') throw typeError('options.analyzer.lowercase must be a boolean')
+  if (o.minTokenLength !== undefined) anyInteger(o.minTokenLength, 'options.analyzer.minTokenLength')
+  return Object.fromEntries(ANALYZER_KEYS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))
 }
 
 function indexConfig(options: unknown): string {
   const o = optionsObject(options, 'options')
-  const variant = o.variant ?? 'lucene'
-  if (typeof variant !== 'string' || !VARIANTS.has(variant)) {
-    throw rangeError(`options.variant must be one of ${[...VARIANTS].join(', ')}, got ${String(variant)}`)
-  }
-  const params = {
-    variant,
-    k1: o.k1 === undefined ? 1.5 : finiteNumber(o.k1, 'options.k1', 0),
-    b: o.b === undefined ? 0.75 : finiteNumber(o.b, 'options.b', 0, 1),
-    delta: o.delta === undefined ? 0.5 : finiteNumber(o.delta, 'options.delta', 0),
+  const variant = o.variant ?? undefined // null means the default, as it always has
+  optionalString(variant, 'options.variant')
+  for (const name of ['k1', 'b', 'delta'] as const) {
+    if (o[name] !== undefined && typeof o[name] !== 'number') throw typeError(`options.${name} must be a number, got ${String(o[name])}`)
   }
   if (o.storeText !== undefined && typeof o.storeText !== 'boolean') throw typeError('options.storeText must be a boolean')
-  return JSON.stringify({ params, analyzer: analyzerConfig(o.analyzer), storeText: o.storeText ?? true })
+  const params = { variant, k1: o.k1, b: o.b, delta: o.delta }
+  // JSON has no NaN or Infinity: they cross spelled out, so Rust can reject them by name.
+  const spellNonFinite = (_key: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)
+  return JSON.stringify({ params, analyzer: analyzerShape(o.analyzer), storeText: o.storeText }, spellNonFinite)
 }
 
 function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {

@@ -3,7 +3,7 @@ import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { documentId, isPlainObject, nonNegativeInteger, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -68,8 +68,6 @@ export interface VectorLoadOptions {
 export type VectorInput = Float32Array | readonly number[]
 
 const FROM_NATIVE = Symbol('fromNative')
-const METRICS = new Set(['cosine', 'dot', 'l2'])
-const STORAGES = new Set(['f32', 'f16', 'int8'])
 
 /**
  * Exact (brute-force) vector top-k whose scans run in Rust with SIMD kernels chosen for the
@@ -89,18 +87,15 @@ export class VectorIndex {
     if (restored) {
       this.#native = restored
     } else {
+      // Types only: the range of dim, the metric and storage names and their defaults are Rust's.
       if (!isPlainObject(options)) throw typeError('options must be an object such as { dim: 384 }')
       if (options.dim === undefined) throw typeError('options.dim is required (the number of values per vector)')
-      const dim = nonNegativeInteger(options.dim, 'options.dim')
-      if (dim < 1 || dim > 65536) throw rangeError(`options.dim must be in [1, 65536], got ${dim}`)
-      const metric = options.metric ?? 'cosine'
-      if (typeof metric !== 'string' || !METRICS.has(metric)) {
-        throw rangeError(`options.metric must be 'cosine', 'dot' or 'l2', got ${String(metric)}`)
-      }
-      const storage = options.storage ?? 'f32'
-      if (typeof storage !== 'string' || !STORAGES.has(storage)) {
-        throw rangeError(`options.storage must be 'f32', 'f16' or 'int8', got ${String(storage)}`)
-      }
+      const dim = anyInteger(options.dim, 'options.dim')
+      // null means the default, as it always has.
+      const metric = options.metric ?? undefined
+      const storage = options.storage ?? undefined
+      optionalString(metric, 'options.metric')
+      optionalString(storage, 'options.storage')
       this.#native = callNative(() => new native.NativeVectorIndex(dim, metric, storage))
     }
     this.#dim = this.#native.dim

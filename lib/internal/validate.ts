@@ -87,3 +87,14 @@ export function stringArray(v: unknown, name: string): string[] {
   if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw typeError(`${name} must be an array of strings`)
   return v as string[]
 }
+
+/** Type checks only, for options whose values Rust checks (and names in its RangeError). */
+export function optionalString(v: unknown, name: string): void {
+  if (v !== undefined && typeof v !== 'string') throw typeError(`${name} must be a string, got ${String(v)}`)
+}
+
+/** Type check only: an integer of any sign, for options whose range Rust checks. */
+export function anyInteger(v: unknown, name: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${String(v)}`)
+  return v
+}

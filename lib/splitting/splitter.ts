@@ -2,7 +2,7 @@ import { native } from '../internal/native'
 import type { NativeSplit } from '../internal/native'
 import { runCancellable, checkSignal } from '../internal/abort'
 import { callNative, RagrankError, rangeError, typeError } from '../errors'
-import { documentId, isPlainObject, nonNegativeInteger, optionsObject } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, optionalString, optionsObject } from '../internal/validate'
 
 /**
  * What a block size counts.
@@ -13,8 +13,6 @@ import { documentId, isPlainObject, nonNegativeInteger, optionsObject } from '..
  * - `char`: user-perceived characters (grapheme clusters).
  */
 export type SplitBy = 'word' | 'sentence' | 'passage' | 'page' | 'line' | 'period' | 'token' | 'char'
-
-const SPLIT_BY: readonly SplitBy[] = ['word', 'sentence', 'passage', 'page', 'line', 'period', 'token', 'char']
 
 export interface SplitterOptions {
   /** Units per chunk at each level, e.g. `[512, 128, 32]`. Order does not matter; duplicates collapse. */
@@ -73,44 +71,33 @@ export class HierarchicalSplitter {
   readonly #native: InstanceType<typeof native.NativeSplitter>
 
   constructor(options: SplitterOptions) {
+    // Types and shapes only: ranges, the splitBy names and the defaults are Rust's
+    // (`SplitConfig::from_options`), which names the bad option in a RangeError.
     const o = optionsObject(options, 'HierarchicalSplitter options')
     const sizes = o.blockSizes
     if (sizes === undefined || sizes === null || typeof (sizes as Iterable<number>)[Symbol.iterator] !== 'function') {
       throw typeError('blockSizes must be an array (or a Set) of positive integers, e.g. [512, 128, 32]')
     }
-    const list = [...(sizes as Iterable<unknown>)].map((b, i) => {
-      const n = nonNegativeInteger(b, `blockSizes[${i}]`)
-      if (n === 0) throw rangeError(`blockSizes[${i}] must be at least 1, got 0`)
-      if (n > 0xffffffff) throw rangeError(`blockSizes[${i}] is too large: ${n}`)
-      return n
-    })
-    if (list.length === 0) throw rangeError('blockSizes must not be empty; give at least one block size')
-    this.blockSizes = [...new Set(list)].sort((a, b) => b - a)
-    this.overlap = o.overlap === undefined ? 0 : nonNegativeInteger(o.overlap, 'overlap')
-    const smallest = this.blockSizes[this.blockSizes.length - 1]!
-    if (this.overlap >= smallest) {
-      throw rangeError(
-        `overlap (${this.overlap}) must be smaller than the smallest block size (${smallest}); reduce overlap or raise the smallest block size`,
-      )
-    }
-    const splitBy = o.splitBy === undefined ? 'word' : o.splitBy
-    if (typeof splitBy !== 'string' || !SPLIT_BY.includes(splitBy as SplitBy)) {
-      throw typeError(`splitBy must be one of ${SPLIT_BY.join(', ')}; got ${String(splitBy)}`)
-    }
-    this.splitBy = splitBy as SplitBy
+    const blockSizes = [...(sizes as Iterable<unknown>)].map((b, i) => anyInteger(b, `blockSizes[${i}]`))
+    if (o.overlap !== undefined) anyInteger(o.overlap, 'overlap')
+    optionalString(o.splitBy, 'splitBy')
     if (o.tokenizer !== undefined && typeof o.tokenizer !== 'string') throw typeError('tokenizer must be a file path')
-    if (this.splitBy === 'token' && o.tokenizer === undefined) {
+    if (o.splitBy === 'token' && o.tokenizer === undefined) {
       throw typeError("splitBy 'token' needs tokenizer: the path of a tokenizer.json")
     }
     this.#native = callNative(
       () =>
         new native.NativeSplitter({
-          blockSizes: this.blockSizes,
-          overlap: this.overlap,
-          splitBy: this.splitBy,
+          blockSizes,
+          overlap: o.overlap as number | undefined,
+          splitBy: o.splitBy as string | undefined,
           tokenizer: o.tokenizer as string | undefined,
         }),
     )
+    // The effective options, as Rust resolved them.
+    this.blockSizes = this.#native.blockSizes
+    this.overlap = this.#native.overlap
+    this.splitBy = this.#native.splitBy as SplitBy
   }
 
   /** Splits on the calling thread. Use `splitAsync` for large inputs. */

@@ -10,21 +10,27 @@ use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::{Error, Result};
+use crate::names::by_name;
 
 /// How text is cut into words before normalisation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum Segmentation {
     /// Unicode word boundaries (UAX #29), keeping segments with a letter or digit.
+    #[default]
     Unicode,
     /// Runs of letters, digits and `_` of two or more characters: the
     /// `(?u)\b\w\w+\b` tokenizer of scikit-learn and bm25s.
     Regex,
 }
 
+const SEGMENTATIONS: [(&str, Segmentation); 2] = [("unicode", Segmentation::Unicode), ("regex", Segmentation::Regex)];
+
+crate::try_from_name!(Segmentation, "options.analyzer.segmentation", SEGMENTATIONS);
+
 /// What becomes of runs of CJK characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum CjkMode {
     /// Leave them as the segmenter cut them.
     None,
@@ -34,8 +40,19 @@ pub enum CjkMode {
     Wordbigram,
 }
 
+const CJK_MODES: [(&str, CjkMode); 3] = [
+    ("bigram", CjkMode::Bigram),
+    ("wordbigram", CjkMode::Wordbigram),
+    ("none", CjkMode::None),
+];
+
+crate::try_from_name!(CjkMode, "options.analyzer.cjk", CJK_MODES);
+
+/// The analyzer settings. Deserialized from [`AnalyzerOptions`] (any field may be left
+/// out) or from a preset name such as `"bm25s"`; serialized in full, so a saved index
+/// keeps the settings it was built with even if a default changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", try_from = "serde_json::Value")]
 pub struct AnalyzerConfig {
     pub segmentation: Segmentation,
     pub lowercase: bool,
@@ -50,15 +67,111 @@ pub struct AnalyzerConfig {
 
 impl Default for AnalyzerConfig {
     fn default() -> Self {
+        AnalyzerConfig::for_segmentation(Segmentation::Unicode)
+    }
+}
+
+/// Longest `minTokenLength` accepted (longer is almost surely a mistake).
+pub const MAX_MIN_TOKEN_LENGTH: usize = 1024;
+
+impl AnalyzerConfig {
+    /// The defaults for a segmentation: regex words follow scikit-learn and bm25s (two
+    /// characters at least, no CJK handling), Unicode words keep every token and make CJK bigrams.
+    pub fn for_segmentation(segmentation: Segmentation) -> Self {
+        let regex = segmentation == Segmentation::Regex;
         AnalyzerConfig {
-            segmentation: Segmentation::Unicode,
+            segmentation,
             lowercase: true,
             stopwords: Vec::new(),
             stemmer: None,
-            cjk: CjkMode::Bigram,
-            min_token_length: 1,
+            cjk: if regex { CjkMode::None } else { CjkMode::Bigram },
+            min_token_length: if regex { 2 } else { 1 },
         }
     }
+
+    /// A named preset: `bm25s` is bm25s's default pipeline (regex words, lowercase,
+    /// English stopwords, English stemmer).
+    pub fn preset(name: &str) -> Result<Self> {
+        match name {
+            "bm25s" => Ok(AnalyzerConfig {
+                stopwords: english_stopwords(),
+                stemmer: Some("english".into()),
+                ..AnalyzerConfig::for_segmentation(Segmentation::Regex)
+            }),
+            _ => Err(Error::invalid(format!(
+                "options.analyzer must be an options object or the preset 'bm25s', got {name:?}"
+            ))),
+        }
+    }
+}
+
+impl TryFrom<serde_json::Value> for AnalyzerConfig {
+    type Error = Error;
+    fn try_from(value: serde_json::Value) -> Result<Self> {
+        match value {
+            serde_json::Value::String(name) => AnalyzerConfig::preset(&name),
+            serde_json::Value::Null => Ok(AnalyzerConfig::default()),
+            value => serde_json::from_value::<AnalyzerOptions>(value)
+                .map_err(|e| Error::invalid(e.to_string()))?
+                .resolve(),
+        }
+    }
+}
+
+/// Analyzer settings as a caller gives them: an absent (or null) field takes the default
+/// of the chosen segmentation (see [`AnalyzerConfig::for_segmentation`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct AnalyzerOptions {
+    pub segmentation: Option<Segmentation>,
+    pub lowercase: Option<bool>,
+    /// `"en"` (the Lucene English list) or a list of words.
+    pub stopwords: Option<StopwordsOption>,
+    pub stemmer: Option<String>,
+    pub cjk: Option<CjkMode>,
+    /// Signed so a negative value gets a message naming the option rather than a serde one.
+    pub min_token_length: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum StopwordsOption {
+    Named(String),
+    List(Vec<String>),
+}
+
+impl AnalyzerOptions {
+    pub fn resolve(self) -> Result<AnalyzerConfig> {
+        let base = AnalyzerConfig::for_segmentation(self.segmentation.unwrap_or_default());
+        let stopwords = match self.stopwords {
+            None => base.stopwords,
+            Some(StopwordsOption::List(words)) => words,
+            Some(StopwordsOption::Named(name)) if name == "en" => english_stopwords(),
+            Some(StopwordsOption::Named(name)) => {
+                return Err(Error::invalid(format!(
+                    "options.analyzer.stopwords must be 'en' or a list of words, got {name:?}"
+                )))
+            }
+        };
+        let min_token_length = match self.min_token_length {
+            None => base.min_token_length,
+            Some(n) => usize::try_from(n).map_err(|_| min_token_length_error(n))?,
+        };
+        Ok(AnalyzerConfig {
+            lowercase: self.lowercase.unwrap_or(base.lowercase),
+            stopwords,
+            stemmer: self.stemmer.or(base.stemmer),
+            cjk: self.cjk.unwrap_or(base.cjk),
+            min_token_length,
+            ..base
+        })
+    }
+}
+
+fn min_token_length_error(n: impl std::fmt::Display) -> Error {
+    Error::invalid(format!(
+        "options.analyzer.minTokenLength must be in [0, {MAX_MIN_TOKEN_LENGTH}], got {n}"
+    ))
 }
 
 /// The English stopwords of Lucene's `EnglishAnalyzer` (also bm25s's `"en"` list).
@@ -67,50 +180,31 @@ pub const ENGLISH_STOPWORDS: [&str; 33] = [
     "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
 ];
 
-fn stemmer_algorithm(name: &str) -> Option<Algorithm> {
-    Some(match name {
-        "arabic" => Algorithm::Arabic,
-        "danish" => Algorithm::Danish,
-        "dutch" => Algorithm::Dutch,
-        "english" | "porter2" => Algorithm::English,
-        "finnish" => Algorithm::Finnish,
-        "french" => Algorithm::French,
-        "german" => Algorithm::German,
-        "greek" => Algorithm::Greek,
-        "hungarian" => Algorithm::Hungarian,
-        "italian" => Algorithm::Italian,
-        "norwegian" => Algorithm::Norwegian,
-        "portuguese" => Algorithm::Portuguese,
-        "romanian" => Algorithm::Romanian,
-        "russian" => Algorithm::Russian,
-        "spanish" => Algorithm::Spanish,
-        "swedish" => Algorithm::Swedish,
-        "tamil" => Algorithm::Tamil,
-        "turkish" => Algorithm::Turkish,
-        _ => return None,
-    })
+fn english_stopwords() -> Vec<String> {
+    ENGLISH_STOPWORDS.iter().map(|w| w.to_string()).collect()
 }
 
-/// The Snowball languages `AnalyzerConfig::stemmer` accepts.
-pub const STEMMER_LANGUAGES: [&str; 18] = [
-    "arabic",
-    "danish",
-    "dutch",
-    "english",
-    "finnish",
-    "french",
-    "german",
-    "greek",
-    "hungarian",
-    "italian",
-    "norwegian",
-    "portuguese",
-    "romanian",
-    "russian",
-    "spanish",
-    "swedish",
-    "tamil",
-    "turkish",
+/// The Snowball languages `AnalyzerConfig::stemmer` accepts (`porter2` is English).
+pub const STEMMERS: [(&str, Algorithm); 19] = [
+    ("arabic", Algorithm::Arabic),
+    ("danish", Algorithm::Danish),
+    ("dutch", Algorithm::Dutch),
+    ("english", Algorithm::English),
+    ("porter2", Algorithm::English),
+    ("finnish", Algorithm::Finnish),
+    ("french", Algorithm::French),
+    ("german", Algorithm::German),
+    ("greek", Algorithm::Greek),
+    ("hungarian", Algorithm::Hungarian),
+    ("italian", Algorithm::Italian),
+    ("norwegian", Algorithm::Norwegian),
+    ("portuguese", Algorithm::Portuguese),
+    ("romanian", Algorithm::Romanian),
+    ("russian", Algorithm::Russian),
+    ("spanish", Algorithm::Spanish),
+    ("swedish", Algorithm::Swedish),
+    ("tamil", Algorithm::Tamil),
+    ("turkish", Algorithm::Turkish),
 ];
 
 fn is_cjk(c: char) -> bool {
@@ -142,15 +236,10 @@ impl Analyzer {
     pub fn new(config: AnalyzerConfig) -> Result<Self> {
         let stemmer = match &config.stemmer {
             None => None,
-            Some(name) => Some(Stemmer::create(stemmer_algorithm(name).ok_or_else(|| {
-                Error::invalid(format!(
-                    "unknown stemmer language {name:?}; expected one of {}",
-                    STEMMER_LANGUAGES.join(", ")
-                ))
-            })?)),
+            Some(name) => Some(Stemmer::create(by_name("options.analyzer.stemmer", name, &STEMMERS)?)),
         };
-        if config.min_token_length > 1024 {
-            return Err(Error::invalid("minTokenLength must be at most 1024"));
+        if config.min_token_length > MAX_MIN_TOKEN_LENGTH {
+            return Err(min_token_length_error(config.min_token_length));
         }
         let stopwords = config
             .stopwords
@@ -376,28 +465,24 @@ mod tests {
         Analyzer::new(config).unwrap().analyze(text)
     }
 
+    /// Each text with the terms the default analyzer makes of it.
     #[test]
-    fn unicode_words_lowercased() {
-        let t = analyze(AnalyzerConfig::default(), "The Quick, brown fox's 2nd jump — ÉTÉ!");
-        assert_eq!(t, ["the", "quick", "brown", "fox's", "2nd", "jump", "été"]);
-    }
-
-    #[test]
-    fn hangul_becomes_bigrams_and_lone_char_unigram() {
-        let t = analyze(AnalyzerConfig::default(), "학교에 갔다 집");
-        assert_eq!(t, ["학교", "교에", "갔다", "집"]);
-    }
-
-    #[test]
-    fn han_and_kana_runs_are_rebuilt_across_segments() {
-        let t = analyze(AnalyzerConfig::default(), "東京タワー, 東 x");
-        assert_eq!(t, ["東京", "京タ", "タワ", "ワー", "東", "x"]);
-    }
-
-    #[test]
-    fn mixed_script_word_splits_by_script() {
-        let t = analyze(AnalyzerConfig::default(), "GPT한테 물어봐");
-        assert_eq!(t, ["gpt", "한테", "물어", "어봐"]);
+    fn default_analyzer_terms() {
+        let cases: [(&str, &[&str]); 4] = [
+            (
+                "The Quick, brown fox's 2nd jump — ÉTÉ!",
+                &["the", "quick", "brown", "fox's", "2nd", "jump", "été"],
+            ),
+            // Hangul becomes bigrams; a lone character stays a unigram.
+            ("학교에 갔다 집", &["학교", "교에", "갔다", "집"]),
+            // Han and kana runs are rebuilt across segments.
+            ("東京タワー, 東 x", &["東京", "京タ", "タワ", "ワー", "東", "x"]),
+            // A mixed-script word splits by script.
+            ("GPT한테 물어봐", &["gpt", "한테", "물어", "어봐"]),
+        ];
+        for (text, terms) in cases {
+            assert_eq!(analyze(AnalyzerConfig::default(), text), terms, "{text:?}");
+        }
     }
 
     #[test]
@@ -425,7 +510,7 @@ mod tests {
     #[test]
     fn stopwords_then_stemming() {
         let cfg = AnalyzerConfig {
-            stopwords: ENGLISH_STOPWORDS.iter().map(|s| s.to_string()).collect(),
+            stopwords: english_stopwords(),
             stemmer: Some("english".into()),
             ..Default::default()
         };
@@ -470,5 +555,75 @@ mod tests {
         assert!(analyze(AnalyzerConfig::default(), "").is_empty());
         assert!(analyze(AnalyzerConfig::default(), "  \t\n ,.;! ").is_empty());
         assert_eq!(analyze(AnalyzerConfig::default(), "a\u{FFFD}b"), ["a", "b"]);
+    }
+
+    fn from_json(json: &str) -> Result<AnalyzerConfig> {
+        serde_json::from_str::<serde_json::Value>(json)
+            .map_err(|e| Error::invalid(e.to_string()))
+            .and_then(AnalyzerConfig::try_from)
+    }
+
+    #[test]
+    fn absent_fields_take_the_defaults_of_the_segmentation() {
+        assert_eq!(from_json("{}").unwrap(), AnalyzerConfig::default());
+        assert_eq!(from_json("null").unwrap(), AnalyzerConfig::default());
+        let regex = from_json(r#"{"segmentation":"regex"}"#).unwrap();
+        assert_eq!((regex.cjk, regex.min_token_length), (CjkMode::None, 2));
+        let unicode = AnalyzerConfig::default();
+        assert_eq!(
+            (unicode.cjk, unicode.min_token_length, unicode.lowercase),
+            (CjkMode::Bigram, 1, true)
+        );
+        let given = from_json(r#"{"segmentation":"regex","cjk":"bigram","minTokenLength":3,"stemmer":null}"#).unwrap();
+        assert_eq!(
+            (given.cjk, given.min_token_length, given.stemmer),
+            (CjkMode::Bigram, 3, None)
+        );
+    }
+
+    #[test]
+    fn named_stopwords_and_the_bm25s_preset() {
+        assert_eq!(
+            from_json(r#"{"stopwords":"en"}"#).unwrap().stopwords.len(),
+            ENGLISH_STOPWORDS.len()
+        );
+        assert_eq!(from_json(r#"{"stopwords":["x"]}"#).unwrap().stopwords, ["x"]);
+        let bm25s = from_json(r#""bm25s""#).unwrap();
+        assert_eq!(bm25s.segmentation, Segmentation::Regex);
+        assert_eq!((bm25s.min_token_length, bm25s.cjk), (2, CjkMode::None));
+        assert_eq!(bm25s.stemmer.as_deref(), Some("english"));
+        assert_eq!(bm25s.stopwords, english_stopwords());
+    }
+
+    #[test]
+    fn a_full_config_round_trips() {
+        let cfg = AnalyzerConfig::preset("bm25s").unwrap();
+        let json = serde_json::to_string(&cfg).unwrap();
+        assert_eq!(serde_json::from_str::<AnalyzerConfig>(&json).unwrap(), cfg);
+    }
+
+    #[test]
+    fn bad_values_name_the_option() {
+        for (json, option) in [
+            (r#"{"segmentation":"words"}"#, "options.analyzer.segmentation"),
+            (r#"{"cjk":"trigram"}"#, "options.analyzer.cjk"),
+            (r#"{"stopwords":"fr"}"#, "options.analyzer.stopwords"),
+            (r#"{"minTokenLength":-1}"#, "options.analyzer.minTokenLength"),
+            (r#""lucene""#, "options.analyzer"),
+        ] {
+            let e = from_json(json).unwrap_err();
+            assert_eq!(e.kind, crate::error::ErrorKind::InvalidArg, "{json}");
+            assert!(e.message.starts_with(option), "{json}: {}", e.message);
+        }
+        let long = from_json(r#"{"minTokenLength":2000}"#).unwrap();
+        assert!(Analyzer::new(long)
+            .unwrap_err()
+            .message
+            .starts_with("options.analyzer.minTokenLength"));
+        let klingon = from_json(r#"{"stemmer":"klingon"}"#).unwrap();
+        assert!(Analyzer::new(klingon)
+            .unwrap_err()
+            .message
+            .starts_with("options.analyzer.stemmer"));
     }
 }

@@ -5,6 +5,7 @@ pub mod bm25;
 pub mod checksummed;
 pub mod error;
 pub mod eval;
+pub mod names;
 pub mod topk;
 
 pub use error::{check_cancel, Error, ErrorKind, Result};

@@ -374,3 +374,28 @@ fn a_cancelled_batch_fails_with_aborted() {
         .unwrap();
     assert_eq!(hits[0].len(), 1);
 }
+
+#[test]
+fn options_json_takes_defaults_and_names_bad_values() {
+    assert_eq!(IndexConfig::from_json("{}").unwrap(), IndexConfig::default());
+    let cfg = IndexConfig::from_json(r#"{"params":{"k1":1.2},"analyzer":"bm25s","storeText":false}"#).unwrap();
+    assert_eq!(
+        (cfg.params.k1, cfg.params.b, cfg.params.variant),
+        (1.2, 0.75, Variant::Lucene)
+    );
+    assert!(!cfg.store_text);
+    assert_eq!(cfg.analyzer, AnalyzerConfig::preset("bm25s").unwrap());
+    // The saved form (every field written out) reads back as it was.
+    let json = serde_json::to_string(&cfg).unwrap();
+    assert_eq!(IndexConfig::from_json(&json).unwrap(), cfg);
+    let e = IndexConfig::from_json(r#"{"params":{"variant":"bm26"}}"#).unwrap_err();
+    assert!(e.message.starts_with("options.variant must be one of"), "{}", e.message);
+    let e = IndexConfig::from_json(r#"{"analyzer":{"cjk":"trigram"}}"#).unwrap_err();
+    assert!(e.message.starts_with("options.analyzer.cjk"), "{}", e.message);
+    let k1 = IndexConfig::from_json(r#"{"params":{"k1":"Infinity"}}"#).unwrap();
+    assert!(Bm25Index::new(k1).err().unwrap().message.starts_with("options.k1"));
+    assert!(IndexConfig::from_json("{")
+        .unwrap_err()
+        .message
+        .starts_with("bad index options"));
+}

@@ -6,7 +6,7 @@ use ragrank_core::{check_cancel, Error, Result};
 use rayon::prelude::*;
 
 use crate::offsets::to_utf16;
-use crate::units::Unit;
+use crate::units::{load_tokenizer, Unit, DEFAULT_SPLIT_BY};
 use crate::window::windows;
 
 #[derive(Clone)]
@@ -28,7 +28,9 @@ impl SplitConfig {
             ));
         };
         if smallest == 0 {
-            return Err(Error::invalid("every block size must be at least 1"));
+            return Err(Error::invalid(
+                "options.blockSizes: every block size must be at least 1",
+            ));
         }
         if overlap as usize >= smallest {
             return Err(Error::invalid(format!(
@@ -43,8 +45,47 @@ impl SplitConfig {
         })
     }
 
+    /// Caller options by name (sizes and overlap signed, so a negative one gets a range
+    /// message); an absent `overlap` is 0 and an absent `split_by` is `word`.
+    pub fn from_options(
+        block_sizes: &[i64],
+        overlap: Option<i64>,
+        split_by: Option<&str>,
+        tokenizer: Option<&str>,
+    ) -> Result<Self> {
+        let sizes = block_sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                u32::try_from(b).ok().filter(|&b| b >= 1).ok_or_else(|| {
+                    Error::invalid(format!(
+                        "options.blockSizes[{i}] must be at least 1 and at most {}, got {b}",
+                        u32::MAX
+                    ))
+                })
+            })
+            .collect::<Result<Vec<u32>>>()?;
+        let overlap = overlap.unwrap_or(0);
+        let overlap = u32::try_from(overlap)
+            .map_err(|_| Error::invalid(format!("options.overlap must be >= 0, got {overlap}")))?;
+        let split_by = split_by.unwrap_or(DEFAULT_SPLIT_BY);
+        let tokenizer = match (split_by, tokenizer) {
+            ("token", Some(path)) => Some(load_tokenizer(path)?),
+            _ => None,
+        };
+        SplitConfig::new(&sizes, overlap, Unit::parse(split_by, tokenizer)?)
+    }
+
     pub fn block_sizes(&self) -> &[usize] {
         &self.block_sizes
+    }
+
+    pub fn overlap(&self) -> usize {
+        self.overlap
+    }
+
+    pub fn unit(&self) -> &Unit {
+        &self.unit
     }
 }
 
@@ -225,6 +266,36 @@ mod tests {
         assert!(SplitConfig::new(&[3, 0], 0, word()).is_err());
         assert!(SplitConfig::new(&[5, 3], 3, word()).is_err());
         assert_eq!(SplitConfig::new(&[3, 5, 3], 2, word()).unwrap().block_sizes(), &[5, 3]);
+    }
+
+    #[test]
+    fn options_take_defaults_and_name_bad_values() {
+        let cfg = SplitConfig::from_options(&[3, 10, 3], None, None, None).unwrap();
+        assert_eq!(
+            (cfg.block_sizes(), cfg.overlap(), cfg.unit().name()),
+            (&[10, 3][..], 0, "word")
+        );
+        let cfg = SplitConfig::from_options(&[4], Some(1), Some("sentence"), None).unwrap();
+        assert_eq!((cfg.overlap(), cfg.unit().name()), (1, "sentence"));
+        for (sizes, overlap, split_by, option) in [
+            (&[3, 0][..], None, None, "options.blockSizes[1]"),
+            (&[-2][..], None, None, "options.blockSizes[0]"),
+            (&[1 << 33][..], None, None, "options.blockSizes[0]"),
+            (&[][..], None, None, "blockSizes must not be empty"),
+            (&[3][..], Some(-1), None, "options.overlap"),
+            (&[5, 3][..], Some(3), None, "overlap (3) must be smaller"),
+            (&[3][..], None, Some("function"), "options.splitBy"),
+            (
+                &[3][..],
+                None,
+                Some("token"),
+                "options.splitBy \"token\" needs a tokenizer",
+            ),
+        ] {
+            let e = SplitConfig::from_options(sizes, overlap, split_by, None).err().unwrap();
+            assert_eq!(e.kind, ErrorKind::InvalidArg);
+            assert!(e.message.starts_with(option), "{}", e.message);
+        }
     }
 
     /// Python `str.split(sep)` with the separator re-attached to all pieces but the last.

@@ -20,27 +20,48 @@ pub enum Unit {
     Token(Arc<Tokenizer>),
 }
 
+/// Haystack's character modes: the `splitBy` name and the separator it cuts after.
+const SEPARATORS: [(&str, &str); 5] = [
+    ("word", " "),
+    ("passage", "\n\n"),
+    ("line", "\n"),
+    ("page", "\u{c}"),
+    ("period", "."),
+];
+
+/// The `splitBy` a splitter uses when none is given.
+pub const DEFAULT_SPLIT_BY: &str = "word";
+
 impl Unit {
     /// `word`, `passage`, `line`, `page`, `period`, `sentence`, `char`; `token` needs a tokenizer.
     pub fn parse(name: &str, tokenizer: Option<Arc<Tokenizer>>) -> Result<Unit> {
+        if let Some(&(_, sep)) = SEPARATORS.iter().find(|(n, _)| *n == name) {
+            return Ok(Unit::Separator(sep));
+        }
         Ok(match name {
-            "word" => Unit::Separator(" "),
-            "passage" => Unit::Separator("\n\n"),
-            "line" => Unit::Separator("\n"),
-            "page" => Unit::Separator("\u{c}"),
-            "period" => Unit::Separator("."),
             "sentence" => Unit::Sentence,
             "char" => Unit::Char,
             "token" => Unit::Token(
-                tokenizer
-                    .ok_or_else(|| Error::invalid("splitBy \"token\" needs a tokenizer (a tokenizer.json path)"))?,
+                tokenizer.ok_or_else(|| {
+                    Error::invalid("options.splitBy \"token\" needs a tokenizer (a tokenizer.json path)")
+                })?,
             ),
             other => {
                 return Err(Error::invalid(format!(
-                    "unknown splitBy {other:?}; expected word, sentence, passage, page, line, period, token or char"
+                    "options.splitBy must be one of word, sentence, passage, page, line, period, token, char; got {other:?}"
                 )))
             }
         })
+    }
+
+    /// The `splitBy` name `parse` takes for this unit.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Unit::Separator(sep) => SEPARATORS.iter().find(|(_, s)| s == sep).map_or("word", |(n, _)| n),
+            Unit::Sentence => "sentence",
+            Unit::Char => "char",
+            Unit::Token(_) => "token",
+        }
     }
 
     /// End byte offsets (relative to `text`) of the units of `text`, in order.
@@ -209,7 +230,11 @@ mod tests {
 
     #[test]
     fn unknown_modes_and_missing_tokenizers_are_errors() {
-        assert!(Unit::parse("function", None).is_err());
+        let e = Unit::parse("function", None).err().unwrap();
+        assert!(e.message.starts_with("options.splitBy must be one of"), "{}", e.message);
+        for name in ["word", "passage", "line", "page", "period", "sentence", "char"] {
+            assert_eq!(Unit::parse(name, None).unwrap().name(), name);
+        }
         assert!(Unit::parse("token", None).is_err());
     }
 }

@@ -10,6 +10,7 @@
 //!   value, but a scan reads only the int8 codes, and a memory-mapped index pages in only
 //!   the originals of shortlisted rows.
 use half::f16;
+use ragrank_core::names::{by_name, name_of};
 use ragrank_core::{Error, ErrorKind, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -19,9 +20,10 @@ use crate::kernels::Kernels;
 /// Largest dimension accepted (larger is almost surely a mistake in the call).
 pub const MAX_DIM: usize = 1 << 16;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Metric {
     /// Vectors are normalised at add time and queries at search time; score = cosine.
+    #[default]
     Cosine,
     /// Score = inner product.
     Dot,
@@ -29,50 +31,34 @@ pub enum Metric {
     L2,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Storage {
+    #[default]
     F32,
     F16,
     Int8,
 }
 
+/// The `metric` option's names.
+const METRICS: [(&str, Metric); 3] = [("cosine", Metric::Cosine), ("dot", Metric::Dot), ("l2", Metric::L2)];
+/// The `storage` option's names.
+const STORAGES: [(&str, Storage); 3] = [("f32", Storage::F32), ("f16", Storage::F16), ("int8", Storage::Int8)];
+
 impl Metric {
     pub fn parse(s: &str) -> Result<Metric> {
-        match s {
-            "cosine" => Ok(Metric::Cosine),
-            "dot" => Ok(Metric::Dot),
-            "l2" => Ok(Metric::L2),
-            _ => Err(Error::invalid(format!(
-                "unknown metric {s:?}; expected cosine, dot or l2"
-            ))),
-        }
+        by_name("options.metric", s, &METRICS)
     }
     pub fn name(self) -> &'static str {
-        match self {
-            Metric::Cosine => "cosine",
-            Metric::Dot => "dot",
-            Metric::L2 => "l2",
-        }
+        name_of(&self, &METRICS)
     }
 }
 
 impl Storage {
     pub fn parse(s: &str) -> Result<Storage> {
-        match s {
-            "f32" => Ok(Storage::F32),
-            "f16" => Ok(Storage::F16),
-            "int8" => Ok(Storage::Int8),
-            _ => Err(Error::invalid(format!(
-                "unknown storage {s:?}; expected f32, f16 or int8"
-            ))),
-        }
+        by_name("options.storage", s, &STORAGES)
     }
     pub fn name(self) -> &'static str {
-        match self {
-            Storage::F32 => "f32",
-            Storage::F16 => "f16",
-            Storage::Int8 => "int8",
-        }
+        name_of(&self, &STORAGES)
     }
     /// Bytes a scan reads per value.
     pub fn bytes_per_value(self) -> usize {
@@ -95,6 +81,26 @@ pub struct Config {
     pub storage: Storage,
 }
 
+impl Config {
+    /// Caller options by name; an absent metric or storage takes its default (cosine, f32).
+    /// `dim` is signed so a negative one gets the range message.
+    pub fn from_options(dim: i64, metric: Option<&str>, storage: Option<&str>) -> Result<Config> {
+        let dim = usize::try_from(dim)
+            .ok()
+            .filter(|d| (1..=MAX_DIM).contains(d))
+            .ok_or_else(|| dim_error(dim))?;
+        Ok(Config {
+            dim,
+            metric: metric.map(Metric::parse).transpose()?.unwrap_or_default(),
+            storage: storage.map(Storage::parse).transpose()?.unwrap_or_default(),
+        })
+    }
+}
+
+fn dim_error(dim: impl std::fmt::Display) -> Error {
+    Error::invalid(format!("options.dim must be in [1, {MAX_DIM}], got {dim}"))
+}
+
 #[derive(Default)]
 pub struct VectorIndex {
     pub(crate) config: Option<Config>,
@@ -113,10 +119,7 @@ pub struct VectorIndex {
 impl VectorIndex {
     pub fn new(config: Config) -> Result<VectorIndex> {
         if config.dim == 0 || config.dim > MAX_DIM {
-            return Err(Error::invalid(format!(
-                "dim must be in [1, {MAX_DIM}], got {}",
-                config.dim
-            )));
+            return Err(dim_error(config.dim));
         }
         Ok(VectorIndex {
             config: Some(config),
@@ -320,4 +323,32 @@ pub(crate) fn quantize_into(v: &[f32], out: &mut Vec<i8>) -> f32 {
     let inv = 127.0 / amax;
     out.extend(v.iter().map(|&x| (x * inv).round().clamp(-127.0, 127.0) as i8));
     scale
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::*;
+
+    #[test]
+    fn absent_metric_and_storage_take_the_defaults() {
+        let c = Config::from_options(3, None, None).unwrap();
+        assert_eq!((c.dim, c.metric, c.storage), (3, Metric::Cosine, Storage::F32));
+        let c = Config::from_options(65536, Some("l2"), Some("int8")).unwrap();
+        assert_eq!((c.dim, c.metric, c.storage), (65536, Metric::L2, Storage::Int8));
+    }
+
+    #[test]
+    fn bad_values_name_the_option() {
+        for (dim, metric, storage, option) in [
+            (0, None, None, "options.dim"),
+            (-1, None, None, "options.dim"),
+            (65537, None, None, "options.dim"),
+            (3, Some("manhattan"), None, "options.metric"),
+            (3, None, Some("int4"), "options.storage"),
+        ] {
+            let e = Config::from_options(dim, metric, storage).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::InvalidArg);
+            assert!(e.message.starts_with(option), "{}", e.message);
+        }
+    }
 }

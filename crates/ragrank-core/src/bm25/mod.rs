@@ -23,8 +23,9 @@ use search::QueryTerm;
 pub use store::Doc;
 use store::{AnalyzedBatch, AnalyzedDoc, DocStore};
 
+/// The settings of an index; a field left out of the serialized form takes its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct IndexConfig {
     pub params: Params,
     pub analyzer: AnalyzerConfig,
@@ -39,6 +40,17 @@ impl Default for IndexConfig {
             analyzer: AnalyzerConfig::default(),
             store_text: true,
         }
+    }
+}
+
+impl IndexConfig {
+    /// Reads caller options (JSON of this struct's shape, any field left out), with errors
+    /// that name the bad option. The values are checked by `Bm25Index::new`.
+    pub fn from_json(json: &str) -> Result<Self> {
+        let value: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| Error::invalid(format!("bad index options: {e}")))?;
+        // From a `Value`, serde's messages carry no line and column: just ours.
+        serde_json::from_value(value).map_err(|e| Error::invalid(e.to_string()))
     }
 }
 

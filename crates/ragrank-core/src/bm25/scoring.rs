@@ -4,10 +4,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum Variant {
     /// idf `ln(1 + (N - df + 0.5) / (df + 0.5))`, tf `tf / (k1 L + tf)`.
+    #[default]
     Lucene,
     /// idf `ln((N - df + 0.5) / (df + 0.5))` clamped at 0, tf as Lucene.
     Robertson,
@@ -20,28 +21,28 @@ pub enum Variant {
     Bm25plus,
 }
 
-impl Variant {
-    pub fn parse(name: &str) -> Result<Self> {
-        Ok(match name {
-            "lucene" => Variant::Lucene,
-            "robertson" => Variant::Robertson,
-            "atire" => Variant::Atire,
-            "bm25l" => Variant::Bm25l,
-            "bm25+" | "bm25plus" => Variant::Bm25plus,
-            other => {
-                return Err(Error::invalid(format!(
-                    "unknown BM25 variant {other:?}; expected lucene, robertson, atire, bm25l or bm25+"
-                )))
-            }
-        })
-    }
-}
+/// The `variant` option's names (`bm25plus` is an alias of `bm25+`).
+const VARIANTS: [(&str, Variant); 6] = [
+    ("lucene", Variant::Lucene),
+    ("robertson", Variant::Robertson),
+    ("atire", Variant::Atire),
+    ("bm25l", Variant::Bm25l),
+    ("bm25+", Variant::Bm25plus),
+    ("bm25plus", Variant::Bm25plus),
+];
 
+crate::try_from_name!(Variant, "options.variant", VARIANTS);
+
+/// The scoring parameters; a field left out of the serialized form takes its default.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Params {
     pub variant: Variant,
+    #[serde(deserialize_with = "number")]
     pub k1: f64,
+    #[serde(deserialize_with = "number")]
     pub b: f64,
+    #[serde(deserialize_with = "number")]
     pub delta: f64,
 }
 
@@ -56,20 +57,40 @@ impl Default for Params {
     }
 }
 
+/// A number, or `"NaN"`, `"Infinity"`, `"-Infinity"`: JSON has no non-finite numbers, and
+/// callers pass them spelled out so `validate` can reject them with the option's name.
+fn number<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Number(f64),
+        Spelled(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::Number(n) => Ok(n),
+        Raw::Spelled(s) => s
+            .parse::<f64>()
+            .map_err(|_| serde::de::Error::custom(format!("expected a number, got {s:?}"))),
+    }
+}
+
 impl Params {
     pub fn validate(&self) -> Result<()> {
         if !(self.k1.is_finite() && self.k1 >= 0.0) {
             return Err(Error::invalid(format!(
-                "k1 must be a finite number >= 0, got {}",
+                "options.k1 must be a finite number >= 0, got {}",
                 self.k1
             )));
         }
         if !(self.b.is_finite() && (0.0..=1.0).contains(&self.b)) {
-            return Err(Error::invalid(format!("b must be a number in [0, 1], got {}", self.b)));
+            return Err(Error::invalid(format!(
+                "options.b must be a number in [0, 1], got {}",
+                self.b
+            )));
         }
         if !(self.delta.is_finite() && self.delta >= 0.0) {
             return Err(Error::invalid(format!(
-                "delta must be a finite number >= 0, got {}",
+                "options.delta must be a finite number >= 0, got {}",
                 self.delta
             )));
         }
@@ -119,5 +140,38 @@ impl Params {
         } else {
             1.0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from_json(json: &str) -> std::result::Result<Params, serde_json::Error> {
+        serde_json::from_value(serde_json::from_str(json).unwrap())
+    }
+
+    #[test]
+    fn absent_fields_take_the_defaults() {
+        assert_eq!(from_json("{}").unwrap(), Params::default());
+        let p = from_json(r#"{"k1":1.2,"variant":"bm25+"}"#).unwrap();
+        assert_eq!((p.variant, p.k1, p.b, p.delta), (Variant::Bm25plus, 1.2, 0.75, 0.5));
+    }
+
+    #[test]
+    fn bad_values_name_the_option() {
+        let e = from_json(r#"{"variant":"bm26"}"#).unwrap_err().to_string();
+        assert!(e.starts_with("options.variant must be one of"), "{e}");
+        for (json, option) in [
+            (r#"{"k1":-1}"#, "options.k1"),
+            (r#"{"k1":"NaN"}"#, "options.k1"),
+            (r#"{"k1":"Infinity"}"#, "options.k1"),
+            (r#"{"b":2}"#, "options.b"),
+            (r#"{"delta":"-Infinity"}"#, "options.delta"),
+        ] {
+            let e = from_json(json).unwrap().validate().unwrap_err();
+            assert!(e.message.starts_with(option), "{json}: {}", e.message);
+        }
+        assert!(from_json(r#"{"k1":"1e"}"#).is_err());
     }
 }
