@@ -517,7 +517,7 @@ def build_graph(kind: str, cfg: dict, w: dict) -> onnx.ModelProto:
 # int8 recipes. Dynamic ones are quantize_dynamic options ("exclude": node-name prefixes kept in
 # fp32); all use QInt8 weights (activations are always QUInt8 in dynamic mode). "pc-rr" is what
 # transformers.js's converter uses for a BERT model. Recipes with "static" go through
-# quantize_static instead (see quantize_static_recipe); bench/rerank-int8.mjs measures them all.
+# quantize_static instead (see quantize_static_recipe); bench/probes/rerank-int8.mjs measures them all.
 HEAD32 = ("bert.pooler.", "classifier/")
 INT8_RECIPES = {
     "pc-rr": dict(per_channel=True, reduce_range=True),
@@ -1052,7 +1052,7 @@ def main() -> int:
     ap.add_argument("--random-head", action="store_true",
                     help="skip the fit and use the old random head (no data needed; scores mean nothing)")
     ap.add_argument("--int8-variants", action="store_true",
-                    help="also write every int8 recipe of the cross-encoder as onnx/int8-<recipe>.onnx (for bench/rerank-int8.mjs); "
+                    help="also write every int8 recipe of the cross-encoder as onnx/int8-<recipe>.onnx (for bench/probes/rerank-int8.mjs); "
                          "the static ones calibrate on --data's CISI/MED, even with --random-head")
     ap.add_argument("--crosscheck-onnx", help="an independent all-MiniLM-L6-v2 ONNX export to compare embeddings with")
     args = ap.parse_args()

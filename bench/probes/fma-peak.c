@@ -1,7 +1,7 @@
 // Peak fp32 FMA rate of this CPU, for the rerank report's compute-utilisation note.
 // Each thread runs 12 independent vfmadd chains on registers (enough to hide FMA latency on
 // two pipes), so the loop is bound by FMA throughput alone: no memory traffic.
-//   gcc -O2 -march=native -pthread -o /tmp/fma-peak bench/lib/fma-peak.c
+//   gcc -O2 -march=native -pthread -o /tmp/fma-peak bench/probes/fma-peak.c
 //   flock /tmp/ragrank-bench.lock /tmp/fma-peak 2 512     # threads, vector width (256 or 512)
 #include <immintrin.h>
 #include <pthread.h>

@@ -12,13 +12,14 @@ import { createHash } from 'node:crypto'
 import os from 'node:os'
 import path from 'node:path'
 
-import { HierarchicalSplitter } from '../dist/index.mjs'
-import { dataRoot, repoRoot } from './lib/datasets.mjs'
-import { fmt, fmtRatio, fmtSeconds, fmtSpread, gc, lastJsonLine, machineInfo, mdTable, now, runCommand, summarize } from './lib/harness.mjs'
+import { HierarchicalSplitter } from '../../dist/index.mjs'
+import { dataRoot } from '../lib/datasets.mjs'
+import { pyScript, repoRoot, venvPython } from '../lib/paths.mjs'
+import { fmt, fmtRatio, fmtSeconds, fmtSpread, gc, lastJsonLine, machineInfo, mdTable, now, runCommand, summarize } from '../lib/harness.mjs'
 
 const log = (m) => process.stderr.write(`${m}\n`)
-const HAYSTACK_PY = process.env.RAGRANK_HAYSTACK_PYTHON ?? path.join(repoRoot, '.venv-split', 'bin', 'python')
-const HAYSTACK_RUNNER = path.join(repoRoot, 'bench', 'py', 'haystack_split.py')
+const HAYSTACK_PY = process.env.RAGRANK_HAYSTACK_PYTHON ?? venvPython('.venv-split')
+const HAYSTACK_RUNNER = pyScript('haystack_split.py')
 const TARGET = 50
 
 const CONFIGS = [
