@@ -14,7 +14,7 @@ function scripts(dir) {
     .map((e) => path.relative(root, path.join(e.parentPath ?? e.path, e.name)))
 }
 
-const files = ['bench', 'examples', 'demo', 'scripts'].flatMap(scripts).filter((f) => !f.includes(`${path.sep}.cache${path.sep}`))
+const files = ['bench', 'examples', 'demo', 'scripts', 'fixtures'].flatMap(scripts).filter((f) => !f.includes(`${path.sep}.cache${path.sep}`))
 
 test('there are scripts to check', (t) => {
   for (const dir of ['suites', 'eval', 'probes']) t.true(files.some((f) => f.startsWith(path.join('bench', dir, ''))), dir)

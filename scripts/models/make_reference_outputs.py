@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate __test__/fixtures/models/reference.json from the tiny test models.
+"""Generate fixtures/models/reference.json from the tiny test models.
 
 Python reference stack: the HF `tokenizers` library (tokenizer.json as shipped in
 each model folder) and onnxruntime (CPU, graph optimizations on, 1 thread).
@@ -42,7 +42,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_MODELS = os.path.join(REPO, "__test__", "fixtures", "models")
+DEFAULT_MODELS = os.path.join(REPO, "fixtures", "models")
 
 CROSS_ENCODERS = [
     # (result key, model folder, onnx file)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the tiny random-weight BERT test models in __test__/fixtures/models/.
+"""Build the tiny random-weight BERT test models in fixtures/models/.
 
 Three models, each in the Hugging Face / Optimum / transformers.js folder layout
 (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx):
@@ -58,7 +58,7 @@ from onnx import TensorProto, helper, numpy_helper
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_OUT = os.path.join(REPO, "__test__", "fixtures", "models")
+DEFAULT_OUT = os.path.join(REPO, "fixtures", "models")
 
 OPSET = 17
 IR_VERSION = 8  # the IR version that goes with opset 17; loads in onnxruntime >= 1.13
