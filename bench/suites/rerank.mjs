@@ -49,14 +49,14 @@ async function pythonEngine(py, script, cfg) {
   }
 }
 
-// Python peers, each in its own venv (skipped when the venv is absent).
+// Python peers, each in the venv that has its packages (skipped when the venv is absent; see scripts/README.md).
 const PYTHON_PEERS = [
-  { label: 'onnxruntime (Python)', venv: '.venv-bench', script: 'ort_rerank.py' },
+  { label: 'onnxruntime (Python)', venv: '.venv-py', script: 'ort_rerank.py' },
   {
     label: 'sentence-transformers (PyTorch)',
     venv: '.venv-bench-st', // bench/py/requirements-st.txt
     script: 'st_rerank.py',
-    needs: { file: 'model.safetensors', hint: 'no model.safetensors: run npm run setup:bench-st (or .venv-bench/bin/python bench/models/torch_checkpoint.py)' },
+    needs: { file: 'model.safetensors', hint: 'no model.safetensors: run npm run setup:bench-st (or .venv-py/bin/python bench/models/torch_checkpoint.py)' },
   },
 ]
 

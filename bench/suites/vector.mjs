@@ -5,7 +5,7 @@
 //   node bench/run.mjs --suite vector              10k/100k/1M x 384 and 10k/100k x 768 (~10 min on 2 cores)
 //   node bench/run.mjs --suite vector --full       also 1M x 768 (+ ~4 min, ~14 GB of RAM)
 //   node bench/run.mjs --suite vector --quick      10k and 100k x 384, fewer repeats
-//   ... --no-python                                skip numpy and faiss (no .venv-bench-vec needed)
+//   ... --no-python                                skip numpy and faiss (no .venv-py needed)
 //   ... --sizes 1m:384,100k:768                    only these (n, dim) configurations
 //
 // Each (size, dim) runs in its own Node process (`node --expose-gc bench/suites/vector.mjs --worker <job>`), the
@@ -55,7 +55,7 @@ const CORPUS_SEED = 42
 const QUERY_SEED = 7
 /** number[] per vector: the JS peers hold ~8 bytes x dim per vector plus object overhead. */
 const JS_PEER_MAX_N = 100_000
-const PYTHON = process.env.RAGRANK_BENCH_VEC_PYTHON ?? venvPython('.venv-bench-vec')
+const PYTHON = process.env.RAGRANK_BENCH_VEC_PYTHON ?? venvPython('.venv-py')
 
 const log = (m) => process.stderr.write(`${m}\n`)
 
@@ -207,7 +207,7 @@ async function worker(job) {
   let server = null
   if (python) {
     if (!fs.existsSync(PYTHON)) {
-      const why = `no Python venv at ${path.relative(repoRoot, PYTHON)} (run npm run setup:bench-vec)`
+      const why = `no Python venv at ${path.relative(repoRoot, PYTHON)} (run npm run setup:py)`
       out.engines.push({ engine: 'numpy', skipped: why }, { engine: 'faiss', skipped: why })
     } else {
       server = jsonLineServer(PYTHON, [pyScript('vector_runner.py')])

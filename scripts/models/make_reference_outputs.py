@@ -24,7 +24,7 @@ Cross-encoder truncation (pairs, "[CLS] query [SEP] document [SEP]"):
 
 Embedder truncation: the text is cut at the end to max_length - 2 tokens.
 
-Usage:  .venv-models/bin/python scripts/models/make_reference_outputs.py [--models DIR] [--out PATH]
+Usage:  .venv-py/bin/python scripts/models/make_reference_outputs.py [--models DIR] [--out PATH]
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ Checks run after writing (the script exits non-zero if one fails):
   * tokenizer.json round-trips through the `tokenizers` library;
   * each model file is under 1 MB.
 
-Usage:  .venv-models/bin/python scripts/models/make_tiny_models.py [--out DIR]
+Usage:  .venv-py/bin/python scripts/models/make_tiny_models.py [--out DIR]
 """
 
 from __future__ import annotations
