@@ -726,13 +726,18 @@ function renderMarkdown(data) {
   L.push(mdTable(['engine (docs/s)', ...corpora], engines.filter((e) => e !== 'okapibm25').map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellDocsPerSec(get(e, c)))])))
   L.push('')
 
-  // Ratios
-  L.push('## Ratios vs targets (median / median)')
-  L.push('')
-  const rrows = []
-  for (const c of corpora) {
+  // A section: its heading, then each block (a table, a note) followed by an empty line.
+  const section = (title, ...blocks) => L.push(`## ${title}`, '', ...blocks.flatMap((b) => [b, '']))
+  // One row per corpus that ragrank ran on: row(ragrank's result, corpus), or null to leave the corpus out.
+  const ragrankRows = (row) => corpora.flatMap((c) => {
     const rg = get('ragrank', c)
-    if (!rg) continue
+    const r = rg ? row(rg, c) : null
+    return r ? [r] : []
+  })
+  // The sections on ragrank alone: one row per corpus, and the note that explains the columns.
+  const ragrankSection = (title, headers, row, note) => section(title, mdTable(headers, ragrankRows(row)), note)
+
+  const rrows = ragrankRows((rg, c) => {
     const bs = get('bm25s', c)
     const nb = get('bm25s+numba', c)
     const small = isSmall(c, data)
@@ -742,7 +747,7 @@ function renderMarkdown(data) {
     const fastestB = jsB.sort((a, b) => a.build.summary.median - b.build.summary.median)[0]
     const q = rg.single.summary.median
     const qb = rg.batch.summary.median
-    rrows.push([
+    return [
       c,
       bs ? fmtRatio(q / bs.single.summary.median, small ? 5 : 10) : '–',
       bs?.batch ? fmtRatio(qb / bs.batch.summary.median) : '–',
@@ -750,26 +755,22 @@ function renderMarkdown(data) {
       bs ? fmtRatio(bs.build.summary.median / rg.build.summary.median, 2) : '–',
       fastestB ? `${fmtRatio(fastestB.build.summary.median / rg.build.summary.median)} vs ${ENGINE_LABEL[fastestB.engine]}` : '–',
       nb ? `${fmtRatio(q / nb.single.summary.median)} / ${fmtRatio(nb.build.summary.median / rg.build.summary.median)}` : '–',
-    ])
-  }
-  L.push(
+    ]
+  })
+  section(
+    'Ratios vs targets (median / median)',
     mdTable(
       ['corpus', 'q/s vs bm25s (1 thread)', 'q/s vs bm25s (batch, 2 cores)', 'q/s vs fastest JS peer', 'build vs bm25s', 'build vs fastest JS peer', 'vs bm25s+numba: q/s / build'],
       rrows,
       'lllllll',
     ),
+    'Targets: query throughput ≥ 5× bm25s on small corpora and ≥ 10× at 1M documents, ≥ 20× the fastest JS peer; index build ≥ 2× bm25s. The numba column has no target.',
   )
-  L.push('')
-  L.push('Targets: query throughput ≥ 5× bm25s on small corpora and ≥ 10× at 1M documents, ≥ 20× the fastest JS peer; index build ≥ 2× bm25s. The numba column has no target.')
-  L.push('')
 
-  // Memory
-  L.push('## ragrank memory')
-  L.push('')
-  const mrows = corpora
-    .map((c) => get('ragrank', c))
-    .filter(Boolean)
-    .map((r) => [
+  ragrankSection(
+    'ragrank memory',
+    ['corpus', 'postings', 'bytes/posting', 'memoryBytes', 'RSS before build', 'RSS after build + 1st search', 'Δ RSS', 'RSS after dropping the index', 'V8 heap before → after build', 'peak RSS (whole worker)'],
+    (r) => [
       r.corpus,
       fmt(r.stats.postings),
       fmt(r.stats.bytesPerPosting),
@@ -780,26 +781,13 @@ function renderMarkdown(data) {
       r.memory.rssAfterDrop ? fmtBytes(r.memory.rssAfterDrop) : '–',
       r.memory.heapAfter ? `${fmtBytes(r.memory.heapBefore)} → ${fmtBytes(r.memory.heapAfter)}` : '–',
       fmtBytes(r.memory.rssPeak),
-    ])
-  L.push(
-    mdTable(
-      ['corpus', 'postings', 'bytes/posting', 'memoryBytes', 'RSS before build', 'RSS after build + 1st search', 'Δ RSS', 'RSS after dropping the index', 'V8 heap before → after build', 'peak RSS (whole worker)'],
-      mrows,
-    ),
-  )
-  L.push('')
-  L.push(
+    ],
     '`bytesPerPosting` and `memoryBytes` come from `idx.stats()` (forward index + query-time impacts, excluding stored text: these indexes were built from tokens). RSS is the worker process (Node + corpus in JS + index) measured after a full GC; "before" already holds the corpus and its token lists, so Δ RSS approximates the index plus the JS→native conversion garbage not yet returned to the OS. "after dropping the index" is measured once the index is released and collected, before any further build: the part of Δ RSS that stays is allocator/V8 retention, not the index. Peak RSS includes the later rebuilds for the build-time repeats.',
   )
-  L.push('')
-
-  // ragrank details
-  L.push('## ragrank details')
-  L.push('')
-  const drows = corpora
-    .map((c) => get('ragrank', c))
-    .filter(Boolean)
-    .map((r) => [
+  ragrankSection(
+    'ragrank details',
+    ['corpus', 'add()', '1st search (impacts)', '2nd search', 'search p50 / p99', 'per-call overhead (OOV query)', 'text queries q/s', 'build from text', 'addAsync + 1st search', 'postings / query', 'time per posting', 'batch / single', 'batch CPU/wall'],
+    (r) => [
       r.corpus,
       fmtSeconds(summarize(r.build.addSeconds).median),
       fmtSeconds(summarize(r.build.firstSearchSeconds).median),
@@ -813,32 +801,16 @@ function renderMarkdown(data) {
       r.postingsPerQuery ? `${fmt(1e9 / r.single.summary.median / r.postingsPerQuery)} ns` : '–',
       fmt(r.batch.summary.median / r.single.summary.median) + '×',
       r.batchCpuRatio ? fmt(r.batchCpuRatio) : '–',
-    ])
-  L.push(
-    mdTable(
-      ['corpus', 'add()', '1st search (impacts)', '2nd search', 'search p50 / p99', 'per-call overhead (OOV query)', 'text queries q/s', 'build from text', 'addAsync + 1st search', 'postings / query', 'time per posting', 'batch / single', 'batch CPU/wall'],
-      drows,
-    ),
-  )
-  L.push('')
-  L.push(
+    ],
     '"postings / query" is the mean sum of the query terms\' document frequencies (what an exhaustive term-at-a-time scorer such as bm25s touches); "time per posting" = (1 / single-thread q/s) / that, so it falls below an exhaustive scorer\'s cost when pruning (MaxScore) skips postings. "batch CPU/wall" is the process CPU time (all threads) divided by the wall time of one `searchBatch` call: about 2 when the batch keeps both cores busy, but capped by the CPU that other processes leave: with another process busy on one core, the two batch threads share about one core and the batch is no faster than sequential search (the load average at the top tells whether that happened). "per-call overhead" is the time of a `search` whose only token is not in the index (argument checks, JS↔native crossing, empty result). "text queries" passes the query string and lets the Rust analyzer tokenize it. "build from text" indexes `{ id, text }` (analysis in Rust, text stored).',
   )
-  L.push('')
 
-  // Agreement
-  L.push('## Result agreement (top-10 overlap with ragrank)')
-  L.push('')
-  L.push('Mean |top-10 ∩ ragrank top-10| / |ragrank top-10| over the queries. bm25s uses the same tokens and formula, so it should be ~1 (ties at the cut can differ); the JS peers tokenize and score differently (BM25+/BM25F variants, k1=1.2, prefix expansion in Orama), so their overlap only shows that they do comparable work.')
-  L.push('')
-  const arows = []
-  for (const c of corpora) {
-    const rg = get('ragrank', c)
-    if (!rg?.results) continue
-    arows.push([c, ...engines.filter((e) => e !== 'ragrank').map((e) => overlapCell(rg, get(e, c)))])
-  }
-  L.push(mdTable(['corpus', ...engines.filter((e) => e !== 'ragrank').map((e) => ENGINE_LABEL[e])], arows))
-  L.push('')
+  const others = engines.filter((e) => e !== 'ragrank')
+  section(
+    'Result agreement (top-10 overlap with ragrank)',
+    'Mean |top-10 ∩ ragrank top-10| / |ragrank top-10| over the queries. bm25s uses the same tokens and formula, so it should be ~1 (ties at the cut can differ); the JS peers tokenize and score differently (BM25+/BM25F variants, k1=1.2, prefix expansion in Orama), so their overlap only shows that they do comparable work.',
+    mdTable(['corpus', ...others.map((e) => ENGINE_LABEL[e])], ragrankRows((rg, c) => (rg.results ? [c, ...others.map((e) => overlapCell(rg, get(e, c)))] : null))),
+  )
 
   // Notes
   L.push('## Notes')
