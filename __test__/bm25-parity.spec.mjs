@@ -4,7 +4,7 @@ import test from 'ava'
 import { readFileSync } from 'node:fs'
 import { Bm25Index } from '../dist/index.mjs'
 
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/bm25s-parity.json', import.meta.url), 'utf8'))
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/bm25s-parity.json', import.meta.url), 'utf8'))
 
 for (const c of fixture.cases) {
   test(`${c.method} k1=${c.k1} b=${c.b} delta=${c.delta} matches bm25s`, (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava'
 import { AbortError, OpenAIChatGenerator } from '../dist/index.mjs'
-import { startChatServer } from './helpers/chat-server.mjs'
+import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const user = (content) => [{ role: 'user', content }]
 const format = { name: 'x', schema: { type: 'object', properties: { a: { type: 'integer' } } } }

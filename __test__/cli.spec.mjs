@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(root, 'bin/ragrank.mjs')
-const TINY_RERANKER = join(root, '__test__/fixtures/models/tiny-cross-encoder')
+const TINY_RERANKER = join(root, 'fixtures/models/tiny-cross-encoder')
 const cli = (args, input) => spawnSync(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', input })
 const tmp = () => mkdtempSync(join(tmpdir(), 'ragrank-cli-'))
 
@@ -167,7 +167,7 @@ test('eval --rerank adds a configuration; bad qrels name the line', (t) => {
 })
 
 test('eval --hybrid --model adds dense and hybrid rows (tiny random-weight test embedder)', (t) => {
-  const r = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--hybrid', '--model', join(root, '__test__/fixtures/models/tiny-embedder')])
+  const r = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--hybrid', '--model', join(root, 'fixtures/models/tiny-embedder')])
   t.is(r.status, 0, r.stderr)
   const rows = r.stdout.trim().split('\n').slice(2).map((l) => l.split(/\s{2,}/))
   t.deepEqual(rows.map((x) => x[0]), ['bm25 lucene', 'dense', 'hybrid bm25 lucene + dense (rrf)'])
@@ -177,7 +177,7 @@ test('eval --hybrid --model adds dense and hybrid rows (tiny random-weight test 
 test('index --embed saves vectors; search --hybrid fuses BM25 and dense by RRF (tiny random-weight test embedder)', (t) => {
   const dir = tmp()
   const idx = join(dir, 'd.idx')
-  const model = join(root, '__test__/fixtures/models/tiny-embedder')
+  const model = join(root, 'fixtures/models/tiny-embedder')
   t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx, '--embed', model]).status, 0)
   t.true(existsSync(`${idx}.vectors`) && existsSync(`${idx}.texts.jsonl`))
   const r = cli(['search', idx, 'Saltmere festival', '--hybrid', '--model', model, '--json', '-k', '20'])

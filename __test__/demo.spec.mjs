@@ -52,7 +52,7 @@ test('the demo takes its metric list from --metrics', (t) => {
 })
 
 test('with --model the demo adds dense and hybrid rows (tiny random-weight test embedder)', (t) => {
-  const r = run(['--model', join(root, '__test__/fixtures/models/tiny-embedder')])
+  const r = run(['--model', join(root, 'fixtures/models/tiny-embedder')])
   t.is(r.status, 0, r.stderr)
   t.notRegex(r.stdout, /skipped: no embedding model/)
   const names = tableRows(r.stdout).rows.map((x) => x[0])

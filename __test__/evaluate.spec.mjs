@@ -4,7 +4,7 @@ import test from 'ava'
 import { readFileSync } from 'node:fs'
 import { evaluate } from '../dist/index.mjs'
 
-const fx = JSON.parse(readFileSync(new URL('./fixtures/trec-eval.json', import.meta.url), 'utf8'))
+const fx = JSON.parse(readFileSync(new URL('../fixtures/trec-eval.json', import.meta.url), 'utf8'))
 const metrics = ['map@3', 'map@10', 'map', 'mrr@10', 'ndcg@10', 'recall@10', 'recall@100', 'p@5']
 
 test('per-query values equal pytrec_eval for queries with relevant documents', (t) => {

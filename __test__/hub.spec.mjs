@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { hubCacheDir, isHubId, resolveHubFiles } from '../dist/models/hub.js'
-import { fakeCommit, gitBlobId, sha256, startHub } from './helpers/hub-server.mjs'
+import { fakeCommit, gitBlobId, sha256, startHub } from '../fixtures/hub-server.mjs'
 
 const C1 = fakeCommit('one')
 const C2 = fakeCommit('two')

@@ -6,9 +6,9 @@ import { ContextualCompressionRetriever } from '@langchain/classic/retrievers/co
 import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble'
 import { AutoMergingRetriever, Bm25Index, CompressionRetriever, HierarchicalSplitter, CrossEncoder, HybridRetriever, LLMRanker, MultiQueryRetriever, OpenAIChatGenerator } from '../dist/index.mjs'
 import { RagrankRetriever, RankerCompressor } from '../dist/langchain.mjs'
-import { startChatServer } from './helpers/chat-server.mjs'
+import { startChatServer } from '../fixtures/chat-server.mjs'
 
-const models = new URL('./fixtures/models/', import.meta.url).pathname
+const models = new URL('../fixtures/models/', import.meta.url).pathname
 const cross = await CrossEncoder.load(join(models, 'tiny-cross-encoder'))
 
 const corpus = [

@@ -1,6 +1,6 @@
 import test from 'ava'
 import { AbortError, LLMRanker, OpenAIChatGenerator } from '../dist/index.mjs'
-import { startChatServer } from './helpers/chat-server.mjs'
+import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const docs = [
   { id: 'a', text: 'Paris is the capital of France.', score: 3.5, meta: { src: 'wiki' } },

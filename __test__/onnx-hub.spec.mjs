@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { CrossEncoder } from '../dist/index.mjs'
-import { fakeCommit, startHub } from './helpers/hub-server.mjs'
+import { fakeCommit, startHub } from '../fixtures/hub-server.mjs'
 
-const models = new URL('./fixtures/models/', import.meta.url).pathname
+const models = new URL('../fixtures/models/', import.meta.url).pathname
 
 function filesOf(dir) {
   const out = {}

@@ -2,7 +2,7 @@
 import test from 'ava'
 import { CrossEncoder, ensureOnnxRuntime, onnxRuntimePath } from '../dist/index.mjs'
 
-const model = new URL('./fixtures/models/tiny-cross-encoder', import.meta.url).pathname
+const model = new URL('../fixtures/models/tiny-cross-encoder', import.meta.url).pathname
 
 test.serial('a missing runtime library gives ERR_ORT_NOT_FOUND with how to get one', async (t) => {
   t.is(onnxRuntimePath(), undefined)

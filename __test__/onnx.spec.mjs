@@ -7,7 +7,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CrossEncoder, Embedder, AbortError } from '../dist/index.mjs'
 
-const models = new URL('./fixtures/models/', import.meta.url).pathname
+const models = new URL('../fixtures/models/', import.meta.url).pathname
 const ref = JSON.parse(readFileSync(join(models, 'reference.json'), 'utf8'))
 const close = (a, b, tol) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b))
 const sigmoid = (x) => 1 / (1 + Math.exp(-x))

@@ -29,7 +29,7 @@ test('save then load gives the same results, options included', async (t) => {
 test('a file saved before defaults moved to Rust loads with its options', async (t) => {
   // Saved by c74585d from { variant: 'bm25l', k1: 1.1, b: 0.6, delta: 0.3, storeText: false,
   // analyzer: { segmentation: 'regex', stopwords: 'en', stemmer: 'english' } }.
-  const loaded = await Bm25Index.load(new URL('./fixtures/bm25-v1-options.rgrk', import.meta.url).pathname)
+  const loaded = await Bm25Index.load(new URL('../fixtures/bm25-v1-options.rgrk', import.meta.url).pathname)
   t.deepEqual(loaded.analyze('The Runners ran a x'), ['runner', 'ran'])
   const hits = loaded.search('running cat')
   t.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c'])

@@ -1,9 +1,9 @@
 import test from 'ava'
 import { join } from 'node:path'
 import { AbortError, AutoMergingRetriever, Bm25Index, HierarchicalSplitter, CompressionRetriever, CrossEncoder, LLMRanker, OpenAIChatGenerator, rerank, rerankPooled } from '../dist/index.mjs'
-import { startChatServer } from './helpers/chat-server.mjs'
+import { startChatServer } from '../fixtures/chat-server.mjs'
 
-const models = new URL('./fixtures/models/', import.meta.url).pathname
+const models = new URL('../fixtures/models/', import.meta.url).pathname
 const cross = await CrossEncoder.load(join(models, 'tiny-cross-encoder'))
 
 /** A ranker that scores by how many query words a text contains, and records what it was given. */

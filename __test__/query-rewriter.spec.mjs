@@ -1,6 +1,6 @@
 import test from 'ava'
 import { AbortError, Bm25Index, MultiQueryRetriever, OpenAIChatGenerator, QueryRewriter, fuse } from '../dist/index.mjs'
-import { startChatServer } from './helpers/chat-server.mjs'
+import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const conversation = [
   { role: 'user', content: '광합성이 뭐야?' },

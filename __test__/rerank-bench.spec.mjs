@@ -1,7 +1,7 @@
-// bench/rerank.mjs's scheduler: every repeat runs each engine once, rotating who goes first, so
+// bench/suites/rerank.mjs's scheduler: every repeat runs each engine once, rotating who goes first, so
 // that drift of a shared machine lands on all engines alike (no model needed).
 import test from 'ava'
-import { interleaved } from '../bench/rerank.mjs'
+import { interleaved } from '../bench/suites/rerank.mjs'
 import { contestant, interleavedThroughput } from '../bench/lib/harness.mjs'
 
 test('interleaved runs every engine once per repeat, starting one engine later each repeat', async (t) => {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 
 import { HierarchicalSplitter } from '../dist/index.mjs'
 
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/haystack-splits.json', import.meta.url), 'utf8'))
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/haystack-splits.json', import.meta.url), 'utf8'))
 
 test('the fixture covers every Haystack character mode and the monarch example', (t) => {
   const modes = new Set(fixture.cases.map((c) => c.splitBy))

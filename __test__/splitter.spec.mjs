@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { HierarchicalSplitter, NodeTree } from '../dist/index.mjs'
 
 const MONARCH = 'The monarch of the wild blue yonder rises from the eastern side of the horizon.'
-const TOKENIZER = fileURLToPath(new URL('./fixtures/models/tiny-cross-encoder/tokenizer.json', import.meta.url))
+const TOKENIZER = fileURLToPath(new URL('../fixtures/models/tiny-cross-encoder/tokenizer.json', import.meta.url))
 
 const split = (text, options, meta) => new HierarchicalSplitter(options).split([{ id: 'd', text, meta }])
 const texts = (nodes) => nodes.map((n) => n.text)

@@ -9,11 +9,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { repoRoot, resultsDir } from './lib/paths.mjs'
 import * as vega from 'vega'
 import { compile } from 'vega-lite'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
-const repoRoot = path.resolve(here, '..')
 
 // JS peers whose installed versions come from package-lock.json (Python peers: the versions each run recorded).
 const JS_PEERS = ['minisearch', '@orama/orama', 'wink-bm25-text-search', 'okapibm25', 'usearch', 'hnswlib-node', '@langchain/textsplitters', '@huggingface/transformers', 'onnxruntime-node']
@@ -155,7 +154,7 @@ function environment(bm25, split, vector) {
 }
 
 /** Writes REPORT.md and the charts into `dir`; returns the paths written. */
-export async function writeReport(dir = path.join(here, 'results')) {
+export async function writeReport(dir = resultsDir) {
   const bm25 = readJson(dir, 'bm25.json')
   const split = readJson(dir, 'split.json')
   const vector = readJson(dir, 'vector.json')

@@ -4,7 +4,7 @@
 //   npm run bench                       full run (Cranfield, CISI, Zipf 10k/100k/1M; ~15 min on 2 cores)
 //   npm run bench -- --quick            smoke test: Cranfield and Zipf 10k, few repeats (~2-3 min)
 //   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, embed, rerank, split, vector)
-//   npm run bench -- --suite vector --full   vector suite with 1M x 768 too (see bench/vector.mjs)
+//   npm run bench -- --suite vector --full   vector suite with 1M x 768 too (see bench/suites/vector.mjs)
 //   npm run bench -- --no-python        skip bm25s (no Python venv needed)
 //   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
 //   npm run bench -- --corpora cran,zipf-100k --engines ragrank,bm25s --repeats 7
@@ -17,16 +17,15 @@
 // Progress goes to stderr.
 
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resultsDir } from './lib/paths.mjs'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
 
 const SUITES = {
-  bm25: async (opts) => (await import('./bm25.mjs')).runBm25Suite(opts),
-  embed: async (opts) => (await import('./embed.mjs')).runEmbedSuite(opts),
-  rerank: async (opts) => (await import('./rerank.mjs')).runRerankSuite(opts),
-  split: async (opts) => (await import('./split.mjs')).runSplitSuite(opts),
-  vector: async (opts) => (await import('./vector.mjs')).runVectorSuite(opts),
+  bm25: async (opts) => (await import('./suites/bm25.mjs')).runBm25Suite(opts),
+  embed: async (opts) => (await import('./suites/embed.mjs')).runEmbedSuite(opts),
+  rerank: async (opts) => (await import('./suites/rerank.mjs')).runRerankSuite(opts),
+  split: async (opts) => (await import('./suites/split.mjs')).runSplitSuite(opts),
+  vector: async (opts) => (await import('./suites/vector.mjs')).runVectorSuite(opts),
 }
 
 function usage(code) {
@@ -77,12 +76,12 @@ function parseArgs(argv) {
 const opts = parseArgs(process.argv.slice(2))
 for (const s of opts.suites) {
   process.stderr.write(`== suite ${s}${opts.quick ? ' (quick)' : ''} ==\n`)
-  const { markdown } = await SUITES[s]({ ...opts, argv: process.argv.slice(2), outDir: opts.outDir ?? path.join(here, 'results') })
+  const { markdown } = await SUITES[s]({ ...opts, argv: process.argv.slice(2), outDir: opts.outDir ?? resultsDir })
   process.stdout.write(`${markdown}\n`)
 }
 // A full run refreshes REPORT.md and its charts from every suite's latest JSON (a --quick run writes *-quick files,
 // which the report leaves out, so it is not regenerated then).
 if (!opts.quick) {
   const { writeReport } = await import('./report.mjs')
-  for (const f of await writeReport(opts.outDir ?? path.join(here, 'results'))) process.stderr.write(`wrote ${path.relative(process.cwd(), f)}\n`)
+  for (const f of await writeReport(opts.outDir ?? resultsDir)) process.stderr.write(`wrote ${path.relative(process.cwd(), f)}\n`)
 }

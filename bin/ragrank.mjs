@@ -74,25 +74,22 @@ splitting(columns(program.command('split <input>')))
   .option('-o, --output <file>', 'JSONL file to write (default: stdout)')
   .action((input, o) => splitCommand(input, o))
 
-program
-  .command('demo')
-  .description('run the offline demo on the bundled bilingual corpus (options are passed on; demo --help lists them)')
-  .allowUnknownOption()
-  .helpOption(false)
-  .argument('[args...]')
-  .action((args) => {
-    process.exitCode = scriptCommand('demo/run.mjs', args)
-  })
-
-program
-  .command('bench')
-  .description('run the benchmark suites of bench/run.mjs (options are passed on, e.g. --suite bm25)')
-  .allowUnknownOption()
-  .helpOption(false)
-  .argument('[args...]')
-  .action((args) => {
-    process.exitCode = scriptCommand('bench/run.mjs', args)
-  })
+// Commands that run a script of the package with their arguments untouched (the script parses them, --help included).
+const scripts = [
+  ['demo', 'demo/run.mjs', 'run the offline demo on the bundled bilingual corpus (options are passed on; demo --help lists them)'],
+  ['bench', 'bench/run.mjs', 'run the benchmark suites of bench/run.mjs (options are passed on, e.g. --suite bm25)'],
+]
+for (const [name, script, description] of scripts) {
+  program
+    .command(name)
+    .description(description)
+    .allowUnknownOption()
+    .helpOption(false)
+    .argument('[args...]')
+    .action((args) => {
+      process.exitCode = scriptCommand(script, args)
+    })
+}
 
 try {
   await program.parseAsync()

@@ -13,7 +13,7 @@ import { metricsTable } from '../cli/table.mjs'
 const here = fileURLToPath(new URL('.', import.meta.url))
 const root = resolve(here, '..')
 // Random-weight test model of the repository: it exercises the reranking pipeline, its scores mean nothing.
-const TINY_RERANKER = join(root, '__test__/fixtures/models/tiny-cross-encoder')
+const TINY_RERANKER = join(root, 'fixtures/models/tiny-cross-encoder')
 
 const program = new Command('demo')
   .description('ragrank demo: BM25, hybrid, auto-merging, reranking and an evaluation table, offline')

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { OpenAIChatGenerator } from 'ragrank'
-import { startChatServer } from '../__test__/helpers/chat-server.mjs'
+import { startChatServer } from '../fixtures/chat-server.mjs'
 
 export const DATA = process.env.RAGRANK_DATA ?? new URL('../../shared/data/', import.meta.url).pathname
 

@@ -9,7 +9,7 @@ const require = createRequire(import.meta.url)
 export const api = require('../../dist/index.js')
 export const langchain = require('../../dist/langchain.js')
 
-export const MODELS = new URL('../fixtures/models/', import.meta.url).pathname
+export const MODELS = new URL('../../fixtures/models/', import.meta.url).pathname
 /** The private temp folder (made by `prepare`). */
 export let WORK
 

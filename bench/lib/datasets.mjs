@@ -19,10 +19,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-export const repoRoot = path.resolve(here, '..', '..')
+import { repoRoot } from './paths.mjs'
 
 export function dataRoot() {
   return process.env.RAGRANK_DATA ?? path.resolve(repoRoot, '../shared/data')

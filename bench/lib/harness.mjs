@@ -40,6 +40,16 @@ export function summarize(values) {
   }
 }
 
+/** Passes per repeat so that a repeat lasts at least `minRepeatSeconds` (at most `maxPasses`), given one pass's time. */
+const passesFor = (passSeconds, minRepeatSeconds, maxPasses) =>
+  Math.max(1, Math.min(maxPasses, Math.ceil(minRepeatSeconds / Math.max(passSeconds, 1e-9))))
+
+/** { rates: per-repeat items/s, seconds, passes, summary } of repeats of `passes` passes over `nItems` items. */
+function repeatResult(nItems, passes, seconds) {
+  const rates = seconds.map((dt) => (nItems * passes) / dt)
+  return { rates, seconds, passes, summary: summarize(rates) }
+}
+
 /**
  * Throughput of a loop over `items`: `fn(item)` is called for every item, `passes` times per repeat, after
  * `warmup` untimed passes. `passes` is chosen so that one repeat takes at least `minRepeatSeconds` (at most
@@ -47,49 +57,40 @@ export function summarize(values) {
  * wall time, passes, summary }.
  */
 export function loopThroughput(items, fn, { repeats = 5, warmup = 1, minRepeatSeconds = 0.3, maxPasses = 1000, passSeconds: known } = {}) {
+  // Synchronous on purpose: no await between the calls that are timed.
+  const timed = (passes) => {
+    const t0 = now()
+    for (let p = 0; p < passes; p++) for (let i = 0; i < items.length; i++) fn(items[i])
+    return now() - t0
+  }
   // `passSeconds` (optional): the caller already ran a warm pass and knows its duration; skip the warm-up.
   let passSeconds = known ?? Infinity
-  if (known === undefined) {
-    for (let w = 0; w < Math.max(1, warmup); w++) {
-      const t0 = now()
-      for (let i = 0; i < items.length; i++) fn(items[i])
-      passSeconds = Math.min(passSeconds, now() - t0)
-    }
-  }
-  const passes = Math.max(1, Math.min(maxPasses, Math.ceil(minRepeatSeconds / Math.max(passSeconds, 1e-9))))
-  const rates = []
+  if (known === undefined) for (let w = 0; w < Math.max(1, warmup); w++) passSeconds = Math.min(passSeconds, timed(1))
+  const passes = passesFor(passSeconds, minRepeatSeconds, maxPasses)
   const seconds = []
   for (let r = 0; r < repeats; r++) {
     gc()
-    const t0 = now()
-    for (let p = 0; p < passes; p++) for (let i = 0; i < items.length; i++) fn(items[i])
-    const dt = now() - t0
-    seconds.push(dt)
-    rates.push((items.length * passes) / dt)
+    seconds.push(timed(passes))
   }
-  return { rates, seconds, passes, summary: summarize(rates) }
+  return repeatResult(items.length, passes, seconds)
 }
 
 /** Same as loopThroughput for one asynchronous call that handles all items at once (e.g. a batch search). */
 export async function batchThroughput(nItems, fnAsync, { repeats = 5, warmup = 1, minRepeatSeconds = 0.3, maxPasses = 1000 } = {}) {
-  let passSeconds = Infinity
-  for (let w = 0; w < Math.max(1, warmup); w++) {
+  const timed = async (passes) => {
     const t0 = now()
-    await fnAsync()
-    passSeconds = Math.min(passSeconds, now() - t0)
+    for (let p = 0; p < passes; p++) await fnAsync()
+    return now() - t0
   }
-  const passes = Math.max(1, Math.min(maxPasses, Math.ceil(minRepeatSeconds / Math.max(passSeconds, 1e-9))))
-  const rates = []
+  let passSeconds = Infinity
+  for (let w = 0; w < Math.max(1, warmup); w++) passSeconds = Math.min(passSeconds, await timed(1))
+  const passes = passesFor(passSeconds, minRepeatSeconds, maxPasses)
   const seconds = []
   for (let r = 0; r < repeats; r++) {
     gc()
-    const t0 = now()
-    for (let p = 0; p < passes; p++) await fnAsync()
-    const dt = now() - t0
-    seconds.push(dt)
-    rates.push((nItems * passes) / dt)
+    seconds.push(await timed(passes))
   }
-  return { rates, seconds, passes, summary: summarize(rates) }
+  return repeatResult(nItems, passes, seconds)
 }
 
 /**
@@ -134,7 +135,7 @@ export async function interleavedThroughput(contestants, { repeats = 5, minRepea
       fastest = Math.min(fastest, one)
       spent += one
     }
-    passes.set(c, Math.max(1, Math.min(maxPasses, Math.ceil(minRepeatSeconds / Math.max(fastest, 1e-9)))))
+    passes.set(c, passesFor(fastest, minRepeatSeconds, maxPasses))
   }
   const rates = new Map(contestants.map((c) => [c, []]))
   for (let r = 0; r < repeats; r++) {

@@ -11,19 +11,15 @@ import fs from 'node:fs'
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import MiniSearch from 'minisearch'
 import { create as oramaCreate, insertMultiple as oramaInsertMultiple, search as oramaSearch } from '@orama/orama'
 import winkBm25 from 'wink-bm25-text-search'
 import winkNlpUtils from 'wink-nlp-utils'
 import okapiModule from 'okapibm25'
 import { runCommand, lastJsonLine } from './harness.mjs'
+import { pyScript, repoRoot, venvPython } from './paths.mjs'
 
 const require = createRequire(import.meta.url)
-const here = path.dirname(fileURLToPath(import.meta.url))
-export const benchDir = path.resolve(here, '..')
-export const repoRoot = path.resolve(benchDir, '..')
-export const cacheDir = path.join(benchDir, '.cache')
 
 /** Installed version of an npm package (read from its package.json). */
 export function pkgVersion(name) {
@@ -137,10 +133,10 @@ export function jsPeerVersions() {
 // bm25s (Python)
 
 export function pythonPath() {
-  return process.env.RAGRANK_PYTHON ?? path.join(repoRoot, '.venv-py', 'bin', 'python')
+  return process.env.RAGRANK_PYTHON ?? venvPython('.venv-py')
 }
 
-export const BM25S_RUNNER = path.join(benchDir, 'py', 'bm25s_runner.py')
+export const BM25S_RUNNER = pyScript('bm25s_runner.py')
 
 export function hasPython() {
   return fs.existsSync(pythonPath()) && fs.existsSync(BM25S_RUNNER)

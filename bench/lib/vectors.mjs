@@ -3,7 +3,7 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { cacheDir } from './peers.mjs'
+import { cacheDir } from './paths.mjs'
 
 /** mulberry32: a small, fast, seedable PRNG returning floats in [0, 1). */
 function prng(seed) {

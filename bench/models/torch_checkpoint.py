@@ -13,7 +13,7 @@ prepare.py names each weight initializer after its transformers state-dict key a
 weights as [in, out] for x @ W; torch's Linear keeps [out, in], so those are transposed back.
 config.json (BertForSequenceClassification with one label, or BertModel) is already in each folder.
 
-Usage: .venv-bench/bin/python bench/models/torch_checkpoint.py [MODEL_DIR ...]   (default: both)
+Usage: .venv-py/bin/python bench/models/torch_checkpoint.py [MODEL_DIR ...]   (default: both)
 """
 import os
 import sys

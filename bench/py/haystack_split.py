@@ -1,10 +1,10 @@
-"""Haystack side of the `split` benchmark (bench/split.mjs).
+"""Haystack side of the `split` benchmark (bench/suites/split.mjs).
 
 Reads one JSON object on stdin: {"docs": [{"id", "text"}], "blockSizes": [...], "splitBy": "word",
 "overlap": 0, "repeats": 3}. Times HierarchicalDocumentSplitter.run over all documents per repeat and
 prints one JSON line: {"seconds": [...], "nodes": N, "digest": sha256 hex, "haystack": version}.
 The digest covers, per output node in order: content, level, block size and parent position,
-exactly as bench/split.mjs computes it for ragrank, so equal digests mean identical trees.
+exactly as bench/suites/split.mjs computes it for ragrank, so equal digests mean identical trees.
 """
 import hashlib
 import json

@@ -1,6 +1,6 @@
 """Python peers of the vector benchmark: numpy (dot + argpartition) and faiss-cpu IndexFlatIP.
 
-A server on stdin/stdout, so bench/vector.mjs can time these peers in turn with its own engines (the
+A server on stdin/stdout, so bench/suites/vector.mjs can time these peers in turn with its own engines (the
 machine is noisy: a peer timed minutes apart from ragrank is compared with a different machine).
 
 The first stdin line is the job: {"corpus": path, "queries": path, "n", "dim", "nq", "k", "batch",

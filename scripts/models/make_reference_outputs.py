@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate __test__/fixtures/models/reference.json from the tiny test models.
+"""Generate fixtures/models/reference.json from the tiny test models.
 
 Python reference stack: the HF `tokenizers` library (tokenizer.json as shipped in
 each model folder) and onnxruntime (CPU, graph optimizations on, 1 thread).
@@ -24,7 +24,7 @@ Cross-encoder truncation (pairs, "[CLS] query [SEP] document [SEP]"):
 
 Embedder truncation: the text is cut at the end to max_length - 2 tokens.
 
-Usage:  .venv-models/bin/python scripts/models/make_reference_outputs.py [--models DIR] [--out PATH]
+Usage:  .venv-py/bin/python scripts/models/make_reference_outputs.py [--models DIR] [--out PATH]
 """
 
 from __future__ import annotations
@@ -41,8 +41,11 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/: fixture_json
+from fixture_json import COMPACT, indented_json, scalars, write_fixture  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_MODELS = os.path.join(REPO, "__test__", "fixtures", "models")
+DEFAULT_MODELS = os.path.join(REPO, "fixtures", "models")
 
 CROSS_ENCODERS = [
     # (result key, model folder, onnx file)
@@ -270,22 +273,13 @@ def file_sha(path: str) -> str:
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def dumps(obj, indent=0) -> str:
-    """JSON with nested objects indented and lists of scalars on one line."""
-    pad = "  " * indent
-    if isinstance(obj, dict):
-        if not obj:
-            return "{}"
-        items = [f'{pad}  {json.dumps(k, ensure_ascii=False)}: {dumps(v, indent + 1)}' for k, v in obj.items()]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(obj, list):
-        def flat(x):
-            return not isinstance(x, (dict, list)) or (isinstance(x, list) and all(not isinstance(y, (dict, list)) for y in x))
-        strings = [x for x in obj if isinstance(x, str)]
-        if all(flat(x) for x in obj) and sum(len(x) for x in strings) <= 100:
-            return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-        return "[\n" + ",\n".join(pad + "  " + dumps(x, indent + 1) for x in obj) + "\n" + pad + "]"
-    return json.dumps(obj, ensure_ascii=False)
+def dumps(obj) -> str:
+    """Nested objects indented; a list of scalars (or of lists of scalars) on one line unless its strings are long."""
+    def inline(o) -> bool:
+        return (isinstance(o, list) and all(not isinstance(x, dict) and (not isinstance(x, list) or scalars(x)) for x in o)
+                and sum(len(x) for x in o if isinstance(x, str)) <= 100)
+
+    return indented_json(obj, inline, COMPACT)
 
 
 def main() -> int:
@@ -418,10 +412,8 @@ def main() -> int:
     ref["embedder"] = {"model": EMBEDDER[0], "max_length": emax, "hidden_size": int(hidden_rows[0].shape[1]),
                        "texts": texts, "cases": cases, "batched_max_abs_diff": float(f"{bdiff:.2g}")}
 
-    text = dumps(ref) + "\n"
-    with open(out_path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    size = len(text.encode("utf-8"))
+    write_fixture(out_path, dumps(ref))
+    size = os.path.getsize(out_path)
     assert size < 300_000, size
     print(f"wrote {out_path} ({size} bytes)")
     for g in groups:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the tiny random-weight BERT test models in __test__/fixtures/models/.
+"""Build the tiny random-weight BERT test models in fixtures/models/.
 
 Three models, each in the Hugging Face / Optimum / transformers.js folder layout
 (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx):
@@ -16,8 +16,8 @@ Three models, each in the Hugging Face / Optimum / transformers.js folder layout
                              token_type_ids, output last_hidden_state
                              [batch_size, sequence_length, 32].
 
-The graphs are written operator by operator with the `onnx` helper API (no
-torch): word + position + token-type embeddings, LayerNorm, 2 post-LN encoder
+The graphs come from scripts/models/onnx_graphs.py (the repository's one ONNX
+graph builder, operator by operator with the `onnx` helper API, no torch): word + position + token-type embeddings, LayerNorm, 2 post-LN encoder
 layers of 4-head self-attention with the additive mask (1 - mask) * -10000,
 exact-erf GELU feed-forward, and for the classifiers the BERT pooler
 (dense + tanh on the [CLS] vector) followed by a linear head.
@@ -37,7 +37,7 @@ Checks run after writing (the script exits non-zero if one fails):
   * tokenizer.json round-trips through the `tokenizers` library;
   * each model file is under 1 MB.
 
-Usage:  .venv-models/bin/python scripts/models/make_tiny_models.py [--out DIR]
+Usage:  .venv-py/bin/python scripts/models/make_tiny_models.py [--out DIR]
 """
 
 from __future__ import annotations
@@ -54,14 +54,12 @@ import tempfile
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
+from onnx_graphs import IR_VERSION, MASK_NEG, BertShape, bert_graph
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_OUT = os.path.join(REPO, "__test__", "fixtures", "models")
+DEFAULT_OUT = os.path.join(REPO, "fixtures", "models")
 
-OPSET = 17
-IR_VERSION = 8  # the IR version that goes with opset 17; loads in onnxruntime >= 1.13
 HIDDEN = 32
 LAYERS = 2
 HEADS = 4
@@ -70,7 +68,6 @@ INTERMEDIATE = 64
 MAX_POSITIONS = 128
 MODEL_MAX_LENGTH = 64  # tokenizer_config.json; smaller than MAX_POSITIONS so truncation is exercised
 LN_EPS = 1e-12
-MASK_NEG = -10000.0
 MAX_BYTES = 1_000_000
 
 MODELS = [
@@ -237,123 +234,13 @@ def make_weights(model: dict, vocab_size: int) -> dict[str, np.ndarray]:
 # --------------------------------------------------------------------------- graph
 
 
-class GraphBuilder:
-    def __init__(self):
-        self.nodes: list[onnx.NodeProto] = []
-        self.inits: list[onnx.TensorProto] = []
-        self._n = 0
-
-    def name(self, hint: str) -> str:
-        self._n += 1
-        return f"/{hint}_{self._n}"
-
-    def const(self, value, name: str | None = None, dtype=np.float32) -> str:
-        arr = np.asarray(value, dtype=dtype)
-        nm = name or self.name("const")
-        self.inits.append(numpy_helper.from_array(arr, nm))
-        return nm
-
-    def op(self, op_type: str, inputs: list[str], hint: str | None = None, out: str | None = None, **attrs) -> str:
-        o = out or self.name(hint or op_type)
-        self.nodes.append(helper.make_node(op_type, inputs, [o], name=o.lstrip("/") + "_node", **attrs))
-        return o
-
-    def linear(self, x: str, w: dict, prefix: str, out: str | None = None) -> str:
-        wn, bn = prefix + ".weight", prefix + ".bias"
-        self.const(w[wn], wn)
-        self.const(w[bn], bn)
-        return self.op("Add", [self.op("MatMul", [x, wn], prefix + "/MatMul"), bn], prefix + "/Add", out=out)
-
-    def layer_norm(self, x: str, w: dict, prefix: str) -> str:
-        self.const(w[prefix + ".weight"], prefix + ".weight")
-        self.const(w[prefix + ".bias"], prefix + ".bias")
-        return self.op("LayerNormalization", [x, prefix + ".weight", prefix + ".bias"], prefix,
-                       axis=-1, epsilon=LN_EPS)
-
-    def gelu(self, x: str, hint: str) -> str:
-        # exact GELU: 0.5 * x * (1 + erf(x / sqrt(2)))
-        div = self.op("Div", [x, self.const(math.sqrt(2.0))], hint + "/Div")
-        erf = self.op("Erf", [div], hint + "/Erf")
-        one = self.op("Add", [erf, self.const(1.0)], hint + "/Add")
-        mul = self.op("Mul", [x, one], hint + "/Mul")
-        return self.op("Mul", [mul, self.const(0.5)], hint + "/Mul_half")
-
-
 def build_graph(model: dict, w: dict) -> onnx.ModelProto:
-    g = GraphBuilder()
-    dims = ["batch_size", "sequence_length"]
-    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, dims),
-              helper.make_tensor_value_info("attention_mask", TensorProto.INT64, dims)]
-    if model["token_type_input"]:
-        inputs.append(helper.make_tensor_value_info("token_type_ids", TensorProto.INT64, dims))
-
-    # ---- embeddings
-    e = "bert.embeddings"
-    for n in ("word_embeddings", "position_embeddings", "token_type_embeddings"):
-        g.const(w[f"{e}.{n}.weight"], f"{e}.{n}.weight")
-    words = g.op("Gather", [f"{e}.word_embeddings.weight", "input_ids"], "embeddings/word", axis=0)
-    shape = g.op("Shape", ["input_ids"], "embeddings/Shape")
-    seq_len = g.op("Gather", [shape, g.const(1, dtype=np.int64)], "embeddings/seq_len", axis=0)
-    pos_ids = g.op("Range", [g.const(0, dtype=np.int64), seq_len, g.const(1, dtype=np.int64)], "embeddings/position_ids")
-    pos = g.op("Gather", [f"{e}.position_embeddings.weight", pos_ids], "embeddings/position", axis=0)
-    if model["token_type_input"]:
-        types = g.op("Gather", [f"{e}.token_type_embeddings.weight", "token_type_ids"], "embeddings/token_type", axis=0)
-    else:
-        # No token_type_ids input: every token has type 0 (row 0 of the table).
-        types = g.op("Gather", [f"{e}.token_type_embeddings.weight", g.const(0, dtype=np.int64)],
-                     "embeddings/token_type", axis=0)
-    x = g.op("Add", [g.op("Add", [words, types], "embeddings/Add"), pos], "embeddings/Add_pos")
-    x = g.layer_norm(x, w, e + ".LayerNorm")
-
-    # ---- additive attention mask [B, 1, 1, S]: 0 where mask == 1, -10000 where mask == 0
-    m = g.op("Unsqueeze", ["attention_mask", g.const([1, 2], dtype=np.int64)], "mask/Unsqueeze")
-    m = g.op("Cast", [m], "mask/Cast", to=TensorProto.FLOAT)
-    m = g.op("Sub", [g.const(1.0), m], "mask/Sub")
-    mask_add = g.op("Mul", [m, g.const(MASK_NEG)], "mask/Mul")
-
-    split_shape = g.const([0, 0, HEADS, HEAD_DIM], dtype=np.int64)
-    merge_shape = g.const([0, 0, HIDDEN], dtype=np.int64)
-    scale = g.const(1.0 / math.sqrt(HEAD_DIM))
-
-    # ---- encoder layers (post-LN, as in BERT)
-    for i in range(LAYERS):
-        p = f"bert.encoder.layer.{i}"
-        a = f"{p}.attention.self"
-
-        def heads(t, perm, hint):
-            return g.op("Transpose", [g.op("Reshape", [t, split_shape], hint + "/Reshape")], hint + "/Transpose", perm=perm)
-
-        q = heads(g.linear(x, w, a + ".query"), [0, 2, 1, 3], a + "/q")   # [B, h, S, d]
-        k = heads(g.linear(x, w, a + ".key"), [0, 2, 3, 1], a + "/k")     # [B, h, d, S]
-        v = heads(g.linear(x, w, a + ".value"), [0, 2, 1, 3], a + "/v")   # [B, h, S, d]
-        scores = g.op("Mul", [g.op("MatMul", [q, k], a + "/QK"), scale], a + "/scale")
-        scores = g.op("Add", [scores, mask_add], a + "/mask")
-        probs = g.op("Softmax", [scores], a + "/Softmax", axis=-1)
-        ctx = g.op("MatMul", [probs, v], a + "/PV")
-        ctx = g.op("Reshape", [g.op("Transpose", [ctx], a + "/ctx/Transpose", perm=[0, 2, 1, 3]), merge_shape],
-                   a + "/ctx/Reshape")
-        attn = g.linear(ctx, w, f"{p}.attention.output.dense")
-        x = g.layer_norm(g.op("Add", [attn, x], f"{p}.attention.output/residual"), w, f"{p}.attention.output.LayerNorm")
-        h = g.gelu(g.linear(x, w, f"{p}.intermediate.dense"), f"{p}.intermediate/gelu")
-        h = g.linear(h, w, f"{p}.output.dense")
-        x = g.layer_norm(g.op("Add", [h, x], f"{p}.output/residual"), w, f"{p}.output.LayerNorm")
-
-    if model["kind"] == "classifier":
-        cls = g.op("Gather", [x, g.const(0, dtype=np.int64)], "pooler/cls", axis=1)  # [B, H]
-        pooled = g.op("Tanh", [g.linear(cls, w, "bert.pooler.dense")], "pooler/Tanh")
-        g.linear(pooled, w, "classifier", out="logits")
-        outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", model["num_labels"]])]
-    else:
-        g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="last_hidden_state_node"))
-        outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
-                                                 ["batch_size", "sequence_length", HIDDEN])]
-
-    graph = helper.make_graph(g.nodes, "main_graph", inputs, outputs, initializer=g.inits)
-    mp = helper.make_model(graph, producer_name="ragrank-make_tiny_models", producer_version="1",
-                           opset_imports=[helper.make_opsetid("", OPSET)], ir_version=IR_VERSION)
-    mp.doc_string = f"ragrank test model {model['name']}: random weights (seed {model['seed']}), not trained."
-    onnx.checker.check_model(mp, full_check=True)
-    return mp
+    # "compact": the op pattern these committed models were written with (see onnx_graphs.py)
+    shape = BertShape(hidden=HIDDEN, layers=LAYERS, heads=HEADS, eps=LN_EPS,
+                      head="classifier" if model["kind"] == "classifier" else "embedder",
+                      labels=model["num_labels"] or 1, token_type_input=model["token_type_input"], style="compact")
+    return bert_graph(shape, w, producer="ragrank-make_tiny_models",
+                      doc=f"ragrank test model {model['name']}: random weights (seed {model['seed']}), not trained.")
 
 
 # --------------------------------------------------------------------------- numpy reference

@@ -205,7 +205,7 @@ mod tests {
     fn token_units_ignore_the_tokenizers_truncation() {
         let fixture = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../__test__/fixtures/models/tiny-cross-encoder/tokenizer.json"
+            "/../../fixtures/models/tiny-cross-encoder/tokenizer.json"
         );
         let json = std::fs::read_to_string(fixture).unwrap().replacen(
             "\"truncation\": null",

@@ -11,13 +11,12 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Embedder } from '../dist/index.mjs'
-import { hasData, loadCran } from './lib/datasets.mjs'
-import { contestant, fmt, fmtRatio, interleavedThroughput, jsonLineServer, machineInfo, mdTable } from './lib/harness.mjs'
+import { Embedder } from '../../dist/index.mjs'
+import { hasData, loadCran } from '../lib/datasets.mjs'
+import { contestant, fmt, fmtRatio, interleavedThroughput, jsonLineServer, machineInfo, mdTable } from '../lib/harness.mjs'
+import { modelsDir, pyScript, resultsDir, venvPython } from '../lib/paths.mjs'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
-const MODEL_DIR = path.join(here, '.cache', 'models')
+const MODEL_DIR = modelsDir
 const MODEL = path.join(MODEL_DIR, 'minilm-l6-embedder')
 const THREADS = availableParallelism()
 const MAX_LENGTH = 256
@@ -54,7 +53,7 @@ const cosine = (a, b) => {
 }
 const minCosine = (ours, theirs) => Math.min(...ours.map((v, i) => cosine(v, theirs[i])))
 
-export async function runEmbedSuite({ quick = false, python = true, outDir = path.join(here, 'results') } = {}) {
+export async function runEmbedSuite({ quick = false, python = true, outDir = resultsDir } = {}) {
   if (!existsSync(path.join(MODEL, 'onnx', 'model.onnx'))) {
     return { markdown: `embed suite skipped: ${MODEL} is missing (run bench/models/prepare.py, see bench/models/README.md)` }
   }
@@ -89,12 +88,12 @@ export async function runEmbedSuite({ quick = false, python = true, outDir = pat
         row.rates[label] = { error: String(e.message ?? e).slice(0, 200) }
       }
     }
-    const py = path.join(here, '..', '.venv-bench-st', 'bin', 'python')
+    const py = venvPython('.venv-bench-st')
     if (python && existsSync(py)) {
       const label = 'sentence-transformers (PyTorch)'
       try {
         if (!existsSync(path.join(MODEL, 'model.safetensors'))) throw new Error('no model.safetensors: run npm run setup:bench-st')
-        const server = jsonLineServer(py, [path.join(here, 'py', 'st_embed.py')])
+        const server = jsonLineServer(py, [pyScript('st_embed.py')])
         const ready = await server.request({ model: MODEL, texts, max_length: MAX_LENGTH, threads: THREADS, batch_size: BATCH })
         row.sameVectors[label] = minCosine(reference, ready.head)
         engines.push({ label, pass: async () => (await server.request({ run: true })).seconds, close: () => server.close() })

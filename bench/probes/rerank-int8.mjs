@@ -3,21 +3,20 @@
 // bench/.cache/models/minilm-l6-cross-encoder/onnx (prepare.py --int8-variants writes the
 // alternatives as int8-*.onnx), at max length 256 and 512:
 //   - top-10 overlap with fp32 per query over 20 Cranfield queries x 100 BM25 candidates;
-//   - ragrank pairs/s, fp32 and every int8 file interleaved (bench/rerank.mjs's round-robin),
+//   - ragrank pairs/s, fp32 and every int8 file interleaved (bench/suites/rerank.mjs's round-robin),
 //     on the rerank suite's timing workload (4 queries x 100 candidates, 3 repeats).
-// Usage: node --expose-gc bench/rerank-int8.mjs [file.onnx ...]   (writes bench/results/rerank-int8.json)
+// Usage: node --expose-gc bench/probes/rerank-int8.mjs [file.onnx ...]   (writes bench/results/rerank-int8.json)
 // Every session's arena grows to its largest batch, so the 256 sessions are dropped (gc) before 512.
 import { readdirSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Bm25Index, CrossEncoder } from '../dist/index.mjs'
-import { loadCran } from './lib/datasets.mjs'
-import { fmt, gc, summarize } from './lib/harness.mjs'
-import { interleaved } from './rerank.mjs'
+import { Bm25Index, CrossEncoder } from '../../dist/index.mjs'
+import { loadCran } from '../lib/datasets.mjs'
+import { fmt, gc, summarize } from '../lib/harness.mjs'
+import { modelsDir, resultsDir } from '../lib/paths.mjs'
+import { interleaved } from '../suites/rerank.mjs'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
-const MODEL = path.join(here, '.cache', 'models', 'minilm-l6-cross-encoder')
+const MODEL = path.join(modelsDir, 'minilm-l6-cross-encoder')
 const onnxFiles = readdirSync(path.join(MODEL, 'onnx')).sort()
 const variants = onnxFiles.filter((f) => /^int8-.*\.onnx$/.test(f))
 const files = process.argv.slice(2).length ? process.argv.slice(2) : variants.length ? variants : ['model_quantized.onnx']
@@ -65,4 +64,4 @@ for (const maxLength of [256, 512]) {
   gc() // frees this length's sessions before the next loads
 }
 out.loadavgAfter = loadavg()
-writeFileSync(path.join(here, 'results', 'rerank-int8.json'), JSON.stringify(out, null, 2) + '\n')
+writeFileSync(path.join(resultsDir, 'rerank-int8.json'), JSON.stringify(out, null, 2) + '\n')

@@ -5,10 +5,10 @@
 //   node bench/run.mjs --suite vector              10k/100k/1M x 384 and 10k/100k x 768 (~10 min on 2 cores)
 //   node bench/run.mjs --suite vector --full       also 1M x 768 (+ ~4 min, ~14 GB of RAM)
 //   node bench/run.mjs --suite vector --quick      10k and 100k x 384, fewer repeats
-//   ... --no-python                                skip numpy and faiss (no .venv-bench-vec needed)
+//   ... --no-python                                skip numpy and faiss (no .venv-py needed)
 //   ... --sizes 1m:384,100k:768                    only these (n, dim) configurations
 //
-// Each (size, dim) runs in its own Node process (`node --expose-gc bench/vector.mjs --worker <job>`), the
+// Each (size, dim) runs in its own Node process (`node --expose-gc bench/suites/vector.mjs --worker <job>`), the
 // Python peers in a subprocess of it on the same files. Memory bandwidth (a STREAM-like native read loop on
 // one thread and on all threads) is measured at the start and the end of the run, and at 1M before each
 // round of single queries; single-query f32 throughput is reported as a fraction of the probe of its own
@@ -40,9 +40,10 @@ import {
   now,
   runCommand,
   summarize,
-} from './lib/harness.mjs'
-import { pkgVersion, repoRoot } from './lib/peers.mjs'
-import { unitVectors } from './lib/vectors.mjs'
+} from '../lib/harness.mjs'
+import { pkgVersion } from '../lib/peers.mjs'
+import { pyScript, repoRoot, venvPython } from '../lib/paths.mjs'
+import { unitVectors } from '../lib/vectors.mjs'
 import { loadRagrank } from './bm25.mjs'
 
 const thisFile = fileURLToPath(import.meta.url)
@@ -54,7 +55,7 @@ const CORPUS_SEED = 42
 const QUERY_SEED = 7
 /** number[] per vector: the JS peers hold ~8 bytes x dim per vector plus object overhead. */
 const JS_PEER_MAX_N = 100_000
-const PYTHON = process.env.RAGRANK_BENCH_VEC_PYTHON ?? path.join(repoRoot, '.venv-bench-vec', 'bin', 'python')
+const PYTHON = process.env.RAGRANK_BENCH_VEC_PYTHON ?? venvPython('.venv-py')
 
 const log = (m) => process.stderr.write(`${m}\n`)
 
@@ -206,10 +207,10 @@ async function worker(job) {
   let server = null
   if (python) {
     if (!fs.existsSync(PYTHON)) {
-      const why = `no Python venv at ${path.relative(repoRoot, PYTHON)} (run npm run setup:bench-vec)`
+      const why = `no Python venv at ${path.relative(repoRoot, PYTHON)} (run npm run setup:py)`
       out.engines.push({ engine: 'numpy', skipped: why }, { engine: 'faiss', skipped: why })
     } else {
-      server = jsonLineServer(PYTHON, [path.join(repoRoot, 'bench', 'py', 'vector_runner.py')])
+      server = jsonLineServer(PYTHON, [pyScript('vector_runner.py')])
       const info = await server.request({ corpus: corpus.path, queries: queries.path, n, dim, nq: N_QUERIES, k: TOP_K, batch: BATCH, engines: ['numpy', 'faiss'] })
       out.python = info.versions
       for (const [name, res] of Object.entries(info.engines)) {
@@ -400,7 +401,7 @@ export async function runVectorSuite(opts) {
 if (process.argv[1] && path.resolve(process.argv[1]) === thisFile) {
   const i = process.argv.indexOf('--worker')
   if (i < 0) {
-    console.error('bench/vector.mjs is run by bench/run.mjs (npm run bench -- --suite vector); it takes --worker <job> only.')
+    console.error('bench/suites/vector.mjs is run by bench/run.mjs (npm run bench -- --suite vector); it takes --worker <job> only.')
     process.exit(2)
   }
   worker(JSON.parse(process.argv[i + 1]))

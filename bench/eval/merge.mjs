@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Leaf retrieval vs auto-merged retrieval on Cranfield and CISI, at equal returned-text budgets.
 //
-//   npm run build && node bench/eval-merge.mjs          # prints Markdown; --write also updates docs/SPLITTING.md
+//   npm run build && node bench/eval/merge.mjs          # prints Markdown; --write also updates docs/SPLITTING.md
 //
 // Each collection is split with HierarchicalSplitter (word, blockSizes {128, 32}); BM25 (ragrank's defaults of
-// bench/eval.mjs) indexes the leaves. Per query, a system returns a ranked list of nodes; we read it from the
+// bench/eval/retrieval.mjs) indexes the leaves. Per query, a system returns a ranked list of nodes; we read it from the
 // top until `budget` words of text are returned (the result that crosses the budget counts: it is read in
 // part). Every returned node stands for its source document (`sourceId`); the documents in order of first
 // appearance form the run that trec_eval-style metrics judge against the collection's qrels.
@@ -14,10 +14,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
-import { hasData, loadDataset, repoRoot } from './lib/datasets.mjs'
+import { hasData, loadDataset } from '../lib/datasets.mjs'
+import { distEntry, repoRoot } from '../lib/paths.mjs'
 
 const { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, evaluate } = await import(
-  pathToFileURL(path.join(repoRoot, 'dist', 'index.mjs')).href
+  pathToFileURL(distEntry).href
 )
 
 const BM25 = { variant: 'lucene', k1: 1.5, b: 0.75 }

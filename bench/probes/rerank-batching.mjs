@@ -1,20 +1,22 @@
 // How batching settles a cross-encoder's speed: pairs/s of ragrank's CrossEncoder on 4 Cranfield queries x
 // their 100 BM25 candidates, for each `tokenBudget[xSessions]` setting, timed in turn over 3 rounds.
 //
-//   node bench/rerank-batching.mjs <maxLength> <settings> [int8]
-//   node bench/rerank-batching.mjs 256 8192x1,512x1,512x2,384x2      (8192x1: the defaults before 2026-11-30)
+//   node bench/probes/rerank-batching.mjs <maxLength> <settings> [int8]
+//   node bench/probes/rerank-batching.mjs 256 8192x1,512x1,512x2,384x2      (8192x1: the defaults before 2026-11-30)
 //
 // A setting is a token budget, optionally followed by x and a number of sessions, which share the cores
 // (without it: the default sessions). Needs the benchmark model (bench/models/prepare.py) and ../shared/data.
 import { availableParallelism } from 'node:os'
-import { Bm25Index, CrossEncoder } from '../dist/index.mjs'
-import { loadCran } from './lib/datasets.mjs'
-import { contestant, fmt, interleavedThroughput } from './lib/harness.mjs'
+import path from 'node:path'
+import { Bm25Index, CrossEncoder } from '../../dist/index.mjs'
+import { loadCran } from '../lib/datasets.mjs'
+import { modelsDir } from '../lib/paths.mjs'
+import { contestant, fmt, interleavedThroughput } from '../lib/harness.mjs'
 
-const MODEL = new URL('./.cache/models/minilm-l6-cross-encoder', import.meta.url).pathname
+const MODEL = path.join(modelsDir, 'minilm-l6-cross-encoder')
 const [maxLength, settings, int8] = [Number(process.argv[2]), (process.argv[3] ?? '').split(',').filter(Boolean), process.argv[4] === 'int8']
 if (!maxLength || settings.length === 0) {
-  console.error('usage: node bench/rerank-batching.mjs <maxLength> <tokenBudget[xSessions],...> [int8]')
+  console.error('usage: node bench/probes/rerank-batching.mjs <maxLength> <tokenBudget[xSessions],...> [int8]')
   process.exit(2)
 }
 const cran = await loadCran()

@@ -2,8 +2,8 @@
 // Retrieval-quality evaluation of ragrank on public test collections, with bm25s as the reference.
 //
 //   npm run build && npm run eval                  # all collections, writes docs/EVALUATION.md
-//   node bench/eval.mjs cran korquad               # a subset; prints only (add --write to write the file)
-//   node bench/eval.mjs --no-bm25s                 # skip the bm25s comparison
+//   node bench/eval/retrieval.mjs cran korquad               # a subset; prints only (add --write to write the file)
+//   node bench/eval/retrieval.mjs --no-bm25s                 # skip the bm25s comparison
 //
 // Data: $RAGRANK_DATA or ../shared/data (see bench/lib/datasets.mjs). A collection whose files are absent is
 // skipped with a note; the bm25s parts are skipped when no Python with bm25s (and PyStemmer) can be started.
@@ -14,7 +14,8 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 
-import { DATASETS, dataRoot, hasData, loadDataset, repoRoot } from './lib/datasets.mjs'
+import { DATASETS, dataRoot, hasData, loadDataset } from '../lib/datasets.mjs'
+import { distEntry, pyScript, repoRoot, venvPython } from '../lib/paths.mjs'
 
 const EN_METRICS = ['ndcg@10', 'map', 'mrr@10', 'recall@100']
 const KO_METRICS = ['ndcg@10', 'mrr@10', 'recall@10', 'recall@100']
@@ -38,7 +39,7 @@ function die(msg) {
 
 // ---------------------------------------------------------------------------------------------- ragrank
 
-const entry = path.join(repoRoot, 'dist', 'index.mjs')
+const entry = distEntry
 if (!fs.existsSync(entry)) die(`${path.relative(process.cwd(), entry)} is missing; run \`npm run build\` first`)
 const { Bm25Index, evaluate } = await import(pathToFileURL(entry).href)
 
@@ -64,7 +65,7 @@ function toRun(queryIds, hitLists) {
 
 function findPython() {
   if (flags.has('--no-bm25s')) return { python: null, why: 'disabled with --no-bm25s' }
-  const candidates = [path.join(repoRoot, '.venv-py', 'bin', 'python'), 'python3', 'python']
+  const candidates = [venvPython('.venv-py'), 'python3', 'python']
   for (const c of candidates) {
     const r = spawnSync(c, ['-c', 'import bm25s, Stemmer; print(bm25s.__version__)'], { encoding: 'utf8' })
     if (r.status === 0) return { python: c, version: r.stdout.trim() }
@@ -73,7 +74,7 @@ function findPython() {
 }
 
 const py = findPython()
-const runner = path.join(repoRoot, 'bench', 'py', 'bm25s_runner.py')
+const runner = pyScript('bm25s_runner.py')
 
 /** Run bm25s on raw texts (its own tokenizer); results are mapped to document ids, zero scores dropped. */
 function bm25sRun(docs, queries, tokenize, k) {
@@ -366,7 +367,7 @@ md.push('npm run build && npm run eval     # RAGRANK_DATA=/path/to/data to overr
 md.push('```')
 md.push('')
 md.push(
-  `Generated ${today} by \`bench/eval.mjs\`: Node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model?.trim() ?? 'unknown'}),` +
+  `Generated ${today} by \`bench/eval/retrieval.mjs\`: Node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model?.trim() ?? 'unknown'}),` +
     ` ${py.python ? `bm25s ${py.version}` : 'bm25s not available'}; total runtime ${sec(totalMs)}.`,
 )
 md.push('')

@@ -1,7 +1,7 @@
 """fp32 GEMM rate of onnxruntime (MLAS) on the MiniLM encoder's MatMul shapes, for the rerank
 report's compute-utilisation note: one MatMul graph per shape, 8,192 rows (32 pairs x 256 tokens),
 2 intra-op threads, median of 5 rounds of 20 runs. Run it under the benchmark lock:
-  flock /tmp/ragrank-bench.lock .venv-bench/bin/python bench/py/gemm_rate.py
+  flock /tmp/ragrank-bench.lock .venv-py/bin/python bench/probes/gemm_rate.py
 """
 import time
 

@@ -14,12 +14,12 @@ import { availableParallelism, loadavg } from 'node:os'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { Bm25Index, CrossEncoder } from '../dist/index.mjs'
-import { loadCran, hasData } from './lib/datasets.mjs'
-import { contestant, fmt, fmtRatio, interleavedThroughput, jsonLineServer, machineInfo, mdTable, now, summarize } from './lib/harness.mjs'
+import { Bm25Index, CrossEncoder } from '../../dist/index.mjs'
+import { loadCran, hasData } from '../lib/datasets.mjs'
+import { contestant, fmt, fmtRatio, interleavedThroughput, jsonLineServer, machineInfo, mdTable, now, summarize } from '../lib/harness.mjs'
+import { modelsDir, pyScript, resultsDir, venvPython } from '../lib/paths.mjs'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
-const MODEL_DIR = path.join(here, '.cache', 'models')
+const MODEL_DIR = modelsDir
 const MODEL = path.join(MODEL_DIR, 'minilm-l6-cross-encoder')
 const THREADS = availableParallelism()
 
@@ -49,14 +49,14 @@ async function pythonEngine(py, script, cfg) {
   }
 }
 
-// Python peers, each in its own venv (skipped when the venv is absent).
+// Python peers, each in the venv that has its packages (skipped when the venv is absent; see scripts/README.md).
 const PYTHON_PEERS = [
-  { label: 'onnxruntime (Python)', venv: '.venv-bench', script: 'ort_rerank.py' },
+  { label: 'onnxruntime (Python)', venv: '.venv-py', script: 'ort_rerank.py' },
   {
     label: 'sentence-transformers (PyTorch)',
     venv: '.venv-bench-st', // bench/py/requirements-st.txt
     script: 'st_rerank.py',
-    needs: { file: 'model.safetensors', hint: 'no model.safetensors: run npm run setup:bench-st (or .venv-bench/bin/python bench/models/torch_checkpoint.py)' },
+    needs: { file: 'model.safetensors', hint: 'no model.safetensors: run npm run setup:bench-st (or .venv-py/bin/python bench/models/torch_checkpoint.py)' },
   },
 ]
 
@@ -156,8 +156,8 @@ export async function workloadFlops(requests, maxLength, { batchSize, tokenBudge
   return out
 }
 
-// Measured by hand on the benchmark machine on 2026-11-30 (flock'd): bench/lib/fma-peak.c
-// with 2 threads, and bench/py/gemm_rate.py (onnxruntime 1.30's MLAS SGEMM, 2 threads) on 8,192-row inputs of
+// Measured by hand on the benchmark machine on 2026-11-30 (flock'd): bench/probes/fma-peak.c
+// with 2 threads, and bench/probes/gemm_rate.py (onnxruntime 1.30's MLAS SGEMM, 2 threads) on 8,192-row inputs of
 // the encoder's shapes (384x384, 384x1536, 1536x384). Not re-measured by the suite.
 const PEAK = { machine: 'AMD EPYC, CPU family 26 (Zen 5), 2 vCPUs', fma512: 501, fma256: 249, fma512OneCore: 253, gemm: [349, 410] }
 
@@ -179,11 +179,11 @@ function computeNote(results) {
     "Token counts come from the model's tokenizer. GFLOP/s = FLOPs per pass x pairs/s / pairs per pass.",
     '',
     `Peak, measured by hand on this machine (${PEAK.machine}):`,
-    `- a register-only FMA loop (bench/lib/fma-peak.c) reaches ${PEAK.fma512OneCore} GFLOP/s on one core and ${PEAK.fma512} on two with 512-bit vectors, and ${PEAK.fma256} with 256-bit vectors. Zen 5 runs 512-bit FMAs at full width, 64 FLOP/cycle/core; Zen 4 splits them into two 256-bit halves.`,
+    `- a register-only FMA loop (bench/probes/fma-peak.c) reaches ${PEAK.fma512OneCore} GFLOP/s on one core and ${PEAK.fma512} on two with 512-bit vectors, and ${PEAK.fma256} with 256-bit vectors. Zen 5 runs 512-bit FMAs at full width, 64 FLOP/cycle/core; Zen 4 splits them into two 256-bit halves.`,
     `- onnxruntime's own SGEMM (MLAS, 2 threads) reaches ${PEAK.gemm[0]}–${PEAK.gemm[1]} GFLOP/s on the encoder's GEMM shapes with 8,192 rows.`,
     '',
     `At 256, ragrank fp32's ${fmt(ours)} GFLOP/s is ${pct(PEAK.fma512)} of that FMA peak; transformers.js runs the same onnxruntime kernels at ${fmt(theirs)} GFLOP/s, on ${Math.round(100 * (more - 1))}% more MatMul work (the pairs average ${fmt(r?.flops ? r.flops.realTokens / pairs : NaN)} real tokens, close to the cap, so sorting by length saves little padding).`,
-    "The rest of the gap is batch size. A small batch's activations and its [batch, 12, S, S] attention scores stay in the CPU caches; one batch of 100 pairs at S = 256 writes 315 MB of attention scores per layer, which go to memory and back. Measured here on the same file (bench/rerank-batching.mjs), 512-token batches scored 1.2x (fp32) and 1.5x (int8) the pairs/s of 8,192-token ones at 256, 1.6x and 1.7x at 512; two 1-thread sessions added 1.2x for fp32 at 256.",
+    "The rest of the gap is batch size. A small batch's activations and its [batch, 12, S, S] attention scores stay in the CPU caches; one batch of 100 pairs at S = 256 writes 315 MB of attention scores per layer, which go to memory and back. Measured here on the same file (bench/probes/rerank-batching.mjs), 512-token batches scored 1.2x (fp32) and 1.5x (int8) the pairs/s of 8,192-token ones at 256, 1.6x and 1.7x at 512; two 1-thread sessions added 1.2x for fp32 at 256.",
     `At 512, one padded batch per query costs transformers.js ${fmt(more512)}x ragrank's MatMul work as well.`,
   ].join('\n')
 }
@@ -195,7 +195,7 @@ function stNote(results) {
     : 'Not measured: sentence-transformers CrossEncoder (`npm run setup:bench-st` installs it into .venv-bench-st, about 3.4 GB with the CUDA wheels that PyTorch pulls from PyPI, and writes a PyTorch checkpoint of the model).'
 }
 
-export async function runRerankSuite({ quick = false, extended = false, python = true, outDir = path.join(here, 'results') } = {}) {
+export async function runRerankSuite({ quick = false, extended = false, python = true, outDir = resultsDir } = {}) {
   if (!existsSync(path.join(MODEL, 'onnx', 'model.onnx'))) {
     const msg = `rerank suite skipped: ${MODEL} is missing (run bench/models/prepare.py, see bench/models/README.md)`
     return { markdown: msg }
@@ -243,11 +243,11 @@ export async function runRerankSuite({ quick = false, extended = false, python =
     if (python) {
       const cfg = { model: MODEL, requests, max_length: maxLength, threads: THREADS, batch_size: 32 }
       for (const { label, venv, script, needs } of PYTHON_PEERS) {
-        const py = path.join(here, '..', venv, 'bin', 'python')
+        const py = venvPython(venv)
         if (!existsSync(py)) continue
         try {
           if (needs && !existsSync(path.join(MODEL, needs.file))) throw new Error(needs.hint)
-          const engine = await pythonEngine(py, path.join(here, 'py', script), cfg)
+          const engine = await pythonEngine(py, pyScript(script), cfg)
           if (engine.warmupScores) row.parity = { ...row.parity, [label]: await sameModelCheck(ragrank['ragrank fp32'], requests[0], engine.warmupScores) }
           engines.push({ label, engine })
         } catch (e) {
@@ -381,11 +381,11 @@ export function report(results, { quick, extended, nQueries, repeats, nOverlapQu
   ].join('\n')
 }
 
-// `node bench/rerank.mjs --render`: rewrites rerank.md from rerank.json, to update the report's
+// `node bench/suites/rerank.mjs --render`: rewrites rerank.md from rerank.json, to update the report's
 // text without rerunning the ~15-minute suite.
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--render') {
   const { readFileSync } = await import('node:fs')
-  const dir = path.join(here, 'results')
+  const dir = resultsDir
   const results = JSON.parse(readFileSync(path.join(dir, 'rerank.json'), 'utf8'))
   writeFileSync(path.join(dir, 'rerank.md'), report(results, results.settings) + '\n')
 }

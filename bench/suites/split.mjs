@@ -1,8 +1,8 @@
 // `split` suite: hierarchical splitting of the BBC News collection (2,225 articles, ~5 MB).
 //
 // Side by side in one run: ragrank's HierarchicalSplitter (split on the main thread, and splitAsync on the
-// libuv pool), Haystack's HierarchicalDocumentSplitter (Python subprocess, .venv-split, see
-// scripts/fixtures/requirements-split.txt) and LangChain.js's RecursiveCharacterTextSplitter applied level by
+// libuv pool), Haystack's HierarchicalDocumentSplitter (Python subprocess, .venv-py: npm run
+// setup:py) and LangChain.js's RecursiveCharacterTextSplitter applied level by
 // level (character sizes of ~6 characters per word: a throughput reference only, its chunks differ).
 // For every configuration Haystack runs, the run checks that ragrank's tree is identical (a digest over each
 // node's text, level, block size and parent position, computed the same way on both sides).
@@ -12,13 +12,14 @@ import { createHash } from 'node:crypto'
 import os from 'node:os'
 import path from 'node:path'
 
-import { HierarchicalSplitter } from '../dist/index.mjs'
-import { dataRoot, repoRoot } from './lib/datasets.mjs'
-import { fmt, fmtRatio, fmtSeconds, fmtSpread, gc, lastJsonLine, machineInfo, mdTable, now, runCommand, summarize } from './lib/harness.mjs'
+import { HierarchicalSplitter } from '../../dist/index.mjs'
+import { dataRoot } from '../lib/datasets.mjs'
+import { pyScript, repoRoot, venvPython } from '../lib/paths.mjs'
+import { fmt, fmtRatio, fmtSeconds, fmtSpread, gc, lastJsonLine, machineInfo, mdTable, now, runCommand, summarize } from '../lib/harness.mjs'
 
 const log = (m) => process.stderr.write(`${m}\n`)
-const HAYSTACK_PY = process.env.RAGRANK_HAYSTACK_PYTHON ?? path.join(repoRoot, '.venv-split', 'bin', 'python')
-const HAYSTACK_RUNNER = path.join(repoRoot, 'bench', 'py', 'haystack_split.py')
+const HAYSTACK_PY = process.env.RAGRANK_HAYSTACK_PYTHON ?? venvPython('.venv-py')
+const HAYSTACK_RUNNER = pyScript('haystack_split.py')
 const TARGET = 50
 
 const CONFIGS = [

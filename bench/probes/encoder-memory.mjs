@@ -1,11 +1,13 @@
 // Resident memory of a CrossEncoder at load and after scoring 2 x 200 Cranfield pairs, for one batching
 // setting per process (a session's arena keeps the buffers of its largest batch).
 //
-//   node bench/encoder-memory.mjs <tokenBudget> <sessions> <maxLength> [int8]
-//   node bench/encoder-memory.mjs 8192 1 512 && node bench/encoder-memory.mjs 512 2 512
-import { CrossEncoder } from '../dist/index.mjs'
-import { loadCran } from './lib/datasets.mjs'
-const MODEL = new URL('./.cache/models/minilm-l6-cross-encoder', import.meta.url).pathname
+//   node bench/probes/encoder-memory.mjs <tokenBudget> <sessions> <maxLength> [int8]
+//   node bench/probes/encoder-memory.mjs 8192 1 512 && node bench/probes/encoder-memory.mjs 512 2 512
+import path from 'node:path'
+import { CrossEncoder } from '../../dist/index.mjs'
+import { loadCran } from '../lib/datasets.mjs'
+import { modelsDir } from '../lib/paths.mjs'
+const MODEL = path.join(modelsDir, 'minilm-l6-cross-encoder')
 const [budget, sessions, maxLength, quant] = [+process.argv[2], +process.argv[3], +process.argv[4], process.argv[5] === 'int8']
 const cran = await loadCran()
 const docs = cran.docs.slice(0, 200).map((d) => d.text)
