@@ -9,7 +9,6 @@ use napi_derive::napi;
 use ragrank_core::bm25::{
     persist, prepare_docs, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Strategy,
 };
-use ragrank_core::Error as CoreError;
 
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
