@@ -73,7 +73,7 @@ export class AutoMergingRetriever implements Retriever {
   constructor(options: AutoMergingOptions) {
     const o = optionsObject(options, 'AutoMergingRetriever options')
     if (!isRetriever(o.retriever)) {
-      throw typeError('retriever must have a retrieve(query, { topK, signal }) method returning Promise<{ id, score }[]>')
+      throw typeError('retriever must have a retrieve(query, { topK, signal, filter }) method returning Promise<{ id, score }[]>')
     }
     this.#retriever = o.retriever
     this.#store = toStore(o.store)
