@@ -77,7 +77,7 @@ export class HybridRetriever implements Retriever {
   async retrieve(query: string, options: RetrieveOptions = {}): Promise<Fused[]> {
     const text = checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options)
-    checkFilterSupport(filter, this.#sources.map((s, i) => ({ retriever: s.retriever, who: `retrievers[${i}]` })))
+    if (filter !== undefined) checkFilterSupport(filter, this.#sources.map((s, i) => ({ retriever: s.retriever, who: `retrievers[${i}]` })))
     throwIfAborted(signal)
     if (topK === 0) return []
     const failures: unknown[] = []
