@@ -17,7 +17,7 @@ export type {
 } from './indexes/bm25'
 export { fuse } from './retrieval/fusion'
 export type { FuseOptions, Fused, FusionContribution, FusionMethod, ScoreNormalization } from './retrieval/fusion'
-export type { RetrieveOptions, Retriever, ScoredDocument } from './retrieval/retriever'
+export type { RetrieveFilter, RetrieveOptions, Retriever, ScoredDocument } from './retrieval/retriever'
 export { VectorRetriever } from './retrieval/vector-retriever'
 export type { DocumentFields, DocumentLookup, EmbedFunction, QueryEmbedder, VectorRetrieverOptions, VectorSearchIndex } from './retrieval/vector-retriever'
 export { HybridRetriever } from './retrieval/hybrid'

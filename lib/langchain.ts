@@ -9,7 +9,7 @@ import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_comp
 import { Document, type DocumentInterface } from '@langchain/core/documents'
 import { typeError } from './errors'
 import { isRanker, type Ranker } from './retrieval/pool'
-import { isRetriever, type Retriever, type ScoredDocument } from './retrieval/retriever'
+import { checkFilterSupport, isRetriever, withFilter, type RetrieveFilter, type Retriever, type ScoredDocument } from './retrieval/retriever'
 import { isPlainObject, optionsObject, topK } from './internal/validate'
 
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
@@ -19,6 +19,8 @@ export interface RagrankRetrieverInput extends BaseRetrieverInput {
   topK?: number
   /** Metadata key for the ragrank score (default `score`). */
   scoreKey?: string
+  /** Passed to every `retrieve` call (e.g. the tenant); the retriever must declare `supportsFilter`. */
+  filter?: RetrieveFilter
 }
 
 /**
@@ -31,6 +33,7 @@ export class RagrankRetriever extends BaseRetriever {
   readonly retriever: Retriever
   readonly topK: number
   readonly scoreKey: string
+  readonly filter?: RetrieveFilter
 
   static override lc_name(): string {
     return 'RagrankRetriever'
@@ -43,10 +46,13 @@ export class RagrankRetriever extends BaseRetriever {
     this.retriever = o.retriever
     this.topK = topK(o.topK, 10, 'fields.topK', 1)
     this.scoreKey = scoreKey(o.scoreKey, 'score')
+    // Refused now rather than on the first query: a retriever without support would ignore it.
+    checkFilterSupport(o.filter, [{ retriever: this.retriever, who: 'fields.retriever' }])
+    this.filter = o.filter as RetrieveFilter | undefined
   }
 
   override async _getRelevantDocuments(query: string): Promise<DocumentInterface[]> {
-    const hits = await this.retriever.retrieve(query, { topK: this.topK })
+    const hits = await this.retriever.retrieve(query, { topK: this.topK, ...withFilter(this.filter) })
     if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array')
     return hits.map((h: ScoredDocument & { node?: { text?: unknown } }) => {
       const meta = isPlainObject(h.meta) ? h.meta : {}

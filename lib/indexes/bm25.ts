@@ -262,9 +262,14 @@ export class Bm25Index implements Retriever {
     return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer } as Bm25Options)
   }
 
+  /** The `Retriever` declaration that `retrieve` honours `filter` (in the scan, as `search`). */
+  get supportsFilter(): true {
+    return true
+  }
+
   /**
    * The `Retriever` contract (so the index composes with `HybridRetriever` and friends):
-   * `search` on the libuv pool, rejecting with an AbortError when `signal` fires.
+   * `search` on the libuv pool with the same `filter`, rejecting with an AbortError when `signal` fires.
    */
   retrieve(query: Bm25Query, options: Bm25BatchOptions = {}): Promise<Bm25Hit[]> {
     if (typeof query !== 'string' && !Array.isArray(query)) {

@@ -1,7 +1,7 @@
 import { AbortError } from '../errors'
 import { abortable, childController } from '../internal/abort'
 import { mapLimit } from '../internal/concurrency'
-import { retrievedList, type Retriever, type ScoredDocument } from './retriever'
+import { retrievedList, withFilter, type RetrieveFilter, type Retriever, type ScoredDocument } from './retriever'
 
 /** One child retrieval of a composite retriever. */
 export interface ChildRetrieval {
@@ -9,6 +9,8 @@ export interface ChildRetrieval {
   query: string
   /** Candidates to ask for; extra results are dropped. */
   depth: number
+  /** The call's filter, passed to the child unchanged. */
+  filter?: RetrieveFilter
   /** Names the child in errors, e.g. `retrievers[1].retrieve`. */
   who: string
 }
@@ -29,7 +31,7 @@ export async function retrieveAll(
   try {
     return await mapLimit(calls, concurrency, async (c, i) => {
       try {
-        const hits = await abortable(c.retriever.retrieve(c.query, { topK: c.depth, signal: controller.signal }), controller.signal)
+        const hits = await abortable(c.retriever.retrieve(c.query, { topK: c.depth, signal: controller.signal, ...withFilter(c.filter) }), controller.signal)
         return retrievedList(hits, c.depth, c.who)
       } catch (e) {
         if (signal?.aborted) throw new AbortError()

@@ -2,7 +2,7 @@ import { typeError } from '../errors'
 import { checkWeights, fuse, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
 import { throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
-import { checkQuery, isRetriever, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
+import { checkFilterSupport, checkQuery, isRetriever, retrieveOptions, supportsFilter, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
 import { finiteNumber, isPlainObject, oneOf, optionsObject, positiveInteger, renamedOption } from '../internal/validate'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
@@ -69,9 +69,15 @@ export class HybridRetriever implements Retriever {
     this.#onSkip = o.onSkip as HybridRetrieverOptions['onSkip']
   }
 
+  /** True when every source honours filters. */
+  get supportsFilter(): boolean {
+    return this.#sources.every((s) => supportsFilter(s.retriever))
+  }
+
   async retrieve(query: string, options: RetrieveOptions = {}): Promise<Fused[]> {
     const text = checkQuery(query)
-    const { topK, signal } = retrieveOptions(options)
+    const { topK, signal, filter } = retrieveOptions(options)
+    if (filter !== undefined) checkFilterSupport(filter, this.#sources.map((s, i) => ({ retriever: s.retriever, who: `retrievers[${i}]` })))
     throwIfAborted(signal)
     if (topK === 0) return []
     const failures: unknown[] = []
@@ -84,6 +90,7 @@ export class HybridRetriever implements Retriever {
       retriever: s.retriever,
       query: text,
       depth: s.topK ?? Math.max(this.#candidates, topK),
+      filter,
       who: `retrievers[${i}].retrieve`,
     }))
     const lists = await retrieveAll(calls, calls.length, signal, this.#skipFailures ? skip : undefined)

@@ -2,7 +2,7 @@ import { typeError } from '../errors'
 import { fuse, type Fused } from './fusion'
 import { abortable, throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
-import { checkQuery, isRetriever, retrieveOptions, type RetrieveOptions, type Retriever } from './retriever'
+import { checkFilterSupport, checkQuery, isRetriever, retrieveOptions, supportsFilter, type RetrieveOptions, type Retriever } from './retriever'
 import { booleanOption, finiteNumber, optionsObject, positiveInteger, stringArray } from '../internal/validate'
 
 /** Rewrites a query into variants; in practice an LLM call. */
@@ -67,15 +67,21 @@ export class MultiQueryRetriever implements Retriever {
     this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
   }
 
+  /** True when its retriever honours filters. */
+  get supportsFilter(): boolean {
+    return supportsFilter(this.#retriever)
+  }
+
   async retrieve(query: string, options: MultiQueryRetrieveOptions = {}): Promise<Fused[]> {
     const original = checkQuery(query)
-    const { topK, signal } = retrieveOptions(options)
+    const { topK, signal, filter } = retrieveOptions(options)
+    checkFilterSupport(filter, [{ retriever: this.#retriever, who: 'retriever' }])
     const given = options?.queries === undefined ? undefined : stringArray(options.queries, 'options.queries')
     throwIfAborted(signal)
     if (topK === 0) return []
     const variants = distinctQueries(original, given ?? (await this.#rewrites(original, signal)), this.#includeOriginal)
     const depth = Math.max(this.#candidates, topK)
-    const calls = variants.map((q, i) => ({ retriever: this.#retriever, query: q, depth, who: `retriever.retrieve (query ${i})` }))
+    const calls = variants.map((q, i) => ({ retriever: this.#retriever, query: q, depth, filter, who: `retriever.retrieve (query ${i})` }))
     return fuse(await retrieveAll(calls, this.#concurrency, signal), { k: this.#k, topK })
   }
 

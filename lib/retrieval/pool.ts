@@ -1,7 +1,7 @@
 import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
 import { DEDUPE_RULES, dedupe, type Candidate, type DedupeBy } from './dedupe'
 import { typeError } from '../errors'
-import { checkQuery, isRetriever, retrievedList, type Retriever, type ScoredDocument } from './retriever'
+import { checkFilterSupport, checkQuery, isRetriever, retrievedList, supportsFilter, withFilter, type RetrieveFilter, type Retriever, type ScoredDocument } from './retriever'
 import { isPlainObject, oneOf, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
@@ -77,6 +77,8 @@ export interface CompressionRetrieverOptions {
 export interface CompressionRetrieveOptions extends PoolRerankOptions {
   /** Candidates you already hold (pooled from several sources); used instead of the base retriever. */
   documents?: readonly Candidate[]
+  /** Passed to the base retriever; refused with `documents` (filter them before you pass them). */
+  filter?: RetrieveFilter
 }
 
 /**
@@ -100,19 +102,29 @@ export class CompressionRetriever implements Retriever {
     this.#dedupeBy = o.dedupeBy === undefined ? undefined : oneOf(o.dedupeBy, DEDUPE_RULES, 'options.dedupeBy')
   }
 
+  /** True when its base retriever honours filters (without one, there is nothing to filter). */
+  get supportsFilter(): boolean {
+    return this.#retriever !== undefined && supportsFilter(this.#retriever)
+  }
+
   async retrieve(query: string, options: CompressionRetrieveOptions = {}): Promise<Pooled[]> {
     checkQuery(query)
     const o = optionsObject(options, 'options')
     const topK = topKOption(o.topK)
     const signal = checkSignal(o.signal)
     const dedupeBy = (o.dedupeBy ?? this.#dedupeBy) as DedupeBy | undefined
+    const filter = o.filter as RetrieveFilter | undefined
     let documents = o.documents as readonly Candidate[] | undefined
+    if (filter !== undefined && documents !== undefined) {
+      throw typeError('options.filter applies to the base retriever, not to options.documents: filter the documents before passing them')
+    }
     if (documents === undefined) {
       if (!this.#retriever) throw typeError('this CompressionRetriever has no base retriever: pass options.documents')
+      checkFilterSupport(filter, [{ retriever: this.#retriever, who: 'retriever' }])
       throwIfAborted(signal)
       if (topK === 0) return []
       const depth = Math.max(this.#candidates, topK)
-      const hits = await abortable(this.#retriever.retrieve(query, { topK: depth, signal }), signal)
+      const hits = await abortable(this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) }), signal)
       documents = retrievedList(hits, depth, 'retriever.retrieve') as Candidate[]
     }
     return rerankPooled(query, documents, this.#ranker, { topK, signal, dedupeBy })

@@ -15,6 +15,20 @@ export interface RetrieveOptions {
   topK?: number
   /** Rejects the call with an `AbortError` (`code: 'ABORT_ERR'`) when it fires. */
   signal?: AbortSignal
+  /**
+   * Only documents that match it may be returned. It is passed unchanged to every source
+   * (the indexes validate it); a retriever that cannot honour it throws rather than ignore it.
+   */
+  filter?: RetrieveFilter
+}
+
+/**
+ * The filter language of the indexes (`Bm25Index`, `VectorIndex`): documents must have one
+ * of `ids` and match `meta`. Composite retrievers never read it, only pass it down.
+ */
+export interface RetrieveFilter {
+  ids?: readonly string[]
+  meta?: Record<string, unknown>
 }
 
 /**
@@ -23,6 +37,12 @@ export interface RetrieveOptions {
  */
 export interface Retriever {
   retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]>
+  /**
+   * True when `retrieve` honours `options.filter` (returns only matching documents, as the
+   * best `topK` of the matches). Composites refuse a filter unless every source declares it,
+   * so a retriever without it is never handed a filter it would silently ignore.
+   */
+  readonly supportsFilter?: boolean
 }
 
 export function isRetriever(v: unknown): v is Retriever {
@@ -34,10 +54,34 @@ export function checkQuery(query: unknown): string {
   return query
 }
 
-/** Validated `{ topK, signal }` of a `retrieve` call. */
-export function retrieveOptions(options: unknown): { topK: number; signal?: AbortSignal } {
+/** Validated `{ topK, signal }` of a `retrieve` call, and its `filter` as given. */
+export function retrieveOptions(options: unknown): { topK: number; signal?: AbortSignal; filter?: RetrieveFilter } {
   const o = optionsObject(options, 'options')
-  return { topK: topK(o.topK), signal: checkSignal(o.signal) }
+  return { topK: topK(o.topK), signal: checkSignal(o.signal), filter: o.filter as RetrieveFilter | undefined }
+}
+
+/** Whether a retriever declares that it honours filters. */
+export function supportsFilter(retriever: Retriever): boolean {
+  return retriever.supportsFilter === true
+}
+
+/**
+ * Throws, before any source runs, when a filter is given and a source does not declare
+ * `supportsFilter`: a source that ignored it would return documents the filter excludes.
+ */
+export function checkFilterSupport(filter: unknown, sources: readonly { retriever: Retriever; who: string }[]): void {
+  if (filter === undefined) return
+  for (const { retriever, who } of sources) {
+    if (!supportsFilter(retriever)) {
+      const name = retriever.constructor?.name && retriever.constructor.name !== 'Object' ? ` (${retriever.constructor.name})` : ''
+      throw typeError(`${who}${name} cannot honour options.filter: it does not declare supportsFilter, so it would ignore the filter`)
+    }
+  }
+}
+
+/** `{ filter }` when one is given, else nothing, so sources without filters see the options they always did. */
+export function withFilter(filter: RetrieveFilter | undefined): { filter?: RetrieveFilter } {
+  return filter === undefined ? {} : { filter }
 }
 
 /** Checks that a retriever resolved to an array and keeps at most `topK` of it. */

@@ -1,14 +1,24 @@
 import { rangeError, typeError } from '../errors'
 import { abortable, throwIfAborted } from '../internal/abort'
-import { checkQuery, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
+import { checkQuery, retrieveOptions, withFilter, type RetrieveFilter, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
 import { isPlainObject, optionsObject } from '../internal/validate'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
 export interface VectorSearchIndex {
   search(
     query: Float32Array,
-    options: { topK?: number; filter?: { ids?: readonly string[] } },
+    options: { topK?: number; filter?: RetrieveFilter },
   ): readonly { id: string; score: number }[] | Promise<readonly { id: string; score: number }[]>
+  /** True when `search` honours `filter` inside its scan; without it the retriever refuses filters. */
+  readonly supportsFilter?: boolean
+}
+
+/**
+ * Whether an index honours `search(q, { topK, filter })`: the one place that decides it, so
+ * `VectorIndex` becomes filter-capable by declaring `supportsFilter` when its metadata filter lands.
+ */
+export function indexSupportsFilter(index: VectorSearchIndex): boolean {
+  return index.supportsFilter === true
 }
 
 /** An object that embeds queries, such as `Embedder` (its `embedQuery` adds the query prefix). */
@@ -51,14 +61,22 @@ export class VectorRetriever implements Retriever {
     this.#documents = o.documents as DocumentLookup | undefined
   }
 
+  /** True when its index honours filters. */
+  get supportsFilter(): boolean {
+    return indexSupportsFilter(this.#index)
+  }
+
   async retrieve(query: string, options: RetrieveOptions = {}): Promise<ScoredDocument[]> {
     const text = checkQuery(query)
-    const { topK, signal } = retrieveOptions(options)
+    const { topK, signal, filter } = retrieveOptions(options)
+    if (filter !== undefined && !indexSupportsFilter(this.#index)) {
+      throw typeError('options.filter: the index of this VectorRetriever does not declare supportsFilter, so it would ignore the filter')
+    }
     throwIfAborted(signal)
     if (topK === 0) return []
     const vector = queryVector(await abortable(this.#embed(text, { signal }), signal))
     throwIfAborted(signal)
-    const hits = await abortable(Promise.resolve(this.#index.search(vector, { topK })), signal)
+    const hits = await abortable(Promise.resolve(this.#index.search(vector, { topK, ...withFilter(filter) })), signal)
     if (!Array.isArray(hits)) throw typeError('index.search must return an array of { id, score }')
     const out = hits.slice(0, topK).map((h, i) => hit(h, i))
     return this.#documents ? abortable(this.#withFields(out), signal) : out

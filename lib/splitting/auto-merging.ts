@@ -2,7 +2,7 @@ import { checkSignal, throwIfAborted } from '../internal/abort'
 import { RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
 import { booleanOption, finiteNumber, isPlainObject, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
-import { isRetriever, type Retriever } from '../retrieval/retriever'
+import { checkFilterSupport, isRetriever, supportsFilter, withFilter, type RetrieveFilter, type RetrieveOptions, type Retriever } from '../retrieval/retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
 export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> & Partial<HierarchyNode>
@@ -55,6 +55,11 @@ interface Item {
  * Unlike Haystack: a leaf hit twice counts once, a missing ancestor stops merging at that
  * level (unless `strict`), and results are ordered by score, a merged parent taking the
  * `parentScore` of its matched children.
+ *
+ * A `filter` goes to the leaf retriever, and then a parent replaces its children only when
+ * every one of them matched: a parent's text is its children's, and a sibling that was not
+ * retrieved may be one the filter excludes (another tenant's, or an id not in `filter.ids`).
+ * So a merged parent is made only of leaves that passed the filter.
  */
 export class AutoMergingRetriever implements Retriever {
   readonly threshold: number
@@ -68,7 +73,7 @@ export class AutoMergingRetriever implements Retriever {
   constructor(options: AutoMergingOptions) {
     const o = optionsObject(options, 'AutoMergingRetriever options')
     if (!isRetriever(o.retriever)) {
-      throw typeError('retriever must have a retrieve(query, { topK, signal }) method returning Promise<{ id, score }[]>')
+      throw typeError('retriever must have a retrieve(query, { topK, signal, filter }) method returning Promise<{ id, score }[]>')
     }
     this.#retriever = o.retriever
     this.#store = toStore(o.store)
@@ -87,17 +92,24 @@ export class AutoMergingRetriever implements Retriever {
     return this.candidates
   }
 
-  async retrieve(query: string, options?: { topK?: number; signal?: AbortSignal }): Promise<AutoMergedHit[]> {
+  /** True when the leaf retriever honours filters. */
+  get supportsFilter(): boolean {
+    return supportsFilter(this.#retriever)
+  }
+
+  async retrieve(query: string, options?: RetrieveOptions): Promise<AutoMergedHit[]> {
     const o = optionsObject(options, 'options')
     const k = topK(o.topK)
     const signal = checkSignal(o.signal)
+    const filter = o.filter as RetrieveFilter | undefined
+    checkFilterSupport(filter, [{ retriever: this.#retriever, who: 'retriever' }])
     if (k === 0) return []
     const depth = Math.max(this.candidates ?? 4 * k, k)
     throwIfAborted(signal)
-    const hits = await this.#retriever.retrieve(query, { topK: depth, signal })
+    const hits = await this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) })
     if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
-    const merged = await this.#merge(items, signal)
+    const merged = await this.#merge(items, signal, filter !== undefined)
     merged.sort((a, b) => b.score - a.score || a.rank - b.rank)
     return merged.slice(0, k).map(({ id, score, node, leafIds }) => ({ id, score, node, leafIds }))
   }
@@ -125,8 +137,8 @@ export class AutoMergingRetriever implements Retriever {
     return items
   }
 
-  /** Merges sibling groups into parents until a round merges nothing. */
-  async #merge(items: Item[], signal: AbortSignal | undefined): Promise<Item[]> {
+  /** Merges sibling groups into parents until a round merges nothing; `filtered`: only when every child matched. */
+  async #merge(items: Item[], signal: AbortSignal | undefined, filtered: boolean): Promise<Item[]> {
     const stuck = new Set<string>() // parents that are missing: never asked for again
     const known = new Map<string, StoredNode>()
     for (;;) {
@@ -165,6 +177,7 @@ export class AutoMergingRetriever implements Retriever {
         }
         // Not merged yet; the group may still grow when a sibling subtree merges up to it.
         if (children.length / parent.childrenIds.length <= this.threshold) return
+        if (filtered && !everyChildMatched(parent, children)) return
         for (const c of children) replaced.add(c)
         added.push({
           id: parent.id,
@@ -192,6 +205,11 @@ export class AutoMergingRetriever implements Retriever {
     for (const n of found) if (n && typeof n.id === 'string') byId.set(n.id, n)
     return ids.map((id) => byId.get(id))
   }
+}
+
+function everyChildMatched(parent: StoredNode, children: readonly Item[]): boolean {
+  const matched = new Set(children.map((c) => c.id))
+  return parent.childrenIds.every((id) => matched.has(id))
 }
 
 function missing(message: string): RagrankError {
