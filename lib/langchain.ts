@@ -10,7 +10,7 @@ import { Document, type DocumentInterface } from '@langchain/core/documents'
 import { typeError } from './errors'
 import { isRanker, type Ranker } from './retrieval/pool'
 import { isRetriever, type Retriever, type ScoredDocument } from './retrieval/retriever'
-import { isPlainObject, optionsObject, topK } from './internal/validate'
+import { isPlainObject, optionKeys, optionsObject, topK } from './internal/validate'
 
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `MultiQueryRetriever`, `AutoMergingRetriever`, `CompressionRetriever`, ... */
@@ -20,6 +20,10 @@ export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** Metadata key for the ragrank score (default `score`). */
   scoreKey?: string
 }
+
+// With LangChain's own `BaseRetrieverInput` fields, passed on to `BaseRetriever`.
+const RETRIEVER_FIELDS = optionKeys('retriever', 'topK', 'scoreKey', 'callbacks', 'tags', 'metadata', 'verbose')
+const COMPRESSOR_FIELDS = optionKeys('ranker', 'topK', 'scoreKey')
 
 /**
  * A ragrank retriever as a LangChain retriever: each hit becomes a `Document` with the
@@ -37,7 +41,7 @@ export class RagrankRetriever extends BaseRetriever {
   }
 
   constructor(fields: RagrankRetrieverInput) {
-    const o = optionsObject(fields, 'fields')
+    const o = optionsObject(fields, 'fields', RETRIEVER_FIELDS)
     if (!isRetriever(o.retriever)) throw typeError('fields.retriever must be a ragrank retriever (with retrieve(query, options))')
     super(fields)
     this.retriever = o.retriever
@@ -78,7 +82,7 @@ export class RankerCompressor extends BaseDocumentCompressor {
 
   constructor(fields: RankerCompressorInput) {
     super()
-    const o = optionsObject(fields, 'fields')
+    const o = optionsObject(fields, 'fields', COMPRESSOR_FIELDS)
     if (!isRanker(o.ranker)) throw typeError('fields.ranker must have rerank(query, documents, options): a CrossEncoder or an LLMRanker')
     this.ranker = o.ranker
     this.topK = topK(o.topK, undefined, 'fields.topK')

@@ -1,6 +1,6 @@
 import { checkSignal } from '../internal/abort'
 import { typeError } from '../errors'
-import { optionsObject, topK } from '../internal/validate'
+import { optionKeys, optionsObject, topK, type OptionKeys } from '../internal/validate'
 
 /** A retrieved document. Retrievers may add fields; fusion keeps them. */
 export interface ScoredDocument {
@@ -34,9 +34,15 @@ export function checkQuery(query: unknown): string {
   return query
 }
 
-/** Validated `{ topK, signal }` of a `retrieve` call. */
-export function retrieveOptions(options: unknown): { topK: number; signal?: AbortSignal } {
-  const o = optionsObject(options, 'options')
+/**
+ * The keys of the `Retriever` contract. `filter` is reserved for the filters every composite
+ * passes down (issue 16): known here so that it is never reported as a typo.
+ */
+export const RETRIEVE_KEYS = optionKeys('topK', 'signal', 'filter')
+
+/** Validated `{ topK, signal }` of a `retrieve` call; `known` adds a retriever's own keys to the contract's. */
+export function retrieveOptions(options: unknown, known: OptionKeys = RETRIEVE_KEYS): { topK: number; signal?: AbortSignal } {
+  const o = optionsObject(options, 'options', known)
   return { topK: topK(o.topK), signal: checkSignal(o.signal) }
 }
 

@@ -1,7 +1,7 @@
 import { rangeError, typeError } from '../errors'
 import { abortable, throwIfAborted } from '../internal/abort'
 import { checkQuery, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
-import { isPlainObject, optionsObject } from '../internal/validate'
+import { isPlainObject, optionKeys, optionsObject } from '../internal/validate'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
 export interface VectorSearchIndex {
@@ -32,6 +32,8 @@ export interface VectorRetrieverOptions {
   documents?: DocumentLookup
 }
 
+const VECTOR_RETRIEVER_KEYS = optionKeys('index', 'embed', 'documents')
+
 /** Embeds the query, then searches a vector index. */
 export class VectorRetriever implements Retriever {
   readonly #index: VectorSearchIndex
@@ -39,7 +41,7 @@ export class VectorRetriever implements Retriever {
   readonly #documents?: DocumentLookup
 
   constructor(options: VectorRetrieverOptions) {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', VECTOR_RETRIEVER_KEYS)
     if (!isPlainObject(o.index) || typeof o.index.search !== 'function') {
       throw typeError('options.index must be an object with a search(vector, { topK }) method, such as a VectorIndex')
     }

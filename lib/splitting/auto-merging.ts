@@ -1,8 +1,8 @@
 import { checkSignal, throwIfAborted } from '../internal/abort'
 import { RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
-import { booleanOption, finiteNumber, isPlainObject, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
-import { isRetriever, type Retriever } from '../retrieval/retriever'
+import { booleanOption, finiteNumber, isPlainObject, optionKeys, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
+import { isRetriever, RETRIEVE_KEYS, type RetrieveOptions, type Retriever } from '../retrieval/retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
 export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> & Partial<HierarchyNode>
@@ -49,6 +49,8 @@ interface Item {
   rank: number
 }
 
+const AUTO_MERGING_KEYS = optionKeys('retriever', 'store', 'threshold', 'candidates', 'candidateK', 'parentScore', 'strict')
+
 /**
  * Retrieves leaves, then replaces groups of sibling hits by their parent when enough of the
  * parent's children matched (Haystack's AutoMergingRetriever rule, recursively up to the root).
@@ -66,7 +68,7 @@ export class AutoMergingRetriever implements Retriever {
   readonly #parentScore: (scores: number[], parent: StoredNode) => number
 
   constructor(options: AutoMergingOptions) {
-    const o = optionsObject(options, 'AutoMergingRetriever options')
+    const o = optionsObject(options, 'options', AUTO_MERGING_KEYS)
     if (!isRetriever(o.retriever)) {
       throw typeError('retriever must have a retrieve(query, { topK, signal }) method returning Promise<{ id, score }[]>')
     }
@@ -87,8 +89,8 @@ export class AutoMergingRetriever implements Retriever {
     return this.candidates
   }
 
-  async retrieve(query: string, options?: { topK?: number; signal?: AbortSignal }): Promise<AutoMergedHit[]> {
-    const o = optionsObject(options, 'options')
+  async retrieve(query: string, options?: RetrieveOptions): Promise<AutoMergedHit[]> {
+    const o = optionsObject(options, 'options', RETRIEVE_KEYS)
     const k = topK(o.topK)
     const signal = checkSignal(o.signal)
     if (k === 0) return []
