@@ -53,7 +53,7 @@ async function loadRanker() {
 const articles = loadBbc()
 const books = new Map()
 for (const a of articles) {
-  if (!books.has(a.category)) books.set(a.category, new Bm25Index({ stopwords: 'en' }))
+  if (!books.has(a.category)) books.set(a.category, new Bm25Index({ analyzer: { stopwords: 'en' } }))
   books.get(a.category).add(a.paragraphs.map((text, i) => ({ id: `${a.id}#${i}`, text: `${a.title}. ${text}`, meta: { book: a.category } })))
 }
 console.log(`${books.size} books, ${articles.length} articles`)

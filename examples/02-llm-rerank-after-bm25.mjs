@@ -20,7 +20,7 @@ function standIn(body) {
 }
 
 const articles = loadBbc()
-const index = new Bm25Index({ stopwords: 'en' })
+const index = new Bm25Index({ analyzer: { stopwords: 'en' } })
 index.add(articles.map((a) => ({ id: a.id, text: `${a.title} | ${a.paragraphs.slice(0, 3).join(' ')}`, meta: { category: a.category } })))
 const llm = await chatGenerator(standIn)
 try {

@@ -12,7 +12,7 @@ const articles = loadBbc().filter((a) => a.category === 'tech')
 const splitter = new HierarchicalSplitter({ blockSizes: [90, 30, 10], splitBy: 'word' })
 const nodes = await splitter.splitAsync(articles.map((a) => ({ id: a.id, text: [a.title, ...a.paragraphs].join('\n\n') })))
 const leaves = nodes.filter((n) => n.childrenIds.length === 0)
-const index = new Bm25Index({ stopwords: 'en' })
+const index = new Bm25Index({ analyzer: { stopwords: 'en' } })
 index.add(leaves.map((n) => ({ id: n.id, text: n.text })))
 console.log(`${articles.length} tech articles → ${nodes.length} nodes, ${leaves.length} leaves indexed`)
 

@@ -9,8 +9,8 @@ import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_comp
 import { Document, type DocumentInterface } from '@langchain/core/documents'
 import { typeError } from './errors'
 import { isRanker, type Ranker } from './retrieval/pool'
-import { checkFilterSupport, isRetriever, withFilter, type RetrieveFilter, type Retriever, type ScoredDocument } from './retrieval/retriever'
-import { isPlainObject, optionsObject, topK } from './internal/validate'
+import { checkFilterSupport, isRetriever, type RetrieveFilter, type Retriever, type ScoredDocument, withFilter } from './retrieval/retriever'
+import { isPlainObject, optionKeys, optionsObject, topK } from './internal/validate'
 
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `MultiQueryRetriever`, `AutoMergingRetriever`, `CompressionRetriever`, ... */
@@ -22,6 +22,10 @@ export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** Passed to every `retrieve` call (e.g. the tenant); the retriever must declare `supportsFilter`. */
   filter?: RetrieveFilter
 }
+
+// With LangChain's own `BaseRetrieverInput` fields, passed on to `BaseRetriever`.
+const RETRIEVER_FIELDS = optionKeys('retriever', 'topK', 'scoreKey', 'callbacks', 'tags', 'metadata', 'verbose', 'filter')
+const COMPRESSOR_FIELDS = optionKeys('ranker', 'topK', 'scoreKey')
 
 /**
  * A ragrank retriever as a LangChain retriever: each hit becomes a `Document` with the
@@ -40,7 +44,7 @@ export class RagrankRetriever extends BaseRetriever {
   }
 
   constructor(fields: RagrankRetrieverInput) {
-    const o = optionsObject(fields, 'fields')
+    const o = optionsObject(fields, 'fields', RETRIEVER_FIELDS)
     if (!isRetriever(o.retriever)) throw typeError('fields.retriever must be a ragrank retriever (with retrieve(query, options))')
     super(fields)
     this.retriever = o.retriever
@@ -84,7 +88,7 @@ export class RankerCompressor extends BaseDocumentCompressor {
 
   constructor(fields: RankerCompressorInput) {
     super()
-    const o = optionsObject(fields, 'fields')
+    const o = optionsObject(fields, 'fields', COMPRESSOR_FIELDS)
     if (!isRanker(o.ranker)) throw typeError('fields.ranker must have rerank(query, documents, options): a CrossEncoder or an LLMRanker')
     this.ranker = o.ranker
     this.topK = topK(o.topK, undefined, 'fields.topK')

@@ -135,13 +135,6 @@ export const FINDINGS = [
     target: 'OpenAIChatGenerator.chat',
     args: [{ messages: [{ role: 'user', content: 'x' }], responseFormat: { name: 'n', schema: { b: h('bigint', 1) } } }],
   },
-  {
-    id: 'F17',
-    title: 'unknown or misspelled option keys (limit, offset, topN, ...) are silently ignored by every function that takes options',
-    match: { 'unknown option keys': /^accepted an unknown option key/ },
-    target: 'unknown option keys',
-    args: ['Bm25Index.search', 'limit', 3],
-  },
 ]
 
 /** Whether failure class `cls` on `target` is finding `f`. */

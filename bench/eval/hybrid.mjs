@@ -17,7 +17,7 @@ const MODEL = path.join(modelsDir, 'minilm-l6-embedder')
 const CACHE = path.join(cacheDir, 'embeddings')
 const DEPTH = 100
 const METRICS = ['ndcg@10', 'recall@100']
-const BM25 = { stopwords: 'en', stemmer: 'english' }
+const BM25 = { stopwords: 'en', stemmer: 'english' } // analyzer options
 // Korean: the default analyzer (Hangul runs as character bigrams); no English stopwords or stemmer.
 const BM25_FOR = { korquad: {} }
 const WEIGHTS = [0.4, 0.6] // sparse, dense: the usual hybrid recipe
@@ -47,7 +47,7 @@ const toRun = (queries, lists) => Object.fromEntries(queries.map((q, i) => [q.id
 
 async function evalCollection(name) {
   const { docs, queries, qrels } = loadDataset(name)
-  const bm25 = new Bm25Index(BM25_FOR[name] ?? BM25)
+  const bm25 = new Bm25Index({ analyzer: BM25_FOR[name] ?? BM25 })
   bm25.add(docs.map((d) => ({ id: d.id, text: d.text })))
   const sparse = await bm25.searchBatch(queries.map((q) => q.text), { topK: DEPTH, includeFields: false })
 

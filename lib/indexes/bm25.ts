@@ -2,7 +2,7 @@ import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from
 import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
-import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, optionalString, optionKeys, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 
@@ -108,8 +108,15 @@ export type Bm25Query = string | readonly string[]
 /** Lets `load` wrap an index read from disk without a public constructor overload. */
 const FROM_NATIVE = Symbol('fromNative')
 
-/** The analyzer fields Rust reads; other keys of a caller's object are ignored, as they always were. */
+/** The analyzer fields Rust reads; any other key is a TypeError naming it (Rust would reject it too, less clearly). */
 const ANALYZER_KEYS = ['segmentation', 'lowercase', 'stopwords', 'stemmer', 'cjk', 'minTokenLength'] as const
+const ANALYZER_KEY_SET = optionKeys(...ANALYZER_KEYS)
+const INDEX_KEYS = optionKeys('variant', 'k1', 'b', 'delta', 'analyzer', 'tokenizer', 'storeText')
+const ADD_KEYS = optionKeys('upsert')
+const ADD_ASYNC_KEYS = optionKeys('upsert', 'signal')
+const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
+const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
+const LOAD_KEYS = optionKeys('tokenizer', 'signal')
 
 /**
  * Types and shapes only: defaults, ranges and enum names are Rust's (`IndexConfig` in
@@ -117,7 +124,7 @@ const ANALYZER_KEYS = ['segmentation', 'lowercase', 'stopwords', 'stemmer', 'cjk
  */
 function analyzerShape(a: unknown): unknown {
   if (typeof a === 'string') return a // a preset name
-  const o = optionsObject(a, 'options.analyzer')
+  const o = optionsObject(a, 'options.analyzer', ANALYZER_KEY_SET)
   // null means the default (as it always has); Rust reads it so.
   optionalString(o.segmentation ?? undefined, 'options.analyzer.segmentation')
   optionalString(o.cjk ?? undefined, 'options.analyzer.cjk')
@@ -131,7 +138,7 @@ function analyzerShape(a: unknown): unknown {
 }
 
 function indexConfig(options: unknown): string {
-  const o = optionsObject(options, 'options')
+  const o = optionsObject(options, 'options', INDEX_KEYS)
   const variant = o.variant ?? undefined // null means the default, as it always has
   optionalString(variant, 'options.variant')
   for (const name of ['k1', 'b', 'delta'] as const) {
@@ -189,14 +196,14 @@ export class Bm25Index implements Retriever {
    */
   add(docs: readonly Bm25Document[], options: { upsert?: boolean } = {}): number {
     const nativeDocs = this.#toNative(docs)
-    return callNative(() => this.#native.add(nativeDocs, upsertOption(options)))
+    return callNative(() => this.#native.add(nativeDocs, upsertOption(options, ADD_KEYS)))
   }
 
   /** `add` with analysis and the impact rebuild on the libuv pool. */
   addAsync(docs: readonly Bm25Document[], options: { upsert?: boolean; signal?: AbortSignal } = {}): Promise<number> {
     try {
       const nativeDocs = this.#toNative(docs)
-      const upsert = upsertOption(options)
+      const upsert = upsertOption(options, ADD_ASYNC_KEYS)
       const signal = checkSignal(options?.signal)
       return runCancellable(signal, (token) => this.#native.addAsync(nativeDocs, upsert, token))
     } catch (e) {
@@ -213,7 +220,7 @@ export class Bm25Index implements Retriever {
   /** The best `topK` documents containing at least one query term. */
   search(query: Bm25Query, options: Bm25SearchOptions = {}): Bm25Hit[] {
     const [q, isTokens] = this.#query(query, 'query')
-    const { topK, native: opts } = searchOptions(options)
+    const { topK, native: opts } = searchOptions(options, SEARCH_KEYS)
     const out = this.#out.forTopK(topK)
     const r = callNative(() => this.#native.search(q, isTokens, topK, opts, out))
     return typeof r === 'string' ? hitsFromBuffer(r, out) : toHits(r)
@@ -224,7 +231,7 @@ export class Bm25Index implements Retriever {
     try {
       if (!Array.isArray(queries)) throw typeError('queries must be an array')
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
-      const { topK, native: opts } = searchOptions(options)
+      const { topK, native: opts } = searchOptions(options, BATCH_KEYS)
       const signal = checkSignal(options?.signal)
       const texts = qs.map((q) => q[0])
       const areTokens = qs.map((q) => q[1])
@@ -256,8 +263,9 @@ export class Bm25Index implements Retriever {
   /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
   static async load(path: string, options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal } = {}): Promise<Bm25Index> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
-    const tokenizer = checkTokenizer(options?.tokenizer)
-    const signal = checkSignal(options?.signal)
+    const o = optionsObject(options, 'options', LOAD_KEYS)
+    const tokenizer = checkTokenizer(o.tokenizer)
+    const signal = checkSignal(o.signal)
     const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token))
     return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer } as Bm25Options)
   }
@@ -328,15 +336,15 @@ function toHits(h: NativeHits): Bm25Hit[] {
   return out
 }
 
-function upsertOption(options: unknown): boolean {
-  const o = optionsObject(options, 'options')
+function upsertOption(options: unknown, known: ReadonlySet<string>): boolean {
+  const o = optionsObject(options, 'options', known)
   if (o.upsert !== undefined && typeof o.upsert !== 'boolean') throw typeError('options.upsert must be a boolean')
   return o.upsert === true
 }
 
 /** Options that need the native options object; a plain `{ topK }` skips it. */
-function searchOptions(options: unknown): { topK: number; native: NativeSearchOptions | undefined } {
-  const o = optionsObject(options, 'options')
+function searchOptions(options: unknown, known: ReadonlySet<string>): { topK: number; native: NativeSearchOptions | undefined } {
+  const o = optionsObject(options, 'options', known)
   const topK = Math.min(parseTopK(o.topK), 0xffffffff)
   if (o.includeFields === undefined && o.filter === undefined) return { topK, native: undefined }
   const out: NativeSearchOptions = {}

@@ -3,7 +3,7 @@ import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { checkKeys, documentId, anyInteger, isPlainObject, optionalString, optionKeys, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -69,6 +69,13 @@ export type VectorInput = Float32Array | readonly number[]
 
 const FROM_NATIVE = Symbol('fromNative')
 
+const INDEX_KEYS = optionKeys('dim', 'metric', 'storage')
+const ADD_KEYS = optionKeys('upsert')
+const SEARCH_KEYS = optionKeys('topK', 'filter')
+// `filter` is reserved: the filter work of issue 16 makes searchBatch filter too.
+const BATCH_KEYS = optionKeys('topK', 'filter', 'signal')
+const LOAD_KEYS = optionKeys('mmap', 'signal')
+
 /**
  * Exact (brute-force) vector top-k whose scans run in Rust with SIMD kernels chosen for the
  * CPU at run time (AVX-512, AVX2/FMA, NEON or scalar).
@@ -89,6 +96,7 @@ export class VectorIndex {
     } else {
       // Types only: the range of dim, the metric and storage names and their defaults are Rust's.
       if (!isPlainObject(options)) throw typeError('options must be an object such as { dim: 384 }')
+      checkKeys(options, INDEX_KEYS, 'options')
       if (options.dim === undefined) throw typeError('options.dim is required (the number of values per vector)')
       const dim = anyInteger(options.dim, 'options.dim')
       // null means the default, as it always has.
@@ -140,7 +148,7 @@ export class VectorIndex {
     if (values.length !== list.length * this.#dim) {
       throw rangeError(`vectors has ${values.length} values; ${list.length} ids x dim ${this.#dim} need ${list.length * this.#dim}`)
     }
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', ADD_KEYS)
     if (o.upsert !== undefined && typeof o.upsert !== 'boolean') throw typeError('options.upsert must be a boolean')
     return callNative(() => this.#native.add(list, values, o.upsert === true))
   }
@@ -154,7 +162,7 @@ export class VectorIndex {
   /** The best `topK` vectors for one query (a scan of every vector, or of the filter's). */
   search(query: VectorInput, options: VectorSearchOptions = {}): VectorHit[] {
     const q = this.#vectors(query, 'query', false)
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', SEARCH_KEYS)
     const topK = topKOption(o.topK)
     let filterIds: string[] | undefined
     if (o.filter !== undefined) {
@@ -174,7 +182,7 @@ export class VectorIndex {
   searchBatch(queries: VectorInput, options: VectorBatchOptions = {}): Promise<VectorHit[][]> {
     try {
       const q = this.#vectors(queries, 'queries', true)
-      const o = optionsObject(options, 'options')
+      const o = optionsObject(options, 'options', BATCH_KEYS)
       const topK = topKOption(o.topK)
       const signal = checkSignal(o.signal)
       if (q.length === 0) return Promise.resolve([])
@@ -196,7 +204,7 @@ export class VectorIndex {
   /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
   static async load(path: string, options: VectorLoadOptions = {}): Promise<VectorIndex> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', LOAD_KEYS)
     if (o.mmap !== undefined && typeof o.mmap !== 'boolean') throw typeError('options.mmap must be a boolean')
     const signal = checkSignal(o.signal)
     const inner = await runCancellable(signal, (token) => native.NativeVectorIndex.load(path, o.mmap === true, token))

@@ -1,5 +1,6 @@
 import { native } from './native'
 import { AbortError, fromNative, typeError } from '../errors'
+import { optionKeys, optionsObject } from './validate'
 
 export function checkSignal(signal: unknown): AbortSignal | undefined {
   if (signal === undefined || signal === null) return undefined
@@ -90,6 +91,8 @@ export function childController(parent: AbortSignal | undefined): { controller: 
   return { controller, dispose: () => parent.removeEventListener('abort', onAbort) }
 }
 
+const SAVE_KEYS = optionKeys('signal')
+
 /**
  * An index's `save(path, { signal })`: bad arguments reject (never throw), and the save
  * runs under `runCancellable`, so a signal that fires stops it while it writes.
@@ -101,7 +104,7 @@ export function saveCancellable(
 ): Promise<void> {
   try {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
-    const signal = checkSignal(options?.signal)
+    const signal = checkSignal(optionsObject(options, 'options', SAVE_KEYS).signal)
     return runCancellable(signal, (token) => save(path, token))
   } catch (e) {
     return Promise.reject(e)

@@ -3,10 +3,70 @@ import { rangeError, typeError } from '../errors'
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
-export function optionsObject(v: unknown, what: string): Record<string, unknown> {
+/**
+ * An options object (undefined and null mean `{}`). With `known`, a key outside it is a
+ * TypeError naming the key and the likely intended one (see `checkKeys`).
+ */
+export function optionsObject(v: unknown, what: string, known?: OptionKeys): Record<string, unknown> {
   if (v === undefined || v === null) return {}
   if (!isPlainObject(v)) throw typeError(`${what} must be an object`)
+  if (known !== undefined) checkKeys(v, known, what)
   return v
+}
+
+/** The keys an options object may have; build once per call site with `optionKeys`, not per call. */
+export type OptionKeys = ReadonlySet<string>
+
+export const optionKeys = (...names: string[]): OptionKeys => new Set(names)
+
+/**
+ * Rejects a key of `o` that is not in `known`: a misspelled option would otherwise be
+ * silently ignored. A key counts even when its value is `undefined` (`{ limit: undefined }`
+ * is still a typo). Only own keys count: an enumerable property added to `Object.prototype`
+ * must not break every call. Cheap on hot paths: a `for-in` over the few keys against a
+ * Set, allocating nothing unless it throws.
+ */
+export function checkKeys(o: object, known: OptionKeys, what: string): void {
+  for (const key in o) {
+    if (!known.has(key) && Object.hasOwn(o, key)) throw unknownOption(key, known, what)
+  }
+}
+
+/** Names other libraries use for what ragrank calls `topK`. */
+const TOP_K_ALIASES = new Set(['k', 'n', 'limit', 'topN', 'top_n', 'top_k', 'topk', 'maxResults', 'max_results', 'size', 'count'])
+
+function unknownOption(key: string, known: OptionKeys, what: string): TypeError {
+  const list = [...known].join(', ')
+  if (key === 'offset' || key === 'skip') {
+    return typeError(`${what}.${key} is not supported: no ragrank call pages its results; ask for topK = offset + page size and slice(offset); known options: ${list}`)
+  }
+  const hint = TOP_K_ALIASES.has(key) && known.has('topK') ? 'topK' : nearestKey(key, known)
+  const suggestion = hint === undefined ? '' : ` (did you mean ${what}.${hint}?)`
+  return typeError(`${what}.${key} is not a known option${suggestion}; known options: ${list}`)
+}
+
+/** The known key closest to `key` by edit distance (ignoring case), if close enough to be a typo. */
+function nearestKey(key: string, known: OptionKeys): string | undefined {
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const k of known) {
+    const d = editDistance(key.toLowerCase(), k.toLowerCase())
+    if (d < bestDistance) [best, bestDistance] = [k, d]
+  }
+  // At most 2 edits, and fewer than half the key's letters: 'k' is not a typo of 'b'.
+  return best !== undefined && bestDistance <= 2 && bestDistance * 2 < best.length ? best : undefined
+}
+
+/** Edit distance counting a swap of neighbours as one edit (`stpe` -> `step`); for error messages only. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+    }
+  }
+  return d[a.length][b.length]
 }
 
 export function finiteNumber(v: unknown, name: string, min: number, max = Infinity): number {

@@ -8,7 +8,7 @@ import { rangeError, typeError } from '../errors'
 import { replyError } from './json-reply'
 import { OpenAIChatGenerator } from './openai-chat'
 import { PromptTemplate } from './prompt-template'
-import { integer, isPlainObject, optionsObject, positiveInteger, topK } from '../internal/validate'
+import { integer, isPlainObject, optionKeys, optionsObject, positiveInteger, topK } from '../internal/validate'
 
 /** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
 export type LLMRanked<D> = (D extends string ? { text: string } : D) & {
@@ -79,6 +79,10 @@ export const RANKING_FORMAT: JsonResponseFormat = {
   },
 }
 
+const RANKER_KEYS = optionKeys('chatGenerator', 'prompt', 'topK', 'raiseOnFailure', 'window', 'onFailure')
+const WINDOW_KEYS = optionKeys('size', 'step', 'concurrency')
+const RERANK_KEYS = optionKeys('topK', 'signal')
+
 /**
  * Reranks candidates with a language model, as Haystack's LLMRanker: the model sees the
  * query and the numbered documents and names the relevant ones, best first, so it also
@@ -93,12 +97,12 @@ export class LLMRanker {
   readonly #fallback: FallbackPolicy
 
   constructor(options: LLMRankerOptions = {}) {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', RANKER_KEYS)
     if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
     this.#prompt = new PromptTemplate(o.prompt ?? DEFAULT_LLM_RANKER_PROMPT, ['query', 'documents'])
     this.#topK = topK(o.topK, 10, 'options.topK', 1)
     if (o.window !== undefined) {
-      const w = optionsObject(o.window, 'options.window')
+      const w = optionsObject(o.window, 'options.window', WINDOW_KEYS)
       const size = integer(w.size, 'options.window.size', 2)
       const step = w.step === undefined ? Math.max(1, Math.floor(size / 2)) : positiveInteger(w.step, 'options.window.step')
       if (step > size) throw rangeError(`options.window.step (${step}) must be <= options.window.size (${size}), or documents would be skipped`)
@@ -121,7 +125,7 @@ export class LLMRanker {
   async rerank<D extends Candidate>(query: string, documents: readonly D[], options: LLMRerankOptions = {}): Promise<LLMRanked<D>[]> {
     if (typeof query !== 'string') throw typeError('query must be a string')
     checkCandidates(documents, 'documents')
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', RERANK_KEYS)
     const k = topK(o.topK, this.#topK)
     const signal = checkSignal(o.signal)
     throwIfAborted(signal)

@@ -1,7 +1,7 @@
 import { checkSignal } from '../internal/abort'
 import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
 import { AbortError, RagrankError, typeError } from '../errors'
-import { finiteNumber, isPlainObject, nonNegativeInteger, oneOf, optionsObject } from '../internal/validate'
+import { finiteNumber, isPlainObject, nonNegativeInteger, oneOf, optionKeys, optionsObject } from '../internal/validate'
 
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'
@@ -31,6 +31,13 @@ export interface OpenAIChatGeneratorOptions {
   env?: NodeJS.ProcessEnv
 }
 
+// `body`, `headers` and `env` are open maps (any request field, header or variable), so only their owners' keys are checked.
+const GENERATOR_KEYS = optionKeys(
+  ...['model', 'baseURL', 'apiKey', 'timeoutMs', 'maxRetries', 'retryDelayMs', 'temperature', 'responseFormat', 'body', 'headers', 'env'],
+)
+const REQUEST_KEYS = optionKeys('messages', 'responseFormat', 'signal')
+const RESPONSE_FORMAT_KEYS = optionKeys('name', 'schema')
+
 const RETRY_CAP_MS = 8000
 const RETRY_AFTER_CAP_MS = 60_000
 
@@ -55,7 +62,7 @@ export class OpenAIChatGenerator implements ChatGenerator {
   #calls = 0
 
   constructor(options: OpenAIChatGeneratorOptions = {}) {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', GENERATOR_KEYS)
     const env = o.env === undefined ? process.env : (optionsObject(o.env, 'options.env') as NodeJS.ProcessEnv)
     this.model = o.model === undefined ? DEFAULT_CHAT_MODEL : nonEmptyString(o.model, 'options.model')
     const base = o.baseURL === undefined ? env.OPENAI_BASE_URL || OPENAI_BASE_URL : nonEmptyString(o.baseURL, 'options.baseURL')
@@ -88,12 +95,12 @@ export class OpenAIChatGenerator implements ChatGenerator {
   }
 
   async chat(request: ChatRequest): Promise<ChatReply> {
-    const r = optionsObject(request, 'request')
+    const r = optionsObject(request, 'request', REQUEST_KEYS)
     const messages = checkMessages(r.messages)
     const signal = checkSignal(r.signal)
     const body: Record<string, unknown> = { model: this.model, temperature: this.#temperature, ...this.#body, messages }
     if (r.responseFormat !== undefined && this.#format !== 'none') {
-      const f = optionsObject(r.responseFormat, 'request.responseFormat')
+      const f = optionsObject(r.responseFormat, 'request.responseFormat', RESPONSE_FORMAT_KEYS)
       if (typeof f.name !== 'string' || !isPlainObject(f.schema)) throw typeError('request.responseFormat must be { name, schema }')
       body.response_format =
         this.#format === 'json_schema' ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema } } : { type: 'json_object' }

@@ -4,7 +4,7 @@ import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './c
 import { typeError } from '../errors'
 import { replyError } from './json-reply'
 import { checkMessages, OpenAIChatGenerator } from './openai-chat'
-import { integer, oneOf, optionsObject } from '../internal/validate'
+import { integer, oneOf, optionKeys, optionsObject } from '../internal/validate'
 
 /** How a variant departs from the standalone query. */
 export type RewriteStrategy = 'synonyms' | 'broader-narrower' | 'cause-effect'
@@ -57,6 +57,9 @@ const REWRITE_FORMAT: JsonResponseFormat = {
   },
 }
 
+const REWRITER_KEYS = optionKeys('chatGenerator', 'variants', 'strategies', 'raiseOnFailure', 'onFailure')
+const SIGNAL_ONLY = optionKeys('signal')
+
 /**
  * Turns a conversation into what a retriever needs: a standalone query, whether to search
  * at all, and variants by named strategies, all in the conversation's language, in one
@@ -69,7 +72,7 @@ export class QueryRewriter {
   readonly #fallback: FallbackPolicy
 
   constructor(options: QueryRewriterOptions = {}) {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', REWRITER_KEYS)
     if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
     this.#variants = o.variants === undefined ? 3 : integer(o.variants, 'options.variants', 0, 20)
     if (o.strategies !== undefined) {
@@ -86,7 +89,7 @@ export class QueryRewriter {
     const turns = typeof conversation === 'string' ? [{ role: 'user' as const, content: conversation }] : checkMessages(conversation, 'conversation')
     const lastUser = [...turns].reverse().find((m) => m.role === 'user')
     if (!lastUser) throw typeError('conversation must contain a user turn')
-    const signal = checkSignal(optionsObject(options, 'options').signal)
+    const signal = checkSignal(optionsObject(options, 'options', SIGNAL_ONLY).signal)
     throwIfAborted(signal)
     const plan = Array.from({ length: this.#variants }, (_, i) => this.#strategies[i % this.#strategies.length])
     const request = { messages: this.#messages(turns, plan), responseFormat: REWRITE_FORMAT, signal }

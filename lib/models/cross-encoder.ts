@@ -2,8 +2,8 @@ import type { NativeEncoder } from '../../index'
 import { RagrankError, typeError } from '../errors'
 import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
 import { EncoderModel } from './encoder-model'
-import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
-import { finiteNumber, isPlainObject, oneOf, optionsObject, stringArray, topK } from '../internal/validate'
+import { BATCH_CALL_KEYS, batchOptions, checkString, LOAD_KEYS, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
+import { finiteNumber, isPlainObject, oneOf, optionKeys, optionsObject, stringArray, topK } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
 /** A candidate: a string, or a document with text (and optionally id, meta and a prior score); the rankers' one `Candidate`. */
@@ -38,6 +38,12 @@ export interface RerankOptions extends BatchCallOptions {
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x))
 
+const CROSS_ENCODER_KEYS = optionKeys(
+  ...LOAD_KEYS,
+  ...['topK', 'scoreThreshold', 'activation', 'queryPrefix', 'documentPrefix', 'metaFields', 'metaSeparator'],
+)
+const RERANK_KEYS = optionKeys(...BATCH_CALL_KEYS, 'topK', 'scoreThreshold', 'activation')
+
 interface Prepared<D> {
   docs: D[]
   indices: number[]
@@ -70,7 +76,7 @@ export class CrossEncoder extends EncoderModel {
 
   /** Loads a model folder (`model.onnx` or `onnx/model.onnx`, `tokenizer.json`, configs) or a hub id. */
   static async load(model: string, options: CrossEncoderOptions = {}): Promise<CrossEncoder> {
-    const o = optionsObject(options, 'options') as CrossEncoderOptions
+    const o = optionsObject(options, 'options', CROSS_ENCODER_KEYS) as CrossEncoderOptions
     activation(o.activation ?? 'sigmoid')
     const { encoder, files, runtime } = await loadEncoder(model, o)
     if (encoder.outputRank !== 2 || encoder.width > 2) {
@@ -97,7 +103,7 @@ export class CrossEncoder extends EncoderModel {
   ): Promise<Reranked<D>[][]> {
     this.checkOpen()
     if (!Array.isArray(requests)) throw typeError('requests must be an array of { query, documents }')
-    const o = optionsObject(options, 'options') as RerankOptions
+    const o = optionsObject(options, 'options', RERANK_KEYS) as RerankOptions
     const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)
     const k = topK(o.topK, this.#defaults.topK)
     const threshold =

@@ -1,8 +1,8 @@
 import type { NativeEncoder } from '../../index'
 import { RagrankError } from '../errors'
 import { EncoderModel } from './encoder-model'
-import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
-import { booleanOption, oneOf, optionsObject, stringArray } from '../internal/validate'
+import { BATCH_CALL_KEYS, batchOptions, checkString, LOAD_KEYS, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
+import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
 export type Pooling = 'mean' | 'cls'
@@ -22,6 +22,9 @@ export interface EmbedOptions extends BatchCallOptions {
   pooling?: Pooling
   normalize?: boolean
 }
+
+const EMBEDDER_KEYS = optionKeys(...LOAD_KEYS, 'pooling', 'normalize', 'queryPrefix', 'documentPrefix')
+const EMBED_KEYS = optionKeys(...BATCH_CALL_KEYS, 'pooling', 'normalize')
 
 /** Vectors of `count` texts, row-major in one Float32Array of `count * dim`. */
 export interface Embeddings {
@@ -46,7 +49,7 @@ export class Embedder extends EncoderModel {
   }
 
   static async load(model: string, options: EmbedderOptions = {}): Promise<Embedder> {
-    const o = optionsObject(options, 'options') as EmbedderOptions
+    const o = optionsObject(options, 'options', EMBEDDER_KEYS) as EmbedderOptions
     pooling(o.pooling ?? 'mean')
     const { encoder, files, runtime } = await loadEncoder(model, o)
     if (encoder.outputRank !== 2 && encoder.outputRank !== 3) {
@@ -64,7 +67,7 @@ export class Embedder extends EncoderModel {
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
     this.checkOpen()
     const list = stringArray(texts, 'texts')
-    const o = optionsObject(options, 'options') as EmbedOptions
+    const o = optionsObject(options, 'options', EMBED_KEYS) as EmbedOptions
     const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)
     const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
     const batch = batchOptions(this.runtime, o)

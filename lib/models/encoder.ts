@@ -6,7 +6,7 @@ import { fromNative, typeError } from '../errors'
 import { checkSignal, runCancellable } from '../internal/abort'
 import { ensureOnnxRuntime } from './onnx-runtime'
 import { resolveModelFiles, type ModelSourceOptions } from './model-files'
-import { optionsObject, positiveInteger } from '../internal/validate'
+import { positiveInteger } from '../internal/validate'
 
 /** Options shared by `CrossEncoder.load` and `Embedder.load`. */
 export interface LoadOptions extends ModelSourceOptions {
@@ -78,9 +78,17 @@ function modelBytes(model: string): number {
   return total
 }
 
-/** Validates load options and loads the model's files into a native encoder. */
-export async function loadEncoder(model: string, options: LoadOptions = {}) {
-  const o = optionsObject(options, 'options') as LoadOptions
+/** The keys of `LoadOptions`, for the model classes' own key sets. */
+export const LOAD_KEYS = [
+  ...['maxLength', 'threads', 'sessions', 'ortLibrary', 'batchSize', 'tokenBudget', 'signal'],
+  ...['file', 'quantized', 'revision', 'cacheDir', 'endpoint', 'token', 'offline', 'fetch', 'env'],
+]
+
+/** The keys of `BatchCallOptions`. */
+export const BATCH_CALL_KEYS = ['batchSize', 'maxLength', 'signal']
+
+/** Validates load options (whose keys the caller checked) and loads the model's files into a native encoder. */
+export async function loadEncoder(model: string, o: LoadOptions) {
   const signal = checkSignal(o.signal)
   const explicitSessions = o.sessions === undefined ? undefined : positiveInteger(o.sessions, 'options.sessions')
   const explicitThreads = o.threads === undefined ? undefined : positiveInteger(o.threads, 'options.threads')

@@ -16,7 +16,7 @@ import { homedir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { AbortError, RagrankError, rangeError, typeError } from '../errors'
 import { checkSignal } from '../internal/abort'
-import { optionsObject, stringArray } from '../internal/validate'
+import { optionKeys, optionsObject, stringArray } from '../internal/validate'
 
 /**
  * Codes of hub failures (to be added to `ErrorCode`):
@@ -604,6 +604,8 @@ async function resolveOnline(ctx: Context, required: string[], optional: string[
   return { dir: snapshotDir(ctx, commit), files, commit }
 }
 
+const HUB_KEYS = optionKeys('revision', 'cacheDir', 'endpoint', 'token', 'offline', 'signal', 'fetch', 'env')
+
 /**
  * Resolves files of a hub model repo to local paths in the Hugging Face cache, downloading what
  * is missing. `optional` files may be absent from the repo (their path is then `undefined`).
@@ -623,7 +625,7 @@ export async function resolveHubFiles(
   checkRepoId(repoId)
   const req = stringArray(required, 'required').map((f) => checkRelPath(f, 'file name'))
   const opt = stringArray(optional ?? [], 'optional').map((f) => checkRelPath(f, 'file name'))
-  const o = optionsObject(options, 'options') as HubOptions
+  const o = optionsObject(options, 'options', HUB_KEYS) as HubOptions
   const env = o.env ?? process.env
   if (typeof env !== 'object' || env === null) throw typeError('options.env must be an object')
   const revision = checkRelPath(o.revision ?? 'main', 'revision')

@@ -47,10 +47,9 @@ export async function resolveModelFiles(source: string, o: ModelSourceOptions = 
     }
     return { model, tokenizer, tokenizerConfig: pick(['tokenizer_config.json']), config: pick(['config.json']) }
   }
-  const hub = await resolveHubFiles(source, ['tokenizer.json'], [...candidates, 'tokenizer_config.json', 'config.json'], {
-    ...o,
-    signal,
-  })
+  const { revision, cacheDir, endpoint, token, offline, fetch, env } = o // the hub's options only: it rejects unknown keys
+  const hubOptions = { revision, cacheDir, endpoint, token, offline, fetch, env, signal }
+  const hub = await resolveHubFiles(source, ['tokenizer.json'], [...candidates, 'tokenizer_config.json', 'config.json'], hubOptions)
   const model = candidates.map((c) => hub.files[c]).find((p) => p !== undefined)
   if (!model) {
     throw new RagrankError('ERR_MODEL_NOT_FOUND', `hub model ${source} has none of ${candidates.join(', ')}`)

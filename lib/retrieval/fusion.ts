@@ -1,5 +1,5 @@
 import { rangeError, typeError } from '../errors'
-import { finiteNumber, isPlainObject, oneOf, optionsObject, renamedOption, topK } from '../internal/validate'
+import { finiteNumber, isPlainObject, oneOf, optionKeys, optionsObject, renamedOption, topK } from '../internal/validate'
 import type { ScoredDocument } from './retriever'
 
 /** How `fuse` combines lists: by rank (`'rrf'`) or by normalised score (`'weighted'`). */
@@ -11,7 +11,12 @@ export type ScoreNormalization = 'minmax' | 'zscore' | 'none'
 export interface FuseOptions<T extends ScoredDocument = ScoredDocument> {
   /** Default `'rrf'`. */
   method?: FusionMethod
-  /** RRF constant, > 0 (default 60): a list contributes `weight / (k + rank)`. Only for `'rrf'`. */
+  /** RRF constant, > 0 (default 60): a list contributes `weight / (rrfK + rank)`. Only for `'rrf'`. */
+  rrfK?: number
+  /**
+   * @deprecated use `rrfK`: elsewhere `k` means how many results (`topK` here), so `{ k: 5 }` read
+   * as the RRF constant surprised callers. Still read, with a one-time DeprecationWarning.
+   */
   k?: number
   /** One finite weight >= 0 per list (default 1 each); at least one must be positive. */
   weights?: readonly number[]
@@ -35,7 +40,7 @@ export interface FusionContribution {
   rank: number
   /** The document's own score in that list. */
   score: number
-  /** What the list added to the fused score: `w / (k + rank)`, or `w * normalized(score)`. */
+  /** What the list added to the fused score: `w / (rrfK + rank)`, or `w * normalized(score)`. */
   contribution: number
 }
 
@@ -49,7 +54,7 @@ export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
 /**
  * Fuses ranked lists of scored documents into one ranking.
  *
- * - `'rrf'`: `score = Σ w_i / (k + rank_i)` over the lists containing the document, ranks 1-based.
+ * - `'rrf'`: `score = Σ w_i / (rrfK + rank_i)` over the lists containing the document, ranks 1-based.
  * - `'weighted'`: `score = Σ w_i * norm_i(score_i)`. `'minmax'` maps a list's best score to 1 and
  *   its worst to 0; a list whose scores are all equal (one item included) gives each 1.
  *   `'zscore'` is `(s - mean) / std` (population std); zero variance gives each 0. `'none'`
@@ -201,15 +206,15 @@ interface CheckedOptions<T> {
   topK?: number
 }
 
+const FUSE_KEYS = optionKeys('method', 'rrfK', 'k', 'weights', 'scoreNormalization', 'normalize', 'keyBy', 'dedupeBy', 'topK')
+
 function fuseOptions<T extends ScoredDocument>(options: unknown, count: number): CheckedOptions<T> {
-  const o = optionsObject(options, 'options')
+  const o = optionsObject(options, 'options', FUSE_KEYS)
   const method = oneOf(o.method ?? 'rrf', ['rrf', 'weighted'], 'options.method')
   const norm = renamedOption(o, 'scoreNormalization', 'normalize')
   const keyBy = renamedOption(o, 'keyBy', 'dedupeBy')
-  if (method === 'weighted' && o.k !== undefined) throw rangeError("options.k applies to method 'rrf' only")
   if (method === 'rrf' && norm.value !== undefined) throw rangeError(`${norm.name} applies to method 'weighted' only`)
-  const k = o.k === undefined ? 60 : finiteNumber(o.k, 'options.k', 0)
-  if (k === 0) throw rangeError('options.k must be > 0, got 0')
+  const k = rrfConstant(o, method) ?? 60
   return {
     method,
     k,
@@ -219,6 +224,29 @@ function fuseOptions<T extends ScoredDocument>(options: unknown, count: number):
     keyName: keyBy.name,
     topK: topK(o.topK, undefined),
   }
+}
+
+let warnedK = false
+
+/**
+ * The RRF constant of `fuse` and of the composite retrievers' options (undefined when left
+ * out): `rrfK`, or the deprecated `k`, which warns once per process since a reader of
+ * `{ k: 5 }` expects five results. Errors name the key the caller wrote.
+ */
+export function rrfConstant(o: Record<string, unknown>, method: unknown): number | undefined {
+  const r = renamedOption(o, 'rrfK', 'k')
+  if (o.k !== undefined && !warnedK) {
+    warnedK = true
+    process.emitWarning('options.k is deprecated: it is the RRF constant, now named rrfK (for how many results, use topK)', {
+      type: 'DeprecationWarning',
+      code: 'RAGRANK_DEP_RRF_K',
+    })
+  }
+  if (r.value === undefined) return undefined
+  if (method === 'weighted') throw rangeError(`${r.name} applies to method 'rrf' only`)
+  const k = finiteNumber(r.value, r.name, 0)
+  if (k === 0) throw rangeError(`${r.name} must be > 0, got 0`)
+  return k
 }
 
 /** Weights: one finite number >= 0 per list, at least one positive (unless there are no lists). */

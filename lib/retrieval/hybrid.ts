@@ -1,9 +1,9 @@
 import { typeError } from '../errors'
-import { checkWeights, fuse, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
+import { checkWeights, fuse, rrfConstant, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
 import { throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
-import { checkFilterSupport, checkQuery, isRetriever, retrieveOptions, supportsFilter, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
-import { finiteNumber, isPlainObject, oneOf, optionsObject, positiveInteger, renamedOption } from '../internal/validate'
+import { checkFilterSupport, checkQuery, isRetriever, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument, supportsFilter } from './retriever'
+import { checkKeys, finiteNumber, isPlainObject, oneOf, optionKeys, optionsObject, positiveInteger, renamedOption } from '../internal/validate'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
 export interface HybridSource {
@@ -20,6 +20,8 @@ export interface HybridRetrieverOptions {
   /** Default `'rrf'`. */
   method?: FusionMethod
   /** RRF constant (default 60). */
+  rrfK?: number
+  /** @deprecated use `rrfK` (`k` reads as a result count; see `FuseOptions.k`). */
   k?: number
   /** Score normalisation for `'weighted'` (default `'minmax'`). */
   scoreNormalization?: ScoreNormalization
@@ -39,6 +41,9 @@ export interface HybridRetrieverOptions {
 
 const DEFAULT_CANDIDATES = 50
 
+const HYBRID_KEYS = optionKeys('retrievers', 'method', 'rrfK', 'k', 'scoreNormalization', 'normalize', 'candidates', 'onError', 'onSkip')
+const SOURCE_KEYS = optionKeys('retriever', 'topK', 'weight')
+
 /**
  * Runs several retrievers concurrently on the same query and fuses their lists with `fuse`
  * (weighted RRF by default). In each result, `fusion[].list` is the retriever's index.
@@ -47,13 +52,13 @@ const DEFAULT_CANDIDATES = 50
 export class HybridRetriever implements Retriever {
   readonly #sources: { retriever: Retriever; topK?: number }[]
   readonly #weights: number[]
-  readonly #fusion: { method: FusionMethod; k?: number; scoreNormalization?: ScoreNormalization }
+  readonly #fusion: { method: FusionMethod; rrfK?: number; scoreNormalization?: ScoreNormalization }
   readonly #candidates: number
   readonly #skipFailures: boolean
   readonly #onSkip?: (error: unknown, index: number) => void
 
   constructor(options: HybridRetrieverOptions) {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', HYBRID_KEYS)
     if (!Array.isArray(o.retrievers) || o.retrievers.length === 0) {
       throw typeError('options.retrievers must be a non-empty array of retrievers or { retriever, topK?, weight? }')
     }
@@ -61,8 +66,9 @@ export class HybridRetriever implements Retriever {
     this.#sources = sources.map(({ retriever, topK }) => ({ retriever, topK }))
     this.#weights = checkWeights(sources.map((s) => s.weight), sources.length, 'options.retrievers weights')
     const scoreNormalization = renamedOption(o, 'scoreNormalization', 'normalize').value as ScoreNormalization | undefined
-    this.#fusion = { method: (o.method ?? 'rrf') as FusionMethod, k: o.k as number | undefined, scoreNormalization }
-    fuse([], this.#fusion) // validates method, k and the normalisation now rather than on the first query
+    const method = (o.method ?? 'rrf') as FusionMethod
+    this.#fusion = { method, rrfK: rrfConstant(o, method), scoreNormalization }
+    fuse([], this.#fusion) // validates method and the normalisation now rather than on the first query
     this.#candidates = o.candidates === undefined ? DEFAULT_CANDIDATES : positiveInteger(o.candidates, 'options.candidates')
     this.#skipFailures = oneOf(o.onError ?? 'reject', ['reject', 'skip'], 'options.onError') === 'skip'
     if (o.onSkip !== undefined && typeof o.onSkip !== 'function') throw typeError('options.onSkip must be a function (error, index) => void')
@@ -105,6 +111,7 @@ function source(v: unknown, i: number): { retriever: Retriever; topK?: number; w
   if (!isPlainObject(v) || !isRetriever(v.retriever)) {
     throw typeError(`${where} must be a retriever (with retrieve(query, options)) or { retriever, topK?, weight? }`)
   }
+  checkKeys(v, SOURCE_KEYS, where)
   return {
     retriever: v.retriever,
     topK: v.topK === undefined ? undefined : positiveInteger(v.topK, `${where}.topK`),

@@ -1,9 +1,9 @@
 import { typeError } from '../errors'
-import { fuse, type Fused } from './fusion'
+import { fuse, rrfConstant, type Fused } from './fusion'
 import { abortable, throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
-import { checkFilterSupport, checkQuery, isRetriever, retrieveOptions, supportsFilter, type RetrieveOptions, type Retriever } from './retriever'
-import { booleanOption, finiteNumber, optionsObject, positiveInteger, stringArray } from '../internal/validate'
+import { checkFilterSupport, checkQuery, isRetriever, RETRIEVE_KEYS, retrieveOptions, type RetrieveOptions, type Retriever, supportsFilter } from './retriever'
+import { booleanOption, optionKeys, optionsObject, positiveInteger, stringArray } from '../internal/validate'
 
 /** Rewrites a query into variants; in practice an LLM call. */
 export type QueryVariantsFunction = (query: string, options: { signal?: AbortSignal }) => readonly string[] | Promise<readonly string[]>
@@ -23,6 +23,8 @@ export interface MultiQueryRetrieverOptions {
   /** Retrievals in flight at once (default 4). */
   concurrency?: number
   /** RRF constant (default 60). */
+  rrfK?: number
+  /** @deprecated use `rrfK` (`k` reads as a result count; see `FuseOptions.k`). */
   k?: number
   /** Candidates each variant fetches (default 50, and at least the call's `topK`). */
   candidates?: number
@@ -32,6 +34,9 @@ export interface MultiQueryRetrieveOptions extends RetrieveOptions {
   /** This call's variants, used instead of the constructor's `queries` (e.g. rewrites you already have). */
   queries?: readonly string[]
 }
+
+const MULTI_QUERY_KEYS = optionKeys('retriever', 'queries', 'includeOriginal', 'concurrency', 'rrfK', 'k', 'candidates')
+const MULTI_QUERY_RETRIEVE_KEYS = optionKeys(...RETRIEVE_KEYS, 'queries')
 
 /**
  * Retrieves with several variants of a query and fuses the lists with RRF, so a document
@@ -46,11 +51,11 @@ export class MultiQueryRetriever implements Retriever {
   readonly #rewrite?: readonly string[] | QueryVariantsFunction
   readonly #includeOriginal: boolean
   readonly #concurrency: number
-  readonly #k?: number
+  readonly #rrfK?: number
   readonly #candidates: number
 
   constructor(options: MultiQueryRetrieverOptions) {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', MULTI_QUERY_KEYS)
     if (!isRetriever(o.retriever)) throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
     this.#retriever = o.retriever
     const source = o.queries as QueryVariantSource | undefined
@@ -62,8 +67,7 @@ export class MultiQueryRetriever implements Retriever {
           : [...stringArray(o.queries, 'options.queries')]
     this.#includeOriginal = booleanOption(o.includeOriginal, 'options.includeOriginal', true)
     this.#concurrency = o.concurrency === undefined ? 4 : positiveInteger(o.concurrency, 'options.concurrency')
-    this.#k = o.k === undefined ? undefined : finiteNumber(o.k, 'options.k', 0)
-    fuse([], { k: this.#k })
+    this.#rrfK = rrfConstant(o, 'rrf')
     this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
   }
 
@@ -74,7 +78,7 @@ export class MultiQueryRetriever implements Retriever {
 
   async retrieve(query: string, options: MultiQueryRetrieveOptions = {}): Promise<Fused[]> {
     const original = checkQuery(query)
-    const { topK, signal, filter } = retrieveOptions(options)
+    const { topK, signal, filter } = retrieveOptions(options, MULTI_QUERY_RETRIEVE_KEYS)
     checkFilterSupport(filter, [{ retriever: this.#retriever, who: 'retriever' }])
     const given = options?.queries === undefined ? undefined : stringArray(options.queries, 'options.queries')
     throwIfAborted(signal)
@@ -82,7 +86,7 @@ export class MultiQueryRetriever implements Retriever {
     const variants = distinctQueries(original, given ?? (await this.#rewrites(original, signal)), this.#includeOriginal)
     const depth = Math.max(this.#candidates, topK)
     const calls = variants.map((q, i) => ({ retriever: this.#retriever, query: q, depth, filter, who: `retriever.retrieve (query ${i})` }))
-    return fuse(await retrieveAll(calls, this.#concurrency, signal), { k: this.#k, topK })
+    return fuse(await retrieveAll(calls, this.#concurrency, signal), { rrfK: this.#rrfK, topK })
   }
 
   async #rewrites(query: string, signal: AbortSignal | undefined): Promise<readonly string[]> {

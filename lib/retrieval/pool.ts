@@ -1,8 +1,8 @@
 import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
 import { DEDUPE_RULES, dedupe, type Candidate, type DedupeBy } from './dedupe'
 import { typeError } from '../errors'
-import { checkFilterSupport, checkQuery, isRetriever, retrievedList, supportsFilter, withFilter, type RetrieveFilter, type Retriever, type ScoredDocument } from './retriever'
-import { isPlainObject, oneOf, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
+import { checkFilterSupport, checkQuery, isRetriever, RETRIEVE_KEYS, retrievedList, type RetrieveFilter, type Retriever, type ScoredDocument, supportsFilter, withFilter } from './retriever'
+import { isPlainObject, oneOf, optionKeys, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
 export interface Ranker {
@@ -24,6 +24,10 @@ export function isRanker(v: unknown): v is Ranker {
   return typeof v === 'object' && v !== null && typeof (v as Ranker).rerank === 'function'
 }
 
+const POOL_RERANK_KEYS = optionKeys('topK', 'signal', 'dedupeBy')
+const COMPRESSION_KEYS = optionKeys('ranker', 'retriever', 'candidates', 'dedupeBy')
+const COMPRESSION_RETRIEVE_KEYS = optionKeys(...RETRIEVE_KEYS, 'dedupeBy', 'documents')
+
 /**
  * Reranks candidates gathered from any number of sources (several indexes, books, tools)
  * in one ranker call. Duplicates are merged first, by the rankers' rule (`dedupe`: the
@@ -35,7 +39,7 @@ export async function rerankPooled(query: string, documents: readonly Candidate[
   checkQuery(query)
   if (!Array.isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
   if (!isRanker(ranker)) throw typeError('ranker must have a rerank(query, documents, options) method (a CrossEncoder, an LLMRanker, ...)')
-  const o = optionsObject(options, 'options')
+  const o = optionsObject(options, 'options', POOL_RERANK_KEYS)
   const topK = topKOption(o.topK)
   const signal = checkSignal(o.signal)
   const by = oneOf(o.dedupeBy ?? 'id-or-content', DEDUPE_RULES, 'options.dedupeBy')
@@ -93,7 +97,7 @@ export class CompressionRetriever implements Retriever {
   readonly #dedupeBy?: DedupeBy
 
   constructor(options: CompressionRetrieverOptions) {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', COMPRESSION_KEYS)
     if (!isRanker(o.ranker)) throw typeError('options.ranker must have a rerank(query, documents, options) method')
     if (o.retriever !== undefined && !isRetriever(o.retriever)) throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
     this.#ranker = o.ranker
@@ -109,7 +113,7 @@ export class CompressionRetriever implements Retriever {
 
   async retrieve(query: string, options: CompressionRetrieveOptions = {}): Promise<Pooled[]> {
     checkQuery(query)
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', COMPRESSION_RETRIEVE_KEYS)
     const topK = topKOption(o.topK)
     const signal = checkSignal(o.signal)
     const dedupeBy = (o.dedupeBy ?? this.#dedupeBy) as DedupeBy | undefined

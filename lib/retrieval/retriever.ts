@@ -1,6 +1,6 @@
 import { checkSignal } from '../internal/abort'
 import { typeError } from '../errors'
-import { optionsObject, topK } from '../internal/validate'
+import { optionKeys, optionsObject, topK, type OptionKeys } from '../internal/validate'
 
 /** A retrieved document. Retrievers may add fields; fusion keeps them. */
 export interface ScoredDocument {
@@ -54,9 +54,18 @@ export function checkQuery(query: unknown): string {
   return query
 }
 
-/** Validated `{ topK, signal }` of a `retrieve` call, and its `filter` as given. */
-export function retrieveOptions(options: unknown): { topK: number; signal?: AbortSignal; filter?: RetrieveFilter } {
-  const o = optionsObject(options, 'options')
+/** The keys of the `Retriever` contract. */
+export const RETRIEVE_KEYS = optionKeys('topK', 'signal', 'filter')
+
+/**
+ * Validated `{ topK, signal }` of a `retrieve` call, and its `filter` as given (the indexes
+ * validate it); `known` adds a retriever's own keys to the contract's.
+ */
+export function retrieveOptions(
+  options: unknown,
+  known: OptionKeys = RETRIEVE_KEYS,
+): { topK: number; signal?: AbortSignal; filter?: RetrieveFilter } {
+  const o = optionsObject(options, 'options', known)
   return { topK: topK(o.topK), signal: checkSignal(o.signal), filter: o.filter as RetrieveFilter | undefined }
 }
 

@@ -1,7 +1,7 @@
 import { rangeError, typeError } from '../errors'
 import { abortable, throwIfAborted } from '../internal/abort'
-import { checkQuery, retrieveOptions, withFilter, type RetrieveFilter, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
-import { isPlainObject, optionsObject } from '../internal/validate'
+import { checkQuery, type RetrieveFilter, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument, withFilter } from './retriever'
+import { isPlainObject, optionKeys, optionsObject } from '../internal/validate'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
 export interface VectorSearchIndex {
@@ -42,6 +42,8 @@ export interface VectorRetrieverOptions {
   documents?: DocumentLookup
 }
 
+const VECTOR_RETRIEVER_KEYS = optionKeys('index', 'embed', 'documents')
+
 /** Embeds the query, then searches a vector index. */
 export class VectorRetriever implements Retriever {
   readonly #index: VectorSearchIndex
@@ -49,7 +51,7 @@ export class VectorRetriever implements Retriever {
   readonly #documents?: DocumentLookup
 
   constructor(options: VectorRetrieverOptions) {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', VECTOR_RETRIEVER_KEYS)
     if (!isPlainObject(o.index) || typeof o.index.search !== 'function') {
       throw typeError('options.index must be an object with a search(vector, { topK }) method, such as a VectorIndex')
     }

@@ -1,8 +1,8 @@
 import { checkSignal, throwIfAborted } from '../internal/abort'
 import { RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
-import { booleanOption, finiteNumber, isPlainObject, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
-import { checkFilterSupport, isRetriever, supportsFilter, withFilter, type RetrieveFilter, type RetrieveOptions, type Retriever } from '../retrieval/retriever'
+import { booleanOption, finiteNumber, isPlainObject, optionKeys, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
+import { checkFilterSupport, isRetriever, RETRIEVE_KEYS, type RetrieveFilter, type RetrieveOptions, type Retriever, supportsFilter, withFilter } from '../retrieval/retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
 export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> & Partial<HierarchyNode>
@@ -49,6 +49,8 @@ interface Item {
   rank: number
 }
 
+const AUTO_MERGING_KEYS = optionKeys('retriever', 'store', 'threshold', 'candidates', 'candidateK', 'parentScore', 'strict')
+
 /**
  * Retrieves leaves, then replaces groups of sibling hits by their parent when enough of the
  * parent's children matched (Haystack's AutoMergingRetriever rule, recursively up to the root).
@@ -71,7 +73,7 @@ export class AutoMergingRetriever implements Retriever {
   readonly #parentScore: (scores: number[], parent: StoredNode) => number
 
   constructor(options: AutoMergingOptions) {
-    const o = optionsObject(options, 'AutoMergingRetriever options')
+    const o = optionsObject(options, 'options', AUTO_MERGING_KEYS)
     if (!isRetriever(o.retriever)) {
       throw typeError('retriever must have a retrieve(query, { topK, signal, filter }) method returning Promise<{ id, score }[]>')
     }
@@ -98,7 +100,7 @@ export class AutoMergingRetriever implements Retriever {
   }
 
   async retrieve(query: string, options?: RetrieveOptions): Promise<AutoMergedHit[]> {
-    const o = optionsObject(options, 'options')
+    const o = optionsObject(options, 'options', RETRIEVE_KEYS)
     const k = topK(o.topK)
     const signal = checkSignal(o.signal)
     const filter = o.filter as RetrieveFilter | undefined

@@ -2,7 +2,7 @@ import { native } from '../internal/native'
 import type { NativeSplit } from '../internal/native'
 import { runCancellable, checkSignal } from '../internal/abort'
 import { callNative, RagrankError, rangeError, typeError } from '../errors'
-import { documentId, anyInteger, isPlainObject, optionalString, optionsObject } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, optionalString, optionKeys, optionsObject } from '../internal/validate'
 
 /**
  * What a block size counts.
@@ -57,6 +57,9 @@ export interface SplitAsyncOptions {
   signal?: AbortSignal
 }
 
+const SPLITTER_KEYS = optionKeys('blockSizes', 'overlap', 'splitBy', 'tokenizer')
+const SIGNAL_ONLY = optionKeys('signal')
+
 /**
  * Splits documents into a tree of ever smaller chunks, with Haystack's
  * HierarchicalDocumentSplitter rules: block sizes are applied largest first, a node that
@@ -73,7 +76,7 @@ export class HierarchicalSplitter {
   constructor(options: SplitterOptions) {
     // Types and shapes only: ranges, the splitBy names and the defaults are Rust's
     // (`SplitConfig::from_options`), which names the bad option in a RangeError.
-    const o = optionsObject(options, 'HierarchicalSplitter options')
+    const o = optionsObject(options, 'options', SPLITTER_KEYS)
     const sizes = o.blockSizes
     if (sizes === undefined || sizes === null || typeof (sizes as Iterable<number>)[Symbol.iterator] !== 'function') {
       throw typeError('blockSizes must be an array (or a Set) of positive integers, e.g. [512, 128, 32]')
@@ -110,7 +113,7 @@ export class HierarchicalSplitter {
   /** Splits on the libuv thread pool (documents in parallel); the signal cancels it. */
   async splitAsync(documents: SplitDocument[], options?: SplitAsyncOptions): Promise<HierarchyNode[]> {
     const docs = checkDocuments(documents)
-    const signal = checkSignal(optionsObject(options, 'options').signal)
+    const signal = checkSignal(optionsObject(options, 'options', SIGNAL_ONLY).signal)
     const columns = await runCancellable(signal, (token) =>
       this.#native.splitAsync(
         docs.map((d) => d.text),
