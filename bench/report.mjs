@@ -178,7 +178,7 @@ export async function writeReport(dir = resultsDir) {
     sections.push(`![${c.caption}](${c.file})`, '', `*${c.caption}.*`, '')
   }
   const report = path.join(dir, 'REPORT.md')
-  writeFileSync(report, sections.join('\n').trimEnd() + '\n')
+  writeFileSync(report, `${sections.join('\n').trimEnd()}\n`)
   return [report, ...written]
 }
 

@@ -70,9 +70,9 @@ export async function indexCommand(input, o, signal) {
   await index.save(o.output, { signal })
   if (vectors) {
     await vectors.save(vectorsPath(o.output), { signal })
-    writeAtomic(textsPath(o.output), toIndex.map((d) => JSON.stringify({ id: d.id, text: d.text })).join('\n') + '\n')
+    writeAtomic(textsPath(o.output), `${toIndex.map((d) => JSON.stringify({ id: d.id, text: d.text })).join('\n')}\n`)
   }
-  if (nodes) writeAtomic(nodesPath(o.output), nodes.map((n) => JSON.stringify(n)).join('\n') + '\n')
+  if (nodes) writeAtomic(nodesPath(o.output), `${nodes.map((n) => JSON.stringify(n)).join('\n')}\n`)
   const s = index.stats()
   console.error(`indexed ${toIndex.length} ${nodes ? `leaves of ${docs.length} documents` : 'documents'} (${s.terms} terms) → ${o.output}`)
 }
@@ -147,13 +147,13 @@ export async function evalCommand(o) {
     results[`hybrid bm25 ${variants[0]} + dense (rrf)`] = evaluate(await retrieverRun(hybrid(first.index, dense), queries, depth), qrels, metrics).mean
   }
   console.log(metricsTable(results, metrics))
-  if (o.json) writeAtomic(o.json, JSON.stringify({ corpus: o.corpus, queries: queries.length, metrics, results }, null, 2) + '\n')
+  if (o.json) writeAtomic(o.json, `${JSON.stringify({ corpus: o.corpus, queries: queries.length, metrics, results }, null, 2)}\n`)
 }
 
 export async function splitCommand(input, o) {
   const docs = readDocuments(input, { textColumn: o.textColumn, idColumn: o.idColumn })
   const nodes = await splitter(o).splitAsync(docs)
-  const text = nodes.map((n) => JSON.stringify(n)).join('\n') + '\n'
+  const text = `${nodes.map((n) => JSON.stringify(n)).join('\n')}\n`
   if (o.output) writeAtomic(o.output, text)
   else process.stdout.write(text)
 }

@@ -45,19 +45,28 @@ export function readDelimited(file, sep) {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++
-      else if (c === '"') quoted = false
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"'
+        i++
+      } else if (c === '"') quoted = false
       else {
         if (c === '\n') line++
         field += c
       }
     } else if (c === '"' && fieldStart) quoted = true
-    else if (c === sep) (row.push(field), (field = ''), (fieldStart = true))
-    else if (c === '\n' || c === '\r') {
+    else if (c === sep) {
+      row.push(field)
+      field = ''
+      fieldStart = true
+    } else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++
       row.push(field)
       if (row.length > 1 || row[0] !== '') rows.push({ fields: row, line: rowLine })
-      ;(row = []), (field = ''), (fieldStart = true), line++, (rowLine = line)
+      row = []
+      field = ''
+      fieldStart = true
+      line++
+      rowLine = line
       continue
     } else field += c
     if (c !== sep) fieldStart = false
@@ -159,7 +168,8 @@ export function readQrels(file) {
     const [qid, doc, grade] = parts.length === 4 ? [parts[0], parts[2], parts[3]] : parts
     const g = Number(grade)
     if (!Number.isFinite(g)) throw new InputError(file, i + 1, `grade ${JSON.stringify(grade)} is not a number`)
-    ;(qrels[qid] ??= {})[doc] = g
+    qrels[qid] ??= {}
+    qrels[qid][doc] = g
   })
   return qrels
 }

@@ -185,7 +185,7 @@ PLACES.forEach(([key, en, ko], i) => {
   }
 })
 
-const jsonl = (rows) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n'
+const jsonl = (rows) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`
 // BEIR layout: corpus.jsonl {_id, title, text, metadata}, queries.jsonl {_id, text}, qrels TSV with a header.
 writeFileSync(`${here}corpus.jsonl`, jsonl(docs.map((d) => ({ _id: d.id, title: '', text: d.text, metadata: d.meta }))))
 writeFileSync(`${here}queries.jsonl`, jsonl(queries))

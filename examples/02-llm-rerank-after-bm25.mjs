@@ -16,7 +16,7 @@ function standIn(body) {
     .map((d) => ({ n: d.n, hits: words(d.text.split(' | ')[0]).filter((w) => q.has(w)).length }))
     .filter((d) => d.hits > 0)
     .sort((a, b) => b.hits - a.hits || a.n - b.n)
-  return '```json\n' + JSON.stringify({ documents: ranked.map((d) => ({ index: d.n })) }) + '\n```'
+  return `\`\`\`json\n${JSON.stringify({ documents: ranked.map((d) => ({ index: d.n })) })}\n\`\`\``
 }
 
 const articles = loadBbc()

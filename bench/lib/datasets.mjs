@@ -101,7 +101,8 @@ function finish(name, docs, queries, qrels) {
 }
 
 function addQrel(qrels, qid, docId, grade) {
-  ;(qrels[qid] ??= {})[docId] = grade
+  qrels[qid] ??= {}
+  qrels[qid][docId] = grade
 }
 
 /** Cranfield gain mapping: grade 1..4 (1 = most relevant) -> 5 - grade; anything else -> 0. */

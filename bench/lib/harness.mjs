@@ -166,8 +166,7 @@ export function jsonLineServer(cmd, args, { env } = {}) {
   child.stderr.on('data', (d) => (stderr += d))
   child.stdout.on('data', (d) => {
     buffered += d
-    let nl
-    while ((nl = buffered.indexOf('\n')) >= 0) {
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
       const line = buffered.slice(0, nl)
       buffered = buffered.slice(nl + 1)
       if (line.trim()) waiting.shift()?.resolve(JSON.parse(line))
@@ -273,7 +272,7 @@ export function fmt(x, { digits = 3 } = {}) {
 
 /** "median (min–max)" of a summary. */
 export function fmtSpread(s, opts) {
-  if (!s || !s.n) return '–'
+  if (!s?.n) return '–'
   if (s.n === 1) return fmt(s.median, opts)
   return `${fmt(s.median, opts)} (${fmt(s.min, opts)}–${fmt(s.max, opts)})`
 }
@@ -307,7 +306,7 @@ export function fmtRatio(r, target) {
 
 /** Markdown table. `align` is a string of 'l'/'r' per column (default: first left, rest right). */
 export function mdTable(headers, rows, align) {
-  const al = align ?? 'l' + 'r'.repeat(headers.length - 1)
+  const al = align ?? `l${'r'.repeat(headers.length - 1)}`
   const esc = (c) => String(c ?? '').replace(/\|/g, '\\|')
   const lines = [
     `| ${headers.map(esc).join(' | ')} |`,

@@ -59,7 +59,7 @@ function zipfCdf(n, s) {
   const cdf = new Float64Array(n)
   let acc = 0
   for (let r = 1; r <= n; r++) {
-    acc += 1 / Math.pow(r, s)
+    acc += 1 / r ** s
     cdf[r - 1] = acc
   }
   for (let i = 0; i < n; i++) cdf[i] /= acc

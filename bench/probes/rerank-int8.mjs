@@ -34,7 +34,8 @@ const out = { loadavgBefore: loadavg(), files, lengths: {} }
 async function measure(maxLength) {
   const fp32 = await CrossEncoder.load(MODEL, { maxLength })
   const models = Object.fromEntries(await Promise.all(files.map(async (f) => [f, await CrossEncoder.load(MODEL, { maxLength, file: f })])))
-  const res = (out.lengths[maxLength] = { overlap: {}, pairsPerSecond: {}, ratio: {} })
+  const res = { overlap: {}, pairsPerSecond: {}, ratio: {} }
+  out.lengths[maxLength] = res
   // fp32 outputs do not depend on batching, so its top 10 is computed once per query
   const ref = []
   for (const r of overlapRequests) ref.push(await top10(fp32, r))
@@ -64,4 +65,4 @@ for (const maxLength of [256, 512]) {
   gc() // frees this length's sessions before the next loads
 }
 out.loadavgAfter = loadavg()
-writeFileSync(path.join(resultsDir, 'rerank-int8.json'), JSON.stringify(out, null, 2) + '\n')
+writeFileSync(path.join(resultsDir, 'rerank-int8.json'), `${JSON.stringify(out, null, 2)}\n`)

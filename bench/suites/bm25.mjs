@@ -44,7 +44,7 @@ import {
   summarize,
   timeRepeats,
 } from '../lib/harness.mjs'
-import { generateZipf, parseSize, sizeName } from '../lib/zipf.mjs'
+import { generateZipf, parseSize, } from '../lib/zipf.mjs'
 import {
   JS_PEERS,
   bm25sVersions,
@@ -407,7 +407,7 @@ async function workerPython(job) {
   const queries = []
   for (let c = 0; c < copies; c++) queries.push(...tok.queryTokens)
   const dataFile = path.join(cacheDir, `bm25s-${corpus.name}-${process.pid}.json`)
-  let t0 = now()
+  const t0 = now()
   writeBm25sData(dataFile, { corpus: { n: corpus.n, tokens: tok.docTokens }, queries })
   log(`  bm25s ${corpus.name}: wrote ${fmtBytes(fs.statSync(dataFile).size)} of tokens in ${fmtSeconds(now() - t0)}`)
   const base = { ...BM25_PARAMS, k: TOP_K }
@@ -453,7 +453,7 @@ async function workerPython(job) {
         wallSeconds: s.wallSeconds + (b?.wallSeconds ?? 0),
       }
       if (s.results) res.results = s.results.slice(0, nq).map((hits) => hits.map((h) => [corpus.docId(h.id), h.score]))
-      log(`  ${engine} ${corpus.name}: index ${fmtSeconds(res.build.summary.median)}, ${fmt(res.single.summary.median)} q/s` + (b ? `, n_threads=2 ${fmt(res.batch.summary.median)} q/s` : ''))
+      log(`  ${engine} ${corpus.name}: index ${fmtSeconds(res.build.summary.median)}, ${fmt(res.single.summary.median)} q/s${b ? `, n_threads=2 ${fmt(res.batch.summary.median)} q/s` : ''}`)
       out.push(res)
     }
   } finally {
@@ -743,7 +743,7 @@ function renderMarkdown(data) {
     const small = isSmall(c, data)
     const js = JS_KEYS.map((k) => get(k, c)).filter(Boolean)
     const fastestQ = js.sort((a, b) => b.single.summary.median - a.single.summary.median)[0]
-    const jsB = JS_KEYS.map((k) => get(k, c)).filter((x) => x && x.build)
+    const jsB = JS_KEYS.map((k) => get(k, c)).filter((x) => x?.build)
     const fastestB = jsB.sort((a, b) => a.build.summary.median - b.build.summary.median)[0]
     const q = rg.single.summary.median
     const qb = rg.batch.summary.median
@@ -799,7 +799,7 @@ function renderMarkdown(data) {
       r.asyncBuild ? fmtSeconds(r.asyncBuild.addSeconds + r.asyncBuild.firstSearchSeconds) : '–',
       r.postingsPerQuery ? fmt(r.postingsPerQuery) : '–',
       r.postingsPerQuery ? `${fmt(1e9 / r.single.summary.median / r.postingsPerQuery)} ns` : '–',
-      fmt(r.batch.summary.median / r.single.summary.median) + '×',
+      `${fmt(r.batch.summary.median / r.single.summary.median)}×`,
       r.batchCpuRatio ? fmt(r.batchCpuRatio) : '–',
     ],
     '"postings / query" is the mean sum of the query terms\' document frequencies (what an exhaustive term-at-a-time scorer such as bm25s touches); "time per posting" = (1 / single-thread q/s) / that, so it falls below an exhaustive scorer\'s cost when pruning (MaxScore) skips postings. "batch CPU/wall" is the process CPU time (all threads) divided by the wall time of one `searchBatch` call: about 2 when the batch keeps both cores busy, but capped by the CPU that other processes leave: with another process busy on one core, the two batch threads share about one core and the batch is no faster than sequential search (the load average at the top tells whether that happened). "per-call overhead" is the time of a `search` whose only token is not in the index (argument checks, JS↔native crossing, empty result). "text queries" passes the query string and lets the Rust analyzer tokenize it. "build from text" indexes `{ id, text }` (analysis in Rust, text stored).',

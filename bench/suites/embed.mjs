@@ -104,7 +104,9 @@ export async function runEmbedSuite({ quick = false, python = true, outDir = res
     const contestants = engines.map((e) => contestant(texts.length, () => e.pass()))
     const afterRound = (r, rates) => log(name, `repeat ${r + 1}/${repeats}:`, engines.map((e, k) => `${e.label} ${fmt(rates.get(contestants[k])[r])}`).join(', '))
     const timed = await interleavedThroughput(contestants, { repeats, warm: true, settleMs: 0, afterRound })
-    engines.forEach((e, k) => (row.rates[e.label] = timed.get(contestants[k]).summary))
+    engines.forEach((e, k) => {
+      row.rates[e.label] = timed.get(contestants[k]).summary
+    })
     for (const e of engines) await e.close()
     results.rows.push(row)
   }
@@ -112,7 +114,7 @@ export async function runEmbedSuite({ quick = false, python = true, outDir = res
   const markdown = report(results)
   mkdirSync(outDir, { recursive: true })
   const base = quick ? 'embed-quick' : 'embed'
-  writeFileSync(path.join(outDir, `${base}.md`), markdown + '\n')
+  writeFileSync(path.join(outDir, `${base}.md`), `${markdown}\n`)
   writeFileSync(path.join(outDir, `${base}.json`), JSON.stringify(results, null, 2))
   return { markdown }
 }
@@ -147,7 +149,7 @@ export function report(results) {
     ),
     '',
     'Same vectors: the minimum cosine, over the first 8 texts, between each engine and ragrank fp32: ' +
-      results.rows.map((r) => `${r.workload}: ` + Object.entries(r.sameVectors).map(([e, c]) => `${e} ${c.toFixed(6)}`).join(', ')).join('; ') +
+      results.rows.map((r) => `${r.workload}: ${Object.entries(r.sameVectors).map(([e, c]) => `${e} ${c.toFixed(6)}`).join(', ')}`).join('; ') +
       '.',
     '',
     "transformers.js's fp32 vectors differ slightly on the abstracts because its tokenizer truncates after adding the special tokens: it cuts the token arrays at the max length, so a truncated text loses its closing [SEP] (seen in @huggingface/transformers 4.3.2). ragrank and sentence-transformers truncate the text and keep [SEP].",

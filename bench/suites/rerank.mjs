@@ -230,7 +230,8 @@ export async function runRerankSuite({ quick = false, extended = false, python =
     // The alternative to the default pool (2 sessions x 1 thread on 2 cores): one session on every core.
     if (extended) configs.splice(1, 0, ['ragrank fp32, 1 session x all threads', { sessions: 1 }])
     for (const [label, opts] of configs) {
-      const ce = (ragrank[label] = await CrossEncoder.load(MODEL, { maxLength, ...opts }))
+      const ce = await CrossEncoder.load(MODEL, { maxLength, ...opts })
+      ragrank[label] = ce
       engines.push({ label, engine: await jsEngine(requests, (r) => ce.rerank(r.query, r.documents, { activation: 'none' })) })
     }
     for (const [label, dtype] of [['transformers.js fp32', 'fp32'], ['transformers.js int8', 'q8']]) {
@@ -298,7 +299,7 @@ export async function runRerankSuite({ quick = false, extended = false, python =
   const markdown = report(results, results.settings)
   mkdirSync(outDir, { recursive: true })
   const base = quick ? 'rerank-quick' : 'rerank'
-  writeFileSync(path.join(outDir, `${base}.md`), markdown + '\n')
+  writeFileSync(path.join(outDir, `${base}.md`), `${markdown}\n`)
   writeFileSync(path.join(outDir, `${base}.json`), JSON.stringify(results, null, 2))
   return { markdown }
 }
@@ -387,5 +388,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '-
   const { readFileSync } = await import('node:fs')
   const dir = resultsDir
   const results = JSON.parse(readFileSync(path.join(dir, 'rerank.json'), 'utf8'))
-  writeFileSync(path.join(dir, 'rerank.md'), report(results, results.settings) + '\n')
+  writeFileSync(path.join(dir, 'rerank.md'), `${report(results, results.settings)}\n`)
 }
