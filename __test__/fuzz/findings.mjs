@@ -73,20 +73,6 @@ export const FINDINGS = [
     repeat: 100, // a race: about 3 tries in 4 hit it on a 2-core machine
   },
   {
-    id: 'F8',
-    title: 'save/load: a signal that fires while the call is queued rejects with a plain Error, code "Cancelled"',
-    match: { 'Bm25Index.save': /Error code Cancelled/, 'Bm25Index.load': /Error code Cancelled/, 'VectorIndex.save': /Error code Cancelled/, 'VectorIndex.load': /Error code Cancelled/, 'save/load aborted in the queue': /Error code Cancelled/ },
-    target: 'save/load aborted in the queue',
-    args: ['VectorIndex.save', 16], // more than UV_THREADPOOL_SIZE busy saves, so the call waits in the queue
-  },
-  {
-    id: 'F9',
-    title: 'save/load ignore an already-aborted signal and complete',
-    match: { 'Bm25Index.save': /^already-aborted/, 'Bm25Index.load': /^already-aborted/, 'VectorIndex.save': /^already-aborted/, 'VectorIndex.load': /^already-aborted/ },
-    target: 'Bm25Index.save',
-    args: ['@fresh', { signal: h('abortedSignal') }],
-  },
-  {
     id: 'F10',
     title: 'with nothing to do (no documents, no queries, topK 0) calls resolve although their signal is already aborted',
     match: { '*': /^already-aborted/ },
