@@ -1,4 +1,4 @@
-import { rangeError, typeError } from '../errors'
+import { describe, rangeError, typeError } from '../errors'
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -10,7 +10,7 @@ export function optionsObject(v: unknown, what: string): Record<string, unknown>
 }
 
 export function finiteNumber(v: unknown, name: string, min: number, max = Infinity): number {
-  if (typeof v !== 'number' || Number.isNaN(v)) throw typeError(`${name} must be a number, got ${String(v)}`)
+  if (typeof v !== 'number' || Number.isNaN(v)) throw typeError(`${name} must be a number, got ${describe(v)}`)
   if (!Number.isFinite(v) || v < min || v > max) {
     throw rangeError(`${name} must be in [${min}, ${max}], got ${v}`)
   }
@@ -22,7 +22,7 @@ export function finiteNumber(v: unknown, name: string, min: number, max = Infini
  * is out of range. Every integer option goes through here, so the messages agree.
  */
 export function integer(v: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${String(v)}`)
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${describe(v)}`)
   if (v < min) throw rangeError(`${name} must be >= ${min}, got ${v}`)
   if (v > max) throw rangeError(`${name} must be <= ${max}, got ${v}`)
   return v
@@ -83,18 +83,44 @@ export function documentId(v: unknown, where: string): string {
   return v
 }
 
+/** An array of strings; holes count as missing strings (`some` would skip them). */
 export function stringArray(v: unknown, name: string): string[] {
-  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw typeError(`${name} must be an array of strings`)
+  if (!Array.isArray(v)) throw typeError(`${name} must be an array of strings`)
+  for (let i = 0; i < v.length; i++) {
+    if (typeof v[i] !== 'string') throw typeError(`${name} must be an array of strings: ${name}[${i}] is ${describe(v[i])}`)
+  }
   return v as string[]
+}
+
+/**
+ * A value JSON can hold, checked before it crosses to Rust (`meta`, filter values), so the
+ * error names the field: no NaN or Infinity, functions, Symbols, BigInts, `undefined`,
+ * holes or cycles.
+ */
+export function jsonValue(v: unknown, name: string, ancestors: unknown[] = []): void {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw typeError(`${name} must be a JSON value: got ${v}`)
+    return
+  }
+  if (typeof v !== 'object') throw typeError(`${name} must be a JSON value: got ${describe(v)}`)
+  if (ancestors.includes(v)) throw typeError(`${name} must be a JSON value: it contains itself`)
+  ancestors.push(v)
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) jsonValue(v[i], `${name}[${i}]`, ancestors)
+  } else {
+    for (const k of Object.keys(v)) jsonValue((v as Record<string, unknown>)[k], `${name}.${k}`, ancestors)
+  }
+  ancestors.pop()
 }
 
 /** Type checks only, for options whose values Rust checks (and names in its RangeError). */
 export function optionalString(v: unknown, name: string): void {
-  if (v !== undefined && typeof v !== 'string') throw typeError(`${name} must be a string, got ${String(v)}`)
+  if (v !== undefined && typeof v !== 'string') throw typeError(`${name} must be a string, got ${describe(v)}`)
 }
 
 /** Type check only: an integer of any sign, for options whose range Rust checks. */
 export function anyInteger(v: unknown, name: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${String(v)}`)
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${describe(v)}`)
   return v
 }

@@ -1,4 +1,4 @@
-import { rangeError, typeError } from '../errors'
+import { describe, rangeError, typeError } from '../errors'
 import { finiteNumber, isPlainObject, oneOf, optionsObject, renamedOption, topK } from '../internal/validate'
 import type { ScoredDocument } from './retriever'
 
@@ -233,7 +233,7 @@ export function checkWeights(v: unknown, count: number, name: string): number[] 
 function documentKey<T extends ScoredDocument>(v: unknown, name: string): (doc: T) => unknown {
   if (v === undefined || v === 'id') return (doc) => doc.id
   if (typeof v === 'function') return v as (doc: T) => unknown
-  throw rangeError(`${name} must be 'id' or a function (doc) => string, got ${String(v)}`)
+  throw rangeError(`${name} must be 'id' or a function (doc) => string, got ${describe(v)}`)
 }
 
 /** Registers list `i`'s items; a repeat within the list is skipped and takes no rank. */

@@ -1,6 +1,6 @@
 import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
-import { DEDUPE_RULES, dedupe, type Candidate, type DedupeBy } from './dedupe'
-import { typeError } from '../errors'
+import { checkCandidates, DEDUPE_RULES, dedupe, type Candidate, type DedupeBy } from './dedupe'
+import { describe, typeError } from '../errors'
 import { checkQuery, isRetriever, retrievedList, type Retriever, type ScoredDocument } from './retriever'
 import { isPlainObject, oneOf, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
 
@@ -39,13 +39,14 @@ export async function rerankPooled(query: string, documents: readonly Candidate[
   const topK = topKOption(o.topK)
   const signal = checkSignal(o.signal)
   const by = oneOf(o.dedupeBy ?? 'id-or-content', DEDUPE_RULES, 'options.dedupeBy')
-  const candidates = documents.map((d, i): Candidate => {
+  const candidates = Array.from(documents, (d: unknown, i): Candidate => {
     if (typeof d === 'string' || (isPlainObject(d) && typeof d.text === 'string')) return d as Candidate
     // AutoMergingRetriever hits carry their text on the (merged) node.
     const node = isPlainObject(d) ? (d as { node?: unknown }).node : undefined
     if (isPlainObject(node) && typeof node.text === 'string') return { ...(d as object), text: node.text } as Candidate
-    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${String(d.id)}: was the text stored?)` : ''}`)
+    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${describe(d.id)}: was the text stored?)` : ''}`)
   })
+  checkCandidates(candidates, 'documents') // ids must be strings: dedupe keys them
   throwIfAborted(signal)
   const { docs, indices } = dedupe(candidates, by)
   if (docs.length === 0 || topK === 0) return []

@@ -1,5 +1,5 @@
 import { checkSignal, throwIfAborted } from '../internal/abort'
-import { RagrankError, rangeError, typeError } from '../errors'
+import { describe, RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
 import { booleanOption, finiteNumber, isPlainObject, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
 import { isRetriever, type Retriever } from '../retrieval/retriever'
@@ -91,9 +91,9 @@ export class AutoMergingRetriever implements Retriever {
     const o = optionsObject(options, 'options')
     const k = topK(o.topK)
     const signal = checkSignal(o.signal)
+    throwIfAborted(signal) // even for topK 0: an aborted call never resolves
     if (k === 0) return []
     const depth = Math.max(this.candidates ?? 4 * k, k)
-    throwIfAborted(signal)
     const hits = await this.#retriever.retrieve(query, { topK: depth, signal })
     if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
@@ -213,6 +213,6 @@ function toParentScore(rule: unknown): (scores: number[], parent: StoredNode) =>
   if (rule === 'sum') return (s) => s.reduce((a, b) => a + b, 0)
   if (rule === 'mean') return (s) => s.reduce((a, b) => a + b, 0) / s.length
   if (typeof rule === 'function') return rule as (scores: number[], parent: StoredNode) => number
-  const message = `parentScore must be 'max', 'mean', 'sum' or a function (childScores, parent) => number, got ${String(rule)}`
+  const message = `parentScore must be 'max', 'mean', 'sum' or a function (childScores, parent) => number, got ${describe(rule)}`
   throw typeof rule === 'string' ? rangeError(message) : typeError(message)
 }
