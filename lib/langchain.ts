@@ -7,7 +7,7 @@
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers'
 import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors'
 import { Document, type DocumentInterface } from '@langchain/core/documents'
-import { typeError } from './errors'
+import { callbackError, describe, typeError } from './errors'
 import { isRanker, type Ranker } from './retrieval/pool'
 import { isRetriever, type Retriever, type ScoredDocument } from './retrieval/retriever'
 import { isPlainObject, optionsObject, topK } from './internal/validate'
@@ -46,9 +46,14 @@ export class RagrankRetriever extends BaseRetriever {
   }
 
   override async _getRelevantDocuments(query: string): Promise<DocumentInterface[]> {
-    const hits = await this.retriever.retrieve(query, { topK: this.topK })
+    const hits: unknown = await Promise.resolve()
+      .then(() => this.retriever.retrieve(query, { topK: this.topK }))
+      .catch((e: unknown) => {
+        throw callbackError(e, 'retriever.retrieve')
+      })
     if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array')
-    return hits.map((h: ScoredDocument & { node?: { text?: unknown } }) => {
+    return hits.map((h: ScoredDocument & { node?: { text?: unknown } }, i) => {
+      if (!isPlainObject(h)) throw typeError(`retriever.retrieve result ${i} must be an object { id, score }, got ${describe(h)}`)
       const meta = isPlainObject(h.meta) ? h.meta : {}
       // AutoMergingRetriever hits carry their text on the merged node.
       const text = typeof h.text === 'string' ? h.text : typeof h.node?.text === 'string' ? h.node.text : ''
@@ -93,7 +98,11 @@ export class RankerCompressor extends BaseDocumentCompressor {
       if (!isPlainObject(d) || typeof d.pageContent !== 'string') throw typeError(`documents[${i}] must be a Document with a string pageContent`)
       return d.id === undefined || d.id === null || d.id === '' ? { text: d.pageContent } : { id: String(d.id), text: d.pageContent }
     })
-    const ranked = await this.ranker.rerank(query, candidates, this.topK === undefined ? {} : { topK: this.topK })
+    const ranked: unknown = await Promise.resolve()
+      .then(() => this.ranker.rerank(query, candidates, this.topK === undefined ? {} : { topK: this.topK }))
+      .catch((e: unknown) => {
+        throw callbackError(e, 'ranker.rerank')
+      })
     if (!Array.isArray(ranked)) throw typeError('ranker.rerank must resolve to an array')
     return ranked.map((r, i) => {
       const { index, score } = (isPlainObject(r) ? r : {}) as { index?: unknown; score?: unknown }

@@ -1,8 +1,8 @@
 import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from '../internal/native'
 import { native } from '../internal/native'
-import { callNative, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
-import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { callNative, describe, rangeError, typeError } from '../errors'
+import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort'
+import { documentId, anyInteger, isPlainObject, jsonValue, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 
@@ -135,7 +135,7 @@ function indexConfig(options: unknown): string {
   const variant = o.variant ?? undefined // null means the default, as it always has
   optionalString(variant, 'options.variant')
   for (const name of ['k1', 'b', 'delta'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'number') throw typeError(`options.${name} must be a number, got ${String(o[name])}`)
+    if (o[name] !== undefined && typeof o[name] !== 'number') throw typeError(`options.${name} must be a number, got ${describe(o[name])}`)
   }
   if (o.storeText !== undefined && typeof o.storeText !== 'boolean') throw typeError('options.storeText must be a boolean')
   const params = { variant, k1: o.k1, b: o.b, delta: o.delta }
@@ -192,13 +192,16 @@ export class Bm25Index implements Retriever {
     return callNative(() => this.#native.add(nativeDocs, upsertOption(options)))
   }
 
-  /** `add` with analysis and the impact rebuild on the libuv pool. */
+  /**
+   * `add` with analysis and the impact rebuild on the libuv pool. An aborted call either
+   * rejects with an AbortError and adds nothing, or (aborted too late) adds all and resolves.
+   */
   addAsync(docs: readonly Bm25Document[], options: { upsert?: boolean; signal?: AbortSignal } = {}): Promise<number> {
     try {
       const nativeDocs = this.#toNative(docs)
       const upsert = upsertOption(options)
       const signal = checkSignal(options?.signal)
-      return runCancellable(signal, (token) => this.#native.addAsync(nativeDocs, upsert, token))
+      return runCancellableChange(signal, (token) => this.#native.addAsync(nativeDocs, upsert, token))
     } catch (e) {
       return Promise.reject(e)
     }
@@ -287,12 +290,13 @@ export class Bm25Index implements Retriever {
 
   #toNative(docs: readonly Bm25Document[]): NativeDoc[] {
     if (!Array.isArray(docs)) throw typeError('docs must be an array of { id, text | tokens, meta? }')
-    return docs.map((d, i) => {
+    return Array.from(docs, (d: unknown, i) => {
       const where = `docs[${i}]`
       if (!isPlainObject(d)) throw typeError(`${where} must be an object`)
       const id = documentId(d.id, where)
       if (d.text !== undefined && typeof d.text !== 'string') throw typeError(`${where}.text must be a string`)
       if (d.meta !== undefined && !isPlainObject(d.meta)) throw typeError(`${where}.meta must be a plain object`)
+      if (d.meta !== undefined) jsonValue(d.meta, `${where}.meta`)
       let tokens = d.tokens === undefined ? undefined : stringArray(d.tokens, `${where}.tokens`)
       if (tokens === undefined && d.text === undefined) throw typeError(`${where} needs text or tokens`)
       if (tokens === undefined && this.#tokenizer) tokens = this.#tokenize(d.text as string)
@@ -308,7 +312,8 @@ function joinTokens(tokens: readonly string[], where: string): string {
 }
 
 function toHits(h: NativeHits): Bm25Hit[] {
-  const { ids, idEnds, scores, texts, metas } = h
+  const { ids, idEnds, scores, texts, metasJson } = h
+  const metas = metasJson === undefined ? undefined : (JSON.parse(metasJson) as (Record<string, unknown> | null)[])
   const out: Bm25Hit[] = new Array(idEnds.length)
   let start = 0
   for (let i = 0; i < idEnds.length; i++) {
@@ -344,6 +349,7 @@ function searchOptions(options: unknown): { topK: number; native: NativeSearchOp
     if (f.ids !== undefined) out.filterIds = stringArray(f.ids, 'options.filter.ids')
     if (f.meta !== undefined) {
       const meta = optionsObject(f.meta, 'options.filter.meta')
+      jsonValue(meta, 'options.filter.meta')
       out.filterMeta = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
     }
   }

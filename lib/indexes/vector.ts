@@ -1,7 +1,7 @@
 import type { NativeVectorHits, NativeVectorIndex } from '../internal/native'
 import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
+import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
 
@@ -177,6 +177,7 @@ export class VectorIndex {
       const o = optionsObject(options, 'options')
       const topK = topKOption(o.topK)
       const signal = checkSignal(o.signal)
+      throwIfAborted(signal) // even with no queries: an aborted call never resolves
       if (q.length === 0) return Promise.resolve([])
       return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, token)).then(toHits)
     } catch (e) {

@@ -1,7 +1,7 @@
 import { checkSignal } from '../internal/abort'
 import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
 import { AbortError, RagrankError, typeError } from '../errors'
-import { finiteNumber, isPlainObject, nonNegativeInteger, oneOf, optionsObject } from '../internal/validate'
+import { finiteNumber, isPlainObject, jsonValue, nonNegativeInteger, oneOf, optionsObject } from '../internal/validate'
 
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'
@@ -95,6 +95,7 @@ export class OpenAIChatGenerator implements ChatGenerator {
     if (r.responseFormat !== undefined && this.#format !== 'none') {
       const f = optionsObject(r.responseFormat, 'request.responseFormat')
       if (typeof f.name !== 'string' || !isPlainObject(f.schema)) throw typeError('request.responseFormat must be { name, schema }')
+      jsonValue(f.schema, 'request.responseFormat.schema')
       body.response_format =
         this.#format === 'json_schema' ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema } } : { type: 'json_object' }
     }

@@ -2,7 +2,7 @@ import type { NativeEncoder } from '../../index'
 import { RagrankError, typeError } from '../errors'
 import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
 import { EncoderModel } from './encoder-model'
-import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
+import { batchOptions, checkString, loadEncoder, runUnlessEmpty, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
 import { finiteNumber, isPlainObject, oneOf, optionsObject, stringArray, topK } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
@@ -117,7 +117,7 @@ export class CrossEncoder extends EncoderModel {
       return p
     })
     const scores: Float32Array =
-      texts.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.encoder.scorePairs(queries, texts, queryOf, batch, token))
+      await runUnlessEmpty(texts.length, () => new Float32Array(0), o.signal, (token) => this.encoder.scorePairs(queries, texts, queryOf, batch, token))
     let at = 0
     return prepared.map((p) => {
       const scored = p.docs.map((doc, j) => {

@@ -1,7 +1,7 @@
 import type { NativeEncoder } from '../../index'
 import { RagrankError } from '../errors'
 import { EncoderModel } from './encoder-model'
-import { batchOptions, checkString, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
+import { batchOptions, checkString, loadEncoder, runUnlessEmpty, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
 import { booleanOption, oneOf, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
@@ -69,7 +69,7 @@ export class Embedder extends EncoderModel {
     const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
     const batch = batchOptions(this.runtime, o)
     const data: Float32Array =
-      list.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.encoder.embed(list, pool, normalize, batch, token))
+      await runUnlessEmpty(list.length, () => new Float32Array(0), o.signal, (token) => this.encoder.embed(list, pool, normalize, batch, token))
     return { data, dim: this.dim, count: list.length }
   }
 

@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { copyFile, link, mkdir, open, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
-import { AbortError, RagrankError, rangeError, typeError } from '../errors'
+import { AbortError, describe, RagrankError, rangeError, typeError } from '../errors'
 import { checkSignal } from '../internal/abort'
 import { optionsObject, stringArray } from '../internal/validate'
 
@@ -105,6 +105,7 @@ function hfHome(env: NodeJS.ProcessEnv): string {
  * else `~/.cache/huggingface/hub`. A leading `~` is expanded.
  */
 export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (typeof env !== 'object' || env === null) throw typeError(`env must be an object like process.env, got ${describe(env)}`)
   const explicit = nonEmpty(env.HF_HUB_CACHE) ?? nonEmpty(env.HUGGINGFACE_HUB_CACHE)
   return explicit ? expandHome(explicit, env) : join(hfHome(env), 'hub')
 }
@@ -128,7 +129,8 @@ function checkRepoId(repoId: unknown): string {
 }
 
 /** A relative `/`-separated path that stays inside its folder. */
-function checkRelPath(v: string, what: string): string {
+function checkRelPath(v: unknown, what: string): string {
+  if (typeof v !== 'string') throw typeError(`${what} must be a string, got ${describe(v)}`)
   const segments = v.split('/')
   const bad =
     v.length === 0 ||
