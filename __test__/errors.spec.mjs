@@ -193,6 +193,8 @@ test('LLMRanker falls back when the chat generator rejects with a non-Error; rai
   process.on('warning', onWarning)
   try {
     t.is((await new LLMRanker({ chatGenerator }).rerank('cat', ['a cat'])).length, 1) // the default onFailure reads e.message
+    await new Promise((r) => setImmediate(r))
+    t.true(warned.some((w) => w.code === 'RAGRANK_LLM_FALLBACK'))
   } finally {
     process.off('warning', onWarning)
   }
@@ -237,4 +239,25 @@ test('an already-aborted signal rejects even when there is nothing to do', async
   const cross = await CrossEncoder.load(join(models, 'tiny-cross-encoder'))
   await t.throwsAsync(cross.rerank('q', [], { signal }), { instanceOf: AbortError })
   await t.throwsAsync(cross.rerankMany([], { signal }), { instanceOf: AbortError })
+})
+
+test('a revoked Proxy is a coded TypeError wherever it is given', async (t) => {
+  const revoked = () => {
+    const p = Proxy.revocable({}, {})
+    p.revoke()
+    return p.proxy
+  }
+  invalidArg(t, () => small().remove(revoked()), 'remove')
+  invalidArg(t, () => small().search('cat', revoked()), 'search options')
+  invalidArg(t, () => new HierarchicalSplitter({ blockSizes: revoked() }), 'blockSizes')
+  invalidArg(t, () => hubCacheDir(revoked()), 'hubCacheDir')
+  invalidArg(t, () => new RagrankRetriever({ retriever: revoked() }), 'retriever')
+  await invalidArgAsync(t, new RagrankRetriever({ retriever: { retrieve: async () => revoked() } }).invoke('q'), 'resolved to one')
+})
+
+test('RagrankError and AbortError take any message without throwing', (t) => {
+  t.is(new RagrankError('ERR_IO', Symbol('s')).message, 'symbol')
+  t.is(new RagrankError('ERR_IO', Object.create(null)).message, 'an object')
+  t.is(new AbortError(Symbol('s')).code, 'ABORT_ERR')
+  t.is(new AbortError().message, 'The operation was aborted')
 })

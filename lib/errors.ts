@@ -65,6 +65,10 @@ export function describe(v: unknown): string {
  * something that is not an Error: wrap it so callers always get an Error with a code.
  */
 export function callbackError(e: unknown, what: string, code: ErrorCode = 'ERR_CALLBACK'): Error {
+  // Resolving to a revoked Proxy: reading its `then` threw in the engine.
+  if (e instanceof TypeError && !('code' in e) && e.message.includes('proxy that has been revoked')) {
+    return Object.assign(typeError(`${what} resolved to a revoked Proxy`), { cause: e })
+  }
   if (e instanceof Error) return e
   return Object.assign(new RagrankError(code, `${what} rejected with ${describe(e)}, not an Error`), { cause: e })
 }

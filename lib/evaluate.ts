@@ -1,6 +1,6 @@
 import { native } from './internal/native'
 import { callNative, typeError } from './errors'
-import { isPlainObject, stringArray } from './internal/validate'
+import { isPlainObject, stringArray, isArray } from './internal/validate'
 
 /** Query id -> ranked hits (read in the order given; `score` is not used). */
 export type Run = Record<string, ReadonlyArray<{ id: string; score?: number }>>
@@ -26,7 +26,7 @@ export function evaluate(run: Run, qrels: Qrels, metrics: readonly string[]): Ev
   // Null-prototype copies: any query or document id, "__proto__" too, stays an own key.
   const ids: Record<string, string[]> = Object.create(null)
   for (const [qid, hits] of Object.entries(run)) {
-    if (!Array.isArray(hits)) throw typeError(`run[${JSON.stringify(qid)}] must be an array of { id }`)
+    if (!isArray(hits)) throw typeError(`run[${JSON.stringify(qid)}] must be an array of { id }`)
     ids[qid] = Array.from(hits, (h: unknown, i) => {
       if (!isPlainObject(h) || typeof h.id !== 'string') throw typeError(`run[${JSON.stringify(qid)}][${i}].id must be a string`)
       return h.id

@@ -9,13 +9,6 @@ const CONVERT = /^error: TypeError without code: Cannot convert (object to primi
 
 export const FINDINGS = [
   {
-    id: 'F5',
-    title: 'a revoked Proxy makes the engine throw a TypeError without code (Array.isArray, property reads)',
-    match: Object.fromEntries(['*'].map((t) => [t, /on a proxy that has been revoked/])),
-    target: 'Bm25Index.remove',
-    args: [h('revokedProxy')],
-  },
-  {
     id: 'F17',
     title: 'unknown or misspelled option keys (limit, offset, topN, ...) are silently ignored by every function that takes options',
     match: { 'unknown option keys': /^accepted an unknown option key/ },

@@ -366,7 +366,7 @@ export const TARGETS = [
     'retrieval',
     [embedResult, documentLookup, text, options({ topK, signal, filter })],
     (_, v, d, q, o) => {
-      const documents = d === null ? undefined : typeof d === 'function' || d instanceof Map ? d : () => d
+      const documents = d === null ? undefined : typeof d === 'function' || isMap(d) ? d : () => d
       return new VectorRetriever({ index: vectors(), embed: embedFn(v), documents }).retrieve(q, o)
     },
     { signalOf: signalAt(3) },
@@ -531,8 +531,31 @@ function loadOptions(more) {
 }
 
 /** Fakes inside a built options object become real collaborators. */
+// The harness's own reads must not throw on a revoked Proxy: the library under test should meet it.
+const isArrayOrRevoked = (v) => {
+  try {
+    return Array.isArray(v)
+  } catch {
+    return true
+  }
+}
+const isRealArray = (v) => {
+  try {
+    return Array.isArray(v)
+  } catch {
+    return false
+  }
+}
+const isMap = (v) => {
+  try {
+    return v instanceof Map
+  } catch {
+    return false
+  }
+}
+
 function withFakes(o) {
-  if (o === null || typeof o !== 'object' || Object.isFrozen(o) || Array.isArray(o)) return o
+  if (o === null || typeof o !== 'object' || Object.isFrozen(o) || isArrayOrRevoked(o)) return o
   let desc
   try {
     desc = Object.getOwnPropertyDescriptors(o)
@@ -541,7 +564,7 @@ function withFakes(o) {
   }
   for (const [k, d] of Object.entries(desc)) {
     if (!('value' in d) || !d.writable) continue
-    if (k === 'retrievers' && Array.isArray(d.value)) o[k] = d.value.map((s) => (s && typeof s === 'object' && 'retriever' in s && !('kind' in s) ? { ...s, retriever: fake(s.retriever) } : fake(s)))
+    if (k === 'retrievers' && isRealArray(d.value)) o[k] = d.value.map((s) => (s && typeof s === 'object' && 'retriever' in s && !('kind' in s) ? { ...s, retriever: fake(s.retriever) } : fake(s)))
     else if (k === 'ortLibrary' && typeof d.value === 'string') o[k] = resolvePath(d.value)
     else o[k] = fake(d.value)
   }

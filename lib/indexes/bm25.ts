@@ -2,7 +2,7 @@ import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from
 import { native } from '../internal/native'
 import { callNative, describe, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort'
-import { documentId, anyInteger, isPlainObject, jsonValue, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, jsonValue, optionalString, optionsObject, stringArray, topK as parseTopK, isArray } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 
@@ -225,7 +225,7 @@ export class Bm25Index implements Retriever {
   /** Many queries at once, in parallel on all cores; results in query order. */
   searchBatch(queries: readonly Bm25Query[], options: Bm25BatchOptions = {}): Promise<Bm25Hit[][]> {
     try {
-      if (!Array.isArray(queries)) throw typeError('queries must be an array')
+      if (!isArray(queries)) throw typeError('queries must be an array')
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
       const { topK, native: opts } = searchOptions(options)
       const signal = checkSignal(options?.signal)
@@ -270,7 +270,7 @@ export class Bm25Index implements Retriever {
    * `search` on the libuv pool, rejecting with an AbortError when `signal` fires.
    */
   retrieve(query: Bm25Query, options: Bm25BatchOptions = {}): Promise<Bm25Hit[]> {
-    if (typeof query !== 'string' && !Array.isArray(query)) {
+    if (typeof query !== 'string' && !isArray(query)) {
       return Promise.reject(typeError('query must be a string or an array of token strings'))
     }
     return this.searchBatch([query], options).then((all) => all[0])
@@ -284,12 +284,12 @@ export class Bm25Index implements Retriever {
   /** The query as it crosses to Rust: text, or tokens joined by U+0000 (flagged). */
   #query(query: unknown, name: string): [string, boolean] {
     if (typeof query === 'string') return this.#tokenizer ? [joinTokens(this.#tokenize(query), name), true] : [query, false]
-    if (Array.isArray(query)) return [joinTokens(stringArray(query, name), name), true]
+    if (isArray(query)) return [joinTokens(stringArray(query, name), name), true]
     throw typeError(`${name} must be a string or an array of token strings`)
   }
 
   #toNative(docs: readonly Bm25Document[]): NativeDoc[] {
-    if (!Array.isArray(docs)) throw typeError('docs must be an array of { id, text | tokens, meta? }')
+    if (!isArray(docs)) throw typeError('docs must be an array of { id, text | tokens, meta? }')
     return Array.from(docs, (d: unknown, i) => {
       const where = `docs[${i}]`
       if (!isPlainObject(d)) throw typeError(`${where} must be an object`)
@@ -350,7 +350,7 @@ function searchOptions(options: unknown): { topK: number; native: NativeSearchOp
     if (f.meta !== undefined) {
       const meta = optionsObject(f.meta, 'options.filter.meta')
       jsonValue(meta, 'options.filter.meta')
-      out.filterMeta = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
+      out.filterMeta = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, isArray(v) ? v : [v]]))
     }
   }
   return { topK, native: out }

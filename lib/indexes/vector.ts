@@ -3,7 +3,7 @@ import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, topK as parseTopK, isArray, readValue } from '../internal/validate'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -134,7 +134,7 @@ export class VectorIndex {
    * Infinity, or a zero vector under cosine, is a RangeError.
    */
   add(ids: readonly string[], vectors: VectorInput, options: { upsert?: boolean } = {}): number {
-    if (!Array.isArray(ids)) throw typeError('ids must be an array of strings')
+    if (!isArray(ids)) throw typeError('ids must be an array of strings')
     const list = ids.map((id, i) => documentId(id, `ids[${i}]`))
     const values = toFloat32(vectors, 'vectors')
     if (values.length !== list.length * this.#dim) {
@@ -215,8 +215,8 @@ export class VectorIndex {
 }
 
 function toFloat32(v: unknown, name: string): Float32Array {
-  if (v instanceof Float32Array) return v
-  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return Float32Array.from(v)
+  if (readValue(() => v instanceof Float32Array)) return v as Float32Array
+  if (isArray(v) && v.every((x) => typeof x === 'number')) return Float32Array.from(v)
   throw typeError(`${name} must be a Float32Array (or an array of numbers)`)
 }
 

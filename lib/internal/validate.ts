@@ -1,7 +1,30 @@
 import { describe, rangeError, typeError } from '../errors'
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
+/**
+ * Runs a read of a caller's value. A revoked Proxy makes the engine throw a TypeError
+ * without a code at the first touch; it becomes a coded one. Other errors (a caller's
+ * throwing getter) pass on unchanged.
+ */
+export function readValue<T>(read: () => T): T {
+  try {
+    return read()
+  } catch (e) {
+    if (e instanceof TypeError && !('code' in e) && e.message.includes('proxy that has been revoked')) {
+      throw typeError('a revoked Proxy was given where a value is read')
+    }
+    throw e
+  }
+}
+
+/** `Array.isArray` (with its narrowing), safe on a revoked Proxy. */
+// biome-ignore lint/suspicious/noExplicitAny: the same narrowing as Array.isArray
+export const isArray = (v: unknown): v is any[] => readValue(() => Array.isArray(v))
+
+/** Whether `v` is an object with a method `name` (duck typing of retrievers, rankers, generators). */
+export const hasMethod = (v: unknown, name: string): boolean =>
+  typeof v === 'object' && v !== null && readValue(() => typeof (v as Record<string, unknown>)[name] === 'function')
+
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !isArray(v)
 
 export function optionsObject(v: unknown, what: string): Record<string, unknown> {
   if (v === undefined || v === null) return {}
@@ -85,7 +108,7 @@ export function documentId(v: unknown, where: string): string {
 
 /** An array of strings; holes count as missing strings (`some` would skip them). */
 export function stringArray(v: unknown, name: string): string[] {
-  if (!Array.isArray(v)) throw typeError(`${name} must be an array of strings`)
+  if (!isArray(v)) throw typeError(`${name} must be an array of strings`)
   for (let i = 0; i < v.length; i++) {
     if (typeof v[i] !== 'string') throw typeError(`${name} must be an array of strings: ${name}[${i}] is ${describe(v[i])}`)
   }
@@ -106,7 +129,7 @@ export function jsonValue(v: unknown, name: string, ancestors: unknown[] = []): 
   if (typeof v !== 'object') throw typeError(`${name} must be a JSON value: got ${describe(v)}`)
   if (ancestors.includes(v)) throw typeError(`${name} must be a JSON value: it contains itself`)
   ancestors.push(v)
-  if (Array.isArray(v)) {
+  if (isArray(v)) {
     for (let i = 0; i < v.length; i++) jsonValue(v[i], `${name}[${i}]`, ancestors)
   } else {
     for (const k of Object.keys(v)) jsonValue((v as Record<string, unknown>)[k], `${name}.${k}`, ancestors)

@@ -1,7 +1,7 @@
 import { checkSignal } from '../internal/abort'
 import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
 import { AbortError, RagrankError, typeError } from '../errors'
-import { finiteNumber, isPlainObject, jsonValue, nonNegativeInteger, oneOf, optionsObject } from '../internal/validate'
+import { finiteNumber, isPlainObject, jsonValue, nonNegativeInteger, oneOf, optionsObject, isArray } from '../internal/validate'
 
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'
@@ -172,8 +172,8 @@ function nonEmptyString(v: unknown, name: string): string {
 const ROLES = new Set(['system', 'user', 'assistant'])
 
 export function checkMessages(v: unknown, name = 'request.messages'): ChatMessage[] {
-  if (!Array.isArray(v) || v.length === 0) throw typeError(`${name} must be a non-empty array of { role, content }`)
-  return v.map((m, i) => {
+  if (!isArray(v) || v.length === 0) throw typeError(`${name} must be a non-empty array of { role, content }`)
+  return Array.from(v, (m: unknown, i) => {
     if (!isPlainObject(m) || !ROLES.has(m.role as string) || typeof m.content !== 'string') {
       throw typeError(`${name}[${i}] must be { role: 'system' | 'user' | 'assistant', content: string }`)
     }
@@ -212,7 +212,7 @@ function parseCompletion(text: string, url: string): ChatReply {
   } catch {
     throw new RagrankError('ERR_LLM', `${url} did not answer with JSON: ${text.slice(0, 200)}`)
   }
-  const choice = isPlainObject(j) && Array.isArray(j.choices) ? j.choices[0] : undefined
+  const choice = isPlainObject(j) && isArray(j.choices) ? j.choices[0] : undefined
   const message = isPlainObject(choice) ? choice.message : undefined
   if (!isPlainObject(message)) throw new RagrankError('ERR_LLM', `${url} answered without choices[0].message`)
   if (typeof message.content !== 'string') {

@@ -3,7 +3,7 @@ import { RagrankError, typeError } from '../errors'
 import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
 import { EncoderModel } from './encoder-model'
 import { batchOptions, checkString, loadEncoder, runUnlessEmpty, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
-import { finiteNumber, isPlainObject, oneOf, optionsObject, stringArray, topK } from '../internal/validate'
+import { finiteNumber, isPlainObject, oneOf, optionsObject, stringArray, topK, isArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
 /** A candidate: a string, or a document with text (and optionally id, meta and a prior score); the rankers' one `Candidate`. */
@@ -96,7 +96,7 @@ export class CrossEncoder extends EncoderModel {
     options: RerankOptions = {},
   ): Promise<Reranked<D>[][]> {
     this.checkOpen()
-    if (!Array.isArray(requests)) throw typeError('requests must be an array of { query, documents }')
+    if (!isArray(requests)) throw typeError('requests must be an array of { query, documents }')
     const o = optionsObject(options, 'options') as RerankOptions
     const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)
     const k = topK(o.topK, this.#defaults.topK)

@@ -16,7 +16,7 @@ import { homedir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { AbortError, describe, RagrankError, rangeError, typeError } from '../errors'
 import { checkSignal } from '../internal/abort'
-import { optionsObject, stringArray } from '../internal/validate'
+import { optionsObject, readValue, stringArray } from '../internal/validate'
 
 /**
  * Codes of hub failures (to be added to `ErrorCode`):
@@ -106,8 +106,10 @@ function hfHome(env: NodeJS.ProcessEnv): string {
  */
 export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (typeof env !== 'object' || env === null) throw typeError(`env must be an object like process.env, got ${describe(env)}`)
-  const explicit = nonEmpty(env.HF_HUB_CACHE) ?? nonEmpty(env.HUGGINGFACE_HUB_CACHE)
-  return explicit ? expandHome(explicit, env) : join(hfHome(env), 'hub')
+  return readValue(() => {
+    const explicit = nonEmpty(env.HF_HUB_CACHE) ?? nonEmpty(env.HUGGINGFACE_HUB_CACHE)
+    return explicit ? expandHome(explicit, env) : join(hfHome(env), 'hub')
+  })
 }
 
 /**

@@ -3,7 +3,7 @@ import { checkWeights, fuse, type Fused, type FusionMethod, type ScoreNormalizat
 import { throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
 import { checkQuery, isRetriever, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
-import { finiteNumber, isPlainObject, oneOf, optionsObject, positiveInteger, renamedOption } from '../internal/validate'
+import { finiteNumber, isPlainObject, oneOf, optionsObject, positiveInteger, renamedOption, isArray } from '../internal/validate'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
 export interface HybridSource {
@@ -54,7 +54,7 @@ export class HybridRetriever implements Retriever {
 
   constructor(options: HybridRetrieverOptions) {
     const o = optionsObject(options, 'options')
-    if (!Array.isArray(o.retrievers) || o.retrievers.length === 0) {
+    if (!isArray(o.retrievers) || o.retrievers.length === 0) {
       throw typeError('options.retrievers must be a non-empty array of retrievers or { retriever, topK?, weight? }')
     }
     const sources = o.retrievers.map(source)

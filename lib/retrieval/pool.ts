@@ -2,7 +2,7 @@ import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
 import { checkCandidates, DEDUPE_RULES, dedupe, type Candidate, type DedupeBy } from './dedupe'
 import { describe, typeError } from '../errors'
 import { checkQuery, isRetriever, retrievedList, type Retriever, type ScoredDocument } from './retriever'
-import { isPlainObject, oneOf, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
+import { isPlainObject, oneOf, optionsObject, positiveInteger, topK as topKOption, isArray, hasMethod } from '../internal/validate'
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
 export interface Ranker {
@@ -21,7 +21,7 @@ export interface PoolRerankOptions {
 export type Pooled = ScoredDocument & { index: number; meta: Record<string, unknown>; [k: string]: unknown }
 
 export function isRanker(v: unknown): v is Ranker {
-  return typeof v === 'object' && v !== null && typeof (v as Ranker).rerank === 'function'
+  return hasMethod(v, 'rerank')
 }
 
 /**
@@ -33,7 +33,7 @@ export function isRanker(v: unknown): v is Ranker {
  */
 export async function rerankPooled(query: string, documents: readonly Candidate[], ranker: Ranker, options: PoolRerankOptions = {}): Promise<Pooled[]> {
   checkQuery(query)
-  if (!Array.isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
+  if (!isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
   if (!isRanker(ranker)) throw typeError('ranker must have a rerank(query, documents, options) method (a CrossEncoder, an LLMRanker, ...)')
   const o = optionsObject(options, 'options')
   const topK = topKOption(o.topK)
@@ -51,7 +51,7 @@ export async function rerankPooled(query: string, documents: readonly Candidate[
   const { docs, indices } = dedupe(candidates, by)
   if (docs.length === 0 || topK === 0) return []
   const out = await abortable(Promise.resolve(ranker.rerank(query, docs, { topK, signal })), signal)
-  if (!Array.isArray(out)) throw typeError('ranker.rerank must resolve to an array')
+  if (!isArray(out)) throw typeError('ranker.rerank must resolve to an array')
   return out.slice(0, topK).map((r, i) => {
     if (!isPlainObject(r)) throw typeError(`ranker.rerank result ${i} is not an object`)
     const at = typeof r.index === 'number' && docs[r.index] !== undefined ? r.index : undefined

@@ -1,7 +1,7 @@
-import { checkSignal, throwIfAborted } from '../internal/abort'
+import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
 import { describe, RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
-import { booleanOption, finiteNumber, isPlainObject, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
+import { booleanOption, finiteNumber, isPlainObject, optionsObject, positiveInteger, renamedOption, topK, isArray } from '../internal/validate'
 import { isRetriever, type Retriever } from '../retrieval/retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
@@ -94,8 +94,8 @@ export class AutoMergingRetriever implements Retriever {
     throwIfAborted(signal) // even for topK 0: an aborted call never resolves
     if (k === 0) return []
     const depth = Math.max(this.candidates ?? 4 * k, k)
-    const hits = await this.#retriever.retrieve(query, { topK: depth, signal })
-    if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
+    const hits = await abortable(this.#retriever.retrieve(query, { topK: depth, signal }), signal)
+    if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
     const merged = await this.#merge(items, signal)
     merged.sort((a, b) => b.score - a.score || a.rank - b.rank)
@@ -152,7 +152,7 @@ export class AutoMergingRetriever implements Retriever {
       parentIds.forEach((parentId, k) => {
         const parent = parents[k]
         const children = groups.get(parentId)!
-        if (!parent || !Array.isArray(parent.childrenIds) || parent.childrenIds.length === 0) {
+        if (!parent || !isArray(parent.childrenIds) || parent.childrenIds.length === 0) {
           if (this.strict) {
             throw missing(
               parent
@@ -186,7 +186,7 @@ export class AutoMergingRetriever implements Retriever {
     throwIfAborted(signal)
     const found = await this.#store.get(ids)
     throwIfAborted(signal)
-    if (!Array.isArray(found)) throw typeError('store.get must resolve to an array')
+    if (!isArray(found)) throw typeError('store.get must resolve to an array')
     // Match by id: a store may return fewer nodes, or in another order.
     const byId = new Map<string, StoredNode>()
     for (const n of found) if (n && typeof n.id === 'string') byId.set(n.id, n)
@@ -199,7 +199,7 @@ function missing(message: string): RagrankError {
 }
 
 function toStore(store: unknown): NodeStore {
-  if (Array.isArray(store)) {
+  if (isArray(store)) {
     const byId = new Map<string, StoredNode>()
     for (const n of store as StoredNode[]) if (n && typeof n.id === 'string') byId.set(n.id, n)
     return { get: async (ids) => ids.map((id) => byId.get(id)) }

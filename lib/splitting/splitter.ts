@@ -2,7 +2,7 @@ import { native } from '../internal/native'
 import type { NativeSplit } from '../internal/native'
 import { runCancellable, checkSignal } from '../internal/abort'
 import { callNative, describe, RagrankError, rangeError, typeError } from '../errors'
-import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, optionalString, optionsObject, stringArray, isArray, readValue } from '../internal/validate'
 
 /**
  * What a block size counts.
@@ -78,7 +78,7 @@ export class HierarchicalSplitter {
     // (`SplitConfig::from_options`), which names the bad option in a RangeError.
     const o = optionsObject(options, 'HierarchicalSplitter options')
     const sizes = o.blockSizes
-    if (sizes === undefined || sizes === null || typeof (sizes as Iterable<number>)[Symbol.iterator] !== 'function') {
+    if (sizes === undefined || sizes === null || !readValue(() => typeof (sizes as Iterable<number>)[Symbol.iterator] === 'function')) {
       throw typeError('blockSizes must be an array (or a Set) of positive integers, e.g. [512, 128, 32]')
     }
     const blockSizes = [...(sizes as Iterable<unknown>)].map((b, i) => anyInteger(b, `blockSizes[${i}]`))
@@ -125,7 +125,7 @@ export class HierarchicalSplitter {
 }
 
 function checkDocuments(documents: unknown): SplitDocument[] {
-  if (!Array.isArray(documents)) throw typeError('documents must be an array of { id, text, meta? }')
+  if (!isArray(documents)) throw typeError('documents must be an array of { id, text, meta? }')
   const seen = new Set<string>()
   return Array.from(documents, (d: unknown, i) => {
     if (!isPlainObject(d)) throw typeError(`documents[${i}] must be an object { id, text, meta? }`)
@@ -188,7 +188,7 @@ export class NodeTree {
   readonly #byId = new Map<string, HierarchyNode>()
 
   constructor(nodes: Iterable<HierarchyNode>) {
-    if (nodes === null || typeof (nodes as Iterable<unknown>)?.[Symbol.iterator] !== 'function') {
+    if (nodes === null || !readValue(() => typeof (nodes as Iterable<unknown>)?.[Symbol.iterator] === 'function')) {
       throw typeError('nodes must be an iterable of HierarchyNode (the output of HierarchicalSplitter.split)')
     }
     let i = 0
