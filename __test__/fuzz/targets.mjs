@@ -555,7 +555,7 @@ const isMap = (v) => {
 }
 
 function withFakes(o) {
-  if (o === null || typeof o !== 'object' || Object.isFrozen(o) || isArrayOrRevoked(o)) return o
+  if (o === null || typeof o !== 'object' || isArrayOrRevoked(o) || Object.isFrozen(o)) return o
   let desc
   try {
     desc = Object.getOwnPropertyDescriptors(o)

@@ -2,7 +2,7 @@ import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from
 import { native } from '../internal/native'
 import { callNative, describe, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort'
-import { documentId, anyInteger, isPlainObject, jsonValue, optionalString, optionsObject, stringArray, topK as parseTopK, isArray } from '../internal/validate'
+import { documentId, anyInteger, isPlainObject, jsonValue, optionalString, optionsObject, readValue, stringArray, topK as parseTopK, isArray } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 
@@ -167,7 +167,7 @@ export class Bm25Index implements Retriever {
   readonly #tokenizer?: (text: string) => string[]
 
   constructor(options: Bm25Options = {}) {
-    const restored = (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE]
+    const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE])
     const config = restored ? '' : indexConfig(options)
     this.#tokenizer = checkTokenizer(options?.tokenizer)
     this.#native = restored ?? callNative(() => new native.NativeBm25Index(config))
@@ -259,8 +259,9 @@ export class Bm25Index implements Retriever {
   /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
   static async load(path: string, options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal } = {}): Promise<Bm25Index> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
-    const tokenizer = checkTokenizer(options?.tokenizer)
-    const signal = checkSignal(options?.signal)
+    const o = optionsObject(options, 'options')
+    const tokenizer = checkTokenizer(o.tokenizer)
+    const signal = checkSignal(o.signal)
     const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token))
     return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer } as Bm25Options)
   }

@@ -1,9 +1,13 @@
 import { native } from './native'
 import { AbortError, callbackError, fromNative, typeError } from '../errors'
+import { optionsObject, readValue } from './validate'
 
 export function checkSignal(signal: unknown): AbortSignal | undefined {
   if (signal === undefined || signal === null) return undefined
-  if (typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function') {
+  const looksLikeSignal = readValue(
+    () => typeof (signal as AbortSignal).aborted === 'boolean' && typeof (signal as AbortSignal).addEventListener === 'function',
+  )
+  if (!looksLikeSignal) {
     throw typeError('options.signal must be an AbortSignal')
   }
   return signal as AbortSignal
@@ -145,7 +149,7 @@ export function saveCancellable(
 ): Promise<void> {
   try {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
-    const signal = checkSignal(options?.signal)
+    const signal = checkSignal(optionsObject(options, 'options').signal)
     return runCancellableChange(signal, (token) => save(path, token))
   } catch (e) {
     return Promise.reject(e)

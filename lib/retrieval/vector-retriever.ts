@@ -1,7 +1,7 @@
 import { rangeError, typeError } from '../errors'
 import { abortable, throwIfAborted } from '../internal/abort'
 import { checkQuery, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument } from './retriever'
-import { isPlainObject, optionsObject, isArray, readValue } from '../internal/validate'
+import { isPlainObject, optionsObject, isArray, readValue, hasMethod } from '../internal/validate'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
 export interface VectorSearchIndex {
@@ -81,7 +81,7 @@ export class VectorRetriever implements Retriever {
 
 function embedFunction(embed: unknown): EmbedFunction {
   if (typeof embed === 'function') return embed as EmbedFunction
-  if (typeof embed === 'object' && embed !== null && typeof (embed as QueryEmbedder).embedQuery === 'function') {
+  if (hasMethod(embed, 'embedQuery')) {
     const e = embed as QueryEmbedder
     return (text, { signal }) => e.embedQuery(text, { signal })
   }
