@@ -83,7 +83,7 @@ export class VectorIndex {
   readonly #out = new HitBuffer()
 
   constructor(options: VectorIndexOptions) {
-    const restored = (options as { [FROM_NATIVE]?: NativeVectorIndex } | undefined)?.[FROM_NATIVE]
+    const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeVectorIndex } | undefined)?.[FROM_NATIVE])
     if (restored) {
       this.#native = restored
     } else {
