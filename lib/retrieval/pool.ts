@@ -44,7 +44,7 @@ export async function rerankPooled(query: string, documents: readonly Candidate[
     // AutoMergingRetriever hits carry their text on the (merged) node.
     const node = isPlainObject(d) ? (d as { node?: unknown }).node : undefined
     if (isPlainObject(node) && typeof node.text === 'string') return { ...(d as object), text: node.text } as Candidate
-    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${describe(d.id)}: was the text stored?)` : ''}`)
+    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${typeof d.id === 'string' ? d.id : describe(d.id)}: was the text stored?)` : ''}`)
   })
   checkCandidates(candidates, 'documents') // ids must be strings: dedupe keys them
   throwIfAborted(signal)
