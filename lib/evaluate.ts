@@ -1,6 +1,6 @@
 import { native } from './internal/native'
 import { callNative, typeError } from './errors'
-import { isPlainObject, stringArray } from './internal/validate'
+import { isPlainObject, stringArray, isArray } from './internal/validate'
 
 /** Query id -> ranked hits (read in the order given; `score` is not used). */
 export type Run = Record<string, ReadonlyArray<{ id: string; score?: number }>>
@@ -23,18 +23,25 @@ export function evaluate(run: Run, qrels: Qrels, metrics: readonly string[]): Ev
   if (!isPlainObject(run)) throw typeError('run must be an object: query id -> [{ id, score }]')
   if (!isPlainObject(qrels)) throw typeError('qrels must be an object: query id -> { docId: grade }')
   const list = stringArray(metrics, 'metrics')
-  const ids: Record<string, string[]> = {}
+  // Null-prototype copies: any query or document id, "__proto__" too, stays an own key.
+  const ids: Record<string, string[]> = Object.create(null)
   for (const [qid, hits] of Object.entries(run)) {
-    if (!Array.isArray(hits)) throw typeError(`run[${JSON.stringify(qid)}] must be an array of { id }`)
-    ids[qid] = hits.map((h, i) => {
+    if (!isArray(hits)) throw typeError(`run[${JSON.stringify(qid)}] must be an array of { id }`)
+    ids[qid] = Array.from(hits, (h: unknown, i) => {
       if (!isPlainObject(h) || typeof h.id !== 'string') throw typeError(`run[${JSON.stringify(qid)}][${i}].id must be a string`)
       return h.id
     })
   }
+  const judgments: Qrels = Object.create(null)
   for (const [qid, judged] of Object.entries(qrels)) {
-    if (!isPlainObject(judged) || Object.values(judged).some((g) => typeof g !== 'number' || !Number.isFinite(g))) {
-      throw typeError(`qrels[${JSON.stringify(qid)}] must map document ids to finite numbers`)
+    if (!isPlainObject(judged)) throw typeError(`qrels[${JSON.stringify(qid)}] must map document ids to finite numbers`)
+    const grades: Record<string, number> = Object.create(null)
+    for (const [doc, g] of Object.entries(judged)) {
+      if (typeof g !== 'number' || !Number.isFinite(g)) throw typeError(`qrels[${JSON.stringify(qid)}] must map document ids to finite numbers`)
+      grades[doc] = g
     }
+    judgments[qid] = grades
   }
-  return callNative(() => native.nativeEvaluate(ids, qrels, list))
+  const { mean, perQueryJson } = callNative(() => native.nativeEvaluate(ids, judgments, list))
+  return { mean, perQuery: JSON.parse(perQueryJson) as Evaluation['perQuery'] }
 }

@@ -7,10 +7,10 @@
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers'
 import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors'
 import { Document, type DocumentInterface } from '@langchain/core/documents'
-import { typeError } from './errors'
+import { callbackError, describe, typeError } from './errors'
 import { isRanker, type Ranker } from './retrieval/pool'
 import { checkFilterSupport, isRetriever, type RetrieveFilter, type Retriever, type ScoredDocument, withFilter } from './retrieval/retriever'
-import { isPlainObject, optionKeys, optionsObject, topK } from './internal/validate'
+import { isArray, isPlainObject, optionKeys, optionsObject, topK } from './internal/validate'
 
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `MultiQueryRetriever`, `AutoMergingRetriever`, `CompressionRetriever`, ... */
@@ -56,9 +56,14 @@ export class RagrankRetriever extends BaseRetriever {
   }
 
   override async _getRelevantDocuments(query: string): Promise<DocumentInterface[]> {
-    const hits = await this.retriever.retrieve(query, { topK: this.topK, ...withFilter(this.filter) })
-    if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array')
-    return hits.map((h: ScoredDocument & { node?: { text?: unknown } }) => {
+    const hits: unknown = await Promise.resolve()
+      .then(() => this.retriever.retrieve(query, { topK: this.topK, ...withFilter(this.filter) }))
+      .catch((e: unknown) => {
+        throw callbackError(e, 'retriever.retrieve')
+      })
+    if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array')
+    return hits.map((h: ScoredDocument & { node?: { text?: unknown } }, i) => {
+      if (!isPlainObject(h)) throw typeError(`retriever.retrieve result ${i} must be an object { id, score }, got ${describe(h)}`)
       const meta = isPlainObject(h.meta) ? h.meta : {}
       // AutoMergingRetriever hits carry their text on the merged node.
       const text = typeof h.text === 'string' ? h.text : typeof h.node?.text === 'string' ? h.node.text : ''
@@ -96,15 +101,21 @@ export class RankerCompressor extends BaseDocumentCompressor {
   }
 
   async compressDocuments(documents: DocumentInterface[], query: string): Promise<DocumentInterface[]> {
-    if (!Array.isArray(documents)) throw typeError('documents must be an array of Documents')
+    if (!isArray(documents)) throw typeError('documents must be an array of Documents')
     // LangChain calls compressors even with no documents; a ranker needs none then.
     if (documents.length === 0) return []
     const candidates = documents.map((d, i) => {
       if (!isPlainObject(d) || typeof d.pageContent !== 'string') throw typeError(`documents[${i}] must be a Document with a string pageContent`)
-      return d.id === undefined || d.id === null || d.id === '' ? { text: d.pageContent } : { id: String(d.id), text: d.pageContent }
+      if (d.id === undefined || d.id === null || d.id === '') return { text: d.pageContent }
+      if (typeof d.id !== 'string') throw typeError(`documents[${i}].id must be a string, got ${describe(d.id)}`)
+      return { id: d.id, text: d.pageContent }
     })
-    const ranked = await this.ranker.rerank(query, candidates, this.topK === undefined ? {} : { topK: this.topK })
-    if (!Array.isArray(ranked)) throw typeError('ranker.rerank must resolve to an array')
+    const ranked: unknown = await Promise.resolve()
+      .then(() => this.ranker.rerank(query, candidates, this.topK === undefined ? {} : { topK: this.topK }))
+      .catch((e: unknown) => {
+        throw callbackError(e, 'ranker.rerank')
+      })
+    if (!isArray(ranked)) throw typeError('ranker.rerank must resolve to an array')
     return ranked.map((r, i) => {
       const { index, score } = (isPlainObject(r) ? r : {}) as { index?: unknown; score?: unknown }
       const source = typeof index === 'number' ? documents[index] : undefined

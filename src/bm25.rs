@@ -43,8 +43,10 @@ pub struct NativeHits {
     pub scores: Float64Array,
     /// Stored text per hit (null where none), when fields were asked for.
     pub texts: Option<Vec<Option<String>>>,
-    /// Metadata per hit (null where none), when fields were asked for.
-    pub metas: Option<Vec<serde_json::Value>>,
+    /// Metadata per hit (null where none) as one JSON array, when fields were asked for:
+    /// `JSON.parse` keeps every key (even `"__proto__"`) an own property, which napi's
+    /// object building does not, and one string crosses faster than many objects.
+    pub metas_json: Option<String>,
 }
 
 type Shared = Arc<RwLock<Bm25Index>>;
@@ -136,12 +138,14 @@ fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> NativeHit
         id_ends: Uint32Array::new(id_ends),
         scores: Float64Array::new(hits.iter().map(|h| h.score as f64).collect()),
         texts: any_text.then(|| docs.iter().map(|d| d.text.as_deref().map(str::to_owned)).collect()),
-        metas: any_meta.then(|| {
-            docs.iter()
-                .map(|d| d.meta.clone().unwrap_or(serde_json::Value::Null))
-                .collect()
-        }),
+        metas_json: any_meta.then(|| metas_json(docs.iter().map(|d| d.meta.as_ref()))),
     }
+}
+
+/// `[meta, null, ...]`: a `serde_json::Value` always serializes.
+fn metas_json<'a>(metas: impl Iterator<Item = Option<&'a serde_json::Value>>) -> String {
+    let all: Vec<_> = metas.collect();
+    serde_json::to_string(&all).unwrap_or_default()
 }
 
 #[napi]

@@ -3,12 +3,14 @@ use std::collections::HashMap;
 use napi_derive::napi;
 use ragrank_core::eval::{self, Metric};
 
-use crate::errors::{guard, OrNapi};
+use crate::errors::{guard, internal, OrNapi};
 
 #[napi(object)]
 pub struct NativeEvaluation {
     pub mean: HashMap<String, f64>,
-    pub per_query: HashMap<String, HashMap<String, f64>>,
+    /// Query id -> metric -> value, as JSON text: `JSON.parse` keeps any query id (even
+    /// `"__proto__"`) an own property, which napi's object building does not.
+    pub per_query_json: String,
 }
 
 /// `run`: query id -> ranked document ids; `qrels`: query id -> document id -> grade.
@@ -27,11 +29,7 @@ pub fn native_evaluate(
         let e = eval::evaluate(&run, &qrels, &metrics);
         Ok(NativeEvaluation {
             mean: e.mean.into_iter().collect(),
-            per_query: e
-                .per_query
-                .into_iter()
-                .map(|(q, v)| (q, v.into_iter().collect()))
-                .collect(),
+            per_query_json: serde_json::to_string(&e.per_query).map_err(|e| internal(&e.to_string()))?,
         })
     })
 }

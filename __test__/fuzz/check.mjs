@@ -26,6 +26,7 @@ export const ERROR_CODES = new Set([
   'ERR_MISSING_NODE',
   'ERR_LLM',
   'ERR_LLM_REPLY',
+  'ERR_CALLBACK',
   'ABORT_ERR',
 ])
 

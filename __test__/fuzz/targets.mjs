@@ -282,7 +282,7 @@ const hubOpts = options({
 const hubFileNames = near(fc.array(near(fc.constantFrom('tokenizer.json', '../etc/passwd', '/abs', 'a\\b')), { maxLength: 2 }))
 
 /** A plain options object whose `chatGenerator` was left out gets an unreachable local one (no real API call). */
-const withLocalChat = (o) => (o && typeof o === 'object' && !('chatGenerator' in o) ? { ...o, chatGenerator: localChat() } : o)
+const withLocalChat = (o) => (attempt(() => o && typeof o === 'object' && !('chatGenerator' in o)) ? { ...o, chatGenerator: localChat() } : o)
 /** A quiet LLM component: the default onFailure (a process warning) only when raise is exactly false, to cover it too. */
 const failureOptions = (raise) => ({ raiseOnFailure: raise === true, ...(raise === false ? {} : { onFailure: () => {} }) })
 
@@ -349,7 +349,7 @@ export const TARGETS = [
     'HybridRetriever.retrieve',
     'retrieval',
     [near(fc.array(fakeRetriever, { minLength: 1, maxLength: 3 })), fc.constantFrom('reject', 'skip'), text, options({ topK, signal, filter })],
-    (_, rs, onError, q, o) => new HybridRetriever({ retrievers: [bm25(), ...(Array.isArray(rs) ? rs.map(fake) : [])], onError }).retrieve(q, o),
+    (_, rs, onError, q, o) => new HybridRetriever({ retrievers: [bm25(), ...(isRealArray(rs) ? rs.map(fake) : [])], onError }).retrieve(q, o),
     { signalOf: signalAt(3) },
   ),
   t('new MultiQueryRetriever', 'retrieval', [multiQueryOpts], (_, o) => new MultiQueryRetriever(withFakes(o))),
@@ -357,7 +357,7 @@ export const TARGETS = [
     'MultiQueryRetriever.retrieve',
     'retrieval',
     [variantsSource, text, options({ topK, signal, queries: near(fc.array(text, { maxLength: 3 })) })],
-    (_, qs, q, o) => new MultiQueryRetriever({ retriever: bm25(), queries: typeof qs === 'function' || Array.isArray(qs) ? qs : () => qs }).retrieve(q, o),
+    (_, qs, q, o) => new MultiQueryRetriever({ retriever: bm25(), queries: typeof qs === 'function' || isRealArray(qs) ? qs : () => qs }).retrieve(q, o),
     { signalOf: signalAt(2) },
   ),
   t('new VectorRetriever', 'retrieval', [vectorRetrieverOpts], (_, o) => new VectorRetriever(o)),
@@ -366,7 +366,7 @@ export const TARGETS = [
     'retrieval',
     [embedResult, documentLookup, text, options({ topK, signal, filter })],
     (_, v, d, q, o) => {
-      const documents = d === null ? undefined : typeof d === 'function' || d instanceof Map ? d : () => d
+      const documents = d === null ? undefined : typeof d === 'function' || isMap(d) ? d : () => d
       return new VectorRetriever({ index: vectors(), embed: embedFn(v), documents }).retrieve(q, o)
     },
     { signalOf: signalAt(3) },
@@ -383,13 +383,13 @@ export const TARGETS = [
 
   // splitting
   t('new HierarchicalSplitter', 'splitting', [splitterOpts], (_, o) =>
-    new HierarchicalSplitter(o && typeof o === 'object' && typeof o.tokenizer === 'string' ? { ...o, tokenizer: resolvePath(o.tokenizer) } : o),
+    new HierarchicalSplitter(attempt(() => o && typeof o === 'object' && typeof o.tokenizer === 'string') ? { ...o, tokenizer: resolvePath(o.tokenizer) } : o),
   ),
   t('HierarchicalSplitter.split', 'splitting', [splitDocs], (_, d) => new HierarchicalSplitter({ blockSizes: [4, 2] }).split(d)),
   t('HierarchicalSplitter.splitAsync', 'splitting', [splitDocs, options({ signal })], (_, d, o) => new HierarchicalSplitter({ blockSizes: [4, 2] }).splitAsync(d, o), { signalOf: signalAt(1) }),
   t('NodeTree', 'splitting', [treeNodes], (_, n) => new NodeTree(n)),
   t('NodeTree methods', 'splitting', [fc.constantFrom('node', 'get', 'children', 'ancestors', 'leaves'), near(fc.oneof(id, fc.constantFrom('doc1', 'doc1#0', 'doc1#0.1'), ids))], (_, m, a) => new NodeTree(tree())[m](a)),
-  t('new AutoMergingRetriever', 'splitting', [autoMergingOpts], (_, o) => new AutoMergingRetriever(withFakes(o && typeof o === 'object' && o.store === 'tree' ? { ...o, store: tree() } : o))),
+  t('new AutoMergingRetriever', 'splitting', [autoMergingOpts], (_, o) => new AutoMergingRetriever(withFakes(attempt(() => o && typeof o === 'object' && o.store === 'tree') ? { ...o, store: tree() } : o))),
   t(
     'AutoMergingRetriever.retrieve',
     'splitting',
@@ -440,7 +440,7 @@ export const TARGETS = [
     [fc.constantFrom('rerank', 'rerankMany'), text, candidates, options({ activation: near(fc.constantFrom('sigmoid', 'none')), batchSize: topK, maxLength: topK, signal })],
     async (_, m, q, d, o) => {
       const [cross] = await tinyModels()
-      return m === 'rerank' ? cross.rerank(q, d, o) : cross.rerankMany(Array.isArray(d) ? [{ query: q, documents: d }, { query: q, documents: d }] : d, o)
+      return m === 'rerank' ? cross.rerank(q, d, o) : cross.rerankMany(isRealArray(d) ? [{ query: q, documents: d }, { query: q, documents: d }] : d, o)
     },
     { signalOf: signalAt(3) },
   ),
@@ -531,8 +531,39 @@ function loadOptions(more) {
 }
 
 /** Fakes inside a built options object become real collaborators. */
+// The harness's own reads must not throw on a revoked Proxy: the library under test should meet it.
+const isArrayOrRevoked = (v) => {
+  try {
+    return Array.isArray(v)
+  } catch {
+    return true
+  }
+}
+/** `read()`, or false when it throws (a revoked Proxy): the harness's own look at a value. */
+const attempt = (read) => {
+  try {
+    return read()
+  } catch {
+    return false
+  }
+}
+const isRealArray = (v) => {
+  try {
+    return Array.isArray(v)
+  } catch {
+    return false
+  }
+}
+const isMap = (v) => {
+  try {
+    return v instanceof Map
+  } catch {
+    return false
+  }
+}
+
 function withFakes(o) {
-  if (o === null || typeof o !== 'object' || Object.isFrozen(o) || Array.isArray(o)) return o
+  if (o === null || typeof o !== 'object' || isArrayOrRevoked(o) || Object.isFrozen(o)) return o
   let desc
   try {
     desc = Object.getOwnPropertyDescriptors(o)
@@ -541,7 +572,7 @@ function withFakes(o) {
   }
   for (const [k, d] of Object.entries(desc)) {
     if (!('value' in d) || !d.writable) continue
-    if (k === 'retrievers' && Array.isArray(d.value)) o[k] = d.value.map((s) => (s && typeof s === 'object' && 'retriever' in s && !('kind' in s) ? { ...s, retriever: fake(s.retriever) } : fake(s)))
+    if (k === 'retrievers' && isRealArray(d.value)) o[k] = d.value.map((s) => (attempt(() => s && typeof s === 'object' && 'retriever' in s && !('kind' in s)) ? { ...s, retriever: fake(s.retriever) } : fake(s)))
     else if (k === 'ortLibrary' && typeof d.value === 'string') o[k] = resolvePath(d.value)
     else o[k] = fake(d.value)
   }

@@ -1,8 +1,8 @@
 import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from '../internal/native'
 import { native } from '../internal/native'
-import { callNative, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
-import { documentId, anyInteger, isPlainObject, optionalString, optionKeys, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { callNative, describe, rangeError, typeError } from '../errors'
+import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort'
+import { anyInteger, documentId, isArray, isPlainObject, jsonValue, optionalString, optionKeys, optionsObject, readValue, stringArray, topK as parseTopK } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 
@@ -142,7 +142,7 @@ function indexConfig(options: unknown): string {
   const variant = o.variant ?? undefined // null means the default, as it always has
   optionalString(variant, 'options.variant')
   for (const name of ['k1', 'b', 'delta'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'number') throw typeError(`options.${name} must be a number, got ${String(o[name])}`)
+    if (o[name] !== undefined && typeof o[name] !== 'number') throw typeError(`options.${name} must be a number, got ${describe(o[name])}`)
   }
   if (o.storeText !== undefined && typeof o.storeText !== 'boolean') throw typeError('options.storeText must be a boolean')
   const params = { variant, k1: o.k1, b: o.b, delta: o.delta }
@@ -174,7 +174,7 @@ export class Bm25Index implements Retriever {
   readonly #tokenizer?: (text: string) => string[]
 
   constructor(options: Bm25Options = {}) {
-    const restored = (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE]
+    const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE])
     const config = restored ? '' : indexConfig(options)
     this.#tokenizer = checkTokenizer(options?.tokenizer)
     this.#native = restored ?? callNative(() => new native.NativeBm25Index(config))
@@ -199,13 +199,16 @@ export class Bm25Index implements Retriever {
     return callNative(() => this.#native.add(nativeDocs, upsertOption(options, ADD_KEYS)))
   }
 
-  /** `add` with analysis and the impact rebuild on the libuv pool. */
+  /**
+   * `add` with analysis and the impact rebuild on the libuv pool. An aborted call either
+   * rejects with an AbortError and adds nothing, or (aborted too late) adds all and resolves.
+   */
   addAsync(docs: readonly Bm25Document[], options: { upsert?: boolean; signal?: AbortSignal } = {}): Promise<number> {
     try {
       const nativeDocs = this.#toNative(docs)
       const upsert = upsertOption(options, ADD_ASYNC_KEYS)
       const signal = checkSignal(options?.signal)
-      return runCancellable(signal, (token) => this.#native.addAsync(nativeDocs, upsert, token))
+      return runCancellableChange(signal, (token) => this.#native.addAsync(nativeDocs, upsert, token))
     } catch (e) {
       return Promise.reject(e)
     }
@@ -229,7 +232,7 @@ export class Bm25Index implements Retriever {
   /** Many queries at once, in parallel on all cores; results in query order. */
   searchBatch(queries: readonly Bm25Query[], options: Bm25BatchOptions = {}): Promise<Bm25Hit[][]> {
     try {
-      if (!Array.isArray(queries)) throw typeError('queries must be an array')
+      if (!isArray(queries)) throw typeError('queries must be an array')
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
       const { topK, native: opts } = searchOptions(options, BATCH_KEYS)
       const signal = checkSignal(options?.signal)
@@ -280,7 +283,7 @@ export class Bm25Index implements Retriever {
    * `search` on the libuv pool with the same `filter`, rejecting with an AbortError when `signal` fires.
    */
   retrieve(query: Bm25Query, options: Bm25BatchOptions = {}): Promise<Bm25Hit[]> {
-    if (typeof query !== 'string' && !Array.isArray(query)) {
+    if (typeof query !== 'string' && !isArray(query)) {
       return Promise.reject(typeError('query must be a string or an array of token strings'))
     }
     return this.searchBatch([query], options).then((all) => all[0])
@@ -294,18 +297,19 @@ export class Bm25Index implements Retriever {
   /** The query as it crosses to Rust: text, or tokens joined by U+0000 (flagged). */
   #query(query: unknown, name: string): [string, boolean] {
     if (typeof query === 'string') return this.#tokenizer ? [joinTokens(this.#tokenize(query), name), true] : [query, false]
-    if (Array.isArray(query)) return [joinTokens(stringArray(query, name), name), true]
+    if (isArray(query)) return [joinTokens(stringArray(query, name), name), true]
     throw typeError(`${name} must be a string or an array of token strings`)
   }
 
   #toNative(docs: readonly Bm25Document[]): NativeDoc[] {
-    if (!Array.isArray(docs)) throw typeError('docs must be an array of { id, text | tokens, meta? }')
-    return docs.map((d, i) => {
+    if (!isArray(docs)) throw typeError('docs must be an array of { id, text | tokens, meta? }')
+    return Array.from(docs, (d: unknown, i) => {
       const where = `docs[${i}]`
       if (!isPlainObject(d)) throw typeError(`${where} must be an object`)
       const id = documentId(d.id, where)
       if (d.text !== undefined && typeof d.text !== 'string') throw typeError(`${where}.text must be a string`)
       if (d.meta !== undefined && !isPlainObject(d.meta)) throw typeError(`${where}.meta must be a plain object`)
+      if (d.meta !== undefined) jsonValue(d.meta, `${where}.meta`)
       let tokens = d.tokens === undefined ? undefined : stringArray(d.tokens, `${where}.tokens`)
       if (tokens === undefined && d.text === undefined) throw typeError(`${where} needs text or tokens`)
       if (tokens === undefined && this.#tokenizer) tokens = this.#tokenize(d.text as string)
@@ -321,7 +325,8 @@ function joinTokens(tokens: readonly string[], where: string): string {
 }
 
 function toHits(h: NativeHits): Bm25Hit[] {
-  const { ids, idEnds, scores, texts, metas } = h
+  const { ids, idEnds, scores, texts, metasJson } = h
+  const metas = metasJson === undefined ? undefined : (JSON.parse(metasJson) as (Record<string, unknown> | null)[])
   const out: Bm25Hit[] = new Array(idEnds.length)
   let start = 0
   for (let i = 0; i < idEnds.length; i++) {
@@ -357,7 +362,8 @@ function searchOptions(options: unknown, known: ReadonlySet<string>): { topK: nu
     if (f.ids !== undefined) out.filterIds = stringArray(f.ids, 'options.filter.ids')
     if (f.meta !== undefined) {
       const meta = optionsObject(f.meta, 'options.filter.meta')
-      out.filterMeta = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
+      jsonValue(meta, 'options.filter.meta')
+      out.filterMeta = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, isArray(v) ? v : [v]]))
     }
   }
   return { topK, native: out }

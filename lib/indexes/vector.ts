@@ -1,9 +1,9 @@
 import type { NativeVectorHits, NativeVectorIndex } from '../internal/native'
 import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable, saveCancellable } from '../internal/abort'
+import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { checkKeys, documentId, anyInteger, isPlainObject, optionalString, optionKeys, optionsObject, stringArray, topK as parseTopK } from '../internal/validate'
+import { anyInteger, checkKeys, documentId, isArray, isPlainObject, optionalString, optionKeys, optionsObject, readValue, stringArray, topK as parseTopK } from '../internal/validate'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -90,7 +90,7 @@ export class VectorIndex {
   readonly #out = new HitBuffer()
 
   constructor(options: VectorIndexOptions) {
-    const restored = (options as { [FROM_NATIVE]?: NativeVectorIndex } | undefined)?.[FROM_NATIVE]
+    const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeVectorIndex } | undefined)?.[FROM_NATIVE])
     if (restored) {
       this.#native = restored
     } else {
@@ -142,7 +142,7 @@ export class VectorIndex {
    * Infinity, or a zero vector under cosine, is a RangeError.
    */
   add(ids: readonly string[], vectors: VectorInput, options: { upsert?: boolean } = {}): number {
-    if (!Array.isArray(ids)) throw typeError('ids must be an array of strings')
+    if (!isArray(ids)) throw typeError('ids must be an array of strings')
     const list = ids.map((id, i) => documentId(id, `ids[${i}]`))
     const values = toFloat32(vectors, 'vectors')
     if (values.length !== list.length * this.#dim) {
@@ -185,6 +185,7 @@ export class VectorIndex {
       const o = optionsObject(options, 'options', BATCH_KEYS)
       const topK = topKOption(o.topK)
       const signal = checkSignal(o.signal)
+      throwIfAborted(signal) // even with no queries: an aborted call never resolves
       if (q.length === 0) return Promise.resolve([])
       return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, token)).then(toHits)
     } catch (e) {
@@ -222,8 +223,8 @@ export class VectorIndex {
 }
 
 function toFloat32(v: unknown, name: string): Float32Array {
-  if (v instanceof Float32Array) return v
-  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return Float32Array.from(v)
+  if (readValue(() => v instanceof Float32Array)) return v as Float32Array
+  if (isArray(v) && v.every((x) => typeof x === 'number')) return Float32Array.from(v)
   throw typeError(`${name} must be a Float32Array (or an array of numbers)`)
 }
 

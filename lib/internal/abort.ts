@@ -1,18 +1,38 @@
 import { native } from './native'
-import { AbortError, fromNative, typeError } from '../errors'
-import { optionKeys, optionsObject } from './validate'
+import { AbortError, callbackError, fromNative, typeError } from '../errors'
+import { optionKeys, optionsObject, readValue } from './validate'
 
 export function checkSignal(signal: unknown): AbortSignal | undefined {
   if (signal === undefined || signal === null) return undefined
-  if (typeof (signal as AbortSignal).aborted !== 'boolean' || typeof (signal as AbortSignal).addEventListener !== 'function') {
+  const looksLikeSignal = readValue(
+    () => typeof (signal as AbortSignal).aborted === 'boolean' && typeof (signal as AbortSignal).addEventListener === 'function',
+  )
+  if (!looksLikeSignal) {
     throw typeError('options.signal must be an AbortSignal')
   }
   return signal as AbortSignal
 }
 
 /**
+ * Starts native async work: a synchronous throw (napi's argument conversion) becomes the
+ * JS error users see, before anything is registered on the caller's signal.
+ */
+function startNative<T>(token: InstanceType<typeof native.CancelToken>, start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>): Promise<T> {
+  let work: Promise<T>
+  try {
+    work = start(token)
+  } catch (e) {
+    throw fromNative(e)
+  }
+  return work.catch((e: unknown) => {
+    throw fromNative(e)
+  })
+}
+
+/**
  * Runs native async work that can be cancelled: the signal cancels a native token
  * (checked while the work runs) and the promise rejects with an AbortError at once.
+ * For work that only reads: a call that changes state uses `runCancellableChange`.
  */
 export async function runCancellable<T>(
   signal: AbortSignal | undefined,
@@ -20,22 +40,44 @@ export async function runCancellable<T>(
 ): Promise<T> {
   if (signal?.aborted) throw new AbortError()
   const token = new native.CancelToken()
-  let onAbort: (() => void) | undefined
+  const work = startNative(token, start)
+  if (!signal) return work
+  let onAbort = () => {}
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => {
       token.cancel()
       reject(new AbortError())
     }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-  const work = start(token).catch((e: unknown) => {
-    throw fromNative(e)
+    signal.addEventListener('abort', onAbort, { once: true })
   })
   try {
-    return await (signal ? Promise.race([work, aborted]) : work)
+    return await Promise.race([work, aborted])
   } finally {
-    if (onAbort) signal?.removeEventListener('abort', onAbort)
+    signal.removeEventListener('abort', onAbort)
     work.catch(() => {})
+  }
+}
+
+/**
+ * Runs native work that changes state (an insert, a save): the signal cancels the native
+ * token, but the promise waits for the native side, so it never lies. Work that stopped
+ * before changing anything rejects with an AbortError; work that got past its last check
+ * under the lock completes, and the promise resolves.
+ */
+export async function runCancellableChange<T>(
+  signal: AbortSignal | undefined,
+  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
+): Promise<T> {
+  if (signal?.aborted) throw new AbortError()
+  const token = new native.CancelToken()
+  const work = startNative(token, start)
+  if (!signal) return work
+  const onAbort = () => token.cancel()
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    return await work
+  } finally {
+    signal.removeEventListener('abort', onAbort)
   }
 }
 
@@ -47,9 +89,13 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 /**
  * Settles like `promise`, or rejects with an AbortError as soon as `signal` fires, so a
  * callee that ignores the signal (a user's embed function, a custom retriever) cannot hold
- * the caller.
+ * the caller. A rejection that is not an Error (a callback's `reject(undefined)`) becomes a
+ * RagrankError `ERR_CALLBACK` with the value as `cause`.
  */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function abortable<T>(given: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  const promise = Promise.resolve(given).catch((e: unknown) => {
+    throw callbackError(e, 'a callback')
+  })
   if (!signal) return promise
   if (signal.aborted) {
     promise.catch(() => {})
@@ -95,7 +141,8 @@ const SAVE_KEYS = optionKeys('signal')
 
 /**
  * An index's `save(path, { signal })`: bad arguments reject (never throw), and the save
- * runs under `runCancellable`, so a signal that fires stops it while it writes.
+ * runs under `runCancellableChange`, so a signal that fires stops it while it writes, and
+ * a save that already replaced the file resolves.
  */
 export function saveCancellable(
   path: unknown,
@@ -105,7 +152,7 @@ export function saveCancellable(
   try {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
     const signal = checkSignal(optionsObject(options, 'options', SAVE_KEYS).signal)
-    return runCancellable(signal, (token) => save(path, token))
+    return runCancellableChange(signal, (token) => save(path, token))
   } catch (e) {
     return Promise.reject(e)
   }

@@ -1,7 +1,30 @@
-import { rangeError, typeError } from '../errors'
+import { describe, rangeError, typeError } from '../errors'
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
+/**
+ * Runs a read of a caller's value. A revoked Proxy makes the engine throw a TypeError
+ * without a code at the first touch; it becomes a coded one. Other errors (a caller's
+ * throwing getter) pass on unchanged.
+ */
+export function readValue<T>(read: () => T): T {
+  try {
+    return read()
+  } catch (e) {
+    if (e instanceof TypeError && !('code' in e) && e.message.includes('proxy that has been revoked')) {
+      throw typeError('a revoked Proxy was given where a value is read')
+    }
+    throw e
+  }
+}
+
+/** `Array.isArray` (with its narrowing), safe on a revoked Proxy. */
+// biome-ignore lint/suspicious/noExplicitAny: the same narrowing as Array.isArray
+export const isArray = (v: unknown): v is any[] => readValue(() => Array.isArray(v))
+
+/** Whether `v` is an object with a method `name` (duck typing of retrievers, rankers, generators). */
+export const hasMethod = (v: unknown, name: string): boolean =>
+  typeof v === 'object' && v !== null && readValue(() => typeof (v as Record<string, unknown>)[name] === 'function')
+
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !isArray(v)
 
 /**
  * An options object (undefined and null mean `{}`). With `known`, a key outside it is a
@@ -70,7 +93,7 @@ function editDistance(a: string, b: string): number {
 }
 
 export function finiteNumber(v: unknown, name: string, min: number, max = Infinity): number {
-  if (typeof v !== 'number' || Number.isNaN(v)) throw typeError(`${name} must be a number, got ${String(v)}`)
+  if (typeof v !== 'number' || Number.isNaN(v)) throw typeError(`${name} must be a number, got ${describe(v)}`)
   if (!Number.isFinite(v) || v < min || v > max) {
     throw rangeError(`${name} must be in [${min}, ${max}], got ${v}`)
   }
@@ -82,7 +105,7 @@ export function finiteNumber(v: unknown, name: string, min: number, max = Infini
  * is out of range. Every integer option goes through here, so the messages agree.
  */
 export function integer(v: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${String(v)}`)
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${describe(v)}`)
   if (v < min) throw rangeError(`${name} must be >= ${min}, got ${v}`)
   if (v > max) throw rangeError(`${name} must be <= ${max}, got ${v}`)
   return v
@@ -143,18 +166,44 @@ export function documentId(v: unknown, where: string): string {
   return v
 }
 
+/** An array of strings; holes count as missing strings (`some` would skip them). */
 export function stringArray(v: unknown, name: string): string[] {
-  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw typeError(`${name} must be an array of strings`)
+  if (!isArray(v)) throw typeError(`${name} must be an array of strings`)
+  for (let i = 0; i < v.length; i++) {
+    if (typeof v[i] !== 'string') throw typeError(`${name} must be an array of strings: ${name}[${i}] is ${describe(v[i])}`)
+  }
   return v as string[]
+}
+
+/**
+ * A value JSON can hold, checked before it crosses to Rust (`meta`, filter values), so the
+ * error names the field: no NaN or Infinity, functions, Symbols, BigInts, `undefined`,
+ * holes or cycles.
+ */
+export function jsonValue(v: unknown, name: string, ancestors: unknown[] = []): void {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw typeError(`${name} must be a JSON value: got ${v}`)
+    return
+  }
+  if (typeof v !== 'object') throw typeError(`${name} must be a JSON value: got ${describe(v)}`)
+  if (ancestors.includes(v)) throw typeError(`${name} must be a JSON value: it contains itself`)
+  ancestors.push(v)
+  if (isArray(v)) {
+    for (let i = 0; i < v.length; i++) jsonValue(v[i], `${name}[${i}]`, ancestors)
+  } else {
+    for (const k of Object.keys(v)) jsonValue((v as Record<string, unknown>)[k], `${name}.${k}`, ancestors)
+  }
+  ancestors.pop()
 }
 
 /** Type checks only, for options whose values Rust checks (and names in its RangeError). */
 export function optionalString(v: unknown, name: string): void {
-  if (v !== undefined && typeof v !== 'string') throw typeError(`${name} must be a string, got ${String(v)}`)
+  if (v !== undefined && typeof v !== 'string') throw typeError(`${name} must be a string, got ${describe(v)}`)
 }
 
 /** Type check only: an integer of any sign, for options whose range Rust checks. */
 export function anyInteger(v: unknown, name: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${String(v)}`)
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${name} must be an integer, got ${describe(v)}`)
   return v
 }

@@ -1,4 +1,4 @@
-import { AbortError, typeError } from '../errors'
+import { AbortError, callbackError, typeError } from '../errors'
 import { abortable } from '../internal/abort'
 import { booleanOption, isPlainObject } from '../internal/validate'
 import type { ChatGenerator, ChatRequest } from './chat'
@@ -29,7 +29,12 @@ export function fallbackPolicy(o: Record<string, unknown>, warning: string): Fal
  * JSON, rejects with `ERR_LLM_REPLY`.
  */
 export async function chatJson<T>(chat: ChatGenerator, request: ChatRequest, parse: (reply: Record<string, unknown>, text: string) => T): Promise<T> {
-  const reply = await abortable(Promise.resolve(chat.chat(request)), request.signal)
+  const call = Promise.resolve()
+    .then(() => chat.chat(request))
+    .catch((e: unknown) => {
+      throw callbackError(e, 'chatGenerator.chat', 'ERR_LLM')
+    })
+  const reply = await abortable(call, request.signal)
   if (!isPlainObject(reply) || typeof reply.text !== 'string') throw replyError('chatGenerator.chat must resolve to { text }')
   return parse(parseJsonObject(reply.text), reply.text)
 }
@@ -44,8 +49,10 @@ export async function withFallback<T>(policy: FallbackPolicy, signal: AbortSigna
     return await work()
   } catch (e) {
     if (e instanceof AbortError || signal?.aborted) throw e instanceof AbortError ? e : new AbortError()
-    if (policy.raise) throw e
-    policy.onFailure(e as Error)
+    // A generator may reject with anything (undefined too): the policy always gets an Error.
+    const error = callbackError(e, 'chatGenerator.chat', 'ERR_LLM')
+    if (policy.raise) throw error
+    policy.onFailure(error)
     return fallback()
   }
 }

@@ -1,3 +1,5 @@
+import { hasMethod } from '../internal/validate'
+
 /** One turn of a conversation, in the chat-completions shape. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant'
@@ -39,5 +41,5 @@ export interface ChatGenerator {
 }
 
 export function isChatGenerator(v: unknown): v is ChatGenerator {
-  return typeof v === 'object' && v !== null && typeof (v as ChatGenerator).chat === 'function'
+  return hasMethod(v, 'chat')
 }

@@ -8,7 +8,7 @@ import { rangeError, typeError } from '../errors'
 import { replyError } from './json-reply'
 import { OpenAIChatGenerator } from './openai-chat'
 import { PromptTemplate } from './prompt-template'
-import { integer, isPlainObject, optionKeys, optionsObject, positiveInteger, topK } from '../internal/validate'
+import { integer, isArray, isPlainObject, optionKeys, optionsObject, positiveInteger, topK } from '../internal/validate'
 
 /** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
 export type LLMRanked<D> = (D extends string ? { text: string } : D) & {
@@ -185,7 +185,7 @@ export class LLMRanker {
  */
 export function parseRanking(reply: Record<string, unknown>, text: string, count: number): number[] {
   const list = reply.documents
-  if (!Array.isArray(list)) throw replyError(`the reply has no "documents" array: ${text.slice(0, 200)}`)
+  if (!isArray(list)) throw replyError(`the reply has no "documents" array: ${text.slice(0, 200)}`)
   const seen = new Set<number>()
   for (const entry of list) {
     const n = isPlainObject(entry) ? entry.index : entry

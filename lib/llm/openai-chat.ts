@@ -1,7 +1,7 @@
 import { checkSignal } from '../internal/abort'
 import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
 import { AbortError, RagrankError, typeError } from '../errors'
-import { finiteNumber, isPlainObject, nonNegativeInteger, oneOf, optionKeys, optionsObject } from '../internal/validate'
+import { finiteNumber, isArray, isPlainObject, jsonValue, nonNegativeInteger, oneOf, optionKeys, optionsObject } from '../internal/validate'
 
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'
@@ -102,6 +102,7 @@ export class OpenAIChatGenerator implements ChatGenerator {
     if (r.responseFormat !== undefined && this.#format !== 'none') {
       const f = optionsObject(r.responseFormat, 'request.responseFormat', RESPONSE_FORMAT_KEYS)
       if (typeof f.name !== 'string' || !isPlainObject(f.schema)) throw typeError('request.responseFormat must be { name, schema }')
+      jsonValue(f.schema, 'request.responseFormat.schema')
       body.response_format =
         this.#format === 'json_schema' ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema } } : { type: 'json_object' }
     }
@@ -178,8 +179,8 @@ function nonEmptyString(v: unknown, name: string): string {
 const ROLES = new Set(['system', 'user', 'assistant'])
 
 export function checkMessages(v: unknown, name = 'request.messages'): ChatMessage[] {
-  if (!Array.isArray(v) || v.length === 0) throw typeError(`${name} must be a non-empty array of { role, content }`)
-  return v.map((m, i) => {
+  if (!isArray(v) || v.length === 0) throw typeError(`${name} must be a non-empty array of { role, content }`)
+  return Array.from(v, (m: unknown, i) => {
     if (!isPlainObject(m) || !ROLES.has(m.role as string) || typeof m.content !== 'string') {
       throw typeError(`${name}[${i}] must be { role: 'system' | 'user' | 'assistant', content: string }`)
     }
@@ -218,7 +219,7 @@ function parseCompletion(text: string, url: string): ChatReply {
   } catch {
     throw new RagrankError('ERR_LLM', `${url} did not answer with JSON: ${text.slice(0, 200)}`)
   }
-  const choice = isPlainObject(j) && Array.isArray(j.choices) ? j.choices[0] : undefined
+  const choice = isPlainObject(j) && isArray(j.choices) ? j.choices[0] : undefined
   const message = isPlainObject(choice) ? choice.message : undefined
   if (!isPlainObject(message)) throw new RagrankError('ERR_LLM', `${url} answered without choices[0].message`)
   if (typeof message.content !== 'string') {

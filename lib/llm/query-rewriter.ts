@@ -4,7 +4,7 @@ import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './c
 import { typeError } from '../errors'
 import { replyError } from './json-reply'
 import { checkMessages, OpenAIChatGenerator } from './openai-chat'
-import { integer, oneOf, optionKeys, optionsObject } from '../internal/validate'
+import { integer, isArray, oneOf, optionKeys, optionsObject } from '../internal/validate'
 
 /** How a variant departs from the standalone query. */
 export type RewriteStrategy = 'synonyms' | 'broader-narrower' | 'cause-effect'
@@ -76,7 +76,7 @@ export class QueryRewriter {
     if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
     this.#variants = o.variants === undefined ? 3 : integer(o.variants, 'options.variants', 0, 20)
     if (o.strategies !== undefined) {
-      if (!Array.isArray(o.strategies) || o.strategies.length === 0) throw typeError('options.strategies must be a non-empty array')
+      if (!isArray(o.strategies) || o.strategies.length === 0) throw typeError('options.strategies must be a non-empty array')
       o.strategies.forEach((s, i) => oneOf(s, REWRITE_STRATEGIES, `options.strategies[${i}]`))
     }
     this.#strategies = [...((o.strategies as RewriteStrategy[] | undefined) ?? REWRITE_STRATEGIES)]
@@ -135,7 +135,7 @@ export function parseRewrite(o: Record<string, unknown>, text: string, plan: rea
   if (typeof o.standalone_query !== 'string') throw replyError(`"standalone_query" must be a string: ${text.slice(0, 200)}`)
   const query = o.standalone_query.trim()
   if (o.needs_retrieval && query === '') throw replyError('"standalone_query" is empty although retrieval is needed')
-  if (o.variants !== undefined && !Array.isArray(o.variants)) throw replyError(`"variants" must be an array: ${text.slice(0, 200)}`)
+  if (o.variants !== undefined && !isArray(o.variants)) throw replyError(`"variants" must be an array: ${text.slice(0, 200)}`)
   const seen = new Set([query.toLowerCase()])
   const variants: Rewrite['variants'] = []
   if (o.needs_retrieval) {

@@ -2,8 +2,8 @@ import type { NativeEncoder } from '../../index'
 import { RagrankError, typeError } from '../errors'
 import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
 import { EncoderModel } from './encoder-model'
-import { BATCH_CALL_KEYS, batchOptions, checkString, LOAD_KEYS, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
-import { finiteNumber, isPlainObject, oneOf, optionKeys, optionsObject, stringArray, topK } from '../internal/validate'
+import { BATCH_CALL_KEYS, type BatchCallOptions, batchOptions, checkString, type EncoderRuntime, LOAD_KEYS, loadEncoder, type LoadOptions, runUnlessEmpty } from './encoder'
+import { finiteNumber, isArray, isPlainObject, oneOf, optionKeys, optionsObject, stringArray, topK } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
 /** A candidate: a string, or a document with text (and optionally id, meta and a prior score); the rankers' one `Candidate`. */
@@ -102,7 +102,7 @@ export class CrossEncoder extends EncoderModel {
     options: RerankOptions = {},
   ): Promise<Reranked<D>[][]> {
     this.checkOpen()
-    if (!Array.isArray(requests)) throw typeError('requests must be an array of { query, documents }')
+    if (!isArray(requests)) throw typeError('requests must be an array of { query, documents }')
     const o = optionsObject(options, 'options', RERANK_KEYS) as RerankOptions
     const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)
     const k = topK(o.topK, this.#defaults.topK)
@@ -123,7 +123,7 @@ export class CrossEncoder extends EncoderModel {
       return p
     })
     const scores: Float32Array =
-      texts.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.encoder.scorePairs(queries, texts, queryOf, batch, token))
+      await runUnlessEmpty(texts.length, () => new Float32Array(0), o.signal, (token) => this.encoder.scorePairs(queries, texts, queryOf, batch, token))
     let at = 0
     return prepared.map((p) => {
       const scored = p.docs.map((doc, j) => {

@@ -1,7 +1,7 @@
 import type { NativeEncoder } from '../../index'
 import { RagrankError } from '../errors'
 import { EncoderModel } from './encoder-model'
-import { BATCH_CALL_KEYS, batchOptions, checkString, LOAD_KEYS, loadEncoder, run, type BatchCallOptions, type EncoderRuntime, type LoadOptions } from './encoder'
+import { BATCH_CALL_KEYS, type BatchCallOptions, batchOptions, checkString, type EncoderRuntime, LOAD_KEYS, loadEncoder, type LoadOptions, runUnlessEmpty } from './encoder'
 import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
@@ -72,7 +72,7 @@ export class Embedder extends EncoderModel {
     const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
     const batch = batchOptions(this.runtime, o)
     const data: Float32Array =
-      list.length === 0 ? new Float32Array(0) : await run(o.signal, (token) => this.encoder.embed(list, pool, normalize, batch, token))
+      await runUnlessEmpty(list.length, () => new Float32Array(0), o.signal, (token) => this.encoder.embed(list, pool, normalize, batch, token))
     return { data, dim: this.dim, count: list.length }
   }
 

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os'
 import type { NativeEncoder } from '../../index'
 import { native } from '../internal/native'
 import { fromNative, typeError } from '../errors'
-import { checkSignal, runCancellable } from '../internal/abort'
+import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort'
 import { ensureOnnxRuntime } from './onnx-runtime'
 import { resolveModelFiles, type ModelSourceOptions } from './model-files'
 import { positiveInteger } from '../internal/validate'
@@ -119,6 +119,18 @@ export function batchOptions(defaults: EncoderRuntime, o: BatchCallOptions) {
 
 export function run<T>(signal: unknown, start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>): Promise<T> {
   return runCancellable(checkSignal(signal), start)
+}
+
+/** `run`, or `empty` for no input; an aborted signal rejects either way (a call never resolves once aborted). */
+export function runUnlessEmpty<T>(
+  count: number,
+  empty: () => T,
+  signal: unknown,
+  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
+): Promise<T> {
+  if (count > 0) return run(signal, start)
+  throwIfAborted(checkSignal(signal))
+  return Promise.resolve(empty())
 }
 
 export function checkString(v: unknown, name: string): string {

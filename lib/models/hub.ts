@@ -14,9 +14,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { copyFile, link, mkdir, open, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
-import { AbortError, RagrankError, rangeError, typeError } from '../errors'
+import { AbortError, describe, RagrankError, rangeError, typeError } from '../errors'
 import { checkSignal } from '../internal/abort'
-import { optionKeys, optionsObject, stringArray } from '../internal/validate'
+import { optionKeys, optionsObject, readValue, stringArray } from '../internal/validate'
 
 /**
  * Codes of hub failures (to be added to `ErrorCode`):
@@ -105,8 +105,11 @@ function hfHome(env: NodeJS.ProcessEnv): string {
  * else `~/.cache/huggingface/hub`. A leading `~` is expanded.
  */
 export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = nonEmpty(env.HF_HUB_CACHE) ?? nonEmpty(env.HUGGINGFACE_HUB_CACHE)
-  return explicit ? expandHome(explicit, env) : join(hfHome(env), 'hub')
+  if (typeof env !== 'object' || env === null) throw typeError(`env must be an object like process.env, got ${describe(env)}`)
+  return readValue(() => {
+    const explicit = nonEmpty(env.HF_HUB_CACHE) ?? nonEmpty(env.HUGGINGFACE_HUB_CACHE)
+    return explicit ? expandHome(explicit, env) : join(hfHome(env), 'hub')
+  })
 }
 
 /**
@@ -128,7 +131,8 @@ function checkRepoId(repoId: unknown): string {
 }
 
 /** A relative `/`-separated path that stays inside its folder. */
-function checkRelPath(v: string, what: string): string {
+function checkRelPath(v: unknown, what: string): string {
+  if (typeof v !== 'string') throw typeError(`${what} must be a string, got ${describe(v)}`)
   const segments = v.split('/')
   const bad =
     v.length === 0 ||

@@ -1,5 +1,5 @@
 import { typeError } from '../errors'
-import { isPlainObject } from '../internal/validate'
+import { isPlainObject, isArray } from '../internal/validate'
 
 /** A candidate document as rankers take it: a string, or an object with text. */
 export type Candidate = string | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
@@ -11,7 +11,7 @@ export const DEDUPE_RULES: readonly DedupeBy[] = ['id-or-content', 'content', 'n
 
 /** Checks a ranker's input: an array of strings or `{ text }` objects whose `id`, if any, is a string. */
 export function checkCandidates<D extends Candidate>(documents: readonly D[], name: string): readonly D[] {
-  if (!Array.isArray(documents)) throw typeError(`${name} must be an array of strings or { text } objects`)
+  if (!isArray(documents)) throw typeError(`${name} must be an array of strings or { text } objects`)
   documents.forEach((d: unknown, i) => {
     if (typeof d === 'string') return
     if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`${name}[${i}] must be a string or have a string text`)

@@ -1,5 +1,5 @@
-import { rangeError, typeError } from '../errors'
-import { finiteNumber, isPlainObject, oneOf, optionKeys, optionsObject, renamedOption, topK } from '../internal/validate'
+import { describe, rangeError, typeError } from '../errors'
+import { finiteNumber, isArray, isPlainObject, oneOf, optionKeys, optionsObject, renamedOption, topK } from '../internal/validate'
 import type { ScoredDocument } from './retriever'
 
 /** How `fuse` combines lists: by rank (`'rrf'`) or by normalised score (`'weighted'`). */
@@ -72,11 +72,11 @@ export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
  * the order of the lists. O(total items + d log d) for d distinct documents.
  */
 export function fuse<T extends ScoredDocument>(lists: readonly (readonly T[])[], options: FuseOptions<T> = {}): Fused<T>[] {
-  if (!Array.isArray(lists)) throw typeError('lists must be an array of arrays of { id, score }')
+  if (!isArray(lists)) throw typeError('lists must be an array of arrays of { id, score }')
   const o = fuseOptions(options, lists.length)
   let capacity = 0
   for (let i = 0; i < lists.length; i++) {
-    if (!Array.isArray(lists[i])) throw typeError(`lists[${i}] must be an array of { id, score }`)
+    if (!isArray(lists[i])) throw typeError(`lists[${i}] must be an array of { id, score }`)
     capacity += lists[i].length
   }
   const tally = new Tally<T>(capacity, lists.length)
@@ -251,7 +251,7 @@ export function rrfConstant(o: Record<string, unknown>, method: unknown): number
 
 /** Weights: one finite number >= 0 per list, at least one positive (unless there are no lists). */
 export function checkWeights(v: unknown, count: number, name: string): number[] {
-  if (!Array.isArray(v)) throw typeError(`${name} must be an array of numbers`)
+  if (!isArray(v)) throw typeError(`${name} must be an array of numbers`)
   if (v.length !== count) throw rangeError(`${name} must have one weight per list: got ${v.length} for ${count}`)
   const weights = v.map((w, i) => finiteNumber(w, `${name}[${i}]`, 0))
   if (count > 0 && !weights.some((w) => w > 0)) throw rangeError(`${name}: at least one weight must be > 0`)
@@ -261,7 +261,7 @@ export function checkWeights(v: unknown, count: number, name: string): number[] 
 function documentKey<T extends ScoredDocument>(v: unknown, name: string): (doc: T) => unknown {
   if (v === undefined || v === 'id') return (doc) => doc.id
   if (typeof v === 'function') return v as (doc: T) => unknown
-  throw rangeError(`${name} must be 'id' or a function (doc) => string, got ${String(v)}`)
+  throw rangeError(`${name} must be 'id' or a function (doc) => string, got ${describe(v)}`)
 }
 
 /** Registers list `i`'s items; a repeat within the list is skipped and takes no rank. */

@@ -3,7 +3,7 @@ import { checkWeights, fuse, rrfConstant, type Fused, type FusionMethod, type Sc
 import { throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
 import { checkFilterSupport, checkQuery, isRetriever, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument, supportsFilter } from './retriever'
-import { checkKeys, finiteNumber, isPlainObject, oneOf, optionKeys, optionsObject, positiveInteger, renamedOption } from '../internal/validate'
+import { checkKeys, finiteNumber, isArray, isPlainObject, oneOf, optionKeys, optionsObject, positiveInteger, renamedOption } from '../internal/validate'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
 export interface HybridSource {
@@ -59,7 +59,7 @@ export class HybridRetriever implements Retriever {
 
   constructor(options: HybridRetrieverOptions) {
     const o = optionsObject(options, 'options', HYBRID_KEYS)
-    if (!Array.isArray(o.retrievers) || o.retrievers.length === 0) {
+    if (!isArray(o.retrievers) || o.retrievers.length === 0) {
       throw typeError('options.retrievers must be a non-empty array of retrievers or { retriever, topK?, weight? }')
     }
     const sources = o.retrievers.map(source)

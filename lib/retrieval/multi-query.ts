@@ -3,7 +3,7 @@ import { fuse, rrfConstant, type Fused } from './fusion'
 import { abortable, throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
 import { checkFilterSupport, checkQuery, isRetriever, RETRIEVE_KEYS, retrieveOptions, type RetrieveOptions, type Retriever, supportsFilter } from './retriever'
-import { booleanOption, optionKeys, optionsObject, positiveInteger, stringArray } from '../internal/validate'
+import { booleanOption, hasMethod, optionKeys, optionsObject, positiveInteger, stringArray } from '../internal/validate'
 
 /** Rewrites a query into variants; in practice an LLM call. */
 export type QueryVariantsFunction = (query: string, options: { signal?: AbortSignal }) => readonly string[] | Promise<readonly string[]>
@@ -62,8 +62,8 @@ export class MultiQueryRetriever implements Retriever {
     this.#rewrite =
       o.queries === undefined || typeof o.queries === 'function'
         ? (o.queries as QueryVariantsFunction | undefined)
-        : typeof source?.variants === 'function'
-          ? (q, opts) => source.variants(q, opts)
+        : hasMethod(source, 'variants')
+          ? (q, opts) => (source as QueryVariantSource).variants(q, opts)
           : [...stringArray(o.queries, 'options.queries')]
     this.#includeOriginal = booleanOption(o.includeOriginal, 'options.includeOriginal', true)
     this.#concurrency = o.concurrency === undefined ? 4 : positiveInteger(o.concurrency, 'options.concurrency')

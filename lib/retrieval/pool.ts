@@ -1,8 +1,8 @@
 import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
-import { DEDUPE_RULES, dedupe, type Candidate, type DedupeBy } from './dedupe'
-import { typeError } from '../errors'
+import { type Candidate, checkCandidates, dedupe, DEDUPE_RULES, type DedupeBy } from './dedupe'
+import { describe, typeError } from '../errors'
 import { checkFilterSupport, checkQuery, isRetriever, RETRIEVE_KEYS, retrievedList, type RetrieveFilter, type Retriever, type ScoredDocument, supportsFilter, withFilter } from './retriever'
-import { isPlainObject, oneOf, optionKeys, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
+import { hasMethod, isArray, isPlainObject, oneOf, optionKeys, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
 export interface Ranker {
@@ -21,7 +21,7 @@ export interface PoolRerankOptions {
 export type Pooled = ScoredDocument & { index: number; meta: Record<string, unknown>; [k: string]: unknown }
 
 export function isRanker(v: unknown): v is Ranker {
-  return typeof v === 'object' && v !== null && typeof (v as Ranker).rerank === 'function'
+  return hasMethod(v, 'rerank')
 }
 
 const POOL_RERANK_KEYS = optionKeys('topK', 'signal', 'dedupeBy')
@@ -37,24 +37,25 @@ const COMPRESSION_RETRIEVE_KEYS = optionKeys(...RETRIEVE_KEYS, 'dedupeBy', 'docu
  */
 export async function rerankPooled(query: string, documents: readonly Candidate[], ranker: Ranker, options: PoolRerankOptions = {}): Promise<Pooled[]> {
   checkQuery(query)
-  if (!Array.isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
+  if (!isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
   if (!isRanker(ranker)) throw typeError('ranker must have a rerank(query, documents, options) method (a CrossEncoder, an LLMRanker, ...)')
   const o = optionsObject(options, 'options', POOL_RERANK_KEYS)
   const topK = topKOption(o.topK)
   const signal = checkSignal(o.signal)
   const by = oneOf(o.dedupeBy ?? 'id-or-content', DEDUPE_RULES, 'options.dedupeBy')
-  const candidates = documents.map((d, i): Candidate => {
+  const candidates = Array.from(documents, (d: unknown, i): Candidate => {
     if (typeof d === 'string' || (isPlainObject(d) && typeof d.text === 'string')) return d as Candidate
     // AutoMergingRetriever hits carry their text on the (merged) node.
     const node = isPlainObject(d) ? (d as { node?: unknown }).node : undefined
     if (isPlainObject(node) && typeof node.text === 'string') return { ...(d as object), text: node.text } as Candidate
-    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${String(d.id)}: was the text stored?)` : ''}`)
+    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${typeof d.id === 'string' ? d.id : describe(d.id)}: was the text stored?)` : ''}`)
   })
+  checkCandidates(candidates, 'documents') // ids must be strings: dedupe keys them
   throwIfAborted(signal)
   const { docs, indices } = dedupe(candidates, by)
   if (docs.length === 0 || topK === 0) return []
   const out = await abortable(Promise.resolve(ranker.rerank(query, docs, { topK, signal })), signal)
-  if (!Array.isArray(out)) throw typeError('ranker.rerank must resolve to an array')
+  if (!isArray(out)) throw typeError('ranker.rerank must resolve to an array')
   return out.slice(0, topK).map((r, i) => {
     if (!isPlainObject(r)) throw typeError(`ranker.rerank result ${i} is not an object`)
     const at = typeof r.index === 'number' && docs[r.index] !== undefined ? r.index : undefined

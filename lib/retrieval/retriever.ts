@@ -1,6 +1,6 @@
 import { checkSignal } from '../internal/abort'
 import { typeError } from '../errors'
-import { optionKeys, optionsObject, topK, type OptionKeys } from '../internal/validate'
+import { hasMethod, isArray, optionKeys, type OptionKeys, optionsObject, topK } from '../internal/validate'
 
 /** A retrieved document. Retrievers may add fields; fusion keeps them. */
 export interface ScoredDocument {
@@ -46,7 +46,7 @@ export interface Retriever {
 }
 
 export function isRetriever(v: unknown): v is Retriever {
-  return typeof v === 'object' && v !== null && typeof (v as Retriever).retrieve === 'function'
+  return hasMethod(v, 'retrieve')
 }
 
 export function checkQuery(query: unknown): string {
@@ -95,6 +95,6 @@ export function withFilter(filter: RetrieveFilter | undefined): { filter?: Retri
 
 /** Checks that a retriever resolved to an array and keeps at most `topK` of it. */
 export function retrievedList(v: unknown, topK: number, who: string): ScoredDocument[] {
-  if (!Array.isArray(v)) throw typeError(`${who} must resolve to an array of { id, score }, got ${v === null ? 'null' : typeof v}`)
+  if (!isArray(v)) throw typeError(`${who} must resolve to an array of { id, score }, got ${v === null ? 'null' : typeof v}`)
   return v.length > topK ? v.slice(0, topK) : v
 }

@@ -1,7 +1,7 @@
 import { rangeError, typeError } from '../errors'
 import { abortable, throwIfAborted } from '../internal/abort'
 import { checkQuery, type RetrieveFilter, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument, withFilter } from './retriever'
-import { isPlainObject, optionKeys, optionsObject } from '../internal/validate'
+import { hasMethod, isArray, isPlainObject, optionKeys, optionsObject, readValue } from '../internal/validate'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
 export interface VectorSearchIndex {
@@ -57,7 +57,7 @@ export class VectorRetriever implements Retriever {
     }
     this.#index = o.index as unknown as VectorSearchIndex
     this.#embed = embedFunction(o.embed)
-    if (o.documents !== undefined && !(o.documents instanceof Map) && typeof o.documents !== 'function') {
+    if (o.documents !== undefined && !readValue(() => o.documents instanceof Map) && typeof o.documents !== 'function') {
       throw typeError('options.documents must be a Map or a function (id) => { text, meta }')
     }
     this.#documents = o.documents as DocumentLookup | undefined
@@ -79,7 +79,7 @@ export class VectorRetriever implements Retriever {
     const vector = queryVector(await abortable(this.#embed(text, { signal }), signal))
     throwIfAborted(signal)
     const hits = await abortable(Promise.resolve(this.#index.search(vector, { topK, ...withFilter(filter) })), signal)
-    if (!Array.isArray(hits)) throw typeError('index.search must return an array of { id, score }')
+    if (!isArray(hits)) throw typeError('index.search must return an array of { id, score }')
     const out = hits.slice(0, topK).map((h, i) => hit(h, i))
     return this.#documents ? abortable(this.#withFields(out), signal) : out
   }
@@ -101,7 +101,7 @@ export class VectorRetriever implements Retriever {
 
 function embedFunction(embed: unknown): EmbedFunction {
   if (typeof embed === 'function') return embed as EmbedFunction
-  if (typeof embed === 'object' && embed !== null && typeof (embed as QueryEmbedder).embedQuery === 'function') {
+  if (hasMethod(embed, 'embedQuery')) {
     const e = embed as QueryEmbedder
     return (text, { signal }) => e.embedQuery(text, { signal })
   }
@@ -109,7 +109,7 @@ function embedFunction(embed: unknown): EmbedFunction {
 }
 
 function queryVector(v: unknown): Float32Array {
-  const vector = v instanceof Float32Array ? v : Array.isArray(v) && v.every((x) => typeof x === 'number') ? Float32Array.from(v) : undefined
+  const vector = readValue(() => v instanceof Float32Array) ? (v as Float32Array) : isArray(v) && v.every((x) => typeof x === 'number') ? Float32Array.from(v) : undefined
   if (!vector) throw typeError('embed must resolve to a Float32Array or an array of numbers')
   if (vector.length === 0) throw rangeError('embed resolved to an empty vector')
   if (!vector.every(Number.isFinite)) throw rangeError('embed resolved to a vector with a NaN or infinite value')

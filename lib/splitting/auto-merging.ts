@@ -1,7 +1,7 @@
-import { checkSignal, throwIfAborted } from '../internal/abort'
-import { RagrankError, rangeError, typeError } from '../errors'
+import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
+import { describe, RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
-import { booleanOption, finiteNumber, isPlainObject, optionKeys, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
+import { booleanOption, finiteNumber, isArray, isPlainObject, optionKeys, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
 import { checkFilterSupport, isRetriever, RETRIEVE_KEYS, type RetrieveFilter, type RetrieveOptions, type Retriever, supportsFilter, withFilter } from '../retrieval/retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
@@ -105,11 +105,11 @@ export class AutoMergingRetriever implements Retriever {
     const signal = checkSignal(o.signal)
     const filter = o.filter as RetrieveFilter | undefined
     checkFilterSupport(filter, [{ retriever: this.#retriever, who: 'retriever' }])
+    throwIfAborted(signal) // even for topK 0: an aborted call never resolves
     if (k === 0) return []
     const depth = Math.max(this.candidates ?? 4 * k, k)
-    throwIfAborted(signal)
-    const hits = await this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) })
-    if (!Array.isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
+    const hits = await abortable(this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) }), signal)
+    if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
     const merged = await this.#merge(items, signal, filter !== undefined)
     merged.sort((a, b) => b.score - a.score || a.rank - b.rank)
@@ -166,7 +166,7 @@ export class AutoMergingRetriever implements Retriever {
       parentIds.forEach((parentId, k) => {
         const parent = parents[k]
         const children = groups.get(parentId)!
-        if (!parent || !Array.isArray(parent.childrenIds) || parent.childrenIds.length === 0) {
+        if (!parent || !isArray(parent.childrenIds) || parent.childrenIds.length === 0) {
           if (this.strict) {
             throw missing(
               parent
@@ -201,7 +201,7 @@ export class AutoMergingRetriever implements Retriever {
     throwIfAborted(signal)
     const found = await this.#store.get(ids)
     throwIfAborted(signal)
-    if (!Array.isArray(found)) throw typeError('store.get must resolve to an array')
+    if (!isArray(found)) throw typeError('store.get must resolve to an array')
     // Match by id: a store may return fewer nodes, or in another order.
     const byId = new Map<string, StoredNode>()
     for (const n of found) if (n && typeof n.id === 'string') byId.set(n.id, n)
@@ -219,7 +219,7 @@ function missing(message: string): RagrankError {
 }
 
 function toStore(store: unknown): NodeStore {
-  if (Array.isArray(store)) {
+  if (isArray(store)) {
     const byId = new Map<string, StoredNode>()
     for (const n of store as StoredNode[]) if (n && typeof n.id === 'string') byId.set(n.id, n)
     return { get: async (ids) => ids.map((id) => byId.get(id)) }
@@ -233,6 +233,6 @@ function toParentScore(rule: unknown): (scores: number[], parent: StoredNode) =>
   if (rule === 'sum') return (s) => s.reduce((a, b) => a + b, 0)
   if (rule === 'mean') return (s) => s.reduce((a, b) => a + b, 0) / s.length
   if (typeof rule === 'function') return rule as (scores: number[], parent: StoredNode) => number
-  const message = `parentScore must be 'max', 'mean', 'sum' or a function (childScores, parent) => number, got ${String(rule)}`
+  const message = `parentScore must be 'max', 'mean', 'sum' or a function (childScores, parent) => number, got ${describe(rule)}`
   throw typeof rule === 'string' ? rangeError(message) : typeError(message)
 }

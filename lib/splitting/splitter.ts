@@ -1,8 +1,8 @@
 import { native } from '../internal/native'
 import type { NativeSplit } from '../internal/native'
 import { runCancellable, checkSignal } from '../internal/abort'
-import { callNative, RagrankError, rangeError, typeError } from '../errors'
-import { documentId, anyInteger, isPlainObject, optionalString, optionKeys, optionsObject } from '../internal/validate'
+import { callNative, describe, RagrankError, rangeError, typeError } from '../errors'
+import { anyInteger, documentId, isArray, isPlainObject, optionalString, optionKeys, optionsObject, readValue, stringArray } from '../internal/validate'
 
 /**
  * What a block size counts.
@@ -36,7 +36,10 @@ export interface SplitDocument {
  * offsets are UTF-16 code units into the original document, as JS strings count them.
  */
 export interface HierarchyNode {
-  /** The document id for a root; `<document id>#<i>.<j>...` (chunk indices from the root) below. */
+  /**
+   * `<document id>` for a root, `<document id>#<i>.<j>...` (chunk indices from the root) below, with `%` and `#` of the
+   * document id written `%25` and `%23`, so no two documents' nodes can share an id (see docs/SPLITTING.md).
+   */
   id: string
   text: string
   /** Depth in the tree; 0 for the root. */
@@ -78,7 +81,7 @@ export class HierarchicalSplitter {
     // (`SplitConfig::from_options`), which names the bad option in a RangeError.
     const o = optionsObject(options, 'options', SPLITTER_KEYS)
     const sizes = o.blockSizes
-    if (sizes === undefined || sizes === null || typeof (sizes as Iterable<number>)[Symbol.iterator] !== 'function') {
+    if (sizes === undefined || sizes === null || !readValue(() => typeof (sizes as Iterable<number>)[Symbol.iterator] === 'function')) {
       throw typeError('blockSizes must be an array (or a Set) of positive integers, e.g. [512, 128, 32]')
     }
     const blockSizes = [...(sizes as Iterable<unknown>)].map((b, i) => anyInteger(b, `blockSizes[${i}]`))
@@ -125,9 +128,9 @@ export class HierarchicalSplitter {
 }
 
 function checkDocuments(documents: unknown): SplitDocument[] {
-  if (!Array.isArray(documents)) throw typeError('documents must be an array of { id, text, meta? }')
+  if (!isArray(documents)) throw typeError('documents must be an array of { id, text, meta? }')
   const seen = new Set<string>()
-  return documents.map((d, i) => {
+  return Array.from(documents, (d: unknown, i) => {
     if (!isPlainObject(d)) throw typeError(`documents[${i}] must be an object { id, text, meta? }`)
     const id = documentId(d.id, `documents[${i}]`)
     if (typeof d.text !== 'string') throw typeError(`documents[${i}].text must be a string`)
@@ -140,6 +143,13 @@ function checkDocuments(documents: unknown): SplitDocument[] {
   })
 }
 
+/**
+ * A document id as node ids hold it: `%` and `#` percent-encoded, so the first `#` of a node id always starts the
+ * chunk path and ids of different documents never meet (doc `a#0` and chunk 0 of doc `a`). Ids without either stay as
+ * they are.
+ */
+const nodeIdOf = (docId: string): string => (/[%#]/.test(docId) ? docId.replace(/%/g, '%25').replace(/#/g, '%23') : docId)
+
 /** Builds node objects from the native columns; texts are sliced from the caller's strings. */
 function buildNodes(docs: SplitDocument[], c: NativeSplit): HierarchyNode[] {
   const n = c.start.length
@@ -147,13 +157,13 @@ function buildNodes(docs: SplitDocument[], c: NativeSplit): HierarchyNode[] {
   for (let i = 0; i < n; i++) {
     const doc = docs[c.doc[i]!]!
     const p = c.parent[i]!
-    let id = doc.id
+    let id = nodeIdOf(doc.id)
     let parentId: string | null = null
     if (p >= 0) {
       const parent = nodes[p]!
       parentId = parent.id
       const childIndex = parent.childrenIds.length
-      id = parent.level === 0 ? `${doc.id}#${childIndex}` : `${parent.id}.${childIndex}`
+      id = parent.level === 0 ? `${parent.id}#${childIndex}` : `${parent.id}.${childIndex}`
       parent.childrenIds.push(id)
     }
     const start = c.start[i]!
@@ -181,7 +191,11 @@ export class NodeTree {
   readonly #byId = new Map<string, HierarchyNode>()
 
   constructor(nodes: Iterable<HierarchyNode>) {
-    for (const node of nodes) this.#byId.set(node.id, node)
+    if (nodes === null || !readValue(() => typeof (nodes as Iterable<unknown>)?.[Symbol.iterator] === 'function')) {
+      throw typeError('nodes must be an iterable of HierarchyNode (the output of HierarchicalSplitter.split)')
+    }
+    let i = 0
+    for (const node of nodes as Iterable<unknown>) this.#byId.set(checkNode(node, `nodes[${i++}]`).id, node as HierarchyNode)
   }
 
   /** The node with this id, or undefined. */
@@ -191,7 +205,7 @@ export class NodeTree {
 
   /** The nodes for `ids`, in order; undefined where an id is unknown. */
   async get(ids: string[]): Promise<(HierarchyNode | undefined)[]> {
-    return ids.map((id) => this.#byId.get(id))
+    return stringArray(ids, 'ids').map((id) => this.#byId.get(id))
   }
 
   /** Direct children, in text order. */
@@ -214,6 +228,7 @@ export class NodeTree {
 
   /** The leaves under a node (the node itself if it is a leaf), in text order; all leaves without an id. */
   leaves(id?: string): HierarchyNode[] {
+    if (id !== undefined) this.#require(id)
     if (id === undefined) return [...this.#byId.values()].filter((n) => n.childrenIds.length === 0)
     const out: HierarchyNode[] = []
     const stack = [this.#require(id)]
@@ -230,8 +245,18 @@ export class NodeTree {
   }
 
   #require(id: string): HierarchyNode {
+    if (typeof id !== 'string') throw typeError(`id must be a string, got ${describe(id)}`)
     const node = this.#byId.get(id)
     if (!node) throw rangeError(`no node with id ${JSON.stringify(id)}`)
     return node
   }
+}
+
+/** The fields NodeTree navigates by: a string id, a string or null parentId, string childrenIds. */
+function checkNode(node: unknown, where: string): HierarchyNode {
+  if (!isPlainObject(node)) throw typeError(`${where} must be a node object, got ${describe(node)}`)
+  if (typeof node.id !== 'string') throw typeError(`${where}.id must be a string, got ${describe(node.id)}`)
+  if (node.parentId !== null && typeof node.parentId !== 'string') throw typeError(`${where}.parentId must be a string or null`)
+  stringArray(node.childrenIds, `${where}.childrenIds`)
+  return node as unknown as HierarchyNode
 }
