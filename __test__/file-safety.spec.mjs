@@ -107,8 +107,13 @@ test.serial('a temporary held by a live writer is not removed by another save of
 })
 
 test('a BM25 save removes unlocked ragrank temporaries of its target and nothing else', async (t) => {
-  const stale = '.b.rgrk.ragrank-tmp-999999-0123456789abcdef'
-  const others = ['.b.rgrk.ragrank-tmp-999999-xyz', '.other.rgrk.ragrank-tmp-1-0123456789abcdef', 'b.rgrk.bak']
+  const stale = '.b.rgrk.ragrank-tmp-999999-0123456789abcdef.tmp'
+  const others = [
+    '.b.rgrk.ragrank-tmp-999999-xyz.tmp',
+    '.other.rgrk.ragrank-tmp-1-0123456789abcdef.tmp',
+    '.b.rgrk.999999-123.tmp',
+    'b.rgrk.bak',
+  ]
   for (const f of [stale, ...others]) writeFileSync(join(dir, f), 'x')
   const index = new Bm25Index()
   index.add([{ id: 'a', text: 'cats and dogs' }])

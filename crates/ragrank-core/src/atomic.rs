@@ -1,7 +1,7 @@
 //! Atomic file replacement: write a temporary file beside the target, then rename it over
 //! the target, so readers see the old file or the new one, never half of one.
 //!
-//! A temporary file is named `.<target name>.ragrank-tmp-<pid>-<16 hex digits>` and its
+//! A temporary file is named `.<target name>.ragrank-tmp-<pid>-<16 hex digits>.tmp` and its
 //! writer holds an exclusive advisory lock on it (`flock` on Unix, `LockFileEx` on Windows)
 //! from creation until after the rename. A writer killed mid-save (kill -9, OOM, power)
 //! leaves its file behind, but the kernel drops its lock with the process: so every save
@@ -17,6 +17,8 @@ use crate::error::{Error, Result};
 
 /// What every ragrank temporary file name holds between `.<target name>` and its suffix.
 const TMP_TAG: &str = ".ragrank-tmp-";
+/// How every ragrank temporary file name ends.
+const TMP_END: &str = ".tmp";
 
 /// Calls `write` with a fresh, locked temporary file in `path`'s folder, then renames it to
 /// `path`. On any failure the temporary file is removed and `path` is left as it was.
@@ -42,11 +44,11 @@ pub fn write_atomically(path: &Path, write: impl FnOnce(&File) -> Result<()>) ->
     result
 }
 
-/// Creates and locks a new temporary file named `<prefix><pid>-<random>`.
+/// Creates and locks a new temporary file named `<prefix><pid>-<random>.tmp`.
 fn create_locked(dir: &Path, prefix: &str) -> Result<(PathBuf, File)> {
     let mut last = None;
     for _ in 0..8 {
-        let tmp = dir.join(format!("{prefix}{}-{:016x}", std::process::id(), random()));
+        let tmp = dir.join(format!("{prefix}{}-{:016x}{TMP_END}", std::process::id(), random()));
         let file = match OpenOptions::new().write(true).create_new(true).open(&tmp) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -68,13 +70,16 @@ fn create_locked(dir: &Path, prefix: &str) -> Result<(PathBuf, File)> {
     ))))
 }
 
-/// Removes the files in `dir` named `<prefix><pid>-<16 hex>` that no writer holds locked.
+/// Removes the files in `dir` named `<prefix><pid>-<16 hex>.tmp` that no writer holds locked.
 /// Best effort: a file that cannot be listed, opened, locked or removed is left alone.
 fn remove_stale_temporaries(dir: &Path, prefix: &str) {
     let Ok(entries) = fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let file_name = entry.file_name();
-        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+        let rest = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix)?.strip_suffix(TMP_END));
+        let Some(rest) = rest else {
             continue;
         };
         if !is_tmp_suffix(rest) || !entry.file_type().is_ok_and(|t| t.is_file()) {
@@ -144,12 +149,13 @@ mod tests {
     #[test]
     fn a_save_removes_unlocked_temporaries_of_its_target_only() {
         let dir = scratch("stale");
-        let stale = dir.join(".t.ragrank-tmp-123-00000000deadbeef");
-        let held = dir.join(".t.ragrank-tmp-124-00000000cafef00d");
+        let stale = dir.join(".t.ragrank-tmp-123-00000000deadbeef.tmp");
+        let held = dir.join(".t.ragrank-tmp-124-00000000cafef00d.tmp");
         let keep = [
-            dir.join(".u.ragrank-tmp-123-00000000deadbeef"), // another target
-            dir.join(".t.ragrank-tmp-123-nothex"),           // not our pattern
-            dir.join(".t.123-456.tmp"),                      // an older ragrank's name
+            dir.join(".u.ragrank-tmp-123-00000000deadbeef.tmp"), // another target
+            dir.join(".t.ragrank-tmp-123-nothex.tmp"),           // not our pattern
+            dir.join(".t.ragrank-tmp-123-00000000deadbeef"),     // nor this
+            dir.join(".t.123-456.tmp"),                          // an older ragrank's name
         ];
         for p in keep.iter().chain([&stale, &held]) {
             fs::write(p, b"x").unwrap();
