@@ -175,3 +175,37 @@ pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    #[test]
+    fn a_mapped_file_changed_in_place_is_index_changed_and_a_renamed_over_one_is_not() {
+        let dir = std::env::temp_dir().join(format!("ragrank-column-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m");
+        std::fs::write(&path, [1u8; 4096]).unwrap();
+        let mapped = MappedFile::new(File::open(&path).unwrap()).unwrap();
+        mapped.check_unchanged().unwrap();
+
+        // Rename over: the map keeps the old inode, which nobody changed.
+        std::fs::write(dir.join("new"), [2u8; 100]).unwrap();
+        std::fs::rename(dir.join("new"), &path).unwrap();
+        mapped.check_unchanged().unwrap();
+        assert_eq!(mapped[0], 1);
+
+        // In place: a truncating write to the mapped inode.
+        let again = MappedFile::new(File::open(&path).unwrap()).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(&[3u8; 10]).unwrap();
+        assert_eq!(again.check_unchanged().unwrap_err().kind, ErrorKind::IndexChanged);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
