@@ -4,6 +4,7 @@ export type ErrorCode =
   | 'ERR_DUPLICATE_ID'
   | 'ERR_CORRUPT_INDEX'
   | 'ERR_IO'
+  | 'ERR_INDEX_CHANGED'
   | 'ERR_INTERNAL'
   | 'ERR_ORT_NOT_FOUND'
   | 'ERR_MODEL_NOT_FOUND'

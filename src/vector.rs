@@ -83,7 +83,12 @@ impl NativeVectorIndex {
 
     #[napi]
     pub fn remove(&self, ids: Vec<String>) -> napi::Result<u32> {
-        guard(|| Ok(write(&self.inner).remove(&ids) as u32))
+        guard(|| {
+            let mut index = write(&self.inner);
+            // Removing copies the mapped rows that stay: not from a file changed in place.
+            index.check_file().or_napi()?;
+            Ok(index.remove(&ids) as u32)
+        })
     }
 
     /// Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see

@@ -257,13 +257,17 @@ export class Bm25Index implements Retriever {
   /**
    * Writes the index to one file (magic, version, checksum), atomically. A `signal` that
    * fires stops a running save: its temporary file is removed and an existing file at
-   * `path` is left as it was.
+   * `path` is left as it was. Temporary files that killed saves of the same `path` left
+   * behind are removed first.
    */
   save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     return saveCancellable(path, options, (p, token) => this.#native.save(p, token))
   }
 
-  /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
+  /**
+   * Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`,
+   * a path that is not a regular file (a directory, a device, a FIFO) with `ERR_IO`.
+   */
   static async load(path: string, options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal } = {}): Promise<Bm25Index> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
     const o = optionsObject(options, 'options', LOAD_KEYS)

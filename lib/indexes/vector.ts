@@ -59,6 +59,12 @@ export interface VectorLoadOptions {
    * processes that map the same file share one copy in the page cache, and loading costs
    * one checksum pass. The first `add` or `remove` copies the rows into memory; the file is
    * never written.
+   *
+   * Deploy a new file under a mapped path by writing it elsewhere in the same folder and
+   * renaming it over the old one (as `save` does): mapped readers keep the old file until
+   * they load again. A file changed in place (`cp new old`) is detected before each call
+   * that reads it (size and mtime), which then throws `ERR_INDEX_CHANGED`; a truncation
+   * during a running scan can still kill the process with SIGBUS (see the README).
    */
   mmap?: boolean
   signal?: AbortSignal
@@ -196,13 +202,17 @@ export class VectorIndex {
   /**
    * Writes the index to one file (magic, version, CRC-32), atomically (temporary file +
    * rename). A `signal` that fires stops a running save: its temporary file is removed
-   * and an existing file at `path` is left as it was.
+   * and an existing file at `path` is left as it was. Temporary files that killed saves of
+   * the same `path` left behind are removed first.
    */
   save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     return saveCancellable(path, options, (p, token) => this.#native.save(p, token))
   }
 
-  /** Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`. */
+  /**
+   * Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`,
+   * a path that is not a regular file (a directory, a device, a FIFO) with `ERR_IO`.
+   */
   static async load(path: string, options: VectorLoadOptions = {}): Promise<VectorIndex> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
     const o = optionsObject(options, 'options', LOAD_KEYS)

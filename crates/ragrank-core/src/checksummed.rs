@@ -5,13 +5,17 @@
 //! temporary file renamed over the target, see `atomic`) and both directions check a
 //! cancel flag every `CHUNK` bytes, so a cancelled save stops, removes its temporary file
 //! and leaves the target as it was.
-use std::fs::File;
+//!
+//! Reads open only regular files (`open_regular`): a device such as `/dev/zero` would be read
+//! forever and a FIFO would block forever, so both are refused with `ERR_IO` before a byte
+//! is read. Every length inside a file is checked against the file's size before use.
+use std::fs::{self, File};
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use crate::atomic::write_atomically;
-use crate::error::{check_cancel, Error, Result};
+use crate::error::{check_cancel, Error, ErrorKind, Result};
 
 /// Bytes before the payload: magic and version.
 pub const HEADER: usize = 12;
@@ -40,7 +44,7 @@ impl Format {
 
 /// Writes the payload, keeping its length and CRC for the trailer.
 pub struct PayloadWriter<'a> {
-    out: BufWriter<File>,
+    out: BufWriter<&'a File>,
     crc: crc32fast::Hasher,
     len: u64,
     next_check: u64,
@@ -86,8 +90,8 @@ pub fn write(
     body: impl FnOnce(&mut PayloadWriter) -> Result<()>,
 ) -> Result<()> {
     check_cancel(cancel)?;
-    write_atomically(path, |tmp| {
-        let mut out = BufWriter::with_capacity(CHUNK, File::create(tmp)?);
+    write_atomically(path, |file| {
+        let mut out = BufWriter::with_capacity(CHUNK, file);
         out.write_all(format.magic)?;
         out.write_all(&format.version.to_le_bytes())?;
         let mut w = PayloadWriter {
@@ -109,9 +113,65 @@ pub fn write(
     })
 }
 
-/// Reads a whole file, a chunk at a time, checking `cancel` between chunks.
+/// Opens `path` for reading if it is a regular file (after symlinks), else an `ERR_IO`
+/// error naming what it is. The type is checked before opening, so no device is opened, and
+/// again on the open file, which on Unix is opened non-blocking: a FIFO swapped in between
+/// cannot block the open.
+pub fn open_regular(path: &Path) -> Result<File> {
+    let not_regular = |m: &fs::Metadata| {
+        Error::new(
+            ErrorKind::Io,
+            format!(
+                "{} is not a regular file ({}); index files must be",
+                path.display(),
+                kind_of(m)
+            ),
+        )
+    };
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    Ok(file)
+}
+
+fn kind_of(m: &fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if m.is_dir() {
+        "a directory"
+    } else {
+        "not a plain file"
+    }
+}
+
+/// Reads a whole regular file, a chunk at a time, checking `cancel` between chunks.
 pub fn read_file(path: &Path, cancel: &AtomicBool) -> Result<Vec<u8>> {
-    let mut file = File::open(path)?;
+    let mut file = open_regular(path)?;
     let size = file.metadata().map_or(0, |m| m.len() as usize);
     let mut data = Vec::with_capacity(size);
     loop {

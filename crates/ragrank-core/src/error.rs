@@ -10,8 +10,10 @@ pub enum ErrorKind {
     DuplicateId,
     /// A file is not a ragrank index, or is truncated or damaged.
     CorruptIndex,
-    /// Reading or writing a file failed.
+    /// Reading or writing a file failed, or the path is not a regular file.
     Io,
+    /// The file behind a memory-mapped index was changed in place after it was loaded.
+    IndexChanged,
     /// The ONNX Runtime shared library could not be found or loaded.
     OrtNotFound,
     /// A model file or folder is missing something it needs.
@@ -32,6 +34,7 @@ impl ErrorKind {
             ErrorKind::DuplicateId => "ERR_DUPLICATE_ID",
             ErrorKind::CorruptIndex => "ERR_CORRUPT_INDEX",
             ErrorKind::Io => "ERR_IO",
+            ErrorKind::IndexChanged => "ERR_INDEX_CHANGED",
             ErrorKind::OrtNotFound => "ERR_ORT_NOT_FOUND",
             ErrorKind::ModelNotFound => "ERR_MODEL_NOT_FOUND",
             ErrorKind::ModelLoad => "ERR_MODEL_LOAD",

@@ -14,7 +14,7 @@ use ragrank_core::names::{by_name, name_of};
 use ragrank_core::{Error, ErrorKind, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::column::Column;
+use crate::column::{Column, MappedFile};
 use crate::kernels::Kernels;
 
 /// Largest dimension accepted (larger is almost surely a mistake in the call).
@@ -164,10 +164,20 @@ impl VectorIndex {
         self.f32s.is_mapped() || self.f16s.is_mapped() || self.i8s.is_mapped()
     }
 
+    /// `ERR_INDEX_CHANGED` if the rows are read from a mapped file that was changed in place
+    /// since the load (see `MappedFile`). Every call that reads the rows checks this first.
+    pub fn check_file(&self) -> Result<()> {
+        [self.f32s.mapped_file(), self.f16s.mapped_file(), self.i8s.mapped_file()]
+            .into_iter()
+            .flatten()
+            .try_for_each(MappedFile::check_unchanged)
+    }
+
     /// Adds rows (`vectors` is ids.len() x dim, row-major) and returns how many. An id already
     /// present is an error unless `upsert`, which replaces the row (it then counts as newly
     /// added for tie order). Everything is validated before the index changes.
     pub fn add(&mut self, ids: &[String], vectors: &[f32], upsert: bool) -> Result<usize> {
+        self.check_file()?;
         let Config { dim, metric, storage } = self.config();
         if vectors.len() != ids.len() * dim {
             return Err(Error::invalid(format!(

@@ -14,17 +14,15 @@
 //! a temporary file renamed over the target, so readers (including other processes that
 //! mapped the old file) never see a half-written index, and a cancelled save leaves the
 //! target as it was.
-use std::fs;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use bytemuck::Pod;
-use memmap2::Mmap;
 use ragrank_core::checksummed::{self, Format, PayloadWriter};
 use ragrank_core::{check_cancel, Error, Result};
 
-use crate::column::Column;
+use crate::column::{Column, MappedFile};
 use crate::index::{Config, Metric, Storage, VectorIndex};
 
 #[cfg(target_endian = "big")]
@@ -63,6 +61,7 @@ fn section(w: &mut PayloadWriter, bytes: &[u8]) -> Result<()> {
 /// Writes `index` to `path` atomically; once `cancel` is set the write stops with
 /// `Error::aborted()`, and `path` is left as it was.
 pub fn save(index: &VectorIndex, path: &Path, cancel: &AtomicBool) -> Result<()> {
+    index.check_file()?;
     checksummed::write(path, &FORMAT, cancel, |w| write_payload(index, w))
 }
 
@@ -123,17 +122,19 @@ fn damaged() -> Error {
 }
 
 /// Reads an index written by `save`. With `mmap` the rows stay in the (shared, read-only)
-/// page cache and are copied into memory only if the index is changed later. Once
-/// `cancel` is set the read stops with `Error::aborted()`.
+/// page cache and are copied into memory only if the index is changed later; every call
+/// that reads them first checks that the file was not changed in place (`MappedFile`).
+/// Only regular files are read. Once `cancel` is set the read stops with `Error::aborted()`.
 pub fn load(path: &Path, mmap: bool, cancel: &AtomicBool) -> Result<VectorIndex> {
     check_cancel(cancel)?;
-    let file = fs::File::open(path)?;
-    // SAFETY: the file is only read; `save` replaces files by rename, never in place.
-    let map = Arc::new(unsafe { Mmap::map(&file)? });
-    from_map(map, mmap, cancel)
+    let map = Arc::new(MappedFile::new(checksummed::open_regular(path)?)?);
+    let index = from_map(map.clone(), mmap, cancel)?;
+    // A copy made while the file changed in place may mix old and new bytes.
+    map.check_unchanged()?;
+    Ok(index)
 }
 
-fn from_map(map: Arc<Mmap>, keep_mapped: bool, cancel: &AtomicBool) -> Result<VectorIndex> {
+fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Result<VectorIndex> {
     let data: &[u8] = &map;
     let body_end = checksummed::HEADER + checksummed::payload(data, &FORMAT, cancel)?.len();
     if body_end < HEADER {
@@ -221,7 +222,7 @@ impl Sections {
         Ok(bytes)
     }
 
-    fn column<T: Pod>(&mut self, map: &Arc<Mmap>, n: usize, keep_mapped: bool) -> Result<Column<T>> {
+    fn column<T: Pod>(&mut self, map: &Arc<MappedFile>, n: usize, keep_mapped: bool) -> Result<Column<T>> {
         let offset = self.pos;
         let bytes = self.take(map, n, std::mem::size_of::<T>())?;
         let values: &[T] = bytemuck::try_cast_slice(bytes).map_err(|_| damaged())?;

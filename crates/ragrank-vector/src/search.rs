@@ -193,6 +193,7 @@ impl VectorIndex {
 
     /// The best `top_k` rows for one query, best first (ties: earlier added first).
     pub fn search(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<Hit>> {
+        self.check_file()?;
         let q = self.prepare(query, "query")?;
         let rows = match &opts.filter {
             Some(slots) => Rows::Only(slots),
@@ -250,6 +251,7 @@ impl VectorIndex {
     /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order.
     /// Scores agree with `search` up to float rounding. `cancel` is checked between row ranges.
     pub fn search_batch(&self, queries: &[f32], top_k: usize, cancel: &AtomicBool) -> Result<Vec<Vec<Hit>>> {
+        self.check_file()?;
         let d = self.dim();
         if !queries.len().is_multiple_of(d) {
             return Err(Error::invalid(format!(

@@ -102,7 +102,9 @@ pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
     let config: IndexConfig =
         serde_json::from_slice(r.bytes()?).map_err(|e| Error::corrupt(format!("index file has a bad config: {e}")))?;
     let n_terms = r.u32()? as usize;
-    let mut terms = Vec::with_capacity(n_terms.min(payload.len()));
+    // Capacities are bounded by what the payload can hold (4 bytes a term at least), so a
+    // corrupt count cannot reserve more than the file's size.
+    let mut terms = Vec::with_capacity(n_terms.min(payload.len() / 4));
     for _ in 0..n_terms {
         terms.push(r.string()?);
     }
