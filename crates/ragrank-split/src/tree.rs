@@ -180,6 +180,7 @@ pub fn split_documents<S: AsRef<str> + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ragrank_core::ErrorKind;
 
     fn run(text: &str, sizes: &[u32], overlap: u32, unit: &str) -> Vec<(String, u32, u32, Option<u32>)> {
         let cfg = SplitConfig::new(sizes, overlap, Unit::parse(unit, None).unwrap()).unwrap();

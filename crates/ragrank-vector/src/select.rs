@@ -23,7 +23,7 @@ impl RowMask {
             // Every row has no metadata: one evaluation decides them all.
             if filter.matches(None) {
                 words.iter_mut().for_each(|w| *w = u64::MAX);
-                if n % 64 != 0 {
+                if !n.is_multiple_of(64) {
                     *words.last_mut().expect("n > 0") = (1u64 << (n % 64)) - 1;
                 }
             }
