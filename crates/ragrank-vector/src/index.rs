@@ -17,6 +17,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::column::Column;
 use crate::fields::Fields;
 use crate::kernels::Kernels;
+use crate::select::MaskCache;
 
 /// Largest dimension accepted (larger is almost surely a mistake in the call).
 pub const MAX_DIM: usize = 1 << 16;
@@ -117,6 +118,8 @@ pub struct VectorIndex {
     pub(crate) sqnorms: Column<f32>,
     /// Optional metadata and text per row.
     pub(crate) fields: Fields,
+    /// Rows of recent metadata filters; emptied by every change.
+    pub(crate) masks: MaskCache,
 }
 
 /// Optional metadata (a JSON object) and text per added row: each list empty or one per id.
@@ -243,6 +246,7 @@ impl VectorIndex {
         if upsert {
             self.remove(ids);
         }
+        self.masks.clear();
         let values = ids.len() * dim;
         match storage {
             Storage::F32 => self.f32s.reserve(values),
@@ -309,6 +313,7 @@ impl VectorIndex {
         if removed == 0 {
             return 0;
         }
+        self.masks.clear();
         let dim = self.dim();
         self.f32s.retain_rows(dim, &keep);
         self.f16s.retain_rows(dim, &keep);

@@ -217,7 +217,13 @@ impl VectorIndex {
     /// The best `top_k` rows for one query, best first (ties: earlier added first).
     pub fn search(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<Hit>> {
         let q = self.prepare(query, "query")?;
-        let sel = Selection::new(self.len(), opts.filter.as_deref(), opts.meta.as_ref(), &self.fields);
+        let sel = Selection::new(
+            self.len(),
+            opts.filter.as_deref(),
+            opts.meta.as_ref(),
+            &self.fields,
+            &self.masks,
+        );
         let rows = Rows::of(&sel, self.len());
         let k = opts.top_k.min(rows.len());
         if k == 0 {
@@ -316,7 +322,7 @@ impl VectorIndex {
             .collect::<Result<Vec<_>>>()?;
         let m = prepared.len();
         let n = self.len();
-        let sel = Selection::new(n, opts.filter.as_deref(), opts.meta.as_ref(), &self.fields);
+        let sel = Selection::new(n, opts.filter.as_deref(), opts.meta.as_ref(), &self.fields, &self.masks);
         let k = opts.top_k.min(sel.count(n));
         if k == 0 || m == 0 {
             return Ok(vec![Vec::new(); m]);
@@ -334,7 +340,7 @@ impl VectorIndex {
         // The blocked scan skips rows by mask: an id filter becomes one too.
         let mask = match sel {
             Selection::All => None,
-            Selection::Only(s) => Some(RowMask::of_slots(n, &s)),
+            Selection::Only(s) => Some(std::sync::Arc::new(RowMask::of_slots(n, &s))),
             Selection::Mask(m) => Some(m),
         };
         let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
@@ -345,7 +351,7 @@ impl VectorIndex {
             || BatchPart::new(self, &prepared, keep),
             |part, rows| {
                 if !cancel.load(Ordering::Relaxed) {
-                    self.batch_range(part, rows, &qmat, mask.as_ref());
+                    self.batch_range(part, rows, &qmat, mask.as_deref());
                 }
             },
         );

@@ -1,5 +1,7 @@
 //! Which rows a filtered search may return, decided once per call before the scan, so a
 //! filter never shrinks a top-k: rows outside it are never offered to the selection.
+use std::sync::{Arc, Mutex};
+
 use ragrank_core::filter::MetaFilter;
 use rayon::prelude::*;
 
@@ -7,6 +9,8 @@ use crate::fields::Fields;
 
 /// Rows (as 64-row words) evaluated per parallel task when building a mask.
 const MASK_WORDS_PER_TASK: usize = 64;
+/// Masks of the most recent distinct filters kept until the index changes (n / 8 bytes each).
+const CACHED_MASKS: usize = 8;
 
 /// One bit per row: set when the row may be returned.
 #[derive(Debug, Clone)]
@@ -86,6 +90,45 @@ impl RowMask {
     }
 }
 
+/// The masks of recent metadata filters: evaluating a filter costs a walk of every row's
+/// metadata (pointer chasing, ~100-200 ns a row), while a server repeats the same few
+/// filters (one per tenant) between changes. Emptied by every change of the rows.
+#[derive(Debug, Default)]
+pub struct MaskCache(Mutex<Vec<(String, Arc<RowMask>)>>);
+
+impl MaskCache {
+    /// The mask of `filter` over `0..n`, built at most once between changes.
+    pub fn get(&self, n: usize, fields: &Fields, filter: &MetaFilter) -> Arc<RowMask> {
+        // The compiled filter's Debug form is canonical: object keys come sorted.
+        let key = format!("{filter:?}");
+        let lock = || self.0.lock().unwrap_or_else(|p| p.into_inner());
+        {
+            let mut cache = lock();
+            if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
+                // Most recently used last.
+                let hit = cache.remove(i);
+                let mask = hit.1.clone();
+                cache.push(hit);
+                return mask;
+            }
+        }
+        // Built outside the lock, so other searches are not held up (two may build the same).
+        let mask = Arc::new(RowMask::of_filter(n, fields, filter));
+        let mut cache = lock();
+        if !cache.iter().any(|(k, _)| *k == key) {
+            if cache.len() == CACHED_MASKS {
+                cache.remove(0);
+            }
+            cache.push((key, mask.clone()));
+        }
+        mask
+    }
+
+    pub fn clear(&mut self) {
+        self.0.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
 /// The rows a scan visits.
 #[derive(Debug, Clone)]
 pub enum Selection {
@@ -93,17 +136,23 @@ pub enum Selection {
     /// Sorted, unique slots (a filter by id: usually few rows, scored one by one).
     Only(Vec<u32>),
     /// A metadata filter's rows.
-    Mask(RowMask),
+    Mask(Arc<RowMask>),
 }
 
 impl Selection {
     /// From an id filter (sorted, unique slots) and a metadata filter, either optional.
-    pub fn new(n: usize, slots: Option<&[u32]>, meta: Option<&MetaFilter>, fields: &Fields) -> Selection {
+    pub fn new(
+        n: usize,
+        slots: Option<&[u32]>,
+        meta: Option<&MetaFilter>,
+        fields: &Fields,
+        cache: &MaskCache,
+    ) -> Selection {
         match (slots, meta) {
             (None, None) => Selection::All,
             (Some(s), None) => Selection::Only(s.to_vec()),
             (Some(s), Some(f)) => Selection::Only(s.iter().copied().filter(|&x| f.matches(fields.meta(x))).collect()),
-            (None, Some(f)) => Selection::Mask(RowMask::of_filter(n, fields, f)),
+            (None, Some(f)) => Selection::Mask(cache.get(n, fields, f)),
         }
     }
 
@@ -120,6 +169,26 @@ impl Selection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_keeps_recent_filters_and_forgets_on_clear() {
+        let mut fields = Fields::default();
+        for i in 0..100 {
+            fields.push(i, Some(serde_json::json!({ "k": i % 4 })), None);
+        }
+        let f = |k: usize| MetaFilter::compile(&serde_json::json!({ "k": k }), "f").unwrap();
+        let mut cache = MaskCache::default();
+        let first = cache.get(100, &fields, &f(1));
+        assert_eq!(first.count(), 25);
+        assert!(Arc::ptr_eq(&first, &cache.get(100, &fields, &f(1))));
+        for k in 0..CACHED_MASKS + 1 {
+            cache.get(100, &fields, &f(k + 10));
+        }
+        assert!(!Arc::ptr_eq(&first, &cache.get(100, &fields, &f(1))), "evicted");
+        let again = cache.get(100, &fields, &f(1));
+        cache.clear();
+        assert!(!Arc::ptr_eq(&again, &cache.get(100, &fields, &f(1))));
+    }
 
     #[test]
     fn bits_read_across_words_and_stop_at_n() {
