@@ -180,6 +180,8 @@ test('save and load keep vector metadata and texts, in memory and mapped, and fi
 })
 
 test('bad filters reject with ERR_INVALID_ARG before any work, on both indexes', async (t) => {
+  const cyclic = { $or: [] }
+  cyclic.$or.push(cyclic)
   const bad = [
     [{ meta: { year: { $gt: {} } } }, RangeError, /year\.\$gt must be a number or a string/],
     [{ meta: { year: { $gt: true } } }, RangeError, /\$gt/],
@@ -195,6 +197,11 @@ test('bad filters reject with ERR_INVALID_ARG before any work, on both indexes',
     [{ meta: ['acme'] }, TypeError, /options\.filter\.meta must be an object/],
     ['acme', TypeError, /options\.filter must be an object/],
     [{ ids: 'a' }, TypeError, /options\.filter\.ids/],
+    // { tenant: req.tenant } without a tenant would cross as {} and match everything.
+    [{ meta: { tenant: undefined } }, TypeError, /options\.filter\.meta\.tenant is undefined/],
+    [{ meta: { $or: [{ tenant: 'a' }, { tenant: undefined }] } }, TypeError, /meta\.\$or\[1\]\.tenant is undefined/],
+    [{ meta: { tenant: { $in: ['a', undefined] } } }, TypeError, /\$in\[1\] is undefined/],
+    [{ meta: cyclic }, RangeError, /cyclic/],
   ]
   const indexes = [
     [bm25(), 'common'],
@@ -202,8 +209,8 @@ test('bad filters reject with ERR_INVALID_ARG before any work, on both indexes',
     [vectors('int8'), new Float32Array([1, 0, 0, 0])],
   ]
   for (const [index, q] of indexes) {
-    for (const [filter, type, message] of bad) {
-      const e = t.throws(() => index.search(q, { filter }), { instanceOf: type, message }, JSON.stringify(filter))
+    for (const [i, [filter, type, message]] of bad.entries()) {
+      const e = t.throws(() => index.search(q, { filter }), { instanceOf: type, message }, `bad[${i}]`)
       t.is(e.code, 'ERR_INVALID_ARG')
       const batch = typeof q === 'string' ? [q] : q
       const r = await t.throwsAsync(index.searchBatch(batch, { filter }), { instanceOf: type, message })

@@ -1,4 +1,4 @@
-import { typeError } from '../errors'
+import { rangeError, typeError } from '../errors'
 import { isPlainObject, stringArray } from '../internal/validate'
 
 /** A value compared by equality: numbers by value (1 equals 1.0), strings case-sensitively. */
@@ -49,7 +49,24 @@ export function filterParts(v: unknown, name = 'options.filter'): { ids?: string
   if (v.ids !== undefined) out.ids = stringArray(v.ids, `${name}.ids`)
   if (v.meta !== undefined) {
     if (!isPlainObject(v.meta)) throw typeError(`${name}.meta must be an object such as { tenant: 'a' }`)
+    checkDefined(v.meta, `${name}.meta`, 0)
     out.meta = v.meta
   }
   return out
+}
+
+/** Deeper than the Rust compiler accepts (32), so Rust names the limit; this bound only stops cycles. */
+const MAX_WALK = 64
+
+/**
+ * `{ tenant: undefined }` (e.g. `{ tenant: req.tenant }` with no tenant) would cross to Rust as `{}`, which matches
+ * every document: a leak. Such values are errors instead, as are cycles.
+ */
+function checkDefined(v: unknown, name: string, depth: number): void {
+  if (depth > MAX_WALK) throw rangeError(`${name} nests too deeply (or is cyclic)`)
+  const entries = Array.isArray(v) ? Array.from(v, (x, i) => [`[${i}]`, x] as const) : Object.entries(v as object).map(([k, x]) => [`.${k}`, x] as const)
+  for (const [key, x] of entries) {
+    if (x === undefined) throw typeError(`${name}${key} is undefined; a filter value must be given (or the key left out)`)
+    if (typeof x === 'object' && x !== null) checkDefined(x, `${name}${key}`, depth + 1)
+  }
 }
