@@ -348,7 +348,7 @@ fn bad_input_is_rejected_and_leaves_the_index_unchanged() {
 fn remove_equals_rebuilding_from_the_survivors() {
     for storage in STORAGES {
         let (mut idx, data) = build(300, 8, Metric::L2, storage, 11);
-        let gone: Vec<String> = (0..100).filter(|i| i % 3 == 1).map(|i| format!("doc-{i}")).collect();
+        let gone: Vec<String> = (0..300).filter(|i| i % 3 == 1).map(|i| format!("doc-{i}")).collect();
         let mut asked = gone.clone();
         asked.push("unknown".into());
         asked.push(gone[0].clone());
