@@ -77,16 +77,17 @@ export declare class NativeSplitter {
 export declare class NativeVectorIndex {
   /** `metric` and `storage` by name; absent ones take the core defaults (cosine, f32). */
   constructor(dim: number, metric?: string | undefined | null, storage?: string | undefined | null)
-  add(ids: Array<string>, vectors: Float32Array, upsert: boolean): number
+  /** `metas` and `texts`: absent, or one entry (null for none) per id. */
+  add(ids: Array<string>, vectors: Float32Array, upsert: boolean, metas?: Array<any | undefined | null> | undefined | null, texts?: Array<string | undefined | null> | undefined | null): number
   remove(ids: Array<string>): number
   /**
    * Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see
    * `hits::fill_buffer`): the ids string comes back alone, or `NativeVectorHits` when
    * `out` is too short.
    */
-  search(query: Float32Array, topK: number, filterIds: Array<string> | undefined | null, out: Float64Array): string | NativeVectorHits
+  search(query: Float32Array, topK: number, filterIds: Array<string> | undefined | null, filterMeta: any | undefined | null, includeFields: boolean, out: Float64Array): string | NativeVectorHits
   /** The queries are copied before the task starts, so the caller may reuse its array. */
-  searchBatch(queries: Float32Array, topK: number, cancel?: CancelToken | undefined | null): Promise<NativeVectorHits>
+  searchBatch(queries: Float32Array, topK: number, filterIds: Array<string> | undefined | null, filterMeta: any | undefined | null, includeFields: boolean, cancel?: CancelToken | undefined | null): Promise<NativeVectorHits>
   get size(): number
   get dim(): number
   get metric(): string
@@ -164,8 +165,8 @@ export interface NativeModelPaths {
 
 export interface NativeSearchOptions {
   filterIds?: Array<string>
-  /** Field -> accepted values. */
-  filterMeta?: Record<string, Array<any>>
+  /** A metadata filter object (`ragrank_core::filter`), compiled before the search. */
+  filterMeta?: any
   /** Return stored text and metadata with each hit (default true). */
   includeFields?: boolean
 }
@@ -205,4 +206,8 @@ export interface NativeVectorHits {
   idEnds: Uint32Array
   scores: Float32Array
   queryEnds: Uint32Array
+  /** Stored text per hit (null where none), when fields were asked for and any hit has one. */
+  texts?: Array<string | undefined | null>
+  /** Metadata per hit (null where none), likewise, as JSON text (see `hits::metas_json`). */
+  metasJson?: string
 }

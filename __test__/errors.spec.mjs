@@ -141,6 +141,13 @@ test('"__proto__" keys are own keys: in evaluate and in returned meta', (t) => {
   t.deepEqual(Object.keys(hit.meta), ['__proto__', 'k'])
   t.deepEqual(hit.meta['__proto__'], { x: 1 })
   t.is(Object.getPrototypeOf(hit.meta), Object.prototype)
+
+  const vx = new VectorIndex({ dim: 2 })
+  vx.add([{ id: 'p', vector: [1, 0], meta: JSON.parse('{"__proto__":{"x":1},"k":"v"}') }])
+  const [vhit] = vx.search([1, 0])
+  t.true(Object.hasOwn(vhit.meta, '__proto__'))
+  t.deepEqual(Object.keys(vhit.meta), ['__proto__', 'k'])
+  t.is(Object.getPrototypeOf(vhit.meta), Object.prototype)
 })
 
 test('splitter node ids never collide across documents: doc "a#0" and chunk 0 of doc "a"', (t) => {

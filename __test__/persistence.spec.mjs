@@ -38,6 +38,26 @@ test('a file saved before defaults moved to Rust loads with its options', async 
   t.is(hits[0].text, undefined, 'storeText: false was kept')
 })
 
+test('vector files of format version 1 (before metadata) still load, copied or mapped', async (t) => {
+  // Saved by a6688b3: ids a, b, c; [1,0,0,0], [0,1,0,0], [.5,.5,.5,.5]; f32 cosine and int8 l2.
+  const cases = [
+    ['f32', 'cosine', [0.9950371980667114, 0.5472704768180847, 0.09950371831655502]],
+    ['int8', 'l2', [-0.009999990463256836, -0.9099999666213989, -1.809999942779541]],
+  ]
+  for (const [storage, metric, scores] of cases) {
+    const path = new URL(`../fixtures/vector-v1-${storage}.rgrk`, import.meta.url).pathname
+    for (const mmap of [false, true]) {
+      const loaded = await VectorIndex.load(path, { mmap })
+      t.is(loaded.storage, storage)
+      t.is(loaded.metric, metric)
+      const hits = loaded.search([1, 0.1, 0, 0], { topK: 3 })
+      t.deepEqual(hits.map((h) => h.id), ['a', 'c', 'b'])
+      hits.forEach((h, i) => t.true(Math.abs(h.score - scores[i]) < 1e-6))
+      t.deepEqual(loaded.search([1, 0.1, 0, 0], { filter: { meta: { x: { $exists: false } } } }).length, 3)
+    }
+  }
+})
+
 test('truncated, corrupted and foreign files give ERR_CORRUPT_INDEX', async (t) => {
   const index = new Bm25Index()
   index.add(docs)

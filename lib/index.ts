@@ -15,6 +15,7 @@ export type {
   Bm25Stats,
   Bm25Variant,
 } from './indexes/bm25'
+export type { FieldOperators, Filter, FilterValue, MetaFilter } from './indexes/filter'
 export { fuse } from './retrieval/fusion'
 export type { FuseOptions, Fused, FusionContribution, FusionMethod, ScoreNormalization } from './retrieval/fusion'
 export type { RetrieveFilter, RetrieveOptions, Retriever, ScoredDocument } from './retrieval/retriever'
@@ -30,6 +31,7 @@ export type {
   VectorHit,
   VectorIndexOptions,
   VectorInput,
+  VectorItem,
   VectorLoadOptions,
   VectorMetric,
   VectorSearchOptions,

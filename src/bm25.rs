@@ -1,6 +1,5 @@
 //! `NativeBm25Index`: the core index behind a read-write lock. Cheap calls are
 //! synchronous; `addAsync`, `searchBatch`, `save` and `load` run on the libuv pool.
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -10,9 +9,11 @@ use ragrank_core::bm25::{
     persist, prepare_docs, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Strategy,
 };
 
+use ragrank_core::filter::MetaFilter;
+
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
-use crate::hits::{fill_buffer, utf16_len};
+use crate::hits::{fill_buffer, metas_json, utf16_len};
 use crate::task::{save_task, BlockingTask};
 
 #[napi(object)]
@@ -27,8 +28,8 @@ pub struct NativeDoc {
 #[napi(object)]
 pub struct NativeSearchOptions {
     pub filter_ids: Option<Vec<String>>,
-    /// Field -> accepted values.
-    pub filter_meta: Option<HashMap<String, Vec<serde_json::Value>>>,
+    /// A metadata filter object (`ragrank_core::filter`), compiled before the search.
+    pub filter_meta: Option<serde_json::Value>,
     /// Return stored text and metadata with each hit (default true).
     pub include_fields: Option<bool>,
 }
@@ -104,9 +105,10 @@ fn resolve_options(index: &Bm25Index, top_k: u32, o: Option<&NativeSearchOptions
                 .map(|ids| index.slots_of(ids.iter().map(String::as_str))),
             meta: o
                 .filter_meta
-                .clone()
-                .map(|m| m.into_iter().collect())
-                .unwrap_or_default(),
+                .as_ref()
+                .map(|m| MetaFilter::compile(m, "options.filter.meta"))
+                .transpose()
+                .or_napi()?,
         })
     } else {
         None
@@ -140,12 +142,6 @@ fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> NativeHit
         texts: any_text.then(|| docs.iter().map(|d| d.text.as_deref().map(str::to_owned)).collect()),
         metas_json: any_meta.then(|| metas_json(docs.iter().map(|d| d.meta.as_ref()))),
     }
-}
-
-/// `[meta, null, ...]`: a `serde_json::Value` always serializes.
-fn metas_json<'a>(metas: impl Iterator<Item = Option<&'a serde_json::Value>>) -> String {
-    let all: Vec<_> = metas.collect();
-    serde_json::to_string(&all).unwrap_or_default()
 }
 
 #[napi]

@@ -29,3 +29,10 @@ pub fn fill_buffer<'a>(hits: impl ExactSizeIterator<Item = (&'a str, f32)>, out:
     }
     Some(ids)
 }
+
+/// Hit metadata as one JSON text `[meta, null, ...]`, which `lib/` parses: napi's object
+/// building would run the `__proto__` setter, where `JSON.parse` keeps an own key.
+pub fn metas_json<'a>(metas: impl Iterator<Item = Option<&'a serde_json::Value>>) -> String {
+    let all: Vec<_> = metas.collect();
+    serde_json::to_string(&all).unwrap_or_default()
+}

@@ -5,11 +5,12 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use napi::bindgen_prelude::{AsyncTask, Either, Float32Array, Float32ArraySlice, Float64ArraySlice, Uint32Array};
 use napi_derive::napi;
-use ragrank_vector::{persist, Config, Hit, SearchOptions, VectorIndex};
+use ragrank_core::filter::MetaFilter;
+use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, VectorIndex};
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
-use crate::hits::{fill_buffer, utf16_len};
+use crate::hits::{fill_buffer, metas_json, utf16_len};
 use crate::task::{save_task, BlockingTask};
 
 /// Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
@@ -21,6 +22,28 @@ pub struct NativeVectorHits {
     pub id_ends: Uint32Array,
     pub scores: Float32Array,
     pub query_ends: Uint32Array,
+    /// Stored text per hit (null where none), when fields were asked for and any hit has one.
+    pub texts: Option<Vec<Option<String>>>,
+    /// Metadata per hit (null where none), likewise, as JSON text (see `hits::metas_json`).
+    pub metas_json: Option<String>,
+}
+
+/// A search's filter and field options, compiled before any row is scored.
+fn search_options(
+    index: &VectorIndex,
+    top_k: u32,
+    filter_ids: Option<Vec<String>>,
+    filter_meta: Option<serde_json::Value>,
+) -> napi::Result<SearchOptions> {
+    Ok(SearchOptions {
+        top_k: top_k as usize,
+        filter: filter_ids.map(|ids| index.slots_of(ids.iter().map(String::as_str))),
+        meta: filter_meta
+            .as_ref()
+            .map(|m| MetaFilter::compile(m, "options.filter.meta"))
+            .transpose()
+            .or_napi()?,
+    })
 }
 
 type Shared = Arc<RwLock<VectorIndex>>;
@@ -33,7 +56,7 @@ fn write(index: &Shared) -> RwLockWriteGuard<'_, VectorIndex> {
     index.write().unwrap_or_else(|p| p.into_inner())
 }
 
-fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>]) -> NativeVectorHits {
+fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>], include_fields: bool) -> NativeVectorHits {
     let total: usize = per_query.iter().map(Vec::len).sum();
     let mut ids = String::new();
     let mut id_ends = Vec::with_capacity(total);
@@ -50,7 +73,13 @@ fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>]) -> NativeVectorHits {
         }
         query_ends.push(id_ends.len() as u32);
     }
+    let f = index.fields();
+    let all = || per_query.iter().flatten();
+    let any_text = include_fields && all().any(|h| f.text(h.slot).is_some());
+    let any_meta = include_fields && all().any(|h| f.meta(h.slot).is_some());
     NativeVectorHits {
+        texts: any_text.then(|| all().map(|h| f.text(h.slot).map(str::to_owned)).collect()),
+        metas_json: any_meta.then(|| metas_json(all().map(|h| f.meta(h.slot)))),
         ids,
         id_ends: Uint32Array::new(id_ends),
         scores: Float32Array::new(scores),
@@ -76,9 +105,23 @@ impl NativeVectorIndex {
         })
     }
 
+    /// `metas` and `texts`: absent, or one entry (null for none) per id.
     #[napi]
-    pub fn add(&self, ids: Vec<String>, vectors: Float32ArraySlice, upsert: bool) -> napi::Result<u32> {
-        guard(|| Ok(write(&self.inner).add(&ids, &vectors, upsert).or_napi()? as u32))
+    pub fn add(
+        &self,
+        ids: Vec<String>,
+        vectors: Float32ArraySlice,
+        upsert: bool,
+        metas: Option<Vec<Option<serde_json::Value>>>,
+        texts: Option<Vec<Option<String>>>,
+    ) -> napi::Result<u32> {
+        guard(|| {
+            let fields = NewFields {
+                metas: metas.unwrap_or_default(),
+                texts: texts.unwrap_or_default(),
+            };
+            Ok(write(&self.inner).add_with(&ids, &vectors, fields, upsert).or_napi()? as u32)
+        })
     }
 
     #[napi]
@@ -100,27 +143,26 @@ impl NativeVectorIndex {
         query: Float32ArraySlice,
         top_k: u32,
         filter_ids: Option<Vec<String>>,
+        filter_meta: Option<serde_json::Value>,
+        include_fields: bool,
         mut out: Float64ArraySlice,
     ) -> napi::Result<Either<String, NativeVectorHits>> {
         guard(|| {
             let index = read(&self.inner);
-            let filter = filter_ids.map(|ids| index.slots_of(ids.iter().map(String::as_str)));
-            let hits = index
-                .search(
-                    &query,
-                    &SearchOptions {
-                        top_k: top_k as usize,
-                        filter,
-                    },
-                )
-                .or_napi()?;
+            let opts = search_options(&index, top_k, filter_ids, filter_meta)?;
+            let hits = index.search(&query, &opts).or_napi()?;
             // SAFETY: the slice views a live JS typed array that nothing else touches during
             // this synchronous call.
             let out = unsafe { out.as_mut() };
+            let f = index.fields();
+            let has_fields = |h: &Hit| f.meta(h.slot).is_some() || f.text(h.slot).is_some();
+            if include_fields && hits.iter().any(has_fields) {
+                return Ok(Either::B(to_hits(&index, &[hits], true)));
+            }
             let buffered = hits.iter().map(|h| (index.id(h.slot), h.score));
             Ok(match fill_buffer(buffered, out) {
                 Some(ids) => Either::A(ids),
-                None => Either::B(to_hits(&index, &[hits])),
+                None => Either::B(to_hits(&index, &[hits], false)),
             })
         })
     }
@@ -131,14 +173,18 @@ impl NativeVectorIndex {
         &self,
         queries: Float32ArraySlice,
         top_k: u32,
+        filter_ids: Option<Vec<String>>,
+        filter_meta: Option<serde_json::Value>,
+        include_fields: bool,
         cancel: Option<&CancelToken>,
     ) -> AsyncTask<BlockingTask<NativeVectorHits>> {
         let index = self.inner.clone();
         let queries = queries.to_vec();
         BlockingTask::spawn(cancel, move |cancel| {
             let index = read(&index);
-            let results = index.search_batch(&queries, top_k as usize, cancel).or_napi()?;
-            Ok(to_hits(&index, &results))
+            let opts = search_options(&index, top_k, filter_ids, filter_meta)?;
+            let results = index.search_batch_with(&queries, &opts, cancel).or_napi()?;
+            Ok(to_hits(&index, &results, include_fields))
         })
     }
 

@@ -5,6 +5,8 @@ import { checkSignal, runCancellable, runCancellableChange, saveCancellable } fr
 import { anyInteger, documentId, isArray, isPlainObject, jsonValue, optionalString, optionKeys, optionsObject, readValue, stringArray, topK as parseTopK } from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
+import { filterParts } from './filter'
+import type { Filter } from './filter'
 
 /** BM25 variants, with the formulas of bm25s. */
 export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25+'
@@ -58,12 +60,8 @@ export interface Bm25Document {
   meta?: Record<string, unknown>
 }
 
-/** Restricts a search: documents must have one of `ids` and match every `meta` field. */
-export interface Bm25Filter {
-  ids?: readonly string[]
-  /** Field -> a value or a list of accepted values (compared as JSON values). */
-  meta?: Record<string, unknown>
-}
+/** Restricts a search: documents must have one of `ids` and match the `meta` filter (see docs/FILTERS.md). */
+export type Bm25Filter = Filter
 
 export interface Bm25SearchOptions {
   /** How many hits at most (default 10). 0 returns none; more than the matches returns all matches. */
@@ -362,13 +360,9 @@ function searchOptions(options: unknown, known: ReadonlySet<string>): { topK: nu
     out.includeFields = o.includeFields
   }
   if (o.filter !== undefined) {
-    const f = optionsObject(o.filter, 'options.filter')
-    if (f.ids !== undefined) out.filterIds = stringArray(f.ids, 'options.filter.ids')
-    if (f.meta !== undefined) {
-      const meta = optionsObject(f.meta, 'options.filter.meta')
-      jsonValue(meta, 'options.filter.meta')
-      out.filterMeta = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, isArray(v) ? v : [v]]))
-    }
+    const f = filterParts(o.filter)
+    out.filterIds = f.ids
+    out.filterMeta = f.meta
   }
   return { topK, native: out }
 }

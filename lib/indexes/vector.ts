@@ -3,7 +3,9 @@ import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { anyInteger, checkKeys, documentId, isArray, isPlainObject, optionalString, optionKeys, optionsObject, readValue, stringArray, topK as parseTopK } from '../internal/validate'
+import { anyInteger, checkKeys, documentId, isArray, jsonValue, isPlainObject, optionalString, optionKeys, optionsObject, readValue, stringArray, topK as parseTopK } from '../internal/validate'
+import { filterParts } from './filter'
+import type { Filter } from './filter'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -38,18 +40,39 @@ export interface VectorIndexOptions {
 export interface VectorHit {
   id: string
   score: number
+  /** The stored text, when the vector was added with one (and `includeFields` is not false). */
+  text?: string
+  /** The stored metadata, likewise. */
+  meta?: Record<string, unknown>
+}
+
+/** A vector to add with its id, and optionally metadata (for filters) and a text to return with hits. */
+export interface VectorItem {
+  id: string
+  vector: VectorInput
+  meta?: Record<string, unknown>
+  text?: string
 }
 
 export interface VectorSearchOptions {
   /** How many hits at most (default 10). 0 returns none; more than the candidates returns them all. */
   topK?: number
-  /** Only vectors with one of these ids are scored (inside the scan); unknown ids are ignored. */
-  filter?: { ids?: readonly string[] }
+  /**
+   * Only vectors with one of `ids` (unknown ids are ignored) and whose metadata passes `meta`
+   * (see docs/FILTERS.md) are scored, inside the scan: up to `topK` matching vectors come back.
+   */
+  filter?: Filter
+  /** Return each hit's stored `text` and `meta` (default true). */
+  includeFields?: boolean
 }
 
 export interface VectorBatchOptions {
   /** As in `search` (default 10). */
   topK?: number
+  /** As in `search`; one filter for every query. */
+  filter?: Filter
+  /** As in `search` (default true). */
+  includeFields?: boolean
   signal?: AbortSignal
 }
 
@@ -77,6 +100,7 @@ const FROM_NATIVE = Symbol('fromNative')
 
 const INDEX_KEYS = optionKeys('dim', 'metric', 'storage')
 const ADD_KEYS = optionKeys('upsert')
+const ITEM_KEYS = optionKeys('id', 'vector', 'meta', 'text')
 const SEARCH_KEYS = optionKeys('topK', 'filter')
 // `filter` is reserved: the filter work of issue 16 makes searchBatch filter too.
 const BATCH_KEYS = optionKeys('topK', 'filter', 'signal')
@@ -142,21 +166,56 @@ export class VectorIndex {
   }
 
   /**
-   * Adds `ids.length` vectors given row after row in `vectors` (ids.length x dim values) and
-   * returns how many. An id already present is an error (`ERR_DUPLICATE_ID`) unless
-   * `upsert` is set; the replaced vector then counts as newly added for tie order. NaN or
-   * Infinity, or a zero vector under cosine, is a RangeError.
+   * Adds vectors and returns how many: `add([{ id, vector, meta?, text? }, ...], options?)`, or
+   * `add(ids, vectors, options?)` with `ids.length` vectors given row after row in `vectors`
+   * (ids.length x dim values). `meta` (a plain object) is what `filter.meta` tests; `meta` and
+   * `text` come back with hits and are saved. An id already present is an error
+   * (`ERR_DUPLICATE_ID`) unless `upsert` is set; the replaced vector (and its fields) then
+   * counts as newly added for tie order. NaN or Infinity, or a zero vector under cosine, is a RangeError.
    */
-  add(ids: readonly string[], vectors: VectorInput, options: { upsert?: boolean } = {}): number {
-    if (!isArray(ids)) throw typeError('ids must be an array of strings')
+  add(items: readonly VectorItem[], options?: { upsert?: boolean }): number
+  add(ids: readonly string[], vectors: VectorInput, options?: { upsert?: boolean }): number
+  add(ids: readonly (string | VectorItem)[], vectors?: unknown, options: unknown = {}): number {
+    if (!isArray(ids)) throw typeError('ids must be an array of strings, or items an array of { id, vector }')
+    // Items unless a vectors argument follows ids (a Float32Array, a number array, or ids of strings).
+    const items = vectors === undefined || (!ArrayBuffer.isView(vectors) && !isArray(vectors) && !ids.some((x) => typeof x === 'string'))
+    if (items) return this.#addItems(ids, vectors)
     const list = ids.map((id, i) => documentId(id, `ids[${i}]`))
     const values = toFloat32(vectors, 'vectors')
     if (values.length !== list.length * this.#dim) {
       throw rangeError(`vectors has ${values.length} values; ${list.length} ids x dim ${this.#dim} need ${list.length * this.#dim}`)
     }
-    const o = optionsObject(options, 'options', ADD_KEYS)
-    if (o.upsert !== undefined && typeof o.upsert !== 'boolean') throw typeError('options.upsert must be a boolean')
-    return callNative(() => this.#native.add(list, values, o.upsert === true))
+    return callNative(() => this.#native.add(list, values, upsertOption(options)))
+  }
+
+  #addItems(items: readonly unknown[], options: unknown): number {
+    const upsert = upsertOption(options)
+    const d = this.#dim
+    const ids: string[] = new Array(items.length)
+    const values = new Float32Array(items.length * d)
+    let metas: (Record<string, unknown> | null)[] | undefined
+    let texts: (string | null)[] | undefined
+    items.forEach((item, i) => {
+      const where = `items[${i}]`
+      if (!isPlainObject(item)) throw typeError(`${where} must be an object { id, vector, meta?, text? }`)
+      checkKeys(item, ITEM_KEYS, where)
+      ids[i] = documentId(item.id, where)
+      const v = toFloat32(item.vector, `${where}.vector`)
+      if (v.length !== d) throw rangeError(`${where}.vector has ${v.length} values; the index needs dim ${d}`)
+      values.set(v, i * d)
+      if (item.meta !== undefined) {
+        if (!isPlainObject(item.meta)) throw typeError(`${where}.meta must be a plain object`)
+        jsonValue(item.meta, `${where}.meta`)
+        metas ??= new Array(items.length).fill(null)
+        metas[i] = item.meta
+      }
+      if (item.text !== undefined) {
+        if (typeof item.text !== 'string') throw typeError(`${where}.text must be a string`)
+        texts ??= new Array(items.length).fill(null)
+        texts[i] = item.text
+      }
+    })
+    return callNative(() => this.#native.add(ids, values, upsert, metas, texts))
   }
 
   /** Removes vectors by id; returns how many were present (unknown ids are ignored). O(size). */
@@ -170,13 +229,10 @@ export class VectorIndex {
     const q = this.#vectors(query, 'query', false)
     const o = optionsObject(options, 'options', SEARCH_KEYS)
     const topK = topKOption(o.topK)
-    let filterIds: string[] | undefined
-    if (o.filter !== undefined) {
-      const f = optionsObject(o.filter, 'options.filter')
-      if (f.ids !== undefined) filterIds = stringArray(f.ids, 'options.filter.ids')
-    }
+    const f = o.filter === undefined ? {} : filterParts(o.filter)
+    const fields = includeFieldsOption(o.includeFields)
     const out = this.#out.forTopK(topK)
-    const r = callNative(() => this.#native.search(q, topK, filterIds, out))
+    const r = callNative(() => this.#native.search(q, topK, f.ids, f.meta, fields, out))
     return typeof r === 'string' ? hitsFromBuffer(r, out) : (toHits(r)[0] ?? [])
   }
 
@@ -190,10 +246,12 @@ export class VectorIndex {
       const q = this.#vectors(queries, 'queries', true)
       const o = optionsObject(options, 'options', BATCH_KEYS)
       const topK = topKOption(o.topK)
+      const f = o.filter === undefined ? {} : filterParts(o.filter)
+      const fields = includeFieldsOption(o.includeFields)
       const signal = checkSignal(o.signal)
       throwIfAborted(signal) // even with no queries: an aborted call never resolves
       if (q.length === 0) return Promise.resolve([])
-      return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, token)).then(toHits)
+      return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, f.ids, f.meta, fields, token)).then(toHits)
     } catch (e) {
       return Promise.reject(e)
     }
@@ -238,20 +296,37 @@ function toFloat32(v: unknown, name: string): Float32Array {
   throw typeError(`${name} must be a Float32Array (or an array of numbers)`)
 }
 
+function upsertOption(options: unknown): boolean {
+  const o = optionsObject(options, 'options', ADD_KEYS)
+  if (o.upsert !== undefined && typeof o.upsert !== 'boolean') throw typeError('options.upsert must be a boolean')
+  return o.upsert === true
+}
+
+function includeFieldsOption(v: unknown): boolean {
+  if (v !== undefined && typeof v !== 'boolean') throw typeError('options.includeFields must be a boolean')
+  return v !== false
+}
+
 function topKOption(v: unknown): number {
   return Math.min(parseTopK(v), 0xffffffff)
 }
 
 /** Columns to objects: one list per query. */
 function toHits(h: NativeVectorHits): VectorHit[][] {
-  const { ids, idEnds, scores, queryEnds } = h
+  const { ids, idEnds, scores, queryEnds, texts, metasJson } = h
+  const metas = metasJson === undefined ? undefined : (JSON.parse(metasJson) as (Record<string, unknown> | null)[])
   const out: VectorHit[][] = new Array(queryEnds.length)
   let start = 0
   let i = 0
   for (let q = 0; q < queryEnds.length; q++) {
     const hits: VectorHit[] = new Array(queryEnds[q] - i)
     for (let j = 0; i < queryEnds[q]; i++, j++) {
-      hits[j] = { id: ids.slice(start, idEnds[i]), score: scores[i] }
+      const hit: VectorHit = { id: ids.slice(start, idEnds[i]), score: scores[i] }
+      const text = texts?.[i]
+      if (text != null) hit.text = text
+      const meta = metas?.[i]
+      if (meta != null) hit.meta = meta as Record<string, unknown>
+      hits[j] = hit
       start = idEnds[i]
     }
     out[q] = hits

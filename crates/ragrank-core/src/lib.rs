@@ -5,6 +5,7 @@ pub mod bm25;
 pub mod checksummed;
 pub mod error;
 pub mod eval;
+pub mod filter;
 pub mod names;
 pub mod topk;
 

@@ -187,7 +187,7 @@ fn filters_apply_inside_the_scan() {
     index.add(docs, false).unwrap();
     let filter = Filter {
         slots: None,
-        meta: vec![("even".into(), vec![serde_json::json!(true)])],
+        meta: Some(ragrank_core::filter::MetaFilter::compile(&serde_json::json!({ "even": true }), "meta").unwrap()),
     };
     for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
         let hits = index.search(

@@ -15,7 +15,9 @@ use ragrank_core::{Error, ErrorKind, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::column::{Column, MappedFile};
+use crate::fields::Fields;
 use crate::kernels::Kernels;
+use crate::select::MaskCache;
 
 /// Largest dimension accepted (larger is almost surely a mistake in the call).
 pub const MAX_DIM: usize = 1 << 16;
@@ -114,6 +116,17 @@ pub struct VectorIndex {
     pub(crate) scales: Column<f32>,
     /// Per-row squared norm of the scanned values (metric l2 only).
     pub(crate) sqnorms: Column<f32>,
+    /// Optional metadata and text per row.
+    pub(crate) fields: Fields,
+    /// Rows of recent metadata filters; emptied by every change.
+    pub(crate) masks: MaskCache,
+}
+
+/// Optional metadata (a JSON object) and text per added row: each list empty or one per id.
+#[derive(Debug, Default)]
+pub struct NewFields {
+    pub metas: Vec<Option<serde_json::Value>>,
+    pub texts: Vec<Option<String>>,
 }
 
 impl VectorIndex {
@@ -151,6 +164,11 @@ impl VectorIndex {
         &self.ids[slot as usize]
     }
 
+    /// Metadata and texts of the rows.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+
     /// Slots of the known ids, sorted and deduplicated (unknown ids are skipped).
     pub fn slots_of<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
         let mut v: Vec<u32> = ids.into_iter().filter_map(|id| self.slots.get(id).copied()).collect();
@@ -177,8 +195,31 @@ impl VectorIndex {
     /// present is an error unless `upsert`, which replaces the row (it then counts as newly
     /// added for tie order). Everything is validated before the index changes.
     pub fn add(&mut self, ids: &[String], vectors: &[f32], upsert: bool) -> Result<usize> {
+        self.add_with(ids, vectors, NewFields::default(), upsert)
+    }
+
+    /// `add` with metadata and text per row (see `NewFields`).
+    pub fn add_with(&mut self, ids: &[String], vectors: &[f32], fields: NewFields, upsert: bool) -> Result<usize> {
         self.check_file()?;
         let Config { dim, metric, storage } = self.config();
+        for (name, len) in [("metas", fields.metas.len()), ("texts", fields.texts.len())] {
+            if len != 0 && len != ids.len() {
+                return Err(Error::invalid(format!(
+                    "{name} has {len} entries for {} ids",
+                    ids.len()
+                )));
+            }
+        }
+        if let Some(r) = fields
+            .metas
+            .iter()
+            .position(|m| m.as_ref().is_some_and(|m| !m.is_object()))
+        {
+            return Err(Error::invalid(format!(
+                "meta of vector {r} (id {:?}) must be an object",
+                ids[r]
+            )));
+        }
         if vectors.len() != ids.len() * dim {
             return Err(Error::invalid(format!(
                 "vectors has {} values but {} ids x dim {dim} need {}",
@@ -215,6 +256,7 @@ impl VectorIndex {
         if upsert {
             self.remove(ids);
         }
+        self.masks.clear();
         let values = ids.len() * dim;
         match storage {
             Storage::F32 => self.f32s.reserve(values),
@@ -226,6 +268,8 @@ impl VectorIndex {
         }
         let k = Kernels::best();
         let mut normalised = vec![0f32; dim];
+        let mut metas = fields.metas.into_iter();
+        let mut texts = fields.texts.into_iter();
         for ((id, row), norm) in ids.iter().zip(vectors.chunks_exact(dim)).zip(norms) {
             let v: &[f32] = if metric == Metric::Cosine {
                 for (o, &x) in normalised.iter_mut().zip(row) {
@@ -254,6 +298,8 @@ impl VectorIndex {
                 };
                 self.sqnorms.to_mut().push(sq);
             }
+            let (meta, text) = (metas.next().flatten(), texts.next().flatten());
+            self.fields.push(self.ids.len(), meta, text.map(String::into_boxed_str));
             let id: Box<str> = id.as_str().into();
             self.slots.insert(id.clone(), self.ids.len() as u32);
             self.ids.push(id);
@@ -277,12 +323,14 @@ impl VectorIndex {
         if removed == 0 {
             return 0;
         }
+        self.masks.clear();
         let dim = self.dim();
         self.f32s.retain_rows(dim, &keep);
         self.f16s.retain_rows(dim, &keep);
         self.i8s.retain_rows(dim, &keep);
         self.scales.retain_rows(1, &keep);
         self.sqnorms.retain_rows(1, &keep);
+        self.fields.retain(&keep);
         let mut flags = keep.iter();
         self.ids.retain(|_| *flags.next().expect("one flag per id"));
         self.rebuild_slots();

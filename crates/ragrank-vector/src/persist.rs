@@ -3,12 +3,19 @@
 //! Layout (little endian), every section starting at a multiple of 64 bytes so a mapped
 //! file can be read as typed slices without copying:
 //! - header (64 bytes): `MAGIC`, version `u32`, dim `u32`, metric `u8`, storage `u8`,
-//!   2 reserved bytes, row count `u64`, id bytes `u64`, zero padding;
+//!   fields flags `u8` (bit 0 metadata, bit 1 texts), a reserved byte, row count `u64`,
+//!   id bytes `u64`, metadata bytes `u64`, text bytes `u64`, zero padding;
 //! - id end offsets (`u64` per row) and the ids' UTF-8, concatenated;
 //! - the row columns the storage uses: f32 rows, f16 rows, int8 codes and scales, and the
 //!   squared norms for l2;
+//! - (version 2) when flagged, the metadata: end offsets (`u64` per row) and each row's
+//!   JSON object, concatenated (empty: none); then the texts: one presence byte per row,
+//!   end offsets and the UTF-8, concatenated. Metadata and texts are parsed into memory at
+//!   load, even with a memory map;
 //! - trailer: byte length `u64` and CRC-32 `u32` of everything between the version and
 //!   the trailer.
+//!
+//! Version 1 files (no fields section; flags and the two lengths read as zero) still load.
 //!
 //! The magic, version and trailer are `ragrank_core::checksummed`'s envelope: writes go to
 //! a temporary file renamed over the target, so readers (including other processes that
@@ -29,8 +36,12 @@ use crate::index::{Config, Metric, Storage, VectorIndex};
 compile_error!("the vector index file format is little endian; big-endian targets are not supported");
 
 pub const MAGIC: &[u8; 8] = b"RGRKVECT";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION, "vector index");
+/// The format before metadata and texts, still read.
+const FORMAT_V1: Format = Format::new(MAGIC, 1, "vector index");
+const HAS_METAS: u8 = 1;
+const HAS_TEXTS: u8 = 2;
 /// The header: the envelope's magic and version, then this format's fields.
 const HEADER: usize = 64;
 const ALIGN: usize = 64;
@@ -68,33 +79,60 @@ pub fn save(index: &VectorIndex, path: &Path, cancel: &AtomicBool) -> Result<()>
 fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
     let c = index.config();
     let ids_bytes: usize = index.ids.iter().map(|s| s.len()).sum();
+    let f = &index.fields;
+    let metas: Option<Vec<Vec<u8>>> = f.has_metas().then(|| {
+        f.metas
+            .iter()
+            .map(|m| m.as_ref().map_or_else(Vec::new, |m| m.to_string().into_bytes()))
+            .collect()
+    });
+    let texts: Option<Vec<&[u8]>> = f
+        .has_texts()
+        .then(|| f.texts.iter().map(|t| t.as_deref().unwrap_or("").as_bytes()).collect());
+    let meta_bytes: usize = metas.iter().flatten().map(Vec::len).sum();
+    let text_bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
+    let flags = if metas.is_some() { HAS_METAS } else { 0 } | if texts.is_some() { HAS_TEXTS } else { 0 };
     let mut header = Vec::with_capacity(HEADER - checksummed::HEADER);
     header.extend_from_slice(&(c.dim as u32).to_le_bytes());
     header.push(metric_code(c.metric));
     header.push(storage_code(c.storage));
-    header.extend_from_slice(&[0, 0]);
+    header.extend_from_slice(&[flags, 0]);
     header.extend_from_slice(&(index.len() as u64).to_le_bytes());
     header.extend_from_slice(&(ids_bytes as u64).to_le_bytes());
+    header.extend_from_slice(&(meta_bytes as u64).to_le_bytes());
+    header.extend_from_slice(&(text_bytes as u64).to_le_bytes());
     section(w, &header)?;
+    strings(w, index.ids.iter().map(|id| id.as_bytes()))?;
+    for bytes in columns(index) {
+        section(w, bytes)?;
+    }
+    if let Some(metas) = &metas {
+        strings(w, metas.iter().map(Vec::as_slice))?;
+    }
+    if let Some(texts) = texts {
+        let present: Vec<u8> = f.texts.iter().map(|t| u8::from(t.is_some())).collect();
+        section(w, &present)?;
+        strings(w, texts.into_iter())?;
+    }
+    Ok(())
+}
+
+/// Byte strings as two sections: their end offsets (`u64` each), then their bytes.
+fn strings<'a>(w: &mut PayloadWriter, items: impl Iterator<Item = &'a [u8]> + Clone) -> Result<()> {
     let mut end = 0u64;
-    let ends: Vec<u64> = index
-        .ids
-        .iter()
-        .map(|id| {
-            end += id.len() as u64;
+    let ends: Vec<u64> = items
+        .clone()
+        .map(|b| {
+            end += b.len() as u64;
             end
         })
         .collect();
     section(w, bytemuck::cast_slice(&ends))?;
-    let mut blob = Vec::with_capacity(ids_bytes);
-    for id in &index.ids {
-        blob.extend_from_slice(id.as_bytes());
+    let mut blob = Vec::with_capacity(end as usize);
+    for b in items {
+        blob.extend_from_slice(b);
     }
-    section(w, &blob)?;
-    for bytes in columns(index) {
-        section(w, bytes)?;
-    }
-    Ok(())
+    section(w, &blob)
 }
 
 /// The row columns a storage and metric use, in file order.
@@ -136,7 +174,15 @@ pub fn load(path: &Path, mmap: bool, cancel: &AtomicBool) -> Result<VectorIndex>
 
 fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Result<VectorIndex> {
     let data: &[u8] = &map;
-    let body_end = checksummed::HEADER + checksummed::payload(data, &FORMAT, cancel)?.len();
+    let version = data
+        .get(8..12)
+        .map(|v| u32::from_le_bytes(v.try_into().expect("4 bytes")));
+    let format = if version == Some(FORMAT_V1.version) {
+        &FORMAT_V1
+    } else {
+        &FORMAT
+    };
+    let body_end = checksummed::HEADER + checksummed::payload(data, format, cancel)?.len();
     if body_end < HEADER {
         return Err(damaged());
     }
@@ -156,24 +202,23 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     let mut index = VectorIndex::new(config).map_err(|e| Error::corrupt(format!("vector index file: {e}")))?;
     let count = usize::try_from(u64_at(20)).map_err(|_| damaged())?;
     let ids_bytes = usize::try_from(u64_at(28)).map_err(|_| damaged())?;
+    let flags = data[18];
+    if flags & !(HAS_METAS | HAS_TEXTS) != 0 {
+        return Err(Error::corrupt("vector index file has unknown section flags"));
+    }
+    let meta_bytes = usize::try_from(u64_at(36)).map_err(|_| damaged())?;
+    let text_bytes = usize::try_from(u64_at(44)).map_err(|_| damaged())?;
 
     let mut sections = Sections {
         pos: HEADER,
         end: body_end,
     };
-    let ends: &[u64] = bytemuck::try_cast_slice(sections.take(data, count, 8)?).map_err(|_| damaged())?;
-    let blob = sections.take(data, ids_bytes, 1)?;
-    let mut start = 0usize;
     index.ids.reserve(count);
-    for &e in ends {
-        let e = usize::try_from(e).map_err(|_| damaged())?;
-        if e <= start || e > blob.len() {
-            return Err(Error::corrupt("vector index file has an empty or out-of-range id"));
+    for id in sections.strings(data, count, ids_bytes)? {
+        if id.is_empty() {
+            return Err(Error::corrupt("vector index file has an empty id"));
         }
-        let id =
-            std::str::from_utf8(&blob[start..e]).map_err(|_| Error::corrupt("vector index file has invalid UTF-8"))?;
-        index.ids.push(id.into());
-        start = e;
+        index.ids.push(utf8(id)?.into());
     }
     index.rebuild_slots();
     if index.slots.len() != count {
@@ -193,11 +238,37 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     if metric == Metric::L2 {
         index.sqnorms = sections.column(&map, count, keep_mapped)?;
     }
+    if flags & HAS_METAS != 0 {
+        index.fields.metas = sections
+            .strings(data, count, meta_bytes)?
+            .map(|m| match m {
+                [] => Ok(None),
+                m => match serde_json::from_slice(m) {
+                    Ok(v @ serde_json::Value::Object(_)) => Ok(Some(v)),
+                    _ => Err(Error::corrupt(
+                        "vector index file has metadata that is not a JSON object",
+                    )),
+                },
+            })
+            .collect::<Result<_>>()?;
+    }
+    if flags & HAS_TEXTS != 0 {
+        let present = sections.take(data, count, 1)?;
+        index.fields.texts = sections
+            .strings(data, count, text_bytes)?
+            .zip(present)
+            .map(|(t, &p)| Ok((p != 0).then(|| utf8(t)).transpose()?.map(Box::from)))
+            .collect::<Result<_>>()?;
+    }
     if sections.pos != body_end {
         return Err(Error::corrupt("vector index file has trailing bytes"));
     }
     check_cancel(cancel)?;
     Ok(index)
+}
+
+fn utf8(b: &[u8]) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|_| Error::corrupt("vector index file has invalid UTF-8"))
 }
 
 /// Walks the 64-byte aligned sections of a mapped file.
@@ -220,6 +291,21 @@ impl Sections {
             return Err(damaged());
         }
         Ok(bytes)
+    }
+
+    /// `n` byte strings written by `strings`, `bytes` long in all.
+    fn strings<'a>(&mut self, data: &'a [u8], n: usize, bytes: usize) -> Result<impl Iterator<Item = &'a [u8]>> {
+        let ends: &[u64] = bytemuck::try_cast_slice(self.take(data, n, 8)?).map_err(|_| damaged())?;
+        let blob = self.take(data, bytes, 1)?;
+        let mut start = 0usize;
+        let mut spans = Vec::with_capacity(n);
+        for &e in ends {
+            let e = usize::try_from(e).ok().filter(|&e| e >= start && e <= blob.len());
+            let e = e.ok_or_else(|| Error::corrupt("vector index file has an out-of-range string offset"))?;
+            spans.push(&blob[start..e]);
+            start = e;
+        }
+        Ok(spans.into_iter())
     }
 
     fn column<T: Pod>(&mut self, map: &Arc<MappedFile>, n: usize, keep_mapped: bool) -> Result<Column<T>> {

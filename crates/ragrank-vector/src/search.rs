@@ -17,8 +17,11 @@ use ragrank_core::topk::{Hit, KBest};
 use ragrank_core::{check_cancel, Error, Result};
 use rayon::prelude::*;
 
+use ragrank_core::filter::MetaFilter;
+
 use crate::index::{check_row, Metric, Storage, VectorIndex};
 use crate::kernels::Kernels;
+use crate::select::{RowMask, Selection};
 use crate::share::share_rows;
 
 #[derive(Debug, Clone, Default)]
@@ -27,6 +30,8 @@ pub struct SearchOptions {
     pub top_k: usize,
     /// Only these slots are scored (sorted, unique), when set.
     pub filter: Option<Vec<u32>>,
+    /// Only rows whose metadata passes are scored, when set.
+    pub meta: Option<MetaFilter>,
 }
 
 /// Bytes of rows at which a scan goes parallel (3 MB): below it, waking a pool thread costs
@@ -90,19 +95,37 @@ impl Finish<'_> {
 enum Rows<'a> {
     All(usize),
     Only(&'a [u32]),
+    /// The set rows of `0..n`.
+    Mask(&'a RowMask, usize),
 }
 
-impl Rows<'_> {
+impl<'a> Rows<'a> {
+    fn of(sel: &'a Selection, n: usize) -> Rows<'a> {
+        match sel {
+            Selection::All => Rows::All(n),
+            Selection::Only(s) => Rows::Only(s),
+            Selection::Mask(m) => Rows::Mask(m, n),
+        }
+    }
+    /// How many rows may be returned.
     fn len(&self) -> usize {
         match self {
             Rows::All(n) => *n,
+            Rows::Only(s) => s.len(),
+            Rows::Mask(m, _) => m.count(),
+        }
+    }
+    /// The range of positions a scan walks (slots, or indexes into `Only`).
+    fn span(&self) -> usize {
+        match self {
+            Rows::All(n) | Rows::Mask(_, n) => *n,
             Rows::Only(s) => s.len(),
         }
     }
     #[inline]
     fn slot(&self, i: usize) -> usize {
         match self {
-            Rows::All(_) => i,
+            Rows::All(_) | Rows::Mask(..) => i,
             Rows::Only(s) => s[i] as usize,
         }
     }
@@ -195,10 +218,14 @@ impl VectorIndex {
     pub fn search(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<Hit>> {
         self.check_file()?;
         let q = self.prepare(query, "query")?;
-        let rows = match &opts.filter {
-            Some(slots) => Rows::Only(slots),
-            None => Rows::All(self.len()),
-        };
+        let sel = Selection::new(
+            self.len(),
+            opts.filter.as_deref(),
+            opts.meta.as_ref(),
+            &self.fields,
+            &self.masks,
+        );
+        let rows = Rows::of(&sel, self.len());
         let k = opts.top_k.min(rows.len());
         if k == 0 {
             return Ok(Vec::new());
@@ -232,8 +259,24 @@ impl VectorIndex {
                     top.push(s as u32, sc.score(s));
                 }
             }
+            Rows::Mask(mask, _) => {
+                let mut scores = [0f32; SCAN_BLOCK];
+                for start in range.clone().step_by(SCAN_BLOCK) {
+                    let n = SCAN_BLOCK.min(range.end - start);
+                    let bits = mask.bits(start, n);
+                    let set = bits.count_ones() as usize;
+                    if set * 4 < n {
+                        // Few rows: scoring them one by one beats the block kernel.
+                        for_each_bit(bits, |i| top.push((start + i) as u32, sc.score(start + i)));
+                    } else {
+                        let block = &mut scores[..n];
+                        sc.score_block(start, block);
+                        offer(top, bits, start, block);
+                    }
+                }
+            }
         };
-        let (n, threads) = (rows.len(), rayon::current_num_threads());
+        let (n, threads) = (rows.span(), rayon::current_num_threads());
         let row_bytes = self.dim() * self.config().storage.bytes_per_value();
         if n * row_bytes < PAR_MIN_BYTES || threads < 2 {
             let mut top = KBest::new(k);
@@ -251,6 +294,21 @@ impl VectorIndex {
     /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order.
     /// Scores agree with `search` up to float rounding. `cancel` is checked between row ranges.
     pub fn search_batch(&self, queries: &[f32], top_k: usize, cancel: &AtomicBool) -> Result<Vec<Vec<Hit>>> {
+        let opts = SearchOptions {
+            top_k,
+            ..Default::default()
+        };
+        self.search_batch_with(queries, &opts, cancel)
+    }
+
+    /// `search_batch` with the filters of `opts`, which every query shares (the allowed
+    /// rows are found once per call).
+    pub fn search_batch_with(
+        &self,
+        queries: &[f32],
+        opts: &SearchOptions,
+        cancel: &AtomicBool,
+    ) -> Result<Vec<Vec<Hit>>> {
         self.check_file()?;
         let d = self.dim();
         if !queries.len().is_multiple_of(d) {
@@ -265,7 +323,9 @@ impl VectorIndex {
             .map(|(i, q)| self.prepare(q, &format!("query {i}")))
             .collect::<Result<Vec<_>>>()?;
         let m = prepared.len();
-        let k = top_k.min(self.len());
+        let n = self.len();
+        let sel = Selection::new(n, opts.filter.as_deref(), opts.meta.as_ref(), &self.fields, &self.masks);
+        let k = opts.top_k.min(sel.count(n));
         if k == 0 || m == 0 {
             return Ok(vec![Vec::new(); m]);
         }
@@ -274,11 +334,17 @@ impl VectorIndex {
             let mut out = Vec::with_capacity(m);
             for q in &prepared {
                 check_cancel(cancel)?;
-                let top = self.scan(Rows::All(self.len()), keep, &self.scorer(q));
+                let top = self.scan(Rows::of(&sel, n), keep, &self.scorer(q));
                 out.push(self.finish_top(q, top, k));
             }
             return Ok(out);
         }
+        // The blocked scan skips rows by mask: an id filter becomes one too.
+        let mask = match sel {
+            Selection::All => None,
+            Selection::Only(s) => Some(std::sync::Arc::new(RowMask::of_slots(n, &s))),
+            Selection::Mask(m) => Some(m),
+        };
         let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
         let parts = share_rows(
             self.len(),
@@ -287,7 +353,7 @@ impl VectorIndex {
             || BatchPart::new(self, &prepared, keep),
             |part, rows| {
                 if !cancel.load(Ordering::Relaxed) {
-                    self.batch_range(part, rows, &qmat);
+                    self.batch_range(part, rows, &qmat, mask.as_deref());
                 }
             },
         );
@@ -305,7 +371,7 @@ impl VectorIndex {
     }
 
     /// All queries of a batch against rows `range`, a block at a time, into `part`.
-    fn batch_range(&self, part: &mut BatchPart, range: std::ops::Range<usize>, qmat: &[f32]) {
+    fn batch_range(&self, part: &mut BatchPart, range: std::ops::Range<usize>, qmat: &[f32], mask: Option<&RowMask>) {
         let c = self.config();
         let (d, m) = (c.dim, part.tops.len());
         let BatchPart { tops, fins, buf, tile } = part;
@@ -313,6 +379,10 @@ impl VectorIndex {
         let mut start = range.start;
         while start < range.end {
             let nb = BLOCK_ROWS.min(range.end - start);
+            if mask.is_some_and(|m| !m.any(start, start + nb)) {
+                start += nb;
+                continue;
+            }
             // f16 and int8 blocks are widened to f32 once, then reused by every query block.
             let block: &[f32] = match c.storage {
                 Storage::F32 => &self.f32s.as_slice()[start * d..(start + nb) * d],
@@ -337,12 +407,38 @@ impl VectorIndex {
                 (kern.dots_tile)(&qmat[q0 * d..(q0 + mq) * d], block, d, &mut tile[..mq * nb]);
                 for (qi, scores) in tile.chunks_exact_mut(nb).take(mq).enumerate() {
                     fins[q0 + qi].apply_run(start, scores);
-                    tops[q0 + qi].push_run(start as u32, scores);
+                    match mask {
+                        None => tops[q0 + qi].push_run(start as u32, scores),
+                        Some(m) => {
+                            for (j, run) in scores.chunks(64).enumerate() {
+                                let at = start + 64 * j;
+                                offer(&mut tops[q0 + qi], m.bits(at, run.len()), at, run);
+                            }
+                        }
+                    }
                 }
                 q0 += mq;
             }
             start += nb;
         }
+    }
+}
+
+/// Offers the scores of rows `start..` whose bit is set in `bits` (row `start` in bit 0).
+#[inline]
+fn offer(top: &mut KBest, bits: u64, start: usize, scores: &[f32]) {
+    if bits.count_ones() as usize == scores.len() {
+        top.push_run(start as u32, scores);
+    } else {
+        for_each_bit(bits, |i| top.push((start + i) as u32, scores[i]));
+    }
+}
+
+#[inline]
+fn for_each_bit(mut bits: u64, mut f: impl FnMut(usize)) {
+    while bits != 0 {
+        f(bits.trailing_zeros() as usize);
+        bits &= bits - 1;
     }
 }
 

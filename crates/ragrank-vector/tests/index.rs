@@ -1,9 +1,10 @@
 use std::sync::atomic::AtomicBool;
 
 use half::f16;
+use ragrank_core::filter::MetaFilter;
 use ragrank_core::ErrorKind;
 use ragrank_vector::persist;
-use ragrank_vector::{Config, Hit, Metric, SearchOptions, Storage, VectorIndex};
+use ragrank_vector::{Config, Hit, Metric, NewFields, SearchOptions, Storage, VectorIndex};
 use rand::{Rng, SeedableRng};
 
 const METRICS: [Metric; 3] = [Metric::Cosine, Metric::Dot, Metric::L2];
@@ -71,7 +72,14 @@ fn reference(data: &[f32], dim: usize, q: &[f32], metric: Metric, storage: Stora
 }
 
 fn search(idx: &VectorIndex, q: &[f32], k: usize) -> Vec<Hit> {
-    idx.search(q, &SearchOptions { top_k: k, filter: None }).unwrap()
+    idx.search(
+        q,
+        &SearchOptions {
+            top_k: k,
+            ..Default::default()
+        },
+    )
+    .unwrap()
 }
 
 #[test]
@@ -174,6 +182,7 @@ fn scans_shared_across_threads_match_the_reference() {
                     &SearchOptions {
                         top_k: 10,
                         filter: filter.clone(),
+                        ..Default::default()
                     },
                 )
                 .unwrap()
@@ -205,6 +214,7 @@ fn a_filter_scores_only_the_allowed_rows() {
             &SearchOptions {
                 top_k: 5,
                 filter: Some(allowed.clone()),
+                ..Default::default()
             },
         )
         .unwrap();
@@ -218,6 +228,7 @@ fn a_filter_scores_only_the_allowed_rows() {
             &SearchOptions {
                 top_k: 5,
                 filter: Some(vec![]),
+                ..Default::default()
             },
         )
         .unwrap();
@@ -302,7 +313,15 @@ fn bad_input_is_rejected_and_leaves_the_index_unchanged() {
         assert_eq!(search(&idx, &q, 10), before);
     }
     for bad in [vec![1.0, 0.0], vec![f32::NAN, 0.0, 0.0], vec![0.0, 0.0, 0.0]] {
-        let err = idx.search(&bad, &SearchOptions { top_k: 3, filter: None }).unwrap_err();
+        let err = idx
+            .search(
+                &bad,
+                &SearchOptions {
+                    top_k: 3,
+                    ..Default::default()
+                },
+            )
+            .unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidArg);
     }
     let err = idx.search_batch(&[1.0, 0.0, 0.0, 1.0], 3, &NEVER).unwrap_err();
@@ -412,13 +431,16 @@ fn damaged_or_foreign_files_are_rejected() {
 }
 
 /// Files written by the release before the shared checksummed envelope: they still load,
-/// and saving them again gives the same bytes (the format did not move).
+/// and saving them again gives the same bytes but the version (2: without metadata or
+/// texts, version 2 adds nothing to a version 1 file, and the CRC does not cover the version).
 #[test]
 fn files_of_format_version_1_load_and_save_back_identically() {
     let dir = scratch_dir("ragrank-vector-golden");
     for storage in ["f32", "f16", "int8"] {
         let golden = format!("{}/tests/data/format-v1-l2-{storage}.rgv", env!("CARGO_MANIFEST_DIR"));
-        let bytes = std::fs::read(&golden).unwrap();
+        let mut bytes = std::fs::read(&golden).unwrap();
+        assert_eq!(bytes[8..12], 1u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&persist::FORMAT_VERSION.to_le_bytes());
         for mapped in [false, true] {
             let idx = persist::load(golden.as_ref(), mapped, &NEVER).unwrap();
             assert_eq!(idx.len(), 6);
@@ -448,4 +470,202 @@ fn a_cancelled_save_or_load_stops_and_leaves_the_old_file() {
         assert_eq!(err.kind, ErrorKind::Aborted);
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn with_meta(n: usize, dim: usize, metric: Metric, storage: Storage) -> (VectorIndex, Vec<f32>) {
+    let data = random(n, dim, 11);
+    let mut idx = VectorIndex::new(Config { dim, metric, storage }).unwrap();
+    let fields = NewFields {
+        metas: (0..n)
+            .map(|i| (i % 10 != 9).then(|| serde_json::json!({ "tenant": (["a", "b", "c"][i % 3]), "year": i % 50 })))
+            .collect(),
+        texts: (0..n).map(|i| (i % 2 == 0).then(|| format!("text {i}"))).collect(),
+    };
+    idx.add_with(&ids(n), &data, fields, false).unwrap();
+    (idx, data)
+}
+
+#[test]
+fn a_meta_filter_returns_the_top_k_of_the_matching_rows_for_every_storage_and_path() {
+    // 40k x 32 f32 is 5 MB: the single-query scan is shared out in parallel.
+    let (n, dim) = (40_000, 32);
+    let filter = MetaFilter::compile(&serde_json::json!({ "tenant": "b", "year": { "$gte": 40 } }), "f").unwrap();
+    for storage in STORAGES {
+        let (idx, data) = with_meta(n, dim, Metric::Dot, storage);
+        let passes = |slot: u32| filter.matches(idx.fields().meta(slot));
+        let qs = random(6, dim, 12);
+        let opts = SearchOptions {
+            top_k: 10,
+            filter: None,
+            meta: Some(filter.clone()),
+        };
+        let batch = idx.search_batch_with(&qs, &opts, &NEVER).unwrap();
+        let small = idx.search_batch_with(&qs[..2 * dim], &opts, &NEVER).unwrap();
+        for (qi, q) in qs.chunks_exact(dim).enumerate() {
+            let got = idx.search(q, &opts).unwrap();
+            assert_eq!(got.len(), 10);
+            assert!(got.iter().all(|h| passes(h.slot)), "{storage:?}");
+            let mut want = reference(&data, dim, q, Metric::Dot, storage, n);
+            want.retain(|w| passes(w.0 as u32));
+            let want: Vec<u32> = want.iter().take(10).map(|w| w.0 as u32).collect();
+            let slots: Vec<u32> = got.iter().map(|h| h.slot).collect();
+            if storage == Storage::F32 {
+                assert_eq!(slots, want);
+            } else {
+                assert!(
+                    slots.iter().filter(|s| want.contains(s)).count() >= 8,
+                    "{storage:?} {slots:?} {want:?}"
+                );
+            }
+            let b: Vec<u32> = batch[qi].iter().map(|h| h.slot).collect();
+            assert!(
+                batch[qi].iter().all(|h| passes(h.slot)) && b.len() == 10,
+                "{storage:?} batch"
+            );
+            assert!(
+                b.iter().filter(|s| slots.contains(s)).count() >= 9,
+                "{storage:?} batch {b:?} {slots:?}"
+            );
+            if qi < 2 {
+                assert_eq!(small[qi].iter().map(|h| h.slot).collect::<Vec<_>>(), slots);
+            }
+        }
+        // Ids and meta together: both must hold.
+        let ids_opts = SearchOptions {
+            top_k: 100,
+            filter: Some((0..2000).collect()),
+            meta: Some(filter.clone()),
+        };
+        let got = idx.search(&qs[..dim], &ids_opts).unwrap();
+        assert_eq!(got.len(), (0..2000).filter(|&s| passes(s)).count().min(100));
+        assert!(got.iter().all(|h| h.slot < 2000 && passes(h.slot)));
+        let got = idx.search_batch_with(&qs, &ids_opts, &NEVER).unwrap();
+        assert!(got.iter().all(|hs| hs.iter().all(|h| h.slot < 2000 && passes(h.slot))));
+    }
+}
+
+#[test]
+fn a_filter_no_row_passes_returns_nothing_and_rows_without_meta_pass_ne() {
+    let (idx, _) = with_meta(300, 8, Metric::Cosine, Storage::F32);
+    let q = random(1, 8, 5);
+    let search = |f: serde_json::Value| {
+        let meta = Some(MetaFilter::compile(&f, "f").unwrap());
+        idx.search(
+            &q,
+            &SearchOptions {
+                top_k: 1000,
+                filter: None,
+                meta,
+            },
+        )
+        .unwrap()
+    };
+    assert!(search(serde_json::json!({ "tenant": "z" })).is_empty());
+    let ne = search(serde_json::json!({ "tenant": { "$ne": "a" } }));
+    assert_eq!(ne.len(), 300 - (0..300).filter(|i| i % 3 == 0 && i % 10 != 9).count());
+    assert_eq!(search(serde_json::json!({ "tenant": { "$exists": false } })).len(), 30);
+}
+
+#[test]
+fn fields_follow_their_rows_through_remove_upsert_and_save() {
+    let (mut idx, _) = with_meta(50, 4, Metric::L2, Storage::Int8);
+    idx.remove(&["doc-0", "doc-3"]);
+    let slot = |idx: &VectorIndex, id: &str| idx.slots_of([id])[0];
+    let s = slot(&idx, "doc-4");
+    assert_eq!(idx.fields().meta(s).unwrap()["year"], 4);
+    assert_eq!(idx.fields().text(s), Some("text 4"));
+    assert_eq!(idx.fields().text(slot(&idx, "doc-5")), None);
+    assert_eq!(idx.fields().meta(slot(&idx, "doc-9")), None);
+    let fields = NewFields {
+        metas: vec![Some(serde_json::json!({ "tenant": "new" }))],
+        texts: vec![],
+    };
+    idx.add_with(&["doc-4".to_string()], &[1.0, 2.0, 3.0, 4.0], fields, true)
+        .unwrap();
+    let s = slot(&idx, "doc-4");
+    assert_eq!(idx.fields().meta(s).unwrap()["tenant"], "new");
+    assert_eq!(idx.fields().text(s), None);
+
+    let dir = scratch_dir("ragrank-vector-fields");
+    let path = dir.join("f.rgvec");
+    persist::save(&idx, &path, &NEVER).unwrap();
+    for mmap in [false, true] {
+        let back = persist::load(&path, mmap, &NEVER).unwrap();
+        assert_eq!(back.len(), idx.len());
+        for s in 0..idx.len() as u32 {
+            assert_eq!(back.fields().meta(s), idx.fields().meta(s));
+            assert_eq!(back.fields().text(s), idx.fields().text(s));
+        }
+    }
+    let bad = NewFields {
+        metas: vec![Some(serde_json::json!([1]))],
+        texts: vec![],
+    };
+    let e = idx.add_with(&["x".to_string()], &[1.0; 4], bad, false).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidArg);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn files_of_format_version_1_still_load() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    for (file, first) in [("vector-v1-f32.rgrk", "a"), ("vector-v1-int8.rgrk", "a")] {
+        for mmap in [false, true] {
+            let idx = persist::load(&root.join(file), mmap, &NEVER).unwrap();
+            assert_eq!(idx.len(), 3);
+            assert!(!idx.fields().has_metas() && !idx.fields().has_texts());
+            let hits = idx
+                .search(
+                    &[1.0, 0.1, 0.0, 0.0],
+                    &SearchOptions {
+                        top_k: 3,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+            assert_eq!(idx.id(hits[0].slot), first);
+            assert_eq!(hits.iter().map(|h| idx.id(h.slot)).collect::<Vec<_>>(), ["a", "c", "b"]);
+        }
+    }
+}
+
+#[test]
+fn a_repeated_filter_sees_every_add_and_remove_in_between() {
+    let (mut idx, _) = with_meta(1000, 4, Metric::Dot, Storage::F32);
+    let meta = Some(MetaFilter::compile(&serde_json::json!({ "tenant": "a" }), "f").unwrap());
+    let opts = SearchOptions {
+        top_k: 5000,
+        filter: None,
+        meta,
+    };
+    let q = [0.1, 0.2, 0.3, 0.4];
+    let tenants = |idx: &VectorIndex, hits: &[Hit]| {
+        hits.iter()
+            .all(|h| idx.fields().meta(h.slot).is_some_and(|m| m["tenant"] == "a"))
+    };
+    let before = idx.search(&q, &opts).unwrap();
+    assert!(tenants(&idx, &before));
+    // Remove 100 rows: slots shift by a non-multiple of 3, so a stale mask would let other tenants in.
+    let gone: Vec<String> = (0..100).map(|i| format!("doc-{i}")).collect();
+    idx.remove(&gone);
+    let after = idx.search(&q, &opts).unwrap();
+    assert!(tenants(&idx, &after));
+    assert_eq!(
+        after.len(),
+        before.len() - (0..100).filter(|i| i % 3 == 0 && i % 10 != 9).count()
+    );
+    let fields = NewFields {
+        metas: vec![Some(serde_json::json!({ "tenant": "a" }))],
+        texts: vec![],
+    };
+    idx.add_with(&["late".to_string()], &[1.0, 1.0, 1.0, 1.0], fields, false)
+        .unwrap();
+    let last = idx.search(&q, &opts).unwrap();
+    assert_eq!(last.len(), after.len() + 1);
+    assert!(tenants(&idx, &last));
+    assert!(idx
+        .search_batch_with(&q.repeat(5), &opts, &NEVER)
+        .unwrap()
+        .iter()
+        .all(|h| h.len() == last.len()));
 }

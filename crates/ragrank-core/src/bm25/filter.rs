@@ -2,13 +2,14 @@
 use rustc_hash::FxHashSet;
 
 use super::store::Doc;
+use crate::filter::MetaFilter;
 
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     /// Allowed document slots, when restricted by id.
     pub slots: Option<FxHashSet<u32>>,
-    /// Every `(field, values)` must hold: `meta[field]` equals one of `values`.
-    pub meta: Vec<(String, Vec<serde_json::Value>)>,
+    /// The compiled `meta` filter (see `crate::filter`), when restricted by metadata.
+    pub meta: Option<MetaFilter>,
 }
 
 impl Filter {
@@ -18,12 +19,6 @@ impl Filter {
                 return false;
             }
         }
-        self.meta.iter().all(|(field, values)| {
-            let v = doc.meta.as_ref().and_then(|m| m.get(field));
-            match v {
-                Some(v) => values.iter().any(|want| want == v),
-                None => false,
-            }
-        })
+        self.meta.as_ref().is_none_or(|f| f.matches(doc.meta.as_ref()))
     }
 }

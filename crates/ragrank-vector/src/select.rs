@@ -1,0 +1,212 @@
+//! Which rows a filtered search may return, decided once per call before the scan, so a
+//! filter never shrinks a top-k: rows outside it are never offered to the selection.
+use std::sync::{Arc, Mutex};
+
+use ragrank_core::filter::MetaFilter;
+use rayon::prelude::*;
+
+use crate::fields::Fields;
+
+/// Rows (as 64-row words) evaluated per parallel task when building a mask.
+const MASK_WORDS_PER_TASK: usize = 64;
+/// Masks of the most recent distinct filters kept until the index changes (n / 8 bytes each).
+const CACHED_MASKS: usize = 8;
+
+/// One bit per row: set when the row may be returned.
+#[derive(Debug, Clone)]
+pub struct RowMask {
+    words: Vec<u64>,
+    count: usize,
+}
+
+impl RowMask {
+    /// Rows `0..n` that pass `filter` (evaluated in parallel, 64 rows per word).
+    pub fn of_filter(n: usize, fields: &Fields, filter: &MetaFilter) -> RowMask {
+        let mut words = vec![0u64; n.div_ceil(64)];
+        if !fields.has_metas() {
+            // Every row has no metadata: one evaluation decides them all.
+            if filter.matches(None) {
+                words.iter_mut().for_each(|w| *w = u64::MAX);
+                if !n.is_multiple_of(64) {
+                    *words.last_mut().expect("n > 0") = (1u64 << (n % 64)) - 1;
+                }
+            }
+        } else {
+            words
+                .par_iter_mut()
+                .with_min_len(MASK_WORDS_PER_TASK)
+                .enumerate()
+                .for_each(|(w, word)| {
+                    for b in 0..64.min(n - w * 64) {
+                        let slot = (w * 64 + b) as u32;
+                        *word |= u64::from(filter.matches(fields.meta(slot))) << b;
+                    }
+                });
+        }
+        let count = words.iter().map(|w| w.count_ones() as usize).sum();
+        RowMask { words, count }
+    }
+
+    /// A mask of sorted slots below `n`.
+    pub fn of_slots(n: usize, slots: &[u32]) -> RowMask {
+        let mut words = vec![0u64; n.div_ceil(64)];
+        for &s in slots {
+            words[s as usize / 64] |= 1 << (s % 64);
+        }
+        RowMask {
+            words,
+            count: slots.len(),
+        }
+    }
+
+    /// How many rows are set.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    #[inline]
+    pub fn contains(&self, slot: usize) -> bool {
+        self.words[slot / 64] >> (slot % 64) & 1 == 1
+    }
+
+    /// Bits of rows `start..start + n` (n <= 64), row `start` in bit 0.
+    #[inline]
+    pub fn bits(&self, start: usize, n: usize) -> u64 {
+        debug_assert!(n <= 64 && n > 0);
+        let (w, b) = (start / 64, start % 64);
+        let mut bits = self.words[w] >> b;
+        if b != 0 && b + n > 64 {
+            bits |= self.words[w + 1] << (64 - b);
+        }
+        if n < 64 {
+            bits &= (1u64 << n) - 1;
+        }
+        bits
+    }
+
+    /// Whether any row of `start..end` is set.
+    pub fn any(&self, start: usize, end: usize) -> bool {
+        (start..end).step_by(64).any(|s| self.bits(s, 64.min(end - s)) != 0)
+    }
+}
+
+/// The masks of recent metadata filters: evaluating a filter costs a walk of every row's
+/// metadata (pointer chasing, 40-180 ns a row), while a server repeats the same few
+/// filters (one per tenant) between changes. Emptied by every change of the rows.
+#[derive(Debug, Default)]
+pub struct MaskCache(Mutex<Vec<(String, Arc<RowMask>)>>);
+
+impl MaskCache {
+    /// The mask of `filter` over `0..n`, built at most once between changes.
+    pub fn get(&self, n: usize, fields: &Fields, filter: &MetaFilter) -> Arc<RowMask> {
+        // The compiled filter's Debug form is canonical: object keys come sorted.
+        let key = format!("{filter:?}");
+        let lock = || self.0.lock().unwrap_or_else(|p| p.into_inner());
+        {
+            let mut cache = lock();
+            if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
+                // Most recently used last.
+                let hit = cache.remove(i);
+                let mask = hit.1.clone();
+                cache.push(hit);
+                return mask;
+            }
+        }
+        // Built outside the lock, so other searches are not held up (two may build the same).
+        let mask = Arc::new(RowMask::of_filter(n, fields, filter));
+        let mut cache = lock();
+        if !cache.iter().any(|(k, _)| *k == key) {
+            if cache.len() == CACHED_MASKS {
+                cache.remove(0);
+            }
+            cache.push((key, mask.clone()));
+        }
+        mask
+    }
+
+    pub fn clear(&mut self) {
+        self.0.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
+/// The rows a scan visits.
+#[derive(Debug, Clone)]
+pub enum Selection {
+    All,
+    /// Sorted, unique slots (a filter by id: usually few rows, scored one by one).
+    Only(Vec<u32>),
+    /// A metadata filter's rows.
+    Mask(Arc<RowMask>),
+}
+
+impl Selection {
+    /// From an id filter (sorted, unique slots) and a metadata filter, either optional.
+    pub fn new(
+        n: usize,
+        slots: Option<&[u32]>,
+        meta: Option<&MetaFilter>,
+        fields: &Fields,
+        cache: &MaskCache,
+    ) -> Selection {
+        match (slots, meta) {
+            (None, None) => Selection::All,
+            (Some(s), None) => Selection::Only(s.to_vec()),
+            (Some(s), Some(f)) => Selection::Only(s.iter().copied().filter(|&x| f.matches(fields.meta(x))).collect()),
+            (None, Some(f)) => Selection::Mask(cache.get(n, fields, f)),
+        }
+    }
+
+    /// How many rows may be returned.
+    pub fn count(&self, n: usize) -> usize {
+        match self {
+            Selection::All => n,
+            Selection::Only(s) => s.len(),
+            Selection::Mask(m) => m.count(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_keeps_recent_filters_and_forgets_on_clear() {
+        let mut fields = Fields::default();
+        for i in 0..100 {
+            fields.push(i, Some(serde_json::json!({ "k": i % 4 })), None);
+        }
+        let f = |k: usize| MetaFilter::compile(&serde_json::json!({ "k": k }), "f").unwrap();
+        let mut cache = MaskCache::default();
+        let first = cache.get(100, &fields, &f(1));
+        assert_eq!(first.count(), 25);
+        assert!(Arc::ptr_eq(&first, &cache.get(100, &fields, &f(1))));
+        for k in 0..CACHED_MASKS + 1 {
+            cache.get(100, &fields, &f(k + 10));
+        }
+        assert!(!Arc::ptr_eq(&first, &cache.get(100, &fields, &f(1))), "evicted");
+        let again = cache.get(100, &fields, &f(1));
+        cache.clear();
+        assert!(!Arc::ptr_eq(&again, &cache.get(100, &fields, &f(1))));
+    }
+
+    #[test]
+    fn bits_read_across_words_and_stop_at_n() {
+        let slots: Vec<u32> = (0..200).filter(|i| i % 3 == 0).collect();
+        let m = RowMask::of_slots(200, &slots);
+        assert_eq!(m.count(), slots.len());
+        for start in [0, 1, 60, 63, 64, 100, 150] {
+            for n in [1, 5, 40, 64] {
+                if start + n > 200 {
+                    continue;
+                }
+                let bits = m.bits(start, n);
+                for i in 0..n {
+                    assert_eq!(bits >> i & 1 == 1, (start + i) % 3 == 0, "start {start} n {n} i {i}");
+                }
+                assert!(n == 64 || bits >> n == 0, "no bits past n");
+            }
+        }
+        assert!(m.any(1, 4) && !m.any(1, 3) && m.any(190, 200));
+    }
+}
