@@ -8,6 +8,7 @@ import {
   HierarchicalSplitter,
   HybridRetriever,
   MultiQueryRetriever,
+  VectorIndex,
   VectorRetriever,
 } from '../dist/index.mjs'
 import { RagrankRetriever } from '../dist/langchain.mjs'
@@ -21,8 +22,8 @@ import { RagrankRetriever } from '../dist/langchain.mjs'
 // deep-equal results: the same ids in the same order with bit-identical scores, fusion
 // contributions and fields. Exact equality holds because fusion reads only each list's
 // ranks and scores, which these two agree on. "An index holding only the matching documents"
-// is the same reference only for sources whose scores do not depend on the corpus (the vector
-// double, checked separately): BM25's idf and average length change with the corpus.
+// is the same reference only for sources whose scores do not depend on the corpus (cosine over
+// a VectorIndex, checked separately): BM25's idf and average length change with the corpus.
 
 const VOCAB = ['apple', 'pear', 'fig', 'kiwi', 'plum', 'lime', 'date', 'yam']
 const TENANTS = ['a', 'b', 'c']
@@ -40,7 +41,7 @@ function matches(record, filter) {
   return true
 }
 
-// ---- a vector index test double that honours filters in its scan ----
+// ---- vectors: a bag-of-words embedding, in a real VectorIndex ----
 
 const embed = async (text) => {
   const v = new Float32Array(VOCAB.length + 1)
@@ -48,32 +49,12 @@ const embed = async (text) => {
   for (const w of text.split(/\s+/)) if (VOCAB.includes(w)) v[VOCAB.indexOf(w)] += 1
   return v
 }
-const cosine = (a, b) => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return dot / Math.sqrt(na * nb)
-}
-
-class FilteringVectorIndex {
-  supportsFilter = true
-  #rows = []
-  async add(records) {
-    for (const r of records) this.#rows.push({ id: r.id, meta: r.meta, vector: await embed(r.text) })
-  }
-  search(query, { topK = 10, filter } = {}) {
-    return this.#rows
-      .filter((r) => filter === undefined || matches(r, filter))
-      .map((r, i) => ({ id: r.id, score: cosine(query, r.vector), i }))
-      .sort((x, y) => y.score - x.score || x.i - y.i) // ties in insertion order, as the indexes
-      .slice(0, topK)
-      .map(({ id, score }) => ({ id, score }))
-  }
+/** A real VectorIndex holding each record's embedding and metadata: it filters inside its scan. */
+async function vectorIndex(records) {
+  const index = new VectorIndex({ dim: VOCAB.length + 1 })
+  const items = await Promise.all(records.map(async (r) => ({ id: r.id, vector: await embed(r.text), meta: r.meta })))
+  if (items.length > 0) index.add(items)
+  return index
 }
 
 /** The reference source: the full ranking of `inner` without the filter, then the non-matching documents dropped. */
@@ -95,15 +76,13 @@ async function corpus(docs) {
   const records = new Map(docs.map((d) => [d.id, d]))
   const bm25 = new Bm25Index()
   bm25.add(docs)
-  const vectors = new FilteringVectorIndex()
-  await vectors.add(docs)
+  const vectors = await vectorIndex(docs)
   const nodes = split(docs)
   const leaves = nodes.filter((n) => n.childrenIds.length === 0).map((n) => ({ id: n.id, text: n.text, meta: n.meta }))
   for (const l of leaves) records.set(l.id, l)
   const nodeBm25 = new Bm25Index()
   nodeBm25.add(leaves)
-  const nodeVectors = new FilteringVectorIndex()
-  await nodeVectors.add(leaves)
+  const nodeVectors = await vectorIndex(leaves)
   const lookup = new Map([...records.values()].map((r) => [r.id, { text: r.text, meta: r.meta }]))
   const vector = (index) => new VectorRetriever({ index, embed, documents: lookup })
   const real = { bm25, vector: vector(vectors), nodeBm25, nodeVector: vector(nodeVectors) }
@@ -255,8 +234,7 @@ test('property: over corpus-independent scores, a filtered composition equals it
   await fc.assert(
     fc.asyncProperty(vectorOnly, async ({ docs, tree, filter, query, topK }) => {
       const c = await corpus(docs)
-      const kept = new FilteringVectorIndex()
-      await kept.add(docs.filter((d) => matches(d, filter)))
+      const kept = await vectorIndex(docs.filter((d) => matches(d, filter)))
       const lookup = new Map(docs.map((d) => [d.id, { text: d.text, meta: d.meta }]))
       const onlyMatching = build(tree, { vector: new VectorRetriever({ index: kept, embed, documents: lookup }) }, c.nodes)
       const got = await build(tree, c.real, c.nodes).retrieve(query, { topK, filter })

@@ -101,9 +101,9 @@ const FROM_NATIVE = Symbol('fromNative')
 const INDEX_KEYS = optionKeys('dim', 'metric', 'storage')
 const ADD_KEYS = optionKeys('upsert')
 const ITEM_KEYS = optionKeys('id', 'vector', 'meta', 'text')
-const SEARCH_KEYS = optionKeys('topK', 'filter')
+const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 // `filter` is reserved: the filter work of issue 16 makes searchBatch filter too.
-const BATCH_KEYS = optionKeys('topK', 'filter', 'signal')
+const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const LOAD_KEYS = optionKeys('mmap', 'signal')
 
 /**
@@ -140,6 +140,11 @@ export class VectorIndex {
   }
 
   /** Number of vectors. */
+  /** The declaration that `search` and `searchBatch` honour `filter` inside the scan (see `VectorRetriever`). */
+  get supportsFilter(): true {
+    return true
+  }
+
   get size(): number {
     return this.#native.size
   }

@@ -182,12 +182,14 @@ export function stringArray(v: unknown, name: string): string[] {
  */
 export function jsonValue(v: unknown, name: string, ancestors: unknown[] = []): void {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return
+  // JSON drops an undefined value, so { tenant: undefined } would filter on nothing at all.
+  if (v === undefined) throw typeError(`${name} is undefined: give a value, or leave the key out`)
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw typeError(`${name} must be a JSON value: got ${v}`)
     return
   }
   if (typeof v !== 'object') throw typeError(`${name} must be a JSON value: got ${describe(v)}`)
-  if (ancestors.includes(v)) throw typeError(`${name} must be a JSON value: it contains itself`)
+  if (ancestors.includes(v)) throw typeError(`${name} must be a JSON value: it contains itself (cyclic)`)
   ancestors.push(v)
   if (isArray(v)) {
     for (let i = 0; i < v.length; i++) jsonValue(v[i], `${name}[${i}]`, ancestors)

@@ -13,10 +13,7 @@ export interface VectorSearchIndex {
   readonly supportsFilter?: boolean
 }
 
-/**
- * Whether an index honours `search(q, { topK, filter })`: the one place that decides it, so
- * `VectorIndex` becomes filter-capable by declaring `supportsFilter` when its metadata filter lands.
- */
+/** Whether an index honours `search(q, { topK, filter })` (`VectorIndex` declares it; a custom index may). */
 export function indexSupportsFilter(index: VectorSearchIndex): boolean {
   return index.supportsFilter === true
 }
