@@ -13,6 +13,7 @@ import {
   NodeTree,
   OpenAIChatGenerator,
   RagrankError,
+  REWRITE_STRATEGIES,
   resolveHubFiles,
   VectorIndex,
 } from '../dist/index.mjs'
@@ -267,4 +268,9 @@ test('RagrankError and AbortError take any message without throwing', (t) => {
   t.is(new RagrankError('ERR_IO', Object.create(null)).message, 'an object')
   t.is(new AbortError(Symbol('s')).code, 'ABORT_ERR')
   t.is(new AbortError().message, 'The operation was aborted')
+})
+
+test('an exported list is frozen: a push cannot add a strategy for every caller', (t) => {
+  t.throws(() => REWRITE_STRATEGIES.push('made-up'), { instanceOf: TypeError })
+  t.deepEqual([...REWRITE_STRATEGIES], ['synonyms', 'broader-narrower', 'cause-effect'])
 })

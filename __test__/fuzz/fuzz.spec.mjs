@@ -82,6 +82,8 @@ const replays = () => (replays.run ??= runner(['--replay', 'all']))
 test('every finding replays (the runner reports each one)', async (t) => {
   const run = await replays()
   for (const f of FINDINGS) t.truthy(run.lines.find((l) => l.finding === f.id), died(run, f.id))
+  t.is(run.code, 0, died(run, 'the replay run'))
+  t.is(run.lines.filter((l) => l.finding !== undefined).length, FINDINGS.length, 'one replay line per finding')
 })
 
 // Each finding's minimal case, expected to fail until the bug is fixed. See FINDINGS.md.

@@ -58,7 +58,7 @@ async function main() {
 /** Each finding's minimal case: is it still failing? */
 async function replay() {
   const list = a.replay === 'all' ? FINDINGS : FINDINGS.filter((x) => x.id === a.replay)
-  if (list.length === 0) throw new Error(`no finding ${a.replay}`)
+  if (list.length === 0 && a.replay !== 'all') throw new Error(`no finding ${a.replay}`)
   for (const f of list) {
     const target = TARGETS.find((x) => x.name === f.target)
     if (!target) throw new Error(`finding ${f.id}: no target ${f.target}`)

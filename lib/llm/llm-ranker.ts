@@ -207,7 +207,11 @@ function mergeWindows(lists: number[][], starts: number[], size: number, count: 
   starts.forEach((s) => {
     for (let i = s; i < Math.min(count, s + size); i++) shown[i]++
   })
-  for (const list of lists) list.forEach((doc, rank) => (sum[doc] += 1 / (rank + 1)))
+  for (const list of lists) {
+    list.forEach((doc, rank) => {
+      sum[doc] += 1 / (rank + 1)
+    })
+  }
   const kept: number[] = []
   for (let i = 0; i < count; i++) if (sum[i] > 0) kept.push(i)
   return kept.sort((a, b) => sum[b] / shown[b] - sum[a] / shown[a] || a - b)

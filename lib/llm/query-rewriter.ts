@@ -14,7 +14,7 @@ const STRATEGY_HINTS: Record<RewriteStrategy, string> = {
   'broader-narrower': 'move one step up or down in generality: the wider topic it belongs to, or a more specific case of it',
   'cause-effect': 'use the words of what causes it or what it leads to (mechanisms, consequences, conditions)',
 }
-export const REWRITE_STRATEGIES = Object.keys(STRATEGY_HINTS) as RewriteStrategy[]
+export const REWRITE_STRATEGIES: readonly RewriteStrategy[] = Object.freeze(Object.keys(STRATEGY_HINTS) as RewriteStrategy[])
 
 export interface QueryRewriterOptions {
   /** Default: `new OpenAIChatGenerator()` (needs `OPENAI_API_KEY`). */
@@ -77,7 +77,9 @@ export class QueryRewriter {
     this.#variants = o.variants === undefined ? 3 : integer(o.variants, 'options.variants', 0, 20)
     if (o.strategies !== undefined) {
       if (!isArray(o.strategies) || o.strategies.length === 0) throw typeError('options.strategies must be a non-empty array')
-      o.strategies.forEach((s, i) => oneOf(s, REWRITE_STRATEGIES, `options.strategies[${i}]`))
+      o.strategies.forEach((s, i) => {
+        oneOf(s, REWRITE_STRATEGIES, `options.strategies[${i}]`)
+      })
     }
     this.#strategies = [...((o.strategies as RewriteStrategy[] | undefined) ?? REWRITE_STRATEGIES)]
     this.#fallback = fallbackPolicy(o, 'QueryRewriter fell back to the last user turn')

@@ -136,6 +136,7 @@ function checkRelPath(v: unknown, what: string): string {
   const segments = v.split('/')
   const bad =
     v.length === 0 ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects
     /[\\\0-\x1f]/.test(v) ||
     segments.some((s) => s === '' || s === '.' || s === '..') ||
     (process.platform === 'win32' && /[:*?"<>|]/.test(v))

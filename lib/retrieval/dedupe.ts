@@ -7,7 +7,7 @@ export type Candidate = string | { id?: string; text: string; meta?: Record<stri
 /** How duplicates are recognised: by `id` when there is one, else by text (default); by text only; or not at all. */
 export type DedupeBy = 'id-or-content' | 'content' | 'none'
 
-export const DEDUPE_RULES: readonly DedupeBy[] = ['id-or-content', 'content', 'none']
+export const DEDUPE_RULES: readonly DedupeBy[] = Object.freeze(['id-or-content', 'content', 'none'])
 
 /** Checks a ranker's input: an array of strings or `{ text }` objects whose `id`, if any, is a string. */
 export function checkCandidates<D extends Candidate>(documents: readonly D[], name: string): readonly D[] {

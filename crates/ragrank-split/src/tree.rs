@@ -182,7 +182,6 @@ mod tests {
     use ragrank_core::ErrorKind;
 
     use super::*;
-    use ragrank_core::ErrorKind;
 
     fn run(text: &str, sizes: &[u32], overlap: u32, unit: &str) -> Vec<(String, u32, u32, Option<u32>)> {
         let cfg = SplitConfig::new(sizes, overlap, Unit::parse(unit, None).unwrap()).unwrap();

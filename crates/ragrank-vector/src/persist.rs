@@ -213,8 +213,10 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
         pos: HEADER,
         end: body_end,
     };
+    // `strings` checks `count` against the file before anything is reserved for it.
+    let ids = sections.strings(data, count, ids_bytes)?;
     index.ids.reserve(count);
-    for id in sections.strings(data, count, ids_bytes)? {
+    for id in ids {
         if id.is_empty() {
             return Err(Error::corrupt("vector index file has an empty id"));
         }
