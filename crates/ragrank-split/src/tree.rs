@@ -179,8 +179,6 @@ pub fn split_documents<S: AsRef<str> + Sync>(
 
 #[cfg(test)]
 mod tests {
-    use ragrank_core::ErrorKind;
-
     use super::*;
     use ragrank_core::ErrorKind;
 
