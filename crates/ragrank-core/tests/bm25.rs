@@ -68,24 +68,80 @@ fn ids(index: &Bm25Index, hits: &[Hit]) -> Vec<(String, f32)> {
         .collect()
 }
 
+/// `random_doc` plus `unique` tokens that no other document ever has.
+fn churned_doc(rng: &mut StdRng, id: String, vocab: usize, unique: usize, next_token: &mut usize) -> NewDoc {
+    let mut doc = random_doc(rng, id, vocab);
+    let text = doc.text.as_mut().unwrap();
+    for _ in 0..unique {
+        *next_token += 1;
+        text.push_str(&format!(" u{next_token}"));
+    }
+    doc
+}
+
+/// A query of common words and words of live documents (often unique ones).
+fn churn_query(rng: &mut StdRng, live: &[NewDoc], vocab: usize) -> String {
+    (0..rng.random_range(1..5))
+        .map(|_| match live.is_empty() || rng.random_bool(0.4) {
+            true => zipf_word(rng, vocab),
+            false => {
+                let text = live[rng.random_range(0..live.len())].text.as_deref().unwrap();
+                let words: Vec<&str> = text.split(' ').collect();
+                words[rng.random_range(0..words.len())].to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Asserts `index` answers like an index built from scratch on `live` (in that order,
+/// which is insertion order: an upserted document counts as new).
+fn assert_equals_rebuilt(index: &Bm25Index, live: &[NewDoc], variant: Variant, rng: &mut StdRng, vocab: usize) {
+    let mut scratch = Bm25Index::new(config(variant)).unwrap();
+    scratch.add(live.to_vec(), false).unwrap();
+    assert_eq!(index.len(), scratch.len());
+    assert_eq!(index.stats().terms, scratch.stats().terms, "{variant:?}: live terms");
+    assert_eq!(
+        index.stats().postings,
+        scratch.stats().postings,
+        "{variant:?}: postings"
+    );
+    for _ in 0..5 {
+        let q = churn_query(rng, live, vocab);
+        for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
+            let a = index.search(&Query::Text(&q), &opts(10, strategy));
+            let b = scratch.search(&Query::Text(&q), &opts(10, strategy));
+            assert_eq!(
+                ids(index, &a),
+                ids(&scratch, &b),
+                "{variant:?} {strategy:?} query {q:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn incremental_equals_rebuilt_from_scratch() {
     let mut rng = StdRng::seed_from_u64(7);
+    let dir = scratch_dir("ragrank-incremental");
+    let path = dir.join("idx.rgrk");
     for variant in VARIANTS {
         let mut index = Bm25Index::new(config(variant)).unwrap();
         let mut live: Vec<NewDoc> = Vec::new();
-        let mut next = 0;
-        for _round in 0..40 {
-            if rng.random_bool(0.6) || live.is_empty() {
+        let (mut next, mut token) = (0, 0);
+        for round in 0..60 {
+            let roll: f64 = rng.random();
+            if roll < 0.45 || live.is_empty() {
                 let batch: Vec<NewDoc> = (0..rng.random_range(1..20))
                     .map(|_| {
                         next += 1;
-                        random_doc(&mut rng, format!("d{next}"), 60)
+                        let unique = rng.random_range(0..3);
+                        churned_doc(&mut rng, format!("d{next}"), 60, unique, &mut token)
                     })
                     .collect();
                 index.add(batch.clone(), false).unwrap();
                 live.extend(batch);
-            } else {
+            } else if roll < 0.75 {
                 let n = rng.random_range(1..=live.len().min(8));
                 let mut gone = Vec::new();
                 for _ in 0..n {
@@ -94,21 +150,96 @@ fn incremental_equals_rebuilt_from_scratch() {
                 }
                 gone.push("never-added".into());
                 assert_eq!(index.remove(&gone), n);
+            } else {
+                // Upsert: replace some documents (their terms churn) and add a new one.
+                let n = rng.random_range(1..=live.len().min(6));
+                let mut batch = Vec::new();
+                for _ in 0..n {
+                    let old = live.remove(rng.random_range(0..live.len()));
+                    let unique = rng.random_range(0..3);
+                    batch.push(churned_doc(&mut rng, old.id, 60, unique, &mut token));
+                }
+                next += 1;
+                batch.push(churned_doc(&mut rng, format!("d{next}"), 60, 1, &mut token));
+                assert_eq!(index.add(batch.clone(), true).unwrap(), n + 1);
+                live.extend(batch);
             }
-            let mut scratch = Bm25Index::new(config(variant)).unwrap();
-            scratch.add(live.clone(), false).unwrap();
-            assert_eq!(index.len(), scratch.len());
-            for _ in 0..5 {
-                let q = (0..rng.random_range(1..5))
-                    .map(|_| zipf_word(&mut rng, 60))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let a = index.search(&Query::Text(&q), &opts(10, Strategy::Auto));
-                let b = scratch.search(&Query::Text(&q), &opts(10, Strategy::Auto));
-                assert_eq!(ids(&index, &a), ids(&scratch, &b), "{variant:?} query {q:?}");
+            if round % 10 == 9 {
+                persist::save(&index, &path, &NEVER).unwrap();
+                index = persist::load(&path, &NEVER).unwrap();
             }
+            assert_equals_rebuilt(&index, &live, variant, &mut rng, 60);
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The reported leak: 1,000 live documents whose replacements bring unique tokens. The
+/// vocabulary and the memory must follow the live documents, not the rounds.
+#[test]
+fn churn_of_unique_tokens_keeps_vocabulary_and_memory_bounded() {
+    const LIVE: usize = 1000;
+    let mut rng = StdRng::seed_from_u64(17);
+    let (mut next, mut token) = (0, 0);
+    let mut index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    let mut live: Vec<NewDoc> = (0..LIVE)
+        .map(|i| churned_doc(&mut rng, format!("d{i}"), 200, 3, &mut token))
+        .collect();
+    next += LIVE;
+    index.add(live.clone(), false).unwrap();
+    let mut memory = Vec::new();
+    let mut terms = Vec::new();
+    for round in 0..300 {
+        // 50 replaced, 25 removed and 25 added: 225 new unique tokens a round.
+        let mut batch = Vec::new();
+        for _ in 0..50 {
+            let old = live.remove(rng.random_range(0..live.len()));
+            batch.push(churned_doc(&mut rng, old.id, 200, 3, &mut token));
+        }
+        index.add(batch.clone(), true).unwrap();
+        live.extend(batch);
+        let gone: Vec<String> = (0..25)
+            .map(|_| live.remove(rng.random_range(0..live.len())).id)
+            .collect();
+        assert_eq!(index.remove(&gone), 25);
+        let fresh: Vec<NewDoc> = (0..25)
+            .map(|_| {
+                next += 1;
+                churned_doc(&mut rng, format!("d{next}"), 200, 3, &mut token)
+            })
+            .collect();
+        index.add(fresh.clone(), false).unwrap();
+        live.extend(fresh);
+        index.prepare();
+        let stats = index.stats();
+        memory.push(stats.memory_bytes);
+        terms.push(stats.terms);
+        if round % 60 == 59 {
+            assert_equals_rebuilt(&index, &live, Variant::Lucene, &mut rng, 200);
+        }
+    }
+    assert!(token > 70_000, "the test churns {token} unique tokens");
+    let (early, late) = memory.split_at(100);
+    let (early_max, late_max) = (early.iter().max().unwrap(), late.iter().max().unwrap());
+    assert!(
+        *late_max <= early_max + early_max / 10,
+        "memory grew with the rounds: {early_max} then {late_max} bytes"
+    );
+    // About 3,200 live terms (3 unique per document and common words), whatever the round.
+    assert!(
+        terms.iter().all(|&t| t < 4000),
+        "max live terms {:?}",
+        terms.iter().max()
+    );
+
+    // After a mass removal that nothing refills, the tables shrink too.
+    let steady = *memory.last().unwrap();
+    let gone: Vec<String> = live.drain(10..).map(|d| d.id).collect();
+    assert_eq!(index.remove(&gone), LIVE - 10);
+    index.prepare();
+    let after = index.stats().memory_bytes;
+    assert!(after < steady / 4, "{after} bytes left of {steady} for 10 documents");
+    assert_equals_rebuilt(&index, &live, Variant::Lucene, &mut rng, 200);
 }
 
 #[test]
