@@ -179,6 +179,8 @@ pub fn split_documents<S: AsRef<str> + Sync>(
 
 #[cfg(test)]
 mod tests {
+    use ragrank_core::ErrorKind;
+
     use super::*;
 
     fn run(text: &str, sizes: &[u32], overlap: u32, unit: &str) -> Vec<(String, u32, u32, Option<u32>)> {
