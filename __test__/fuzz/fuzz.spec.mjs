@@ -23,7 +23,10 @@ const SECONDS = process.env.RAGRANK_FUZZ_SECONDS === undefined ? undefined : Num
 const SEED = Number(process.env.RAGRANK_FUZZ_SEED ?? 20261201)
 const CHILDREN = 2 // processes at once: the machines this runs on have few cores
 const perTargetSeconds = SECONDS && Math.max(0.2, (SECONDS * CHILDREN) / TARGETS.length) // approximate: shrinking and start-up come on top
-const childTimeoutMs = SECONDS ? SECONDS * 1000 * 2 + 60_000 : 110_000
+// A group's process is killed after this; the default's 110 s per 100 cases is ten times a quiet run.
+const childTimeoutMs = SECONDS ? SECONDS * 1000 * 2 + 60_000 : 110_000 * Math.max(1, RUNS / 100)
+// A test waits for its group, which may queue behind the others (CHILDREN at a time).
+const testTimeoutMs = childTimeoutMs * Math.ceil(new Set(TARGETS.map((x) => x.group)).size / CHILDREN) + 10_000
 
 let running = 0
 const waiting = []
@@ -61,7 +64,7 @@ const died = (run, what) =>
 
 for (const target of TARGETS) {
   test(`fuzz: ${target.name}`, async (t) => {
-    t.timeout(childTimeoutMs + 10_000)
+    t.timeout(testTimeoutMs)
     const run = await group(target.group)
     const r = run.lines.find((l) => l.target === target.name)
     if (!r) return t.fail(died(run, target.name))
