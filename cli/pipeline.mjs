@@ -1,7 +1,7 @@
 // Retrieval steps shared by the CLI commands and the demo: build a BM25 index with progress, run a query set
 // through BM25, a dense index, a hybrid or a cross-encoder, and return runs for `evaluate`.
 import { existsSync } from 'node:fs'
-import { Bm25Index, CrossEncoder, Embedder, HybridRetriever, VectorIndex, VectorRetriever } from 'ragrank'
+import { AbortError, Bm25Index, CrossEncoder, Embedder, HybridRetriever, VectorIndex, VectorRetriever } from 'ragrank'
 import { UsageError } from './errors.mjs'
 
 export const VARIANTS = ['lucene', 'robertson', 'atire', 'bm25l', 'bm25+']
@@ -32,14 +32,17 @@ export function bm25Options(o = {}) {
  */
 export async function buildBm25(docs, options, { onProgress, signal, chunk = 2000 } = {}) {
   const index = new Bm25Index(options)
+  const stopIfAborted = () => {
+    if (signal?.aborted) throw new AbortError()
+  }
   for (let i = 0; i < docs.length; i += chunk) {
-    signal?.throwIfAborted()
+    stopIfAborted()
     index.add(docs.slice(i, i + chunk))
     onProgress?.(Math.min(i + chunk, docs.length))
     // A chunk blocks the loop for tens of milliseconds: yield so SIGINT and the progress bar's redraw get their turn.
     await new Promise((resolve) => setImmediate(resolve))
   }
-  signal?.throwIfAborted()
+  stopIfAborted()
   return index
 }
 
