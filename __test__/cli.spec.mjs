@@ -5,12 +5,17 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Bm25Index } from '../dist/index.js'
+import { buildBm25 } from '../cli/pipeline.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(root, 'bin/ragrank.mjs')
 const TINY_RERANKER = join(root, 'fixtures/models/tiny-cross-encoder')
 const cli = (args, input) => spawnSync(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', input })
 const tmp = () => mkdtempSync(join(tmpdir(), 'ragrank-cli-'))
+
+/** `n` documents over a small vocabulary with a unique token each, so chunks share terms and each adds new ones. */
+const manyDocs = (n) => Array.from({ length: n }, (_, i) => ({ id: `d${i}`, text: `w${i % 37} v${(i * 7) % 101} u${i} w${(i * 3) % 37}` }))
 
 const DOCS = [
   { id: 'cat', text: 'The cat sat on the warm mat by the fire.' },
@@ -271,4 +276,32 @@ test('Ctrl-C during indexing exits 130 and leaves no file behind', async (t) => 
   t.is(code, 130, stderr)
   t.regex(stderr, /interrupted: nothing was written/)
   t.deepEqual(readdirSync(dir), ['big.jsonl'])
+})
+
+test('index builds in chunks an index equal to one API add: same stats, same hits and scores', async (t) => {
+  const dir = tmp()
+  const docs = manyDocs(5_000) // three CLI chunks of 2,000
+  writeFileSync(join(dir, 'm.jsonl'), docs.map((d) => JSON.stringify(d)).join('\n'))
+  const r = cli(['index', join(dir, 'm.jsonl'), '-o', join(dir, 'cli.idx')])
+  t.is(r.status, 0, r.stderr)
+  const api = new Bm25Index()
+  api.add(docs)
+  const built = await Bm25Index.load(join(dir, 'cli.idx'))
+  const counts = ({ documents, terms, postings, avgDocLength }) => ({ documents, terms, postings, avgDocLength })
+  t.deepEqual(counts(built.stats()), counts(api.stats()))
+  const queries = ['w3 v10', 'u4999 w0', 'v100', 'u0 u2500 w36', 'w1 w2 w3 v4 v5']
+  for (const q of queries) t.deepEqual(built.search(q, { topK: 50 }), api.search(q, { topK: 50 }), q)
+})
+
+test('buildBm25 reports progress chunk by chunk up to the total, and stops between chunks once aborted', async (t) => {
+  const docs = manyDocs(4_500)
+  const seen = []
+  const index = await buildBm25(docs, {}, { onProgress: (n) => seen.push(n) })
+  t.deepEqual(seen, [2000, 4000, 4500])
+  t.is(index.size, 4_500)
+  const controller = new AbortController()
+  const stopped = []
+  const build = buildBm25(docs, {}, { signal: controller.signal, onProgress: (n) => (stopped.push(n), controller.abort()) })
+  await t.throwsAsync(build, { name: 'AbortError', code: 'ABORT_ERR' })
+  t.deepEqual(stopped, [2000])
 })

@@ -1,7 +1,7 @@
 // Retrieval steps shared by the CLI commands and the demo: build a BM25 index with progress, run a query set
 // through BM25, a dense index, a hybrid or a cross-encoder, and return runs for `evaluate`.
 import { existsSync } from 'node:fs'
-import { Bm25Index, CrossEncoder, Embedder, HybridRetriever, VectorIndex, VectorRetriever } from 'ragrank'
+import { AbortError, Bm25Index, CrossEncoder, Embedder, HybridRetriever, VectorIndex, VectorRetriever } from 'ragrank'
 import { UsageError } from './errors.mjs'
 
 export const VARIANTS = ['lucene', 'robertson', 'atire', 'bm25l', 'bm25+']
@@ -24,13 +24,25 @@ export function bm25Options(o = {}) {
   return out
 }
 
-/** Adds documents in chunks so a progress callback can report; honours an AbortSignal between chunks. */
+/**
+ * Adds documents in chunks so a progress callback can report and an AbortSignal can stop between chunks. Sync `add`
+ * leaves the query-time impacts lazy; `addAsync` rebuilds them over the whole index on every call, which made a
+ * chunked build quadratic. So the build costs one `add` of everything: the impacts are built once, by the first search
+ * (an index that is only saved never needs them: save writes the documents, load rebuilds the impacts).
+ */
 export async function buildBm25(docs, options, { onProgress, signal, chunk = 2000 } = {}) {
   const index = new Bm25Index(options)
-  for (let i = 0; i < docs.length; i += chunk) {
-    await index.addAsync(docs.slice(i, i + chunk), { signal })
-    onProgress?.(Math.min(i + chunk, docs.length))
+  const stopIfAborted = () => {
+    if (signal?.aborted) throw new AbortError()
   }
+  for (let i = 0; i < docs.length; i += chunk) {
+    stopIfAborted()
+    index.add(docs.slice(i, i + chunk))
+    onProgress?.(Math.min(i + chunk, docs.length))
+    // A chunk blocks the loop for tens of milliseconds: yield so SIGINT and the progress bar's redraw get their turn.
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  stopIfAborted()
   return index
 }
 
