@@ -12,7 +12,7 @@ function fixed(hits) {
   const calls = []
   return {
     calls,
-    async retrieve(query, options) {
+    async retrieve(_query, options) {
       calls.push(options)
       return hits.slice(0, options.topK)
     },
@@ -26,18 +26,45 @@ const run = async (hits, options = {}, topK = 10) => {
 
 test("Haystack's rule: merge when matched / children is strictly greater than the threshold", async (t) => {
   // 2 of 4 and 1 of 2 are not > 0.5: nothing merges.
-  t.deepEqual(await run([{ id: l0, score: 3 }, { id: l4, score: 2 }, { id: l1, score: 1 }]), [
-    [l0, 3],
-    [l4, 2],
-    [l1, 1],
-  ])
+  t.deepEqual(
+    await run([
+      { id: l0, score: 3 },
+      { id: l4, score: 2 },
+      { id: l1, score: 1 },
+    ]),
+    [
+      [l0, 3],
+      [l4, 2],
+      [l1, 1],
+    ],
+  )
   // 3 of 4 merge into d#0 (max score); d#0 is 1 of 2 under the root: stops there.
-  t.deepEqual(await run([{ id: l0, score: 3 }, { id: l1, score: 5 }, { id: l2, score: 1 }, { id: l4, score: 2 }]), [
-    ['d#0', 5],
-    [l4, 2],
-  ])
+  t.deepEqual(
+    await run([
+      { id: l0, score: 3 },
+      { id: l1, score: 5 },
+      { id: l2, score: 1 },
+      { id: l4, score: 2 },
+    ]),
+    [
+      ['d#0', 5],
+      [l4, 2],
+    ],
+  )
   // At 0.8, 3 of 4 (0.75) stay leaves.
-  t.is((await run([{ id: l0, score: 3 }, { id: l1, score: 2 }, { id: l2, score: 1 }], { threshold: 0.8 })).length, 3)
+  t.is(
+    (
+      await run(
+        [
+          { id: l0, score: 3 },
+          { id: l1, score: 2 },
+          { id: l2, score: 1 },
+        ],
+        { threshold: 0.8 },
+      )
+    ).length,
+    3,
+  )
 })
 
 test('merging recurses up to the root', async (t) => {
@@ -52,7 +79,14 @@ test('merging recurses up to the root', async (t) => {
 })
 
 test('fix: a leaf hit several times counts once (Haystack merges [l0, l0, l0])', async (t) => {
-  t.deepEqual(await run([{ id: l0, score: 1 }, { id: l0, score: 4 }, { id: l0, score: 2 }]), [[l0, 4]])
+  t.deepEqual(
+    await run([
+      { id: l0, score: 1 },
+      { id: l0, score: 4 },
+      { id: l0, score: 2 },
+    ]),
+    [[l0, 4]],
+  )
 })
 
 test('fix: a missing ancestor stops merging at that level; strict restores the error', async (t) => {
@@ -71,14 +105,22 @@ test('fix: a missing ancestor stops merging at that level; strict restores the e
   // A hit the store does not know is returned as it is (strict: an error).
   const unknown = [{ id: 'elsewhere', score: 9 }]
   t.deepEqual(await run(unknown), [['elsewhere', 9]])
-  await t.throwsAsync(new AutoMergingRetriever({ retriever: fixed(unknown), store: nodes, strict: true }).retrieve('q'), {
-    code: 'ERR_MISSING_NODE',
-  })
+  await t.throwsAsync(
+    new AutoMergingRetriever({ retriever: fixed(unknown), store: nodes, strict: true }).retrieve('q'),
+    {
+      code: 'ERR_MISSING_NODE',
+    },
+  )
 })
 
 test('fix: output is ordered by score, not grouped by parent', async (t) => {
   // Haystack returns [l4, <d#0>] here (groups in order of first appearance).
-  const hits = [{ id: l4, score: 5 }, { id: l0, score: 9 }, { id: l1, score: 2 }, { id: l2, score: 1 }]
+  const hits = [
+    { id: l4, score: 5 },
+    { id: l0, score: 9 },
+    { id: l1, score: 2 },
+    { id: l2, score: 1 },
+  ]
   t.deepEqual(await run(hits), [
     ['d#0', 9],
     [l4, 5],
@@ -137,7 +179,11 @@ test('a sibling subtree that merges later still counts toward its parent', async
     { id: 'b1', parentId: 'b', childrenIds: [] },
     { id: 'b2', parentId: 'b', childrenIds: [] },
   ]
-  const hits = [{ id: 'a', score: 1 }, { id: 'b1', score: 2 }, { id: 'b2', score: 3 }]
+  const hits = [
+    { id: 'a', score: 1 },
+    { id: 'b1', score: 2 },
+    { id: 'b2', score: 3 },
+  ]
   const out = await new AutoMergingRetriever({ retriever: fixed(hits), store }).retrieve('q')
   t.deepEqual(
     out.map((h) => [h.id, h.score]),
@@ -194,13 +240,26 @@ test('bad options and input: clear errors; empty retrievals; abort', async (t) =
   t.deepEqual(await r.retrieve('q'), [])
   t.deepEqual(await r.retrieve('q', { topK: 0 }), [])
   // An unknown rule is a bad value (RangeError), a number a bad type (TypeError).
-  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, parentScore: 'median' }), { instanceOf: RangeError, code: 'ERR_INVALID_ARG' })
-  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, parentScore: 5 }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' })
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, parentScore: 'median' }), {
+    instanceOf: RangeError,
+    code: 'ERR_INVALID_ARG',
+  })
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, parentScore: 5 }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG',
+  })
   // Booleans must be booleans: 'no' is not coerced to true.
   for (const strict of ['no', 1, null]) {
-    t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, strict }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG', message: /strict/ })
+    t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, strict }), {
+      instanceOf: TypeError,
+      code: 'ERR_INVALID_ARG',
+      message: /strict/,
+    })
   }
-  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidates: 0 }), { instanceOf: RangeError, message: /candidates/ })
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidates: 0 }), {
+    instanceOf: RangeError,
+    message: /candidates/,
+  })
   t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidates: 1.5 }), { instanceOf: TypeError })
   const notArray = new AutoMergingRetriever({ retriever: { retrieve: async () => null }, store: nodes })
   await t.throwsAsync(notArray.retrieve('q'), { instanceOf: TypeError })

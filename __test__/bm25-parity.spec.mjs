@@ -14,12 +14,21 @@ for (const c of fixture.cases) {
       const expected = c.scores[qi]
       const hits = index.search(query, { topK: fixture.corpus.length })
       const known = new Set(query)
-      const matching = fixture.corpus.map((doc, i) => (doc.some((tok) => known.has(tok)) ? i : -1)).filter((i) => i >= 0)
+      const matching = fixture.corpus
+        .map((doc, i) => (doc.some((tok) => known.has(tok)) ? i : -1))
+        .filter((i) => i >= 0)
       // ragrank returns exactly the documents that contain a query term.
-      t.deepEqual(hits.map((h) => Number(h.id)).sort((a, b) => a - b), matching, `query ${qi}`)
+      t.deepEqual(
+        hits.map((h) => Number(h.id)).sort((a, b) => a - b),
+        matching,
+        `query ${qi}`,
+      )
       for (const h of hits) {
         const want = expected[Number(h.id)]
-        t.true(Math.abs(h.score - want) <= 1e-5 * Math.abs(want) + 1e-6, `query ${qi} doc ${h.id}: ${h.score} vs bm25s ${want}`)
+        t.true(
+          Math.abs(h.score - want) <= 1e-5 * Math.abs(want) + 1e-6,
+          `query ${qi} doc ${h.id}: ${h.score} vs bm25s ${want}`,
+        )
       }
       for (let i = 1; i < hits.length; i++) t.true(hits[i - 1].score >= hits[i].score)
     })

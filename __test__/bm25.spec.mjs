@@ -24,7 +24,10 @@ test('search ranks matching documents and returns fields', (t) => {
   const index = build()
   t.is(index.size, 4)
   const hits = index.search('cat')
-  t.deepEqual(hits.map((h) => h.id), ['cat', 'dog'])
+  t.deepEqual(
+    hits.map((h) => h.id),
+    ['cat', 'dog'],
+  )
   t.true(hits[0].score > hits[1].score)
   t.is(hits[1].text, docs[1].text)
   t.deepEqual(hits[1].meta, { kind: 'pet', n: 2 })
@@ -33,18 +36,33 @@ test('search ranks matching documents and returns fields', (t) => {
 
 test('Korean and Japanese match without a dictionary', (t) => {
   const index = build()
-  t.deepEqual(index.search('학교').map((h) => h.id), ['ko'])
-  t.deepEqual(index.search('고양이는').map((h) => h.id), ['ko'])
-  t.deepEqual(index.search('東京').map((h) => h.id), ['ja'])
+  t.deepEqual(
+    index.search('학교').map((h) => h.id),
+    ['ko'],
+  )
+  t.deepEqual(
+    index.search('고양이는').map((h) => h.id),
+    ['ko'],
+  )
+  t.deepEqual(
+    index.search('東京').map((h) => h.id),
+    ['ja'],
+  )
   t.deepEqual(index.analyze('학교에'), ['학교', '교에'])
 })
 
 test('ties are ordered by insertion, deterministically', (t) => {
   const index = new Bm25Index()
   index.add(['z', 'a', 'm'].map((id) => ({ id, text: 'same text' })))
-  t.deepEqual(index.search('text').map((h) => h.id), ['z', 'a', 'm'])
+  t.deepEqual(
+    index.search('text').map((h) => h.id),
+    ['z', 'a', 'm'],
+  )
   index.add([{ id: 'z', text: 'same text' }], { upsert: true })
-  t.deepEqual(index.search('text').map((h) => h.id), ['a', 'm', 'z'])
+  t.deepEqual(
+    index.search('text').map((h) => h.id),
+    ['a', 'm', 'z'],
+  )
 })
 
 test('topK: 0, default and above the size', (t) => {
@@ -58,21 +76,45 @@ test('topK: 0, default and above the size', (t) => {
 
 test('filters by id and by metadata inside the scan', (t) => {
   const index = build()
-  t.deepEqual(index.search('cat', { filter: { ids: ['dog', 'missing'] } }).map((h) => h.id), ['dog'])
-  t.deepEqual(index.search('cat', { filter: { meta: { kind: 'pet' } } }).map((h) => h.id), ['dog'])
-  t.deepEqual(index.search('cat', { filter: { meta: { kind: ['x', 'pet'], n: 2 } } }).map((h) => h.id), ['dog'])
+  t.deepEqual(
+    index.search('cat', { filter: { ids: ['dog', 'missing'] } }).map((h) => h.id),
+    ['dog'],
+  )
+  t.deepEqual(
+    index.search('cat', { filter: { meta: { kind: 'pet' } } }).map((h) => h.id),
+    ['dog'],
+  )
+  t.deepEqual(
+    index.search('cat', { filter: { meta: { kind: ['x', 'pet'], n: 2 } } }).map((h) => h.id),
+    ['dog'],
+  )
   t.deepEqual(index.search('cat', { filter: { meta: { kind: 'other' } } }), [])
 })
 
 test('pre-tokenized documents and queries, and a JS tokenizer', (t) => {
   const index = new Bm25Index()
-  index.add([{ id: 'a', tokens: ['Foo', 'bar'] }, { id: 'b', tokens: ['foo'] }])
-  t.deepEqual(index.search(['Foo']).map((h) => h.id), ['a'])
+  index.add([
+    { id: 'a', tokens: ['Foo', 'bar'] },
+    { id: 'b', tokens: ['foo'] },
+  ])
+  t.deepEqual(
+    index.search(['Foo']).map((h) => h.id),
+    ['a'],
+  )
   // A text query is analysed (lowercased) while pre-tokenized documents are not.
-  t.deepEqual(index.search('Foo').map((h) => h.id), ['b'])
+  t.deepEqual(
+    index.search('Foo').map((h) => h.id),
+    ['b'],
+  )
   const custom = new Bm25Index({ tokenizer: (s) => s.split('|') })
-  custom.add([{ id: 'x', text: 'a b|c' }, { id: 'y', text: 'c|d' }])
-  t.deepEqual(custom.search('a b').map((h) => h.id), ['x'])
+  custom.add([
+    { id: 'x', text: 'a b|c' },
+    { id: 'y', text: 'c|d' },
+  ])
+  t.deepEqual(
+    custom.search('a b').map((h) => h.id),
+    ['x'],
+  )
   t.deepEqual(custom.analyze('p|q'), ['p', 'q'])
   t.throws(() => new Bm25Index({ tokenizer: () => 'nope' }).add([{ id: 'z', text: 'x' }]), { instanceOf: TypeError })
 })
@@ -94,16 +136,36 @@ test('remove keeps statistics exact and ignores unknown ids', (t) => {
 
 test('duplicate ids: rejected, index unchanged; upsert replaces', (t) => {
   const index = build()
-  const error = t.throws(() => index.add([{ id: 'new', text: 'fresh words' }, { id: 'cat', text: 'x' }]), {
-    instanceOf: RagrankError,
-  })
+  const error = t.throws(
+    () =>
+      index.add([
+        { id: 'new', text: 'fresh words' },
+        { id: 'cat', text: 'x' },
+      ]),
+    {
+      instanceOf: RagrankError,
+    },
+  )
   t.is(error.code, 'ERR_DUPLICATE_ID')
   t.is(index.size, 4)
   t.deepEqual(index.search('fresh'), [])
-  t.throws(() => index.add([{ id: 'n', text: 'a' }, { id: 'n', text: 'b' }], { upsert: true }), { code: 'ERR_DUPLICATE_ID' })
+  t.throws(
+    () =>
+      index.add(
+        [
+          { id: 'n', text: 'a' },
+          { id: 'n', text: 'b' },
+        ],
+        { upsert: true },
+      ),
+    { code: 'ERR_DUPLICATE_ID' },
+  )
   index.add([{ id: 'cat', text: 'a bird' }], { upsert: true })
   t.is(index.size, 4)
-  t.deepEqual(index.search('bird').map((h) => h.id), ['cat'])
+  t.deepEqual(
+    index.search('bird').map((h) => h.id),
+    ['cat'],
+  )
   t.deepEqual(index.search('mat'), [])
 })
 
@@ -113,7 +175,10 @@ test('empty, whitespace, unknown and surrogate queries', (t) => {
   t.deepEqual(index.search('   \n\t'), [])
   t.deepEqual(index.search('zebra'), [])
   t.deepEqual(index.search([]), [])
-  t.deepEqual(index.search('cat\uD800').map((h) => h.id), ['cat', 'dog'])
+  t.deepEqual(
+    index.search('cat\uD800').map((h) => h.id),
+    ['cat', 'dog'],
+  )
   t.deepEqual(new Bm25Index().search('cat'), [])
 })
 
@@ -127,9 +192,18 @@ test('empty, whitespace-only, lone-surrogate and 10 MB documents', (t) => {
     { id: 'big', text: big },
   ])
   t.is(index.size, 4)
-  t.deepEqual(index.search('lone').map((h) => h.id), ['sur'])
-  t.deepEqual(index.search('b').map((h) => h.id), ['sur'])
-  t.deepEqual(index.search('ipsum').map((h) => h.id), ['big'])
+  t.deepEqual(
+    index.search('lone').map((h) => h.id),
+    ['sur'],
+  )
+  t.deepEqual(
+    index.search('b').map((h) => h.id),
+    ['sur'],
+  )
+  t.deepEqual(
+    index.search('ipsum').map((h) => h.id),
+    ['big'],
+  )
   t.is(index.stats().documents, 4)
   t.throws(() => index.add([{ id: 'x\uD800', text: 'a' }]), { instanceOf: RangeError, code: 'ERR_INVALID_ARG' })
 })
@@ -141,7 +215,10 @@ test('bad arguments throw TypeError or RangeError, never crash', (t) => {
   }
   t.throws(() => new Bm25Index({ k1: '1' }), { instanceOf: TypeError })
   t.throws(() => new Bm25Index({ variant: 'bm26' }), { instanceOf: RangeError })
-  t.throws(() => new Bm25Index({ analyzer: { stemmer: 'klingon' } }), { instanceOf: RangeError, code: 'ERR_INVALID_ARG' })
+  t.throws(() => new Bm25Index({ analyzer: { stemmer: 'klingon' } }), {
+    instanceOf: RangeError,
+    code: 'ERR_INVALID_ARG',
+  })
   t.throws(() => new Bm25Index({ analyzer: { cjk: 'trigram' } }), { instanceOf: RangeError })
   t.throws(() => index.search('cat', { topK: -1 }), { instanceOf: RangeError })
   t.throws(() => index.search('cat', { topK: 1.5 }), { instanceOf: TypeError })
@@ -164,7 +241,10 @@ test('bad option values are RangeErrors from Rust that name the option', (t) => 
     [{ k1: Infinity }, /^options\.k1 /],
     [{ b: 2 }, /^options\.b /],
     [{ delta: -0.5 }, /^options\.delta /],
-    [{ variant: 'bm26' }, /^options\.variant must be one of 'lucene', 'robertson', 'atire', 'bm25l', 'bm25\+', 'bm25plus', got "bm26"/],
+    [
+      { variant: 'bm26' },
+      /^options\.variant must be one of 'lucene', 'robertson', 'atire', 'bm25l', 'bm25\+', 'bm25plus', got "bm26"/,
+    ],
     [{ analyzer: { segmentation: 'words' } }, /^options\.analyzer\.segmentation /],
     [{ analyzer: { cjk: 'trigram' } }, /^options\.analyzer\.cjk /],
     [{ analyzer: { stopwords: 'fr' } }, /^options\.analyzer\.stopwords /],
@@ -174,9 +254,19 @@ test('bad option values are RangeErrors from Rust that name the option', (t) => 
     [{ analyzer: 'lucene' }, /^options\.analyzer /],
   ]
   for (const [opts, message] of cases) {
-    t.throws(() => new Bm25Index(opts), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message }, JSON.stringify(opts))
+    t.throws(
+      () => new Bm25Index(opts),
+      { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message },
+      JSON.stringify(opts),
+    )
   }
-  for (const opts of [{ variant: 42 }, { b: '1' }, { analyzer: { cjk: 1 } }, { analyzer: { minTokenLength: 1.5 } }, { analyzer: { stopwords: [1] } }]) {
+  for (const opts of [
+    { variant: 42 },
+    { b: '1' },
+    { analyzer: { cjk: 1 } },
+    { analyzer: { minTokenLength: 1.5 } },
+    { analyzer: { stopwords: [1] } },
+  ]) {
     t.throws(() => new Bm25Index(opts), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' }, JSON.stringify(opts))
   }
 })
@@ -188,7 +278,14 @@ test('defaults are the documented ones', (t) => {
     b: 0.75,
     delta: 0.5,
     storeText: true,
-    analyzer: { segmentation: 'unicode', lowercase: true, stopwords: null, stemmer: null, cjk: 'bigram', minTokenLength: 1 },
+    analyzer: {
+      segmentation: 'unicode',
+      lowercase: true,
+      stopwords: null,
+      stemmer: null,
+      cjk: 'bigram',
+      minTokenLength: 1,
+    },
   })
   explicit.add(docs)
   const index = build()
@@ -198,7 +295,10 @@ test('defaults are the documented ones', (t) => {
   // Regex words default to two characters at least and no CJK bigrams (as bm25s).
   const regex = new Bm25Index({ analyzer: { segmentation: 'regex' } })
   t.deepEqual(regex.analyze('a bb 학교에'), ['bb', '학교에'])
-  t.deepEqual(regex.analyze('a bb 학교에'), new Bm25Index({ analyzer: { segmentation: 'regex', minTokenLength: 2, cjk: 'none' } }).analyze('a bb 학교에'))
+  t.deepEqual(
+    regex.analyze('a bb 학교에'),
+    new Bm25Index({ analyzer: { segmentation: 'regex', minTokenLength: 2, cjk: 'none' } }).analyze('a bb 학교에'),
+  )
   t.deepEqual(new Bm25Index({ analyzer: { stopwords: 'en' } }).analyze('the cat and a dog'), ['cat', 'dog'])
 })
 

@@ -6,7 +6,9 @@ const user = (content) => [{ role: 'user', content }]
 const format = { name: 'x', schema: { type: 'object', properties: { a: { type: 'integer' } } } }
 
 test('sends model, temperature 0, messages, the JSON-schema response_format and the key; reports usage', async (t) => {
-  const srv = await startChatServer({ script: [{ content: '{"a":1}', usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } }] })
+  const srv = await startChatServer({
+    script: [{ content: '{"a":1}', usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } }],
+  })
   t.teardown(srv.close)
   const gen = new OpenAIChatGenerator({ baseURL: srv.baseURL, apiKey: 'sk-test' })
   const reply = await gen.chat({ messages: user('hi'), responseFormat: format })
@@ -28,7 +30,11 @@ test('sends model, temperature 0, messages, the JSON-schema response_format and 
 test('reads OPENAI_API_KEY and OPENAI_BASE_URL; json_object and none formats; trailing slash in baseURL', async (t) => {
   const srv = await startChatServer({ script: ['{}'] })
   t.teardown(srv.close)
-  const gen = new OpenAIChatGenerator({ env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: `${srv.baseURL}/` }, responseFormat: 'json_object', model: 'llama3' })
+  const gen = new OpenAIChatGenerator({
+    env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: `${srv.baseURL}/` },
+    responseFormat: 'json_object',
+    model: 'llama3',
+  })
   await gen.chat({ messages: user('x'), responseFormat: format })
   t.is(srv.requests[0].headers.authorization, 'Bearer sk-env')
   t.is(srv.requests[0].body.model, 'llama3')
@@ -47,7 +53,10 @@ test('a key is required for api.openai.com only', (t) => {
 
 test('bad options and requests are TypeError/RangeError with a code', async (t) => {
   const local = { baseURL: 'http://127.0.0.1:9/v1' }
-  t.throws(() => new OpenAIChatGenerator({ ...local, baseURL: 'not a url' }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' })
+  t.throws(() => new OpenAIChatGenerator({ ...local, baseURL: 'not a url' }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG',
+  })
   t.throws(() => new OpenAIChatGenerator({ ...local, baseURL: 'ftp://x/v1' }), { instanceOf: TypeError })
   t.throws(() => new OpenAIChatGenerator({ ...local, timeoutMs: 0 }), { instanceOf: RangeError })
   t.throws(() => new OpenAIChatGenerator({ ...local, maxRetries: -1 }), { instanceOf: RangeError })
@@ -62,7 +71,9 @@ test('bad options and requests are TypeError/RangeError with a code', async (t) 
 })
 
 test('429 then success: retries after Retry-After', async (t) => {
-  const srv = await startChatServer({ script: [{ status: 429, headers: { 'retry-after-ms': '20' } }, { status: 503 }, 'ok'] })
+  const srv = await startChatServer({
+    script: [{ status: 429, headers: { 'retry-after-ms': '20' } }, { status: 503 }, 'ok'],
+  })
   t.teardown(srv.close)
   const gen = new OpenAIChatGenerator({ baseURL: srv.baseURL, retryDelayMs: 5 })
   const reply = await gen.chat({ messages: user('x') })
@@ -81,11 +92,16 @@ test('a 500 that persists fails with ERR_LLM and the status after maxRetries; 40
   t.is(srv.requests.length, 3)
   const bad = await startChatServer({ script: [{ status: 400 }, 'never'] })
   t.teardown(bad.close)
-  await t.throwsAsync(new OpenAIChatGenerator({ baseURL: bad.baseURL, retryDelayMs: 1 }).chat({ messages: user('x') }), { code: 'ERR_LLM' })
+  await t.throwsAsync(
+    new OpenAIChatGenerator({ baseURL: bad.baseURL, retryDelayMs: 1 }).chat({ messages: user('x') }),
+    { code: 'ERR_LLM' },
+  )
   t.is(bad.requests.length, 1)
   const auth = await startChatServer({ script: [{ status: 401 }] })
   t.teardown(auth.close)
-  await t.throwsAsync(new OpenAIChatGenerator({ baseURL: auth.baseURL }).chat({ messages: user('x') }), { code: 'ERR_UNAUTHORIZED' })
+  await t.throwsAsync(new OpenAIChatGenerator({ baseURL: auth.baseURL }).chat({ messages: user('x') }), {
+    code: 'ERR_UNAUTHORIZED',
+  })
 })
 
 test('a hanging response times out (and is retried, then fails with ERR_NETWORK)', async (t) => {
@@ -104,7 +120,9 @@ test('a hanging response times out (and is retried, then fails with ERR_NETWORK)
 })
 
 test('an unreachable server fails with ERR_NETWORK; replies that are not completions with ERR_LLM', async (t) => {
-  const srv = await startChatServer({ script: [{ json: { nope: true } }, { json: { choices: [{ message: { content: null, refusal: 'no' } }] } }] })
+  const srv = await startChatServer({
+    script: [{ json: { nope: true } }, { json: { choices: [{ message: { content: null, refusal: 'no' } }] } }],
+  })
   const { baseURL } = srv
   const gen = new OpenAIChatGenerator({ baseURL, maxRetries: 0 })
   await t.throwsAsync(gen.chat({ messages: user('x') }), { code: 'ERR_LLM', message: /choices/ })

@@ -15,7 +15,8 @@ const cli = (args, input) => spawnSync(process.execPath, [BIN, ...args], { cwd: 
 const tmp = () => mkdtempSync(join(tmpdir(), 'ragrank-cli-'))
 
 /** `n` documents over a small vocabulary with a unique token each, so chunks share terms and each adds new ones. */
-const manyDocs = (n) => Array.from({ length: n }, (_, i) => ({ id: `d${i}`, text: `w${i % 37} v${(i * 7) % 101} u${i} w${(i * 3) % 37}` }))
+const manyDocs = (n) =>
+  Array.from({ length: n }, (_, i) => ({ id: `d${i}`, text: `w${i % 37} v${(i * 7) % 101} u${i} w${(i * 3) % 37}` }))
 
 const DOCS = [
   { id: 'cat', text: 'The cat sat on the warm mat by the fire.' },
@@ -25,7 +26,7 @@ const DOCS = [
 ]
 function fixture() {
   const dir = tmp()
-  writeFileSync(join(dir, 'docs.jsonl'), DOCS.map((d) => JSON.stringify(d)).join('\n') + '\n')
+  writeFileSync(join(dir, 'docs.jsonl'), `${DOCS.map((d) => JSON.stringify(d)).join('\n')}\n`)
   return dir
 }
 
@@ -40,7 +41,10 @@ test('index a JSONL file, then search it as text and as JSON', (t) => {
   t.regex(text.stdout.split('\n')[0], /^ {2}1\. \d+\.\d{4} {2}cat {2}The cat sat/)
   const json = JSON.parse(cli(['search', idx, '학교', '--json']).stdout)
   t.is(json.query, '학교')
-  t.deepEqual(json.hits.map((h) => h.id), ['ko'])
+  t.deepEqual(
+    json.hits.map((h) => h.id),
+    ['ko'],
+  )
   t.true(json.hits[0].score > 0)
 })
 
@@ -50,16 +54,28 @@ test('search without a query reads one query per line from stdin', (t) => {
   cli(['index', join(dir, 'docs.jsonl'), '-o', idx])
   const r = cli(['search', idx, '--json', '-k', '1'], 'dog\ngoldfish bowl\n')
   t.is(r.status, 0, r.stderr)
-  t.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l).hits[0].id), ['dog', 'fish'])
+  t.deepEqual(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).hits[0].id),
+    ['dog', 'fish'],
+  )
 })
 
 test('index BEIR corpus.jsonl (_id, title) with the bm25+ variant and English stemming', (t) => {
   const dir = tmp()
-  writeFileSync(join(dir, 'corpus.jsonl'), '{"_id":"d1","title":"Running","text":"She runs every day."}\n{"_id":"d2","title":"","text":"Bread recipes."}\n')
+  writeFileSync(
+    join(dir, 'corpus.jsonl'),
+    '{"_id":"d1","title":"Running","text":"She runs every day."}\n{"_id":"d2","title":"","text":"Bread recipes."}\n',
+  )
   const idx = join(dir, 'c.idx')
   t.is(cli(['index', join(dir, 'corpus.jsonl'), '-o', idx, '--variant', 'bm25+', '--stemmer', 'english']).status, 0)
   const hits = JSON.parse(cli(['search', idx, 'running', '--json']).stdout).hits
-  t.deepEqual(hits.map((h) => h.id), ['d1'])
+  t.deepEqual(
+    hits.map((h) => h.id),
+    ['d1'],
+  )
   t.is(hits[0].text, 'Running\nShe runs every day.') // the title is indexed with the text
 })
 
@@ -70,7 +86,10 @@ test('index a CSV file with a quoted multi-line field and a chosen text column',
   const r = cli(['index', join(dir, 'd.csv'), '-o', idx, '--text-column', 'body', '--id-column', 'key'])
   t.is(r.status, 0, r.stderr)
   const hits = JSON.parse(cli(['search', idx, 'plums', '--json']).stdout).hits
-  t.deepEqual(hits.map((h) => [h.id, h.text]), [['k1', 'Apples, pears\nand "plums"']])
+  t.deepEqual(
+    hits.map((h) => [h.id, h.text]),
+    [['k1', 'Apples, pears\nand "plums"']],
+  )
   // A missing column is a usage error naming the columns there are.
   const bad = cli(['index', join(dir, 'd.csv'), '-o', idx, '--text-column', 'text'])
   t.is(bad.status, 2)
@@ -81,7 +100,10 @@ test('index a TSV file and a folder of .txt/.md files', (t) => {
   const dir = tmp()
   writeFileSync(join(dir, 'd.tsv'), 'id\ttext\na\tred apples\nb\tgreen grapes\n')
   t.is(cli(['index', join(dir, 'd.tsv'), '-o', join(dir, 't.idx')]).status, 0)
-  t.deepEqual(JSON.parse(cli(['search', join(dir, 't.idx'), 'grapes', '--json']).stdout).hits.map((h) => h.id), ['b'])
+  t.deepEqual(
+    JSON.parse(cli(['search', join(dir, 't.idx'), 'grapes', '--json']).stdout).hits.map((h) => h.id),
+    ['b'],
+  )
   mkdirSync(join(dir, 'notes/sub'), { recursive: true })
   writeFileSync(join(dir, 'notes/a.md'), '# Tides\nThe tide comes in twice a day.')
   writeFileSync(join(dir, 'notes/sub/b.txt'), 'Volcanoes erupt lava.')
@@ -89,7 +111,10 @@ test('index a TSV file and a folder of .txt/.md files', (t) => {
   const r = cli(['index', join(dir, 'notes'), '-o', join(dir, 'n.idx')])
   t.is(r.status, 0, r.stderr)
   t.regex(r.stderr, /indexed 2 documents/)
-  t.deepEqual(JSON.parse(cli(['search', join(dir, 'n.idx'), 'lava', '--json']).stdout).hits.map((h) => h.id), ['sub/b.txt'])
+  t.deepEqual(
+    JSON.parse(cli(['search', join(dir, 'n.idx'), 'lava', '--json']).stdout).hits.map((h) => h.id),
+    ['sub/b.txt'],
+  )
 })
 
 test('bad JSONL and CSV report file and line, exit 1', (t) => {
@@ -99,7 +124,10 @@ test('bad JSONL and CSV report file and line, exit 1', (t) => {
   t.is(r.status, 1)
   t.regex(r.stderr, /bad\.jsonl:3: invalid JSON/)
   writeFileSync(join(dir, 'notext.jsonl'), '{"id":"a","body":"x"}\n')
-  t.regex(cli(['index', join(dir, 'notext.jsonl'), '-o', join(dir, 'x.idx')]).stderr, /notext\.jsonl:1: missing "text" \(or "content"\)/)
+  t.regex(
+    cli(['index', join(dir, 'notext.jsonl'), '-o', join(dir, 'x.idx')]).stderr,
+    /notext\.jsonl:1: missing "text" \(or "content"\)/,
+  )
   writeFileSync(join(dir, 'bad.csv'), 'id,text\na,one\nb,two,three\n')
   const c = cli(['index', join(dir, 'bad.csv'), '-o', join(dir, 'x.idx')])
   t.is(c.status, 1)
@@ -144,38 +172,113 @@ test('search --rerank reorders the BM25 candidates with a cross-encoder (tiny ra
 test('eval compares variants on BEIR files with TREC or BEIR qrels, prints a table and writes JSON', (t) => {
   const dir = tmp()
   const out = join(dir, 'e.json')
-  writeFileSync(join(dir, 'qrels.trec'), readFileSync('demo/qrels.tsv', 'utf8').split('\n').slice(1).filter(Boolean).map((l) => l.split('\t')).map(([q, d, g]) => `${q} 0 ${d} ${g}`).join('\n'))
-  const args = ['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--variants', 'lucene,bm25+', '--metrics', 'map@3,mrr@10', '--json', out]
+  writeFileSync(
+    join(dir, 'qrels.trec'),
+    readFileSync('demo/qrels.tsv', 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => l.split('\t'))
+      .map(([q, d, g]) => `${q} 0 ${d} ${g}`)
+      .join('\n'),
+  )
+  const args = [
+    'eval',
+    '--corpus',
+    'demo/corpus.jsonl',
+    '--queries',
+    'demo/queries.jsonl',
+    '--variants',
+    'lucene,bm25+',
+    '--metrics',
+    'map@3,mrr@10',
+    '--json',
+    out,
+  ]
   const beir = cli([...args, '--qrels', 'demo/qrels.tsv'])
   t.is(beir.status, 0, beir.stderr)
   const lines = beir.stdout.trim().split('\n')
   t.deepEqual(lines[0].split(/\s{2,}/), ['configuration', 'map@3', 'mrr@10'])
-  t.deepEqual(lines.slice(2).map((l) => l.split(/\s{2,}/)[0]), ['bm25 lucene', 'bm25 bm25+'])
+  t.deepEqual(
+    lines.slice(2).map((l) => l.split(/\s{2,}/)[0]),
+    ['bm25 lucene', 'bm25 bm25+'],
+  )
   const json = JSON.parse(readFileSync(out, 'utf8'))
   t.is(json.queries, 48)
-  for (const mean of Object.values(json.results)) for (const m of ['map@3', 'mrr@10']) t.true(mean[m] > 0.3 && mean[m] <= 1)
+  for (const mean of Object.values(json.results))
+    for (const m of ['map@3', 'mrr@10']) t.true(mean[m] > 0.3 && mean[m] <= 1)
   const trec = cli([...args, '--qrels', join(dir, 'qrels.trec')])
   t.is(trec.stdout, beir.stdout) // same judgements, same table
 })
 
 test('eval --rerank adds a configuration; bad qrels name the line', (t) => {
-  const r = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--rerank', TINY_RERANKER, '--candidates', '5'])
+  const r = cli([
+    'eval',
+    '--corpus',
+    'demo/corpus.jsonl',
+    '--queries',
+    'demo/queries.jsonl',
+    '--qrels',
+    'demo/qrels.tsv',
+    '--rerank',
+    TINY_RERANKER,
+    '--candidates',
+    '5',
+  ])
   t.is(r.status, 0, r.stderr)
   t.regex(r.stdout, /^bm25 lucene \+ rerank top 5 /m)
   const dir = tmp()
   writeFileSync(join(dir, 'q.tsv'), 'q1 0 d1 1\nq1 d2\n')
-  const bad = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', join(dir, 'q.tsv')])
+  const bad = cli([
+    'eval',
+    '--corpus',
+    'demo/corpus.jsonl',
+    '--queries',
+    'demo/queries.jsonl',
+    '--qrels',
+    join(dir, 'q.tsv'),
+  ])
   t.is(bad.status, 1)
   t.regex(bad.stderr, /q\.tsv:2: expected "qid 0 docid grade"/)
   t.is(cli(['eval', '--corpus', 'demo/corpus.jsonl']).status, 2)
-  t.regex(cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--hybrid']).stderr, /--hybrid needs --model/)
+  t.regex(
+    cli([
+      'eval',
+      '--corpus',
+      'demo/corpus.jsonl',
+      '--queries',
+      'demo/queries.jsonl',
+      '--qrels',
+      'demo/qrels.tsv',
+      '--hybrid',
+    ]).stderr,
+    /--hybrid needs --model/,
+  )
 })
 
 test('eval --hybrid --model adds dense and hybrid rows (tiny random-weight test embedder)', (t) => {
-  const r = cli(['eval', '--corpus', 'demo/corpus.jsonl', '--queries', 'demo/queries.jsonl', '--qrels', 'demo/qrels.tsv', '--hybrid', '--model', join(root, 'fixtures/models/tiny-embedder')])
+  const r = cli([
+    'eval',
+    '--corpus',
+    'demo/corpus.jsonl',
+    '--queries',
+    'demo/queries.jsonl',
+    '--qrels',
+    'demo/qrels.tsv',
+    '--hybrid',
+    '--model',
+    join(root, 'fixtures/models/tiny-embedder'),
+  ])
   t.is(r.status, 0, r.stderr)
-  const rows = r.stdout.trim().split('\n').slice(2).map((l) => l.split(/\s{2,}/))
-  t.deepEqual(rows.map((x) => x[0]), ['bm25 lucene', 'dense', 'hybrid bm25 lucene + dense (rrf)'])
+  const rows = r.stdout
+    .trim()
+    .split('\n')
+    .slice(2)
+    .map((l) => l.split(/\s{2,}/))
+  t.deepEqual(
+    rows.map((x) => x[0]),
+    ['bm25 lucene', 'dense', 'hybrid bm25 lucene + dense (rrf)'],
+  )
   for (const row of rows) for (const v of row.slice(1)) t.true(Number(v) >= 0 && Number(v) <= 1)
 })
 
@@ -192,7 +295,10 @@ test('index --embed saves vectors; search --hybrid fuses BM25 and dense by RRF (
   // RRF scores (k = 60, two lists) are at most 2/61, far below BM25 scores; every hit carries its text.
   for (const h of hits) t.true(h.score > 0 && h.score <= 2 / 61 + 1e-12 && h.text.length > 0, JSON.stringify(h))
   const bm25 = JSON.parse(cli(['search', idx, 'Saltmere festival', '--json', '-k', '20']).stdout).hits
-  t.notDeepEqual(hits.map((h) => h.id), bm25.map((h) => h.id))
+  t.notDeepEqual(
+    hits.map((h) => h.id),
+    bm25.map((h) => h.id),
+  )
   t.regex(cli(['search', idx, 'x', '--hybrid']).stderr, /--hybrid needs --model/)
   // Rebuilding without --embed drops the vectors, and --hybrid then says how to get them back.
   t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx]).status, 0)
@@ -207,9 +313,15 @@ test('split writes the hierarchy as JSONL whose texts are slices of the document
   const out = join(dir, 'nodes.jsonl')
   const r = cli(['split', join(dir, 'docs.jsonl'), '--block-sizes', '6,3', '-o', out])
   t.is(r.status, 0, r.stderr)
-  const nodes = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  const nodes = readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   const byId = Object.fromEntries(DOCS.map((d) => [d.id, d.text]))
-  t.deepEqual(nodes.filter((n) => n.level === 0).map((n) => n.id), DOCS.map((d) => d.id))
+  t.deepEqual(
+    nodes.filter((n) => n.level === 0).map((n) => n.id),
+    DOCS.map((d) => d.id),
+  )
   for (const n of nodes) t.is(n.text, byId[n.sourceId].slice(n.start, n.end))
   t.true(nodes.some((n) => n.level === 2 && n.blockSize === 3))
   // Without -o the nodes go to stdout.
@@ -219,8 +331,8 @@ test('split writes the hierarchy as JSONL whose texts are slices of the document
 
 test('index --split indexes leaves and search merges them back into blocks (--no-merge returns leaves)', (t) => {
   const dir = tmp()
-  const long = 'alpha beta gamma delta. '.repeat(6) + 'omega words here and there to fill the rest of it.'
-  writeFileSync(join(dir, 'd.jsonl'), JSON.stringify({ id: 'doc', text: long }) + '\n')
+  const long = `${'alpha beta gamma delta. '.repeat(6)}omega words here and there to fill the rest of it.`
+  writeFileSync(join(dir, 'd.jsonl'), `${JSON.stringify({ id: 'doc', text: long })}\n`)
   const idx = join(dir, 's.idx')
   t.is(cli(['index', join(dir, 'd.jsonl'), '-o', idx, '--split', '12,4']).status, 0)
   t.true(existsSync(`${idx}.nodes.jsonl`))
@@ -229,7 +341,10 @@ test('index --split indexes leaves and search merges them back into blocks (--no
   t.true(leaves.every((h) => /^doc#\d+\.\d+$/.test(h.id)))
   const merged = JSON.parse(cli(['search', idx, 'alpha gamma', '--json']).stdout).hits
   // Most leaves of each block match, so they merge up into a block or the whole document (doc or doc#i).
-  t.true(merged.some((h) => /^doc(#\d+)?$/.test(h.id)), JSON.stringify(merged.map((h) => h.id)))
+  t.true(
+    merged.some((h) => /^doc(#\d+)?$/.test(h.id)),
+    JSON.stringify(merged.map((h) => h.id)),
+  )
   t.true(merged.length < leaves.length)
   // Re-indexing without --split removes the tree that no longer matches.
   t.is(cli(['index', join(dir, 'd.jsonl'), '-o', idx]).status, 0)
@@ -247,28 +362,45 @@ test('bench delegates to bench/run.mjs and passes its options on', (t) => {
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 
-;(hasScript ? test : test.skip)('on a terminal, index shows a progress bar with count, rate and ETA; in a pipe it does not', (t) => {
-  const dir = tmp()
-  const docs = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ id: `d${i}`, text: `word${i % 50} other${i % 7} x${i}` }))
-  writeFileSync(join(dir, 'b.jsonl'), docs.join('\n'))
-  // script(1) runs the command under a pseudo-terminal, so stderr is a TTY as in an interactive shell.
-  const tty = spawnSync('script', ['-qec', `${process.execPath} ${BIN} index ${join(dir, 'b.jsonl')} -o ${join(dir, 'b.idx')}`, '/dev/null'], { encoding: 'utf8' })
-  t.is(tty.status, 0, tty.stdout)
-  t.regex(tty.stdout, /indexing \[.+\] 100% \| 20000\/20000 \| \d+\/s \| ETA \d+s/)
-  const piped = cli(['index', join(dir, 'b.jsonl'), '-o', join(dir, 'c.idx')])
-  t.is(piped.status, 0)
-  t.notRegex(piped.stderr, /indexing \[/)
-  t.regex(piped.stderr, /indexed 20000 documents/)
-})
+;(hasScript ? test : test.skip)(
+  'on a terminal, index shows a progress bar with count, rate and ETA; in a pipe it does not',
+  (t) => {
+    const dir = tmp()
+    const docs = Array.from({ length: 20_000 }, (_, i) =>
+      JSON.stringify({ id: `d${i}`, text: `word${i % 50} other${i % 7} x${i}` }),
+    )
+    writeFileSync(join(dir, 'b.jsonl'), docs.join('\n'))
+    // script(1) runs the command under a pseudo-terminal, so stderr is a TTY as in an interactive shell.
+    const tty = spawnSync(
+      'script',
+      ['-qec', `${process.execPath} ${BIN} index ${join(dir, 'b.jsonl')} -o ${join(dir, 'b.idx')}`, '/dev/null'],
+      { encoding: 'utf8' },
+    )
+    t.is(tty.status, 0, tty.stdout)
+    t.regex(tty.stdout, /indexing \[.+\] 100% \| 20000\/20000 \| \d+\/s \| ETA \d+s/)
+    const piped = cli(['index', join(dir, 'b.jsonl'), '-o', join(dir, 'c.idx')])
+    t.is(piped.status, 0)
+    t.notRegex(piped.stderr, /indexing \[/)
+    t.regex(piped.stderr, /indexed 20000 documents/)
+  },
+)
 
 test('Ctrl-C during indexing exits 130 and leaves no file behind', async (t) => {
   const dir = tmp()
   // Large enough that indexing outlasts the signal sent once the file has been read.
   const words = ['river', 'stone', 'light', 'harbour', 'field', 'cloud', 'north', 'amber', 'salt', 'wind']
   const lines = []
-  for (let i = 0; i < 300_000; i++) lines.push(JSON.stringify({ id: `d${i}`, text: `${words[i % 10]} ${words[(i * 7) % 10]} w${i} ${words[(i * 3) % 10]} t${i % 997}` }))
+  for (let i = 0; i < 300_000; i++)
+    lines.push(
+      JSON.stringify({
+        id: `d${i}`,
+        text: `${words[i % 10]} ${words[(i * 7) % 10]} w${i} ${words[(i * 3) % 10]} t${i % 997}`,
+      }),
+    )
   writeFileSync(join(dir, 'big.jsonl'), lines.join('\n'))
-  const child = spawn(process.execPath, [BIN, 'index', join(dir, 'big.jsonl'), '-o', join(dir, 'big.idx')], { cwd: root })
+  const child = spawn(process.execPath, [BIN, 'index', join(dir, 'big.jsonl'), '-o', join(dir, 'big.idx')], {
+    cwd: root,
+  })
   let stderr = ''
   child.stderr.on('data', (d) => (stderr += d))
   setTimeout(() => child.kill('SIGINT'), 600)
@@ -301,7 +433,11 @@ test('buildBm25 reports progress chunk by chunk up to the total, and stops betwe
   t.is(index.size, 4_500)
   const controller = new AbortController()
   const stopped = []
-  const build = buildBm25(docs, {}, { signal: controller.signal, onProgress: (n) => (stopped.push(n), controller.abort()) })
+  const build = buildBm25(
+    docs,
+    {},
+    { signal: controller.signal, onProgress: (n) => (stopped.push(n), controller.abort()) },
+  )
   await t.throwsAsync(build, { name: 'AbortError', code: 'ABORT_ERR' })
   t.deepEqual(stopped, [2000])
 })

@@ -7,19 +7,37 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const run = (args = []) => spawnSync(process.execPath, ['demo/run.mjs', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, RAGRANK_DATA: '/nonexistent' } })
+const run = (args = []) =>
+  spawnSync(process.execPath, ['demo/run.mjs', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, RAGRANK_DATA: '/nonexistent' },
+  })
 
 /** The rows of the evaluation table: [configuration, ...numbers]. */
-function tableRows(out, metrics) {
+function tableRows(out, _metrics) {
   const lines = out.slice(out.indexOf('== Evaluation')).split('\n')
   const header = lines.findIndex((l) => l.startsWith('configuration'))
-  return { header: lines[header].split(/\s{2,}/), rows: lines.slice(header + 2).filter(Boolean).map((l) => l.split(/\s{2,}/)) }
+  return {
+    header: lines[header].split(/\s{2,}/),
+    rows: lines
+      .slice(header + 2)
+      .filter(Boolean)
+      .map((l) => l.split(/\s{2,}/)),
+  }
 }
 
 test('npm run demo prints BM25, hybrid (skipped), auto-merging, reranking and an evaluation table', (t) => {
   const r = run(['--no-cache'])
   t.is(r.status, 0, r.stderr)
-  for (const s of ['== BM25 ==', '== Hybrid', '== Hierarchical splitting + auto-merging ==', '== Reranking', '== Evaluation']) t.true(r.stdout.includes(s), s)
+  for (const s of [
+    '== BM25 ==',
+    '== Hybrid',
+    '== Hierarchical splitting + auto-merging ==',
+    '== Reranking',
+    '== Evaluation',
+  ])
+    t.true(r.stdout.includes(s), s)
   t.regex(r.stdout, /384 documents, 48 queries/)
   t.regex(r.stdout, /skipped: no embedding model given/)
   t.regex(r.stdout, /RANDOM WEIGHTS/)
@@ -31,7 +49,10 @@ test('npm run demo prints BM25, hybrid (skipped), auto-merging, reranking and an
   const { header, rows } = tableRows(r.stdout)
   t.deepEqual(header, ['configuration', 'map@3', 'mrr@10', 'ndcg@10'])
   t.true(rows.length >= 4)
-  t.deepEqual(rows.slice(0, 3).map((r) => r[0]), ['bm25 lucene', 'bm25 bm25+', 'bm25 lucene, en stopwords + stemmer'])
+  t.deepEqual(
+    rows.slice(0, 3).map((r) => r[0]),
+    ['bm25 lucene', 'bm25 bm25+', 'bm25 lucene, en stopwords + stemmer'],
+  )
   for (const row of rows) {
     t.is(row.length, 4, row.join('|'))
     for (const v of row.slice(1)) {
@@ -72,17 +93,30 @@ test('the demo exits 2 with an actionable message on a missing data folder or mo
 test('the shipped corpus is what demo/make-corpus.mjs writes (deterministic generator)', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ragrank-demo-'))
   execFileSync(process.execPath, ['demo/make-corpus.mjs', dir], { cwd: root })
-  for (const f of ['corpus.jsonl', 'queries.jsonl', 'qrels.tsv']) t.is(readFileSync(join(dir, f), 'utf8'), readFileSync(join(root, 'demo', f), 'utf8'), f)
+  for (const f of ['corpus.jsonl', 'queries.jsonl', 'qrels.tsv'])
+    t.is(readFileSync(join(dir, f), 'utf8'), readFileSync(join(root, 'demo', f), 'utf8'), f)
   rmSync(dir, { recursive: true })
 })
 
 const DATA = process.env.RAGRANK_DATA ?? join(root, '../shared/data')
-;(existsSync(join(DATA, 'en/adi/ADI.ALL')) ? test : test.skip)('--data runs the same steps on a real collection (ADI, when ../shared/data is present)', (t) => {
-  const r = spawnSync(process.execPath, ['demo/run.mjs', '--data', DATA, '--dataset', 'adi'], { cwd: root, encoding: 'utf8' })
-  t.is(r.status, 0, r.stderr)
-  t.regex(r.stdout, /82 documents, 35 queries with judgements/)
-  const { rows } = tableRows(r.stdout)
-  t.true(rows.length >= 3)
-  for (const row of rows) for (const v of row.slice(1)) t.true(Number(v) >= 0 && Number(v) <= 1)
-  t.is(spawnSync(process.execPath, ['demo/run.mjs', '--data', DATA, '--dataset', 'nope'], { cwd: root, encoding: 'utf8' }).status, 2)
-})
+;(existsSync(join(DATA, 'en/adi/ADI.ALL')) ? test : test.skip)(
+  '--data runs the same steps on a real collection (ADI, when ../shared/data is present)',
+  (t) => {
+    const r = spawnSync(process.execPath, ['demo/run.mjs', '--data', DATA, '--dataset', 'adi'], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    t.is(r.status, 0, r.stderr)
+    t.regex(r.stdout, /82 documents, 35 queries with judgements/)
+    const { rows } = tableRows(r.stdout)
+    t.true(rows.length >= 3)
+    for (const row of rows) for (const v of row.slice(1)) t.true(Number(v) >= 0 && Number(v) <= 1)
+    t.is(
+      spawnSync(process.execPath, ['demo/run.mjs', '--data', DATA, '--dataset', 'nope'], {
+        cwd: root,
+        encoding: 'utf8',
+      }).status,
+      2,
+    )
+  },
+)

@@ -43,33 +43,36 @@ const small = () => {
   return ix
 }
 
-test.serial('aborting after a call failed, whatever failed, leaves no listener and no unhandled rejection', async (t) => {
-  const unhandled = []
-  const onUnhandled = (e) => unhandled.push(e)
-  process.on('unhandledRejection', onUnhandled)
-  try {
-    const badMeta = [{ n: NaN }, { f: () => 1 }, { s: Symbol('s') }, { u: undefined }, { b: 1n }]
-    const calls = [
-      ...badMeta.map((meta) => (signal) => small().addAsync([{ id: 'new', text: 'x', meta }], { signal })),
-      ...badMeta.map((meta) => (signal) => small().searchBatch(['cat'], { filter: { meta }, signal })),
-      ...badMeta.map((meta) => (signal) => small().retrieve('cat', { filter: { meta }, signal })),
-      (signal) => small().addAsync([{ id: 'a', text: 'dup' }], { signal }), // a native error after the start
-      (signal) => small().searchBatch([new Array(1)], { signal }),
-      (signal) => new HierarchicalSplitter({ blockSizes: [4, 2] }).splitAsync([{ id: 'd', text: 1 }], { signal }),
-      (signal) => new VectorIndex({ dim: 2 }).searchBatch(new Float32Array(3), { signal }),
-    ]
-    for (const call of calls) {
-      const controller = new AbortController()
-      const e = await t.throwsAsync(() => call(controller.signal))
-      t.truthy(e.code, `${e.name}: ${e.message}`)
-      controller.abort()
+test.serial(
+  'aborting after a call failed, whatever failed, leaves no listener and no unhandled rejection',
+  async (t) => {
+    const unhandled = []
+    const onUnhandled = (e) => unhandled.push(e)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const badMeta = [{ n: NaN }, { f: () => 1 }, { s: Symbol('s') }, { u: undefined }, { b: 1n }]
+      const calls = [
+        ...badMeta.map((meta) => (signal) => small().addAsync([{ id: 'new', text: 'x', meta }], { signal })),
+        ...badMeta.map((meta) => (signal) => small().searchBatch(['cat'], { filter: { meta }, signal })),
+        ...badMeta.map((meta) => (signal) => small().retrieve('cat', { filter: { meta }, signal })),
+        (signal) => small().addAsync([{ id: 'a', text: 'dup' }], { signal }), // a native error after the start
+        (signal) => small().searchBatch([new Array(1)], { signal }),
+        (signal) => new HierarchicalSplitter({ blockSizes: [4, 2] }).splitAsync([{ id: 'd', text: 1 }], { signal }),
+        (signal) => new VectorIndex({ dim: 2 }).searchBatch(new Float32Array(3), { signal }),
+      ]
+      for (const call of calls) {
+        const controller = new AbortController()
+        const e = await t.throwsAsync(() => call(controller.signal))
+        t.truthy(e.code, `${e.name}: ${e.message}`)
+        controller.abort()
+      }
+      await new Promise((r) => setTimeout(r, 20))
+      t.deepEqual(unhandled, [])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
     }
-    await new Promise((r) => setTimeout(r, 20))
-    t.deepEqual(unhandled, [])
-  } finally {
-    process.off('unhandledRejection', onUnhandled)
-  }
-})
+  },
+)
 
 test('an aborted addAsync either adds everything and resolves, or adds nothing and rejects (race)', async (t) => {
   let resolved = 0
@@ -100,7 +103,15 @@ test('an aborted addAsync either adds everything and resolves, or adds nothing a
 
 test('napi conversion errors never escape: meta and filters are checked, holes are missing strings', async (t) => {
   const ix = small()
-  for (const meta of [{ n: NaN }, { n: Infinity }, { f: () => 1 }, { s: Symbol('s') }, { u: undefined }, { b: 1n }, { deep: [1, [2, NaN]] }]) {
+  for (const meta of [
+    { n: NaN },
+    { n: Infinity },
+    { f: () => 1 },
+    { s: Symbol('s') },
+    { u: undefined },
+    { b: 1n },
+    { deep: [1, [2, NaN]] },
+  ]) {
     invalidArg(t, () => ix.add([{ id: 'x', text: 'x', meta }]), `add meta ${Object.keys(meta)}`)
     invalidArg(t, () => ix.search('cat', { filter: { meta } }), `filter meta ${Object.keys(meta)}`)
   }
@@ -176,7 +187,14 @@ test('splitter node ids never collide across documents: doc "a#0" and chunk 0 of
 })
 
 test('NodeTree validates its input and arguments', async (t) => {
-  for (const bad of [0, null, [null], [{ id: 1, parentId: null, childrenIds: [] }], [{ id: 'x', parentId: 2, childrenIds: [] }], [{ id: 'x', parentId: null }]]) {
+  for (const bad of [
+    0,
+    null,
+    [null],
+    [{ id: 1, parentId: null, childrenIds: [] }],
+    [{ id: 'x', parentId: 2, childrenIds: [] }],
+    [{ id: 'x', parentId: null }],
+  ]) {
     invalidArg(t, () => new NodeTree(bad), JSON.stringify(bad))
   }
   const tree = new NodeTree(new HierarchicalSplitter({ blockSizes: [2] }).split([{ id: 'd', text: 'a b c d' }]))
@@ -218,16 +236,27 @@ test('RagrankRetriever: a non-Error rejection becomes ERR_CALLBACK with the valu
   t.is(e.code, 'ERR_CALLBACK')
   t.true(Object.hasOwn(e, 'cause'))
   const own = new Error('mine')
-  t.is(await t.throwsAsync(new RagrankRetriever({ retriever: { retrieve: () => Promise.reject(own) } }).invoke('q')), own)
+  t.is(
+    await t.throwsAsync(new RagrankRetriever({ retriever: { retrieve: () => Promise.reject(own) } }).invoke('q')),
+    own,
+  )
   for (const hit of [null, undefined, 3]) {
-    await invalidArgAsync(t, new RagrankRetriever({ retriever: { retrieve: async () => [hit] } }).invoke('q'), String(hit))
+    await invalidArgAsync(
+      t,
+      new RagrankRetriever({ retriever: { retrieve: async () => [hit] } }).invoke('q'),
+      String(hit),
+    )
   }
 })
 
 test('hub helpers check their argument types', async (t) => {
   invalidArg(t, () => hubCacheDir(null), 'hubCacheDir(null)')
   for (const revision of [true, 1, {}]) {
-    await invalidArgAsync(t, resolveHubFiles('org/name', ['a'], [], { revision, offline: true }), `revision ${revision}`)
+    await invalidArgAsync(
+      t,
+      resolveHubFiles('org/name', ['a'], [], { revision, offline: true }),
+      `revision ${revision}`,
+    )
   }
 })
 
@@ -236,7 +265,11 @@ test('OpenAIChatGenerator.chat: a schema JSON cannot hold is a coded TypeError',
   const cyclic = {}
   cyclic.self = cyclic
   for (const schema of [{ b: 1n }, cyclic, { f: () => 1 }]) {
-    await invalidArgAsync(t, llm.chat({ messages: [{ role: 'user', content: 'x' }], responseFormat: { name: 'n', schema } }), 'schema')
+    await invalidArgAsync(
+      t,
+      llm.chat({ messages: [{ role: 'user', content: 'x' }], responseFormat: { name: 'n', schema } }),
+      'schema',
+    )
   }
 })
 
@@ -260,7 +293,11 @@ test('a revoked Proxy is a coded TypeError wherever it is given', async (t) => {
   invalidArg(t, () => new HierarchicalSplitter({ blockSizes: revoked() }), 'blockSizes')
   invalidArg(t, () => hubCacheDir(revoked()), 'hubCacheDir')
   invalidArg(t, () => new RagrankRetriever({ retriever: revoked() }), 'retriever')
-  await invalidArgAsync(t, new RagrankRetriever({ retriever: { retrieve: async () => revoked() } }).invoke('q'), 'resolved to one')
+  await invalidArgAsync(
+    t,
+    new RagrankRetriever({ retriever: { retrieve: async () => revoked() } }).invoke('q'),
+    'resolved to one',
+  )
 })
 
 test('RagrankError and AbortError take any message without throwing', (t) => {

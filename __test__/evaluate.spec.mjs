@@ -18,7 +18,10 @@ test('per-query values equal pytrec_eval for queries with relevant documents', (
       continue
     }
     for (const m of metrics) {
-      t.true(Math.abs(result.perQuery[qid][m] - expected[m]) < 1e-9, `${qid} ${m}: ${result.perQuery[qid][m]} vs ${expected[m]}`)
+      t.true(
+        Math.abs(result.perQuery[qid][m] - expected[m]) < 1e-9,
+        `${qid} ${m}: ${result.perQuery[qid][m]} vs ${expected[m]}`,
+      )
       compared++
     }
   }

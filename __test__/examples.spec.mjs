@@ -14,12 +14,16 @@ const examples = {
   '01-pooled-rerank.mjs': /pooled candidates from 5 books/,
   '02-llm-rerank-after-bm25.mjs': /LLM kept \d+ of 10[\s\S]*in windows of 10[\s\S]*usage: \{"promptTokens"/,
   '03-korean-conversational-hybrid.mjs': /220 conversations in [\d.]+ s; \d+ judged small talk/,
-  '04-hierarchical-auto-merging.mjs': /401 tech articles → \d+ nodes[\s\S]*top 8 after merging[\s\S]*L2\/[2-9][\s\S]*1\.00  level/,
+  '04-hierarchical-auto-merging.mjs':
+    /401 tech articles → \d+ nodes[\s\S]*top 8 after merging[\s\S]*L2\/[2-9][\s\S]*1\.00 {2}level/,
 }
 
 for (const [file, expected] of Object.entries(examples)) {
   test(`examples/${file} runs offline`, async (t) => {
-    const { stdout } = await run(process.execPath, [new URL(`../examples/${file}`, import.meta.url).pathname], { env, timeout: 110_000 })
+    const { stdout } = await run(process.execPath, [new URL(`../examples/${file}`, import.meta.url).pathname], {
+      env,
+      timeout: 110_000,
+    })
     if (/^skipped: /m.test(stdout)) return t.pass(`skipped: ${stdout.trim().split('\n').at(-1)}`)
     t.regex(stdout, expected)
     t.notRegex(stdout, /OPENAI_API_KEY is set/)

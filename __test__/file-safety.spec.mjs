@@ -67,25 +67,31 @@ function writingTemporary(name, ms = 30_000) {
 function smallVectors(seed = 1, rows = 8, dim = 4) {
   const index = new VectorIndex({ dim, metric: 'dot' })
   const v = Float32Array.from({ length: rows * dim }, (_, i) => Math.sin(seed * 7 + i))
-  index.add(Array.from({ length: rows }, (_, i) => `v${i}`), v)
+  index.add(
+    Array.from({ length: rows }, (_, i) => `v${i}`),
+    v,
+  )
   return index
 }
 
-test.serial('a save killed with SIGKILL mid-write leaves a temporary that the next save of the target removes', async (t) => {
-  const target = join(dir, 'killed.rgv')
-  const { child, exited, saving } = bigSave(target)
-  await saving
-  const tmp = writingTemporary('killed.rgv')
-  t.truthy(tmp, 'the child was seen writing its temporary file')
-  child.kill('SIGKILL')
-  t.is((await exited).signal, 'SIGKILL')
-  t.deepEqual(temporaries('killed.rgv'), [tmp], 'the killed save left its temporary behind')
-  t.true(statSync(join(dir, tmp)).size > 0)
+test.serial(
+  'a save killed with SIGKILL mid-write leaves a temporary that the next save of the target removes',
+  async (t) => {
+    const target = join(dir, 'killed.rgv')
+    const { child, exited, saving } = bigSave(target)
+    await saving
+    const tmp = writingTemporary('killed.rgv')
+    t.truthy(tmp, 'the child was seen writing its temporary file')
+    child.kill('SIGKILL')
+    t.is((await exited).signal, 'SIGKILL')
+    t.deepEqual(temporaries('killed.rgv'), [tmp], 'the killed save left its temporary behind')
+    t.true(statSync(join(dir, tmp)).size > 0)
 
-  await smallVectors().save(target)
-  t.deepEqual(temporaries('killed.rgv'), [], 'the next save removed the stale temporary')
-  t.is((await VectorIndex.load(target)).size, 8)
-})
+    await smallVectors().save(target)
+    t.deepEqual(temporaries('killed.rgv'), [], 'the next save removed the stale temporary')
+    t.is((await VectorIndex.load(target)).size, 8)
+  },
+)
 
 test.serial('a temporary held by a live writer is not removed by another save of the same target', async (t) => {
   const target = join(dir, 'live.rgv')
@@ -137,7 +143,13 @@ async function within(promise, ms, unblock) {
   const hang = new Promise((resolve) => {
     timer = setTimeout(() => resolve('hung'), ms)
   })
-  const outcome = await Promise.race([promise.then(() => 'resolved', (e) => e), hang])
+  const outcome = await Promise.race([
+    promise.then(
+      () => 'resolved',
+      (e) => e,
+    ),
+    hang,
+  ])
   clearTimeout(timer)
   if (outcome === 'hung') unblock()
   return outcome
@@ -152,7 +164,9 @@ for (const [name, load] of Object.entries(loaders)) {
     const fifo = join(dir, `fifo-${name.replace(' ', '-')}`)
     execFileSync('mkfifo', [fifo])
     // A blocked open is released by opening the write end.
-    const outcome = await within(load(fifo), 5000, () => closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)))
+    const outcome = await within(load(fifo), 5000, () =>
+      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)),
+    )
     t.not(outcome, 'hung', 'loading a FIFO returned')
     t.is(outcome.code, 'ERR_IO')
     t.regex(outcome.message, /a FIFO/)

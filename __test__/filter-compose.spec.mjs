@@ -70,7 +70,8 @@ function postFiltered(inner, records, size) {
 
 // ---- the corpus: documents, and the same documents split into node trees ----
 
-const split = (docs) => new HierarchicalSplitter({ blockSizes: [6, 2] }).split(docs.map((d) => ({ ...d, id: `s-${d.id}` })))
+const split = (docs) =>
+  new HierarchicalSplitter({ blockSizes: [6, 2] }).split(docs.map((d) => ({ ...d, id: `s-${d.id}` })))
 
 async function corpus(docs) {
   const records = new Map(docs.map((d) => [d.id, d]))
@@ -118,23 +119,52 @@ const rewrite = (q) => [q.split(' ').reverse().join(' '), `${q} ${VOCAB[q.length
 
 const spec = (leafKinds, withMerging) =>
   fc.letrec((tie) => ({
-    tree: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), tie('hybrid'), tie('multi'), tie('compress'), ...(withMerging ? [tie('merge')] : [])),
+    tree: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      tie('leaf'),
+      tie('hybrid'),
+      tie('multi'),
+      tie('compress'),
+      ...(withMerging ? [tie('merge')] : []),
+    ),
     leaf: fc.record({ kind: fc.constant('leaf'), leaf: fc.constantFrom(...leafKinds) }),
     hybrid: fc.record({
       kind: fc.constant('hybrid'),
-      sources: fc.array(fc.record({ tree: tie('tree'), topK: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }), weight: fc.constantFrom(0.5, 1, 2) }), {
-        minLength: 1,
-        maxLength: 3,
-      }),
+      sources: fc.array(
+        fc.record({
+          tree: tie('tree'),
+          topK: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+          weight: fc.constantFrom(0.5, 1, 2),
+        }),
+        {
+          minLength: 1,
+          maxLength: 3,
+        },
+      ),
       method: fc.constantFrom('rrf', 'weighted'),
       scoreNormalization: fc.constantFrom('minmax', 'zscore', 'none'),
       candidates: fc.integer({ min: 1, max: 8 }),
     }),
-    multi: fc.record({ kind: fc.constant('multi'), tree: tie('tree'), candidates: fc.integer({ min: 1, max: 8 }), includeOriginal: fc.boolean() }),
-    compress: fc.record({ kind: fc.constant('compress'), tree: tie('tree'), candidates: fc.integer({ min: 1, max: 8 }) }),
+    multi: fc.record({
+      kind: fc.constant('multi'),
+      tree: tie('tree'),
+      candidates: fc.integer({ min: 1, max: 8 }),
+      includeOriginal: fc.boolean(),
+    }),
+    compress: fc.record({
+      kind: fc.constant('compress'),
+      tree: tie('tree'),
+      candidates: fc.integer({ min: 1, max: 8 }),
+    }),
     // Auto-merging needs node-level sources below it (and none of its own, so the recursion ends).
     ...(withMerging
-      ? { merge: fc.record({ kind: fc.constant('merge'), tree: spec(['nodeBm25', 'nodeVector'], false), candidates: fc.integer({ min: 1, max: 12 }) }) }
+      ? {
+          merge: fc.record({
+            kind: fc.constant('merge'),
+            tree: spec(['nodeBm25', 'nodeVector'], false),
+            candidates: fc.integer({ min: 1, max: 12 }),
+          }),
+        }
       : {}),
   })).tree
 
@@ -150,11 +180,20 @@ function build(s, leaves, nodes) {
         candidates: s.candidates,
       })
     case 'multi':
-      return new MultiQueryRetriever({ retriever: build(s.tree, leaves, nodes), queries: rewrite, candidates: s.candidates, includeOriginal: s.includeOriginal })
+      return new MultiQueryRetriever({
+        retriever: build(s.tree, leaves, nodes),
+        queries: rewrite,
+        candidates: s.candidates,
+        includeOriginal: s.includeOriginal,
+      })
     case 'compress':
       return new CompressionRetriever({ retriever: build(s.tree, leaves, nodes), ranker, candidates: s.candidates })
     case 'merge':
-      return new AutoMergingRetriever({ retriever: build(s.tree, leaves, nodes), store: nodes, candidates: s.candidates })
+      return new AutoMergingRetriever({
+        retriever: build(s.tree, leaves, nodes),
+        store: nodes,
+        candidates: s.candidates,
+      })
   }
 }
 
@@ -167,7 +206,9 @@ const docsArb = fc
     }),
     { minLength: 1, maxLength: 25 },
   )
-  .map((rows) => rows.map((r, i) => ({ id: `d${i}`, text: r.words.join(' '), meta: { tenant: r.tenant, level: r.level } })))
+  .map((rows) =>
+    rows.map((r, i) => ({ id: `d${i}`, text: r.words.join(' '), meta: { tenant: r.tenant, level: r.level } })),
+  )
 
 const filterArb = (docs, nodeIds) =>
   fc.oneof(
@@ -175,7 +216,10 @@ const filterArb = (docs, nodeIds) =>
     fc.record({ meta: fc.record({ tenant: fc.subarray(TENANTS, { minLength: 1 }) }) }),
     fc.record({ meta: fc.record({ tenant: fc.constantFrom(...TENANTS), level: fc.integer({ min: 0, max: 3 }) }) }),
     fc.record({ ids: fc.subarray([...docs.map((d) => d.id), ...nodeIds]) }),
-    fc.record({ ids: fc.subarray([...docs.map((d) => d.id), ...nodeIds]), meta: fc.record({ tenant: fc.constantFrom(...TENANTS) }) }),
+    fc.record({
+      ids: fc.subarray([...docs.map((d) => d.id), ...nodeIds]),
+      meta: fc.record({ tenant: fc.constantFrom(...TENANTS) }),
+    }),
   )
 
 const queryArb = fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 3 }).map((w) => w.join(' '))
@@ -198,7 +242,9 @@ const caseArb = docsArb.chain((docs) => {
 
 async function run(retriever, query, topK, filter, langchain) {
   if (!langchain) return retriever.retrieve(query, { topK, ...(filter === undefined ? {} : { filter }) })
-  const docs = await new RagrankRetriever({ retriever, topK, ...(filter === undefined ? {} : { filter }) }).invoke(query)
+  const docs = await new RagrankRetriever({ retriever, topK, ...(filter === undefined ? {} : { filter }) }).invoke(
+    query,
+  )
   return docs.map((d) => ({ id: d.id, pageContent: d.pageContent, metadata: d.metadata }))
 }
 
@@ -213,7 +259,8 @@ test('property: no composed result violates the filter, and results equal the co
       const got = await run(real, query, topK, filter, langchain)
       for (const r of got) {
         const bad = c.coveredBy(r.id).filter((rec) => !matches(rec, filter))
-        if (bad.length > 0) throw new Error(`result ${r.id} carries ${bad.map((b) => b.id)} that ${JSON.stringify(filter)} excludes`)
+        if (bad.length > 0)
+          throw new Error(`result ${r.id} carries ${bad.map((b) => b.id)} that ${JSON.stringify(filter)} excludes`)
       }
       const expected = await run(build(tree, c.post, c.nodes), query, topK, filter, langchain)
       assert.deepStrictEqual(got, expected)
@@ -229,14 +276,24 @@ test('property: no composed result violates the filter, and results equal the co
 test('property: over corpus-independent scores, a filtered composition equals it over an index of the matching documents only', async (t) => {
   let nonEmpty = 0
   const vectorOnly = docsArb.chain((docs) =>
-    fc.record({ docs: fc.constant(docs), tree: spec(['vector'], false), filter: filterArb(docs, []), query: queryArb, topK: fc.integer({ min: 1, max: 8 }) }),
+    fc.record({
+      docs: fc.constant(docs),
+      tree: spec(['vector'], false),
+      filter: filterArb(docs, []),
+      query: queryArb,
+      topK: fc.integer({ min: 1, max: 8 }),
+    }),
   )
   await fc.assert(
     fc.asyncProperty(vectorOnly, async ({ docs, tree, filter, query, topK }) => {
       const c = await corpus(docs)
       const kept = await vectorIndex(docs.filter((d) => matches(d, filter)))
       const lookup = new Map(docs.map((d) => [d.id, { text: d.text, meta: d.meta }]))
-      const onlyMatching = build(tree, { vector: new VectorRetriever({ index: kept, embed, documents: lookup }) }, c.nodes)
+      const onlyMatching = build(
+        tree,
+        { vector: new VectorRetriever({ index: kept, embed, documents: lookup }) },
+        c.nodes,
+      )
       const got = await build(tree, c.real, c.nodes).retrieve(query, { topK, filter })
       assert.deepStrictEqual(got, await onlyMatching.retrieve(query, { topK }))
       if (got.length > 0) nonEmpty++
@@ -257,7 +314,10 @@ index.add([
 /** A retriever without `supportsFilter` that records whether it ran. */
 function plain() {
   const calls = []
-  return { calls, retrieve: async (query, options) => (calls.push(options), [{ id: 'x2', score: 1, text: 'apple fig' }]) }
+  return {
+    calls,
+    retrieve: async (_query, options) => (calls.push(options), [{ id: 'x2', score: 1, text: 'apple fig' }]),
+  }
 }
 
 const refuses = (t, error, source, why = /supportsFilter/) => {
@@ -308,7 +368,7 @@ test('supportsFilter: Bm25Index declares it, a composite iff all its sources do,
 
 test('VectorRetriever passes the filter to its index search unchanged, and refuses it when the index does not declare support', async (t) => {
   const seen = []
-  const capable = { supportsFilter: true, search: (q, o) => (seen.push(o), [{ id: 'x1', score: 1 }]) }
+  const capable = { supportsFilter: true, search: (_q, o) => (seen.push(o), [{ id: 'x1', score: 1 }]) }
   const f = { ids: ['x1'], meta: { tenant: { $in: ['a'] } } }
   await new VectorRetriever({ index: capable, embed }).retrieve('apple', { topK: 2, filter: f })
   t.is(seen[0].filter, f)
@@ -322,23 +382,43 @@ test('VectorRetriever passes the filter to its index search unchanged, and refus
 
 test('Bm25Index.retrieve honours the filter as search does', async (t) => {
   t.deepEqual(await index.retrieve('apple', { filter }), index.search('apple', { filter }))
-  t.deepEqual((await index.retrieve('apple', { filter })).map((h) => h.id), ['x1'])
+  t.deepEqual(
+    (await index.retrieve('apple', { filter })).map((h) => h.id),
+    ['x1'],
+  )
 })
 
 test('CompressionRetriever refuses a filter with per-call documents (it cannot filter them)', async (t) => {
   const r = new CompressionRetriever({ ranker })
-  refuses(t, await t.throwsAsync(r.retrieve('apple', { documents: [{ id: 'x2', text: 'apple fig' }], filter: { ids: ['x1'] } })), /documents/, /filter/)
+  refuses(
+    t,
+    await t.throwsAsync(r.retrieve('apple', { documents: [{ id: 'x2', text: 'apple fig' }], filter: { ids: ['x1'] } })),
+    /documents/,
+    /filter/,
+  )
 })
 
 test('RagrankRetriever passes its filter on every call, and refuses one its retriever cannot honour when constructed', async (t) => {
   const lc = new RagrankRetriever({ retriever: new HybridRetriever({ retrievers: [index] }), filter })
-  t.deepEqual((await lc.invoke('apple')).map((d) => d.id), ['x1'])
-  t.deepEqual((await lc.invoke('fig')).map((d) => d.id), [])
-  refuses(t, t.throws(() => new RagrankRetriever({ retriever: plain(), filter })), /fields\.retriever/)
+  t.deepEqual(
+    (await lc.invoke('apple')).map((d) => d.id),
+    ['x1'],
+  )
+  t.deepEqual(
+    (await lc.invoke('fig')).map((d) => d.id),
+    [],
+  )
+  refuses(
+    t,
+    t.throws(() => new RagrankRetriever({ retriever: plain(), filter })),
+    /fields\.retriever/,
+  )
 })
 
 test('auto-merging under a filter merges a parent only when every child matched', async (t) => {
-  const nodes = new HierarchicalSplitter({ blockSizes: [2] }).split([{ id: 'p', text: 'apple pear apple fig apple kiwi', meta: { tenant: 'a' } }])
+  const nodes = new HierarchicalSplitter({ blockSizes: [2] }).split([
+    { id: 'p', text: 'apple pear apple fig apple kiwi', meta: { tenant: 'a' } },
+  ])
   const leaves = nodes.filter((n) => n.childrenIds.length === 0)
   t.is(leaves.length, 3)
   const leafIndex = new Bm25Index()
@@ -346,8 +426,18 @@ test('auto-merging under a filter merges a parent only when every child matched'
   const merging = new AutoMergingRetriever({ retriever: leafIndex, store: nodes })
   const twoOfThree = { ids: [leaves[0].id, leaves[1].id] }
   // Unfiltered, 2 of 3 children would merge (> 0.5) and return the third leaf's text.
-  t.deepEqual((await merging.retrieve('pear fig')).map((h) => h.id), ['p'])
-  t.deepEqual((await merging.retrieve('pear fig', { filter: twoOfThree })).map((h) => h.id).sort(), twoOfThree.ids.toSorted())
+  t.deepEqual(
+    (await merging.retrieve('pear fig')).map((h) => h.id),
+    ['p'],
+  )
+  t.deepEqual(
+    (await merging.retrieve('pear fig', { filter: twoOfThree })).map((h) => h.id).sort(),
+    twoOfThree.ids.toSorted(),
+  )
   const all = await merging.retrieve('apple', { filter: { meta: { tenant: 'a' } } })
-  t.deepEqual(all.map((h) => [h.id, h.leafIds.length]), [['p', 3]], 'every child matched the filter: merged')
+  t.deepEqual(
+    all.map((h) => [h.id, h.leafIds.length]),
+    [['p', 3]],
+    'every child matched the filter: merged',
+  )
 })

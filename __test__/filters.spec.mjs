@@ -86,13 +86,18 @@ test('every operator selects the same documents in Bm25Index and in VectorIndex 
       t.deepEqual(sorted(first), want, `${label} batch`)
       t.deepEqual(sorted(second), want, `${label} batch`)
     }
-    t.deepEqual(sorted(index.search(q, { topK: 100, filter: { ids: ['a', 'c', 'zz'], meta: { tenant: 'acme' } } })), ['a'])
+    t.deepEqual(sorted(index.search(q, { topK: 100, filter: { ids: ['a', 'c', 'zz'], meta: { tenant: 'acme' } } })), [
+      'a',
+    ])
   }
 })
 
 test('the original { meta: { field: [values] } } form still works on Bm25Index', (t) => {
   const index = bm25()
-  t.deepEqual(sorted(index.search('common', { filter: { meta: { tenant: ['beta', 'Acme'], year: [2023, '2021'] } } })), ['c', 'd'])
+  t.deepEqual(
+    sorted(index.search('common', { filter: { meta: { tenant: ['beta', 'Acme'], year: [2023, '2021'] } } })),
+    ['c', 'd'],
+  )
   t.deepEqual(sorted(index.search('common', { filter: { meta: { tenant: 'acme' } } })), ['a', 'b'])
 })
 
@@ -106,7 +111,10 @@ test('VectorIndex hits carry meta and text unless includeFields is false', async
   t.is(byId.none.meta, undefined)
   t.is(byId.none.text, 'text none')
   const bare = index.search(q, { topK: 10, includeFields: false })
-  t.deepEqual(bare.map((h) => h.id), hits.map((h) => h.id))
+  t.deepEqual(
+    bare.map((h) => h.id),
+    hits.map((h) => h.id),
+  )
   t.true(bare.every((h) => h.meta === undefined && h.text === undefined))
   const [batch] = await index.searchBatch(q, { topK: 10 })
   t.deepEqual(batch, hits)
@@ -140,14 +148,23 @@ test('a filtered VectorIndex search returns exactly the top k of the matching ro
   const queries = randomVectors(5, dim, 4)
   for (const storage of ['f32', 'f16', 'int8']) {
     const index = new VectorIndex({ dim, metric: 'dot', storage })
-    index.add(Array.from({ length: n }, (_, i) => ({ id: `r${i}`, vector: data.subarray(i * dim, (i + 1) * dim), meta: meta(i) })))
+    index.add(
+      Array.from({ length: n }, (_, i) => ({
+        id: `r${i}`,
+        vector: data.subarray(i * dim, (i + 1) * dim),
+        meta: meta(i),
+      })),
+    )
     const batch = await index.searchBatch(queries, { topK: 10, filter, includeFields: false })
     for (let qi = 0; qi < 5; qi++) {
       const q = queries.subarray(qi * dim, (qi + 1) * dim)
       const want = bruteForce(data, dim, q, passes, 10)
       const hits = index.search(q, { topK: 10, filter })
       t.is(hits.length, 10)
-      t.true(hits.every((h) => h.meta.tenant === 't3' && h.meta.year >= 2020), storage)
+      t.true(
+        hits.every((h) => h.meta.tenant === 't3' && h.meta.year >= 2020),
+        storage,
+      )
       const got = hits.map((h) => h.id)
       if (storage === 'f16') {
         // f16 rounding may swap near-ties at the boundary.
@@ -156,7 +173,10 @@ test('a filtered VectorIndex search returns exactly the top k of the matching ro
         t.deepEqual(got, want, storage)
       }
       t.true(batch[qi].filter((h) => got.includes(h.id)).length >= 9, `${storage} batch`)
-      t.true(batch[qi].every((h) => passes(Number(h.id.slice(1)))), `${storage} batch`)
+      t.true(
+        batch[qi].every((h) => passes(Number(h.id.slice(1)))),
+        `${storage} batch`,
+      )
     }
     // A filter that leaves fewer than topK rows returns them all.
     const few = index.search(queries.subarray(0, dim), { topK: 1000, filter: { meta: { tenant: 't3', year: 2029 } } })
@@ -227,7 +247,15 @@ test('VectorIndex.add with items validates them and changes nothing on failure',
     [() => index.add([{ id: 'a', vector: [1, 0, 0] }]), RangeError, /items\[0\]\.vector has 3 values/],
     [() => index.add([{ id: 'a', vector: 'v' }]), TypeError, /items\[0\]\.vector/],
     [() => index.add(['a']), TypeError, /items\[0\] must be an object/],
-    [() => index.add([{ id: 'a', vector: [1, 0] }, { id: 'a', vector: [0, 1] }]), Error, /more than once/],
+    [
+      () =>
+        index.add([
+          { id: 'a', vector: [1, 0] },
+          { id: 'a', vector: [0, 1] },
+        ]),
+      Error,
+      /more than once/,
+    ],
   ]
   for (const [fn, type, message] of rejects) {
     const e = t.throws(fn, { instanceOf: type, message })

@@ -5,7 +5,8 @@ import { fuse } from '../dist/index.mjs'
 
 const docs = (ids, scores = ids.map((_, i) => 10 - i)) => ids.map((id, i) => ({ id, score: scores[i] }))
 const ids = (fused) => fused.map((d) => d.id)
-const close = (t, actual, expected, message) => t.true(Math.abs(actual - expected) < 1e-12, `${message ?? ''} ${actual} != ${expected}`)
+const close = (t, actual, expected, message) =>
+  t.true(Math.abs(actual - expected) < 1e-12, `${message ?? ''} ${actual} != ${expected}`)
 
 // ---- hand-computed examples ----
 
@@ -30,19 +31,34 @@ test('RRF defaults: k = 60, weight 1, and the per-list contributions', (t) => {
   ])
   t.deepEqual(a.fusion, [{ list: 0, rank: 1, score: 10, contribution: 1 / 61 }])
   const k1 = fuse([docs(['a', 'b'])], { k: 1 })
-  t.deepEqual(k1.map((d) => d.score), [1 / 2, 1 / 3])
+  t.deepEqual(
+    k1.map((d) => d.score),
+    [1 / 2, 1 / 3],
+  )
 })
 
 test('weighted min-max: best -> 1, worst -> 0, missing -> 0', (t) => {
-  const fused = fuse([docs(['a', 'b', 'c'], [10, 6, 2]), docs(['c', 'a'], [0.9, 0.3])], { method: 'weighted', weights: [1, 2] })
+  const fused = fuse([docs(['a', 'b', 'c'], [10, 6, 2]), docs(['c', 'a'], [0.9, 0.3])], {
+    method: 'weighted',
+    weights: [1, 2],
+  })
   t.deepEqual(ids(fused), ['c', 'a', 'b'])
-  t.deepEqual(fused.map((d) => d.score), [2, 1, 0.5])
+  t.deepEqual(
+    fused.map((d) => d.score),
+    [2, 1, 0.5],
+  )
   t.deepEqual(fused[2].fusion, [{ list: 0, rank: 2, score: 6, contribution: 0.5 }])
 })
 
 test('weighted min-max: a single item or all-equal scores each get 1', (t) => {
-  t.deepEqual(fuse([docs(['a'], [-3])], { method: 'weighted' }).map((d) => d.score), [1])
-  t.deepEqual(fuse([docs(['a', 'b'], [4, 4])], { method: 'weighted' }).map((d) => d.score), [1, 1])
+  t.deepEqual(
+    fuse([docs(['a'], [-3])], { method: 'weighted' }).map((d) => d.score),
+    [1],
+  )
+  t.deepEqual(
+    fuse([docs(['a', 'b'], [4, 4])], { method: 'weighted' }).map((d) => d.score),
+    [1, 1],
+  )
 })
 
 test('weighted z-score: (s - mean) / population std; zero variance gives 0', (t) => {
@@ -50,19 +66,29 @@ test('weighted z-score: (s - mean) / population std; zero variance gives 0', (t)
     method: 'weighted',
     normalize: 'zscore',
   })
-  t.deepEqual(fused.map((d) => [d.id, d.score]), [
-    ['a', 1],
-    ['c', 0],
-    ['b', -1],
-  ])
+  t.deepEqual(
+    fused.map((d) => [d.id, d.score]),
+    [
+      ['a', 1],
+      ['c', 0],
+      ['b', -1],
+    ],
+  )
 })
 
 test('weighted none: raw scores times weights', (t) => {
-  const fused = fuse([docs(['a', 'b'], [3, 1]), docs(['b'], [5])], { method: 'weighted', normalize: 'none', weights: [2, 0.5] })
-  t.deepEqual(fused.map((d) => [d.id, d.score]), [
-    ['a', 6],
-    ['b', 4.5],
-  ])
+  const fused = fuse([docs(['a', 'b'], [3, 1]), docs(['b'], [5])], {
+    method: 'weighted',
+    normalize: 'none',
+    weights: [2, 0.5],
+  })
+  t.deepEqual(
+    fused.map((d) => [d.id, d.score]),
+    [
+      ['a', 6],
+      ['b', 4.5],
+    ],
+  )
 })
 
 test('a repeated id within one list counts once, at its first position', (t) => {
@@ -133,7 +159,10 @@ test('normalize and dedupeBy are deprecated aliases of scoreNormalization and ke
       { id: '1', score: 3, text: 'Same' },
       { id: '2', score: 1, text: 'other' },
     ],
-    [{ id: '3', score: 5, text: 'same' }, { id: '4', score: 2, text: 'x' }],
+    [
+      { id: '3', score: 5, text: 'same' },
+      { id: '4', score: 2, text: 'x' },
+    ],
   ]
   const key = (d) => d.text.toLowerCase()
   for (const scoreNormalization of ['minmax', 'zscore', 'none']) {
@@ -149,10 +178,13 @@ test('normalize and dedupeBy are deprecated aliases of scoreNormalization and ke
 
 test('a zero-weight list adds nothing but its documents are still returned, last', (t) => {
   const fused = fuse([docs(['a']), docs(['z', 'a'])], { weights: [1, 0] })
-  t.deepEqual(fused.map((d) => [d.id, d.score]), [
-    ['a', 1 / 61],
-    ['z', 0],
-  ])
+  t.deepEqual(
+    fused.map((d) => [d.id, d.score]),
+    [
+      ['a', 1 / 61],
+      ['z', 0],
+    ],
+  )
   t.deepEqual(fused[1].fusion, [{ list: 1, rank: 1, score: 10, contribution: 0 }])
 })
 
@@ -162,7 +194,9 @@ test('ids that are Object.prototype names fuse like any other', (t) => {
 })
 
 test('linear in the number of items: 300k items in 30 lists', (t) => {
-  const lists = Array.from({ length: 30 }, (_, l) => Array.from({ length: 10_000 }, (_, i) => ({ id: `d${(i * 7 + l * 13) % 50_000}`, score: 1 - i / 1e4 })))
+  const lists = Array.from({ length: 30 }, (_, l) =>
+    Array.from({ length: 10_000 }, (_, i) => ({ id: `d${(i * 7 + l * 13) % 50_000}`, score: 1 - i / 1e4 })),
+  )
   const fused = fuse(lists, { topK: 5 })
   t.is(fused.length, 5)
   const all = fuse(lists, { method: 'weighted', normalize: 'zscore' })
@@ -195,11 +229,19 @@ test('bad input: clear TypeError / RangeError with code ERR_INVALID_ARG', (t) =>
     [() => fuse(l, { keyBy: 'text' }), RangeError, /options\.keyBy/],
     [() => fuse(l, { keyBy: () => 1 }), TypeError, /keyBy must return a string/],
     [() => fuse(l, { method: 'weighted', scoreNormalization: 'l2' }), RangeError, /options\.scoreNormalization/],
-    [() => fuse(l, { scoreNormalization: 'minmax' }), RangeError, /scoreNormalization applies to method 'weighted' only/],
+    [
+      () => fuse(l, { scoreNormalization: 'minmax' }),
+      RangeError,
+      /scoreNormalization applies to method 'weighted' only/,
+    ],
     [() => fuse(l, { method: 'weighted', scoreNormalization: 3 }), TypeError, /scoreNormalization/],
     [() => fuse(l, { method: 3 }), TypeError, /method/],
     [() => fuse(l, { keyBy: 'id', dedupeBy: 'id' }), TypeError, /dedupeBy is the deprecated name of options\.keyBy/],
-    [() => fuse(l, { method: 'weighted', scoreNormalization: 'none', normalize: 'none' }), TypeError, /deprecated name of options\.scoreNormalization/],
+    [
+      () => fuse(l, { method: 'weighted', scoreNormalization: 'none', normalize: 'none' }),
+      TypeError,
+      /deprecated name of options\.scoreNormalization/,
+    ],
     [() => fuse(l, { dedupeBy: () => 1 }), TypeError, /must return a string/],
     [() => fuse(l, { topK: -1 }), RangeError, /topK/],
     [() => fuse(l, { topK: 1.5 }), TypeError, /topK/],
@@ -219,7 +261,11 @@ const listArb = fc.array(fc.record({ id: idArb, score: scoreArb }), { maxLength:
 const listsArb = fc.array(listArb, { minLength: 1, maxLength: 5 })
 const weightsFor = (n) => fc.array(fc.double({ min: 0.01, max: 100, noNaN: true }), { minLength: n, maxLength: n })
 const listsWithWeights = listsArb.chain((lists) => fc.tuple(fc.constant(lists), weightsFor(lists.length)))
-const methodArb = fc.constantFrom({ method: 'rrf' }, { method: 'rrf', k: 1 }, ...['minmax', 'zscore', 'none'].map((normalize) => ({ method: 'weighted', normalize })))
+const methodArb = fc.constantFrom(
+  { method: 'rrf' },
+  { method: 'rrf', k: 1 },
+  ...['minmax', 'zscore', 'none'].map((normalize) => ({ method: 'weighted', normalize })),
+)
 const firstCopies = (list) => list.filter((d, i) => list.findIndex((e) => e.id === d.id) === i)
 const scoreMap = (fused) => new Map(fused.map((d) => [d.id, d.score]))
 const eps = (x) => 1e-9 * Math.max(1, Math.abs(x))
@@ -245,14 +291,24 @@ test('property: one output per distinct id, one contribution per list containing
 
 test('property: permuting the lists (with their weights) keeps every score exactly; only ties reorder', (t) => {
   const arb = listsWithWeights.chain(([lists, weights]) =>
-    fc.tuple(fc.constant(lists), fc.constant(weights), fc.shuffledSubarray([...lists.keys()], { minLength: lists.length })),
+    fc.tuple(
+      fc.constant(lists),
+      fc.constant(weights),
+      fc.shuffledSubarray([...lists.keys()], { minLength: lists.length }),
+    ),
   )
   fc.assert(
     fc.property(arb, methodArb, ([lists, weights, perm], m) => {
       const a = fuse(lists, { ...m, weights })
-      const b = fuse(perm.map((i) => lists[i]), { ...m, weights: perm.map((i) => weights[i]) })
+      const b = fuse(
+        perm.map((i) => lists[i]),
+        { ...m, weights: perm.map((i) => weights[i]) },
+      )
       const sb = scoreMap(b)
-      assert.deepEqual(a.map((d) => d.score), b.map((d) => d.score))
+      assert.deepEqual(
+        a.map((d) => d.score),
+        b.map((d) => d.score),
+      )
       return a.every((d) => Object.is(sb.get(d.id), d.score))
     }),
   )
@@ -304,7 +360,11 @@ test('property: RRF moving a document up one place never lowers its score', (t) 
   const arb = listsWithWeights.chain(([lists, weights]) => {
     const deduped = lists.map(firstCopies)
     const movable = deduped.flatMap((l, i) => l.slice(1).map((_, j) => [i, j + 1]))
-    return fc.tuple(fc.constant(deduped), fc.constant(weights), movable.length ? fc.constantFrom(...movable) : fc.constant(null))
+    return fc.tuple(
+      fc.constant(deduped),
+      fc.constant(weights),
+      movable.length ? fc.constantFrom(...movable) : fc.constant(null),
+    )
   })
   fc.assert(
     fc.property(arb, ([lists, weights, at]) => {
@@ -325,7 +385,11 @@ test('property: weighted, raising a document score in one list never lowers its 
   const arb = listsArb.chain((lists) => {
     const deduped = lists.map(firstCopies)
     const spots = deduped.flatMap((l, i) => l.map((_, j) => [i, j]))
-    return fc.tuple(fc.constant(deduped), spots.length ? fc.constantFrom(...spots) : fc.constant(null), fc.double({ min: 0, max: 500, noNaN: true }))
+    return fc.tuple(
+      fc.constant(deduped),
+      spots.length ? fc.constantFrom(...spots) : fc.constant(null),
+      fc.double({ min: 0, max: 500, noNaN: true }),
+    )
   })
   fc.assert(
     fc.property(arb, fc.constantFrom('minmax', 'zscore', 'none'), ([lists, at, raise], normalize) => {
@@ -357,17 +421,25 @@ test('property: a document first in every list is first overall (RRF, and min-ma
 
 test('property: RRF ranking is invariant to scaling all weights', (t) => {
   fc.assert(
-    fc.property(listsWithWeights, fc.integer({ min: -20, max: 20 }), fc.double({ min: 0.001, max: 1000, noNaN: true }), ([lists, weights], e, c) => {
-      const base = fuse(lists, { weights })
-      // A power of two scales every float exactly: same order, scores scaled exactly.
-      const p = 2 ** e
-      const exact = fuse(lists, { weights: weights.map((w) => w * p) })
-      assert.deepEqual(ids(exact), ids(base))
-      assert.deepEqual(exact.map((d) => d.score), base.map((d) => d.score * p))
-      // Any other factor scales scores up to rounding.
-      const scaled = scoreMap(fuse(lists, { weights: weights.map((w) => w * c) }))
-      return base.every((d) => Math.abs(scaled.get(d.id) - d.score * c) <= 1e-9 * d.score * c)
-    }),
+    fc.property(
+      listsWithWeights,
+      fc.integer({ min: -20, max: 20 }),
+      fc.double({ min: 0.001, max: 1000, noNaN: true }),
+      ([lists, weights], e, c) => {
+        const base = fuse(lists, { weights })
+        // A power of two scales every float exactly: same order, scores scaled exactly.
+        const p = 2 ** e
+        const exact = fuse(lists, { weights: weights.map((w) => w * p) })
+        assert.deepEqual(ids(exact), ids(base))
+        assert.deepEqual(
+          exact.map((d) => d.score),
+          base.map((d) => d.score * p),
+        )
+        // Any other factor scales scores up to rounding.
+        const scaled = scoreMap(fuse(lists, { weights: weights.map((w) => w * c) }))
+        return base.every((d) => Math.abs(scaled.get(d.id) - d.score * c) <= 1e-9 * d.score * c)
+      },
+    ),
   )
   t.pass()
 })
@@ -378,12 +450,14 @@ test('property: min-max maps each list into [0, 1] with its best at 1 and worst 
       const fused = fuse(lists, { method: 'weighted' })
       const parts = fused.flatMap((d) => d.fusion)
       if (!parts.every((p) => p.contribution >= 0 && p.contribution <= 1)) return false
-      return lists.every((l, i) => {
+      return lists.every((_l, i) => {
         const mine = parts.filter((p) => p.list === i)
         if (mine.length === 0) return true
         const max = Math.max(...mine.map((p) => p.score))
         const min = Math.min(...mine.map((p) => p.score))
-        return mine.every((p) => (p.score === max ? p.contribution === 1 : p.score === min ? p.contribution === 0 : true))
+        return mine.every((p) =>
+          p.score === max ? p.contribution === 1 : p.score === min ? p.contribution === 0 : true,
+        )
       })
     }),
   )
@@ -418,7 +492,10 @@ test('property: topK is a prefix of the full fusion', (t) => {
 test('property: weighted scores ignore the order of items within a list (only ties and the kept copy can change)', (t) => {
   const arb = listsArb.chain((lists) => {
     const deduped = lists.map(firstCopies)
-    return fc.tuple(fc.constant(deduped), fc.tuple(...deduped.map((l) => fc.shuffledSubarray(l, { minLength: l.length }))))
+    return fc.tuple(
+      fc.constant(deduped),
+      fc.tuple(...deduped.map((l) => fc.shuffledSubarray(l, { minLength: l.length }))),
+    )
   })
   fc.assert(
     fc.property(arb, fc.constantFrom('minmax', 'zscore', 'none'), ([lists, shuffled], normalize) => {

@@ -46,7 +46,23 @@ test('isHubId tells hub ids from paths', (t) => {
   t.true(isHubId('cross-encoder/ms-marco-MiniLM-L-6-v2'))
   t.true(isHubId('BAAI/bge-reranker-v2-m3'))
   t.true(isHubId('sentence-transformers/all-MiniLM-L6-v2'))
-  for (const s of ['./org/name', '/org/name', 'name', 'a/b/c', 'org/', '/name', 'org//name', '../x/y', 'org/na me', 'C:/x', 'org\\name', 'a--b/c', 'a/.x', 42, undefined]) {
+  for (const s of [
+    './org/name',
+    '/org/name',
+    'name',
+    'a/b/c',
+    'org/',
+    '/name',
+    'org//name',
+    '../x/y',
+    'org/na me',
+    'C:/x',
+    'org\\name',
+    'a--b/c',
+    'a/.x',
+    42,
+    undefined,
+  ]) {
     t.false(isHubId(s), String(s))
   }
 })
@@ -72,7 +88,11 @@ test('hubCacheDir follows huggingface_hub: HF_HUB_CACHE, HUGGINGFACE_HUB_CACHE, 
   t.is(hubCacheDir({ HOME, HF_HOME: '/hf', HUGGINGFACE_HUB_CACHE: '/legacy' }), '/legacy')
   t.is(hubCacheDir({ HOME, HF_HOME: '/hf', HUGGINGFACE_HUB_CACHE: '/legacy', HF_HUB_CACHE: '/new' }), '/new')
   t.is(hubCacheDir({ HOME, HF_HUB_CACHE: '~/models' }), join(HOME, 'models'))
-  t.is(hubCacheDir({ HOME, HF_HOME: '' }), join(HOME, '.cache', 'huggingface', 'hub'), 'an empty variable counts as unset')
+  t.is(
+    hubCacheDir({ HOME, HF_HOME: '' }),
+    join(HOME, '.cache', 'huggingface', 'hub'),
+    'an empty variable counts as unset',
+  )
   t.is(typeof hubCacheDir(), 'string')
 })
 
@@ -136,9 +156,20 @@ test('offline: a cached model resolves without any request (options.offline and 
   hub.reset()
   t.deepEqual(await resolveHubFiles('acme/tiny', FILES, ['tokenizer.json'], { ...options, offline: true }), online)
   for (const value of ['1', 'true', 'YES', 'on']) {
-    t.deepEqual(await resolveHubFiles('acme/tiny', FILES, ['tokenizer.json'], { ...options, env: { ...env, HF_HUB_OFFLINE: value } }), online)
+    t.deepEqual(
+      await resolveHubFiles('acme/tiny', FILES, ['tokenizer.json'], {
+        ...options,
+        env: { ...env, HF_HUB_OFFLINE: value },
+      }),
+      online,
+    )
   }
-  t.deepEqual(await resolveHubFiles('acme/tiny', FILES, [], { ...options, env: { ...env, TRANSFORMERS_OFFLINE: '1' } }).then((r) => r.commit), C1)
+  t.deepEqual(
+    await resolveHubFiles('acme/tiny', FILES, [], { ...options, env: { ...env, TRANSFORMERS_OFFLINE: '1' } }).then(
+      (r) => r.commit,
+    ),
+    C1,
+  )
   t.is(hub.requests.length, 0)
   // options.offline: false wins over the environment.
   await resolveHubFiles('acme/tiny', FILES, [], { ...options, offline: false, env: { ...env, HF_HUB_OFFLINE: '1' } })
@@ -147,7 +178,9 @@ test('offline: a cached model resolves without any request (options.offline and 
 
 test('offline: a cache miss is ERR_MODEL_NOT_FOUND saying how to get the model, with no request', async (t) => {
   const { hub, options } = await setup(t)
-  const err = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, offline: true }), { code: 'ERR_MODEL_NOT_FOUND' })
+  const err = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, offline: true }), {
+    code: 'ERR_MODEL_NOT_FOUND',
+  })
   t.regex(err.message, /acme\/tiny/)
   t.regex(err.message, /not in the Hugging Face cache/)
   t.regex(err.message, /HF_HUB_OFFLINE/)
@@ -156,7 +189,9 @@ test('offline: a cache miss is ERR_MODEL_NOT_FOUND saying how to get the model, 
   // Cached, but one required file is not.
   await resolveHubFiles('acme/tiny', ['config.json'], [], options)
   hub.reset()
-  const partial = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, offline: true }), { code: 'ERR_MODEL_NOT_FOUND' })
+  const partial = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, offline: true }), {
+    code: 'ERR_MODEL_NOT_FOUND',
+  })
   t.regex(partial.message, /onnx\/model\.onnx/)
   const opt = await resolveHubFiles('acme/tiny', ['config.json'], ['onnx/model.onnx'], { ...options, offline: true })
   t.is(opt.files['onnx/model.onnx'], undefined)
@@ -244,7 +279,10 @@ test('a missing optional file is undefined and remembered in .no_exist (no reque
   t.is(await readFile(r.files['tokenizer.json'], 'utf8'), TOKENIZER)
   t.is(await readFile(join(repoDir, '.no_exist', C1, 'special_tokens_map.json'), 'utf8'), '')
   hub.reset()
-  t.deepEqual(await resolveHubFiles('acme/tiny', ['config.json'], ['tokenizer.json', 'special_tokens_map.json'], options), r)
+  t.deepEqual(
+    await resolveHubFiles('acme/tiny', ['config.json'], ['tokenizer.json', 'special_tokens_map.json'], options),
+    r,
+  )
   t.is(hub.requests.length, 1, 'the HEAD of config.json only')
   // Only optional files: a missing first one still tells the commit.
   const onlyOptional = await resolveHubFiles('acme/tiny', [], ['nope.json', 'config.json'], options)
@@ -254,9 +292,12 @@ test('a missing optional file is undefined and remembered in .no_exist (no reque
 
 test('a missing required file is ERR_MODEL_NOT_FOUND naming repo, file and revision', async (t) => {
   const { options, repoDir } = await setup(t)
-  const err = await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json', 'onnx/model_quantized.onnx'], [], options), {
-    code: 'ERR_MODEL_NOT_FOUND',
-  })
+  const err = await t.throwsAsync(
+    resolveHubFiles('acme/tiny', ['config.json', 'onnx/model_quantized.onnx'], [], options),
+    {
+      code: 'ERR_MODEL_NOT_FOUND',
+    },
+  )
   t.is(err.name, 'RagrankError')
   t.is(err.status, 404)
   t.regex(err.message, /onnx\/model_quantized\.onnx/)
@@ -264,11 +305,16 @@ test('a missing required file is ERR_MODEL_NOT_FOUND naming repo, file and revis
   t.regex(err.message, /"main"/)
   t.deepEqual(await readdir(join(repoDir, 'refs')).catch(() => []), [], 'refs are written only on success')
 
-  const rev = await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, revision: 'no-such-branch' }), {
+  const rev = await t.throwsAsync(
+    resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, revision: 'no-such-branch' }),
+    {
+      code: 'ERR_MODEL_NOT_FOUND',
+    },
+  )
+  t.regex(rev.message, /no-such-branch/)
+  const repo = await t.throwsAsync(resolveHubFiles('acme/nothing', ['config.json'], ['a.json'], options), {
     code: 'ERR_MODEL_NOT_FOUND',
   })
-  t.regex(rev.message, /no-such-branch/)
-  const repo = await t.throwsAsync(resolveHubFiles('acme/nothing', ['config.json'], ['a.json'], options), { code: 'ERR_MODEL_NOT_FOUND' })
   t.regex(repo.message, /acme\/nothing/)
   t.regex(repo.message, /HF_TOKEN/)
 })
@@ -285,21 +331,37 @@ test('private and gated repos: 401 mentions HF_TOKEN; the token comes from optio
   hub.repos.get('acme/tiny').refs.main = C2
   hub.repos.get('acme/tiny').commits[C2] = { 'config.json': '{"v":2}' }
   hub.reset()
-  const viaEnv = await resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, env: { ...env, HF_TOKEN: hub.token } })
+  const viaEnv = await resolveHubFiles('acme/tiny', ['config.json'], [], {
+    ...options,
+    env: { ...env, HF_TOKEN: hub.token },
+  })
   t.is(viaEnv.commit, C2)
   t.true(hub.requests.every((r) => r.auth === `Bearer ${hub.token}`))
 
   await writeFile(join(home, 'token'), `${hub.token}\n`)
   t.is((await resolveHubFiles('acme/tiny', ['config.json'], [], options)).commit, C2)
-  await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, env: { ...env, HF_HUB_DISABLE_IMPLICIT_TOKEN: '1' } }), {
-    code: 'ERR_MODEL_NOT_FOUND',
-  })
+  await t.throwsAsync(
+    resolveHubFiles('acme/tiny', ['config.json'], [], {
+      ...options,
+      env: { ...env, HF_HUB_DISABLE_IMPLICIT_TOKEN: '1' },
+    }),
+    {
+      code: 'ERR_MODEL_NOT_FOUND',
+    },
+  )
 
   hub.repos.get('acme/tiny').private = false
   hub.repos.get('acme/tiny').gated = true
-  const gated = await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, revision: 'v1', env: { ...env, HF_HUB_DISABLE_IMPLICIT_TOKEN: '1' } }), {
-    code: 'ERR_UNAUTHORIZED',
-  })
+  const gated = await t.throwsAsync(
+    resolveHubFiles('acme/tiny', ['config.json'], [], {
+      ...options,
+      revision: 'v1',
+      env: { ...env, HF_HUB_DISABLE_IMPLICIT_TOKEN: '1' },
+    }),
+    {
+      code: 'ERR_UNAUTHORIZED',
+    },
+  )
   t.regex(gated.message, /gated/)
   t.regex(gated.message, /HF_TOKEN/)
 })
@@ -307,28 +369,42 @@ test('private and gated repos: 401 mentions HF_TOKEN; the token comes from optio
 test('environment variables: HF_ENDPOINT, HF_HUB_CACHE, HF_TOKEN', async (t) => {
   const { hub, home } = await setup(t, { private: true })
   const cache = join(home, 'from-env')
-  const env = { HOME: home, HF_HOME: join(home, 'unused'), HF_ENDPOINT: `${hub.url}/`, HF_HUB_CACHE: cache, HF_TOKEN: hub.token }
+  const env = {
+    HOME: home,
+    HF_HOME: join(home, 'unused'),
+    HF_ENDPOINT: `${hub.url}/`,
+    HF_HUB_CACHE: cache,
+    HF_TOKEN: hub.token,
+  }
   const r = await resolveHubFiles('acme/tiny', FILES, [], { env })
   t.is(r.dir, join(cache, 'models--acme--tiny', 'snapshots', C1))
   t.is(await readFile(r.files['config.json'], 'utf8'), CONFIG)
   t.true(hub.requests.every((q) => q.auth === `Bearer ${hub.token}`))
   // Explicit options win over the environment.
   const other = join(home, 'explicit')
-  const r2 = await resolveHubFiles('acme/tiny', ['config.json'], [], { env: { ...env, HF_ENDPOINT: 'http://127.0.0.1:9' }, endpoint: hub.url, cacheDir: other })
+  const r2 = await resolveHubFiles('acme/tiny', ['config.json'], [], {
+    env: { ...env, HF_ENDPOINT: 'http://127.0.0.1:9' },
+    endpoint: hub.url,
+    cacheDir: other,
+  })
   t.is(r2.dir, join(other, 'models--acme--tiny', 'snapshots', C1))
 })
 
 test('an unreachable hub is ERR_NETWORK naming the endpoint, unless the model is cached', async (t) => {
   const { options } = await setup(t)
   const dead = 'http://127.0.0.1:9' // discard port: connection refused
-  const err = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, endpoint: dead }), { code: 'ERR_NETWORK' })
+  const err = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, endpoint: dead }), {
+    code: 'ERR_NETWORK',
+  })
   t.regex(err.message, /127\.0\.0\.1:9/)
   t.regex(err.message, /not fully in the Hugging Face cache/)
 
   const cached = await resolveHubFiles('acme/tiny', FILES, ['tokenizer.json'], options)
   t.deepEqual(await resolveHubFiles('acme/tiny', FILES, ['tokenizer.json'], { ...options, endpoint: dead }), cached)
   // A commit-hash revision whose files are not cached has no fallback.
-  await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, endpoint: dead, revision: C2 }), { code: 'ERR_NETWORK' })
+  await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, endpoint: dead, revision: C2 }), {
+    code: 'ERR_NETWORK',
+  })
 })
 
 test('a 5xx falls back to the cache; without one it is ERR_NETWORK with the status', async (t) => {
@@ -336,9 +412,12 @@ test('a 5xx falls back to the cache; without one it is ERR_NETWORK with the stat
   const cached = await resolveHubFiles('acme/tiny', FILES, [], options)
   hub.repos.get('acme/tiny').status = 503
   t.deepEqual(await resolveHubFiles('acme/tiny', FILES, [], options), cached)
-  const err = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, revision: 'v1', cacheDir: join(options.cacheDir, 'x') }), {
-    code: 'ERR_NETWORK',
-  })
+  const err = await t.throwsAsync(
+    resolveHubFiles('acme/tiny', FILES, [], { ...options, revision: 'v1', cacheDir: join(options.cacheDir, 'x') }),
+    {
+      code: 'ERR_NETWORK',
+    },
+  )
   t.is(err.status, 503)
   t.regex(err.message, /503/)
 })
@@ -368,7 +447,10 @@ test('aborting mid-download rejects with AbortError and leaves no partial file',
     await new Promise((r) => setTimeout(r, 10))
     during = await tree(join(repoDir, 'blobs'))
   }
-  t.true(during.some((f) => f.endsWith('.incomplete')), during.join(','))
+  t.true(
+    during.some((f) => f.endsWith('.incomplete')),
+    during.join(','),
+  )
   controller.abort()
   await t.throwsAsync(pending, { name: 'AbortError', code: 'ABORT_ERR' })
   // ...and is gone after the abort: only the finished config.json remains.
@@ -379,14 +461,19 @@ test('aborting mid-download rejects with AbortError and leaves no partial file',
 
 test('an already aborted signal rejects before any request', async (t) => {
   const { hub, options } = await setup(t)
-  await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, signal: AbortSignal.abort() }), { name: 'AbortError' })
+  await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, signal: AbortSignal.abort() }), {
+    name: 'AbortError',
+  })
   t.is(hub.requests.length, 0)
 })
 
 test('a stalled download times out (HF_HUB_DOWNLOAD_TIMEOUT) as ERR_NETWORK, leaving no partial file', async (t) => {
   const { options, env, repoDir } = await setup(t, { slow: ['onnx/model.onnx'] })
   const err = await t.throwsAsync(
-    resolveHubFiles('acme/tiny', ['onnx/model.onnx'], [], { ...options, env: { ...env, HF_HUB_DOWNLOAD_TIMEOUT: '0.3' } }),
+    resolveHubFiles('acme/tiny', ['onnx/model.onnx'], [], {
+      ...options,
+      env: { ...env, HF_HUB_DOWNLOAD_TIMEOUT: '0.3' },
+    }),
     { code: 'ERR_NETWORK' },
   )
   t.regex(err.message, /Timed out after 0\.3s/)
@@ -402,12 +489,21 @@ test('a corrupted download (sha256 differs from the LFS etag) is rejected and no
 
 test('concurrent resolves of the same files share one valid cache entry', async (t) => {
   const { hub, options, repoDir } = await setup(t)
-  const results = await Promise.all(Array.from({ length: 8 }, () => resolveHubFiles('acme/tiny', FILES, ['tokenizer.json'], options)))
+  const results = await Promise.all(
+    Array.from({ length: 8 }, () => resolveHubFiles('acme/tiny', FILES, ['tokenizer.json'], options)),
+  )
   for (const r of results) t.deepEqual(r, results[0])
   t.true((await readFile(results[0].files['onnx/model.onnx'])).equals(MODEL))
   t.is(await readFile(results[0].files['config.json'], 'utf8'), CONFIG)
-  t.deepEqual(await tree(join(repoDir, 'blobs')), [gitBlobId(Buffer.from(CONFIG)), gitBlobId(Buffer.from(TOKENIZER)), sha256(MODEL)].sort())
-  t.deepEqual(await tree(join(repoDir, 'snapshots')), [join(C1, 'config.json'), join(C1, 'onnx', 'model.onnx'), join(C1, 'tokenizer.json')])
+  t.deepEqual(
+    await tree(join(repoDir, 'blobs')),
+    [gitBlobId(Buffer.from(CONFIG)), gitBlobId(Buffer.from(TOKENIZER)), sha256(MODEL)].sort(),
+  )
+  t.deepEqual(await tree(join(repoDir, 'snapshots')), [
+    join(C1, 'config.json'),
+    join(C1, 'onnx', 'model.onnx'),
+    join(C1, 'tokenizer.json'),
+  ])
   t.true((await lstat(results[0].files['onnx/model.onnx'])).isSymbolicLink())
   t.true(hub.count('GET') >= 3)
 })
@@ -454,7 +550,13 @@ test('arguments are validated (ERR_INVALID_ARG)', async (t) => {
   for (const [id, files] of bad) {
     await t.throwsAsync(resolveHubFiles(id, files, [], options), { code: 'ERR_INVALID_ARG' }, `${id} ${files}`)
   }
-  await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, revision: '../../x' }), { code: 'ERR_INVALID_ARG' })
-  await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, endpoint: 'ftp://x' }), { code: 'ERR_INVALID_ARG' })
-  await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, signal: {} }), { code: 'ERR_INVALID_ARG' })
+  await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, revision: '../../x' }), {
+    code: 'ERR_INVALID_ARG',
+  })
+  await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, endpoint: 'ftp://x' }), {
+    code: 'ERR_INVALID_ARG',
+  })
+  await t.throwsAsync(resolveHubFiles('acme/tiny', ['config.json'], [], { ...options, signal: {} }), {
+    code: 'ERR_INVALID_ARG',
+  })
 })

@@ -11,7 +11,7 @@ test.after.always(() => rmSync(dir, { recursive: true, force: true }))
 
 function rng(seed) {
   let s = seed >>> 0
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32)
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
 }
 
 /** Documents of common words plus `unique` tokens no other document ever has. */
@@ -55,7 +55,9 @@ for (const variant of ['lucene', 'robertson', 'atire', 'bm25l', 'bm25+']) {
     for (let round = 0; round < 40; round++) {
       const roll = rand()
       if (roll < 0.45 || live.length === 0) {
-        const batch = Array.from({ length: 1 + Math.floor(rand() * 15) }, () => doc(`d${next++}`, Math.floor(rand() * 3)))
+        const batch = Array.from({ length: 1 + Math.floor(rand() * 15) }, () =>
+          doc(`d${next++}`, Math.floor(rand() * 3)),
+        )
         index.add(batch)
         live.push(...batch)
       } else if (roll < 0.75) {

@@ -4,7 +4,17 @@ import { join } from 'node:path'
 import { Document } from '@langchain/core/documents'
 import { ContextualCompressionRetriever } from '@langchain/classic/retrievers/contextual_compression'
 import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble'
-import { AutoMergingRetriever, Bm25Index, CompressionRetriever, HierarchicalSplitter, CrossEncoder, HybridRetriever, LLMRanker, MultiQueryRetriever, OpenAIChatGenerator } from '../dist/index.mjs'
+import {
+  AutoMergingRetriever,
+  Bm25Index,
+  CompressionRetriever,
+  HierarchicalSplitter,
+  CrossEncoder,
+  HybridRetriever,
+  LLMRanker,
+  MultiQueryRetriever,
+  OpenAIChatGenerator,
+} from '../dist/index.mjs'
 import { RagrankRetriever, RankerCompressor } from '../dist/langchain.mjs'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
@@ -20,7 +30,14 @@ const corpus = [
 ]
 const index = new Bm25Index()
 index.add(corpus)
-const stemmed = new Bm25Index({ tokenizer: (t) => t.toLowerCase().split(/\W+/).filter(Boolean).map((w) => w.replace(/s$/, '')) })
+const stemmed = new Bm25Index({
+  tokenizer: (t) =>
+    t
+      .toLowerCase()
+      .split(/\W+/)
+      .filter(Boolean)
+      .map((w) => w.replace(/s$/, '')),
+})
 stemmed.add(corpus)
 
 test('the subpath export resolves for import and require', async (t) => {
@@ -36,9 +53,18 @@ test('RagrankRetriever is a LangChain BaseRetriever: invoke returns Documents wi
   t.true(retriever instanceof createRequire(import.meta.url)('@langchain/core/retrievers').BaseRetriever)
   const docs = await retriever.invoke('cat')
   const hits = await index.retrieve('cat', { topK: 2 })
-  t.deepEqual(docs.map((d) => d.id), hits.map((h) => h.id))
-  t.deepEqual(docs.map((d) => d.pageContent), hits.map((h) => h.text))
-  t.deepEqual(docs.map((d) => d.metadata.score), hits.map((h) => h.score))
+  t.deepEqual(
+    docs.map((d) => d.id),
+    hits.map((h) => h.id),
+  )
+  t.deepEqual(
+    docs.map((d) => d.pageContent),
+    hits.map((h) => h.text),
+  )
+  t.deepEqual(
+    docs.map((d) => d.metadata.score),
+    hits.map((h) => h.score),
+  )
   t.is(docs[0].metadata.kind, 'pet')
   t.throws(() => new RagrankRetriever({ retriever: {} }), { instanceOf: TypeError })
   t.throws(() => new RagrankRetriever({ retriever: index, topK: 0 }), { instanceOf: RangeError })
@@ -53,9 +79,19 @@ test('ContextualCompressionRetriever from ragrank parts: BM25 candidates reranke
   const candidates = await index.retrieve('a cat on a mat', { topK: 4 })
   const want = await cross.rerank('a cat on a mat', candidates, { topK: 2 })
   t.is(docs.length, 2)
-  t.deepEqual(docs.map((d) => d.id), want.map((w) => w.id))
-  t.deepEqual(docs.map((d) => d.metadata.relevanceScore), want.map((w) => w.score))
-  t.deepEqual(docs.map((d) => d.metadata.score), want.map((w) => candidates.find((c) => c.id === w.id).score), 'the retriever score stays')
+  t.deepEqual(
+    docs.map((d) => d.id),
+    want.map((w) => w.id),
+  )
+  t.deepEqual(
+    docs.map((d) => d.metadata.relevanceScore),
+    want.map((w) => w.score),
+  )
+  t.deepEqual(
+    docs.map((d) => d.metadata.score),
+    want.map((w) => candidates.find((c) => c.id === w.id).score),
+    'the retriever score stays',
+  )
 })
 
 test('ContextualCompressionRetriever with the LLMRanker against the scripted server', async (t) => {
@@ -68,18 +104,35 @@ test('ContextualCompressionRetriever with the LLMRanker against the scripted ser
   })
   const docs = await ccr.invoke('cat')
   const candidates = await index.retrieve('cat', { topK: 3 })
-  t.deepEqual(docs.map((d) => d.id), [candidates[1].id, candidates[0].id])
-  t.deepEqual(docs.map((d) => d.metadata.llmScore), [1, 0.5])
+  t.deepEqual(
+    docs.map((d) => d.id),
+    [candidates[1].id, candidates[0].id],
+  )
+  t.deepEqual(
+    docs.map((d) => d.metadata.llmScore),
+    [1, 0.5],
+  )
 })
 
 test('RankerCompressor: no call on an empty list; documents without ids; bad rankers rejected', async (t) => {
   let calls = 0
-  const ranker = { rerank: async (q, docs) => (calls++, docs.map((d, index) => ({ ...d, index, score: -index })).reverse()) }
+  const ranker = {
+    rerank: async (_q, docs) => (calls++, docs.map((d, index) => ({ ...d, index, score: -index })).reverse()),
+  }
   const c = new RankerCompressor({ ranker })
   t.deepEqual(await c.compressDocuments([], 'q'), [])
   t.is(calls, 0)
-  const out = await c.compressDocuments([new Document({ pageContent: 'x', metadata: { a: 1 } }), new Document({ pageContent: 'y' })], 'q')
-  t.deepEqual(out.map((d) => [d.pageContent, d.metadata]), [['y', { relevanceScore: -1 }], ['x', { a: 1, relevanceScore: -0 }]])
+  const out = await c.compressDocuments(
+    [new Document({ pageContent: 'x', metadata: { a: 1 } }), new Document({ pageContent: 'y' })],
+    'q',
+  )
+  t.deepEqual(
+    out.map((d) => [d.pageContent, d.metadata]),
+    [
+      ['y', { relevanceScore: -1 }],
+      ['x', { a: 1, relevanceScore: -0 }],
+    ],
+  )
   t.throws(() => new RankerCompressor({ ranker: {} }), { instanceOf: TypeError })
   t.throws(() => new RankerCompressor({ ranker, scoreKey: '' }), { instanceOf: TypeError })
   const broken = new RankerCompressor({ ranker: { rerank: async () => [{ text: 'x' }] } })
@@ -94,10 +147,19 @@ test('EnsembleRetriever from two ragrank retrievers fuses their lists as LangCha
   const docs = await ensemble.invoke(query)
   const lists = [await index.retrieve(query, { topK: 4 }), await stemmed.retrieve(query, { topK: 4 })]
   const rrf = new Map()
-  lists.forEach((list, li) => list.forEach((h, r) => rrf.set(h.text, (rrf.get(h.text) ?? 0) + [0.7, 0.3][li] / (r + 1 + 60))))
+  lists.forEach((list, li) =>
+    list.forEach((h, r) => rrf.set(h.text, (rrf.get(h.text) ?? 0) + [0.7, 0.3][li] / (r + 1 + 60))),
+  )
   const want = [...rrf.keys()].sort((x, y) => rrf.get(y) - rrf.get(x))
-  t.deepEqual(docs.map((d) => d.pageContent), want)
-  t.notDeepEqual(lists[0].map((h) => h.id), lists[1].map((h) => h.id), 'the two lists differ, so the fusion is exercised')
+  t.deepEqual(
+    docs.map((d) => d.pageContent),
+    want,
+  )
+  t.notDeepEqual(
+    lists[0].map((h) => h.id),
+    lists[1].map((h) => h.id),
+    'the two lists differ, so the fusion is exercised',
+  )
   t.true(docs.every((d) => typeof d.metadata.score === 'number' && d.id))
 })
 
@@ -111,19 +173,30 @@ test('RagrankRetriever wraps every kind of ragrank retriever: hybrid, multi-quer
     const docs = await new RagrankRetriever({ retriever, topK: 3 }).invoke('cat on the mat')
     const hits = await retriever.retrieve('cat on the mat', { topK: 3 })
     t.true(hits.length > 0, name)
-    t.deepEqual(docs.map((d) => [d.id, d.pageContent, d.metadata.score]), hits.map((h) => [h.id, h.text, h.score]), name)
+    t.deepEqual(
+      docs.map((d) => [d.id, d.pageContent, d.metadata.score]),
+      hits.map((h) => [h.id, h.text, h.score]),
+      name,
+    )
   }
 })
 
 test('RagrankRetriever over an AutoMergingRetriever: merged passages become Documents with their text', async (t) => {
-  const text = 'the cat sat on the mat today. the cat slept on the mat later. dogs ran in the park. birds sang in the trees.'
+  const text =
+    'the cat sat on the mat today. the cat slept on the mat later. dogs ran in the park. birds sang in the trees.'
   const nodes = new HierarchicalSplitter({ blockSizes: [12, 6], splitBy: 'word' }).split([{ id: 'doc', text }])
   const leaves = nodes.filter((n) => n.childrenIds.length === 0)
   const leafIndex = new Bm25Index()
   leafIndex.add(leaves.map((n) => ({ id: n.id, text: n.text })))
   const merging = new AutoMergingRetriever({ retriever: leafIndex, store: nodes })
   const hits = await merging.retrieve('cat mat', { topK: 2 })
-  t.true(hits.some((h) => h.leafIds.length > 1), 'some leaves were merged into a parent')
+  t.true(
+    hits.some((h) => h.leafIds.length > 1),
+    'some leaves were merged into a parent',
+  )
   const docs = await new RagrankRetriever({ retriever: merging, topK: 2 }).invoke('cat mat')
-  t.deepEqual(docs.map((d) => [d.id, d.pageContent]), hits.map((h) => [h.id, h.node.text]))
+  t.deepEqual(
+    docs.map((d) => [d.id, d.pageContent]),
+    hits.map((h) => [h.id, h.node.text]),
+  )
 })

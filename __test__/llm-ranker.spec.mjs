@@ -14,7 +14,13 @@ async function setup(t, script, options = {}) {
   t.teardown(srv.close)
   const failures = []
   const ranker = new LLMRanker({
-    chatGenerator: new OpenAIChatGenerator({ baseURL: srv.baseURL, maxRetries: 0, retryDelayMs: 1, timeoutMs: 2000, ...options.generator }),
+    chatGenerator: new OpenAIChatGenerator({
+      baseURL: srv.baseURL,
+      maxRetries: 0,
+      retryDelayMs: 1,
+      timeoutMs: 2000,
+      ...options.generator,
+    }),
     onFailure: (e) => failures.push(e),
     ...options.ranker,
   })
@@ -29,8 +35,14 @@ test('good JSON: the named documents, in the given order, with 1/rank scores, pr
   const { srv, ranker, failures } = await setup(t, ['{"documents":[{"index":2},{"index":4}]}'])
   const out = await ranker.rerank('  capital of Germany ', docs)
   t.deepEqual(ids(out), ['b', 'd'])
-  t.deepEqual(out.map((d) => d.score), [1, 0.5])
-  t.deepEqual(out.map((d) => d.index), [1, 3])
+  t.deepEqual(
+    out.map((d) => d.score),
+    [1, 0.5],
+  )
+  t.deepEqual(
+    out.map((d) => d.index),
+    [1, 3],
+  )
   t.deepEqual(out[0].meta, { priorScore: 2 })
   t.is(out[0].text, docs[1].text)
   t.is(docs[1].score, 2, 'the input is not mutated')
@@ -41,11 +53,17 @@ test('good JSON: the named documents, in the given order, with 1/rank scores, pr
   t.deepEqual(body.response_format.json_schema.schema.required, ['documents'])
   const prompt = srv.prompt(0)
   t.true(prompt.includes('capital of Germany\n'), 'the query is trimmed and sent')
-  t.deepEqual(shown(prompt), docs.map((d, i) => ({ n: i + 1, text: d.text })))
+  t.deepEqual(
+    shown(prompt),
+    docs.map((d, i) => ({ n: i + 1, text: d.text })),
+  )
 })
 
 test('a reply in a markdown fence, or with words around the JSON, is parsed', async (t) => {
-  const { ranker, failures } = await setup(t, ['```json\n{"documents":[{"index":3},{"index":1}]}\n```', 'Sure! {"documents":[{"index":1}]} Hope this helps.'])
+  const { ranker, failures } = await setup(t, [
+    '```json\n{"documents":[{"index":3},{"index":1}]}\n```',
+    'Sure! {"documents":[{"index":1}]} Hope this helps.',
+  ])
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['c', 'a'])
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['a'])
   t.deepEqual(failures, [])
@@ -58,18 +76,29 @@ test('{"documents": []} means nothing is relevant: an empty result, not a fallba
 })
 
 test('duplicate, out-of-range and non-integer indices are dropped; bare integers are accepted', async (t) => {
-  const { ranker, failures } = await setup(t, ['{"documents":[{"index":2},{"index":2},{"index":0},{"index":9},{"index":"1"},{"index":1.5},{"index":true},{"idx":3},4,{"index":1}]}'])
+  const { ranker, failures } = await setup(t, [
+    '{"documents":[{"index":2},{"index":2},{"index":0},{"index":9},{"index":"1"},{"index":1.5},{"index":true},{"idx":3},4,{"index":1}]}',
+  ])
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['b', 'd', 'a'])
   t.deepEqual(failures, [])
 })
 
 test('garbage and wrong types fall back to the input order, cut to topK, and report the failure', async (t) => {
-  const replies = ['I think document 2 is best.', '{"documents":{"index":1}}', '[{"index":1}]', '{"ranking":[1]}', '{"documents":[{"index":"2"},{"index":7}]}']
+  const replies = [
+    'I think document 2 is best.',
+    '{"documents":{"index":1}}',
+    '[{"index":1}]',
+    '{"ranking":[1]}',
+    '{"documents":[{"index":"2"},{"index":7}]}',
+  ]
   const { ranker, failures } = await setup(t, replies, { ranker: { topK: 3 } })
   for (let i = 0; i < replies.length; i++) {
     const out = await ranker.rerank('q', docs)
     t.deepEqual(ids(out), ['a', 'b', 'c'], replies[i])
-    t.deepEqual(out.map((d) => d.score), [1, 0.5, 1 / 3])
+    t.deepEqual(
+      out.map((d) => d.score),
+      [1, 0.5, 1 / 3],
+    )
     t.is(out[0].meta.priorScore, 3.5)
   }
   t.is(failures.length, replies.length)
@@ -82,9 +111,13 @@ test('raiseOnFailure throws instead of falling back', async (t) => {
 })
 
 test('429 then success: the generator retries and the ranking is used', async (t) => {
-  const { srv, ranker, failures } = await setup(t, [{ status: 429, headers: { 'retry-after-ms': '10' } }, '{"documents":[{"index":4}]}'], {
-    generator: { maxRetries: 2 },
-  })
+  const { srv, ranker, failures } = await setup(
+    t,
+    [{ status: 429, headers: { 'retry-after-ms': '10' } }, '{"documents":[{"index":4}]}'],
+    {
+      generator: { maxRetries: 2 },
+    },
+  )
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['d'])
   t.is(srv.requests.length, 2)
   t.deepEqual(failures, [])
@@ -95,7 +128,10 @@ test('a 500 and a hanging response fall back (or throw with raiseOnFailure)', as
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['a', 'b'])
   const hanging = await setup(t, [{ hang: true }], { generator: { timeoutMs: 150 }, ranker: { topK: 2 } })
   t.deepEqual(ids(await hanging.ranker.rerank('q', docs)), ['a', 'b'])
-  t.deepEqual([...failures, ...hanging.failures].map((e) => e.code), ['ERR_LLM', 'ERR_NETWORK'])
+  t.deepEqual(
+    [...failures, ...hanging.failures].map((e) => e.code),
+    ['ERR_LLM', 'ERR_NETWORK'],
+  )
   const strict = await setup(t, [{ hang: true }], { generator: { timeoutMs: 100 }, ranker: { raiseOnFailure: true } })
   await t.throwsAsync(strict.ranker.rerank('q', docs), { code: 'ERR_NETWORK' })
 })
@@ -112,14 +148,19 @@ test('duplicates by id: sent once, highest prior score wins at the first positio
     'plain',
   ]
   const out = await ranker.rerank('q', input)
-  t.deepEqual(shown(srv.prompt(0)).map((d) => d.text), ['keep me', 'unique', 'high later', 'plain'])
+  t.deepEqual(
+    shown(srv.prompt(0)).map((d) => d.text),
+    ['keep me', 'unique', 'high later', 'plain'],
+  )
   t.deepEqual(ids(out), ['x', 'y', 'z'])
   t.is(out[2].text, 'high later')
   t.is(out[2].index, 4)
 })
 
 test('topK per call and per ranker; topK 0, no documents and a blank query make no call', async (t) => {
-  const { srv, ranker } = await setup(t, ['{"documents":[{"index":4},{"index":3},{"index":2},{"index":1}]}'], { ranker: { topK: 3 } })
+  const { srv, ranker } = await setup(t, ['{"documents":[{"index":4},{"index":3},{"index":2},{"index":1}]}'], {
+    ranker: { topK: 3 },
+  })
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['d', 'c', 'b'])
   t.deepEqual(ids(await ranker.rerank('q', docs, { topK: 1 })), ['d'])
   t.is(srv.requests.length, 2)
@@ -130,12 +171,18 @@ test('topK per call and per ranker; topK 0, no documents and a blank query make 
 })
 
 test('a custom prompt is used; a template without exactly {{query}} and {{documents}} is rejected at construction', async (t) => {
-  const { srv, ranker } = await setup(t, ['{"documents":[{"index":1}]}'], { ranker: { prompt: 'Q={{ query }}\nDOCS:\n{{documents}}\nJSON please' } })
+  const { srv, ranker } = await setup(t, ['{"documents":[{"index":1}]}'], {
+    ranker: { prompt: 'Q={{ query }}\nDOCS:\n{{documents}}\nJSON please' },
+  })
   await ranker.rerank('what {{documents}}', ['one', 'two'])
   t.is(srv.prompt(0), 'Q=what {{documents}}\nDOCS:\n[1] one\n\n[2] two\nJSON please')
   const gen = { chat: async () => ({ text: '{}' }) }
   for (const prompt of ['only {{query}}', 'only {{documents}}', '{{query}} {{documents}} {{extra}}', '', 42]) {
-    t.throws(() => new LLMRanker({ chatGenerator: gen, prompt }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' }, String(prompt))
+    t.throws(
+      () => new LLMRanker({ chatGenerator: gen, prompt }),
+      { instanceOf: TypeError, code: 'ERR_INVALID_ARG' },
+      String(prompt),
+    )
   }
 })
 
@@ -207,12 +254,17 @@ test('sliding windows: every document is seen, windows overlap, run concurrently
   const qualities = [0, 5, 0, 9, 1, 0, 7, 0, 0, 8, 2, 0, 0, 6, 0]
   const input = qualities.map((q, i) => ({ id: `d${i}`, text: `d${i} q${q}` }))
   const log = []
-  const { ranker, failures } = await setup(t, judge(log), { ranker: { window: { size: 6, step: 3, concurrency: 2 }, topK: 5 } })
+  const { ranker, failures } = await setup(t, judge(log), {
+    ranker: { window: { size: 6, step: 3, concurrency: 2 }, topK: 5 },
+  })
   const out = await ranker.rerank('q', input)
   t.deepEqual(failures, [])
   t.deepEqual(ids(out), ['d3', 'd9', 'd6', 'd13', 'd1'])
   const windows = log.slice(0, -1)
-  t.deepEqual(windows.map((w) => w.length), [6, 6, 6, 6])
+  t.deepEqual(
+    windows.map((w) => w.length),
+    [6, 6, 6, 6],
+  )
   t.deepEqual(new Set(windows.flat()).size, input.length, 'every document is in some window')
   t.is(log.maxInFlight, 2)
   t.true(log.at(-1).length <= 6, 'the final call sees at most one window of the best')

@@ -25,7 +25,11 @@ function filesOf(dir) {
 test('CrossEncoder.load(hub id) downloads into the HF cache, then loads offline from it', async (t) => {
   const hub = await startHub()
   const commit = fakeCommit('tiny-ce')
-  hub.repos.set('acme/tiny-ce', { refs: { main: commit }, commits: { [commit]: filesOf(join(models, 'tiny-cross-encoder')) }, lfs: ['onnx/model.onnx'] })
+  hub.repos.set('acme/tiny-ce', {
+    refs: { main: commit },
+    commits: { [commit]: filesOf(join(models, 'tiny-cross-encoder')) },
+    lfs: ['onnx/model.onnx'],
+  })
   const cacheDir = mkdtempSync(join(tmpdir(), 'ragrank-hf-'))
   try {
     const online = await CrossEncoder.load('acme/tiny-ce', { endpoint: hub.url, cacheDir })

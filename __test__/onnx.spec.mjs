@@ -10,7 +10,7 @@ import { CrossEncoder, Embedder, AbortError } from '../dist/index.mjs'
 const models = new URL('../fixtures/models/', import.meta.url).pathname
 const ref = JSON.parse(readFileSync(join(models, 'reference.json'), 'utf8'))
 const close = (a, b, tol) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b))
-const sigmoid = (x) => 1 / (1 + Math.exp(-x))
+const _sigmoid = (x) => 1 / (1 + Math.exp(-x))
 
 const ONE = await CrossEncoder.load(join(models, 'tiny-cross-encoder'))
 const TWO = await CrossEncoder.load(join(models, 'tiny-cross-encoder-2label'))
@@ -18,7 +18,10 @@ const TWO = await CrossEncoder.load(join(models, 'tiny-cross-encoder-2label'))
 for (const batchSize of [1, 3, 32]) {
   test(`1-label and 2-label scores match the reference (batchSize ${batchSize})`, async (t) => {
     for (const g of ref.cross_encoder.groups) {
-      for (const [model, name] of [[ONE, 'tiny-cross-encoder'], [TWO, 'tiny-cross-encoder-2label']]) {
+      for (const [model, name] of [
+        [ONE, 'tiny-cross-encoder'],
+        [TWO, 'tiny-cross-encoder-2label'],
+      ]) {
         const raw = await model.rerank(g.query, g.documents, { activation: 'none', batchSize })
         const prob = await model.rerank(g.query, g.documents, { batchSize })
         t.is(raw.length, g.documents.length)
@@ -28,7 +31,8 @@ for (const batchSize of [1, 3, 32]) {
           t.true(close(r.score, want, 1e-4), `${g.name} ${name} doc ${r.index}: ${r.score} vs ${want}`)
         }
         for (const r of prob) {
-          const want = name === 'tiny-cross-encoder' ? g.results[name].sigmoid[r.index] : g.results[name].softmax_label1[r.index]
+          const want =
+            name === 'tiny-cross-encoder' ? g.results[name].sigmoid[r.index] : g.results[name].softmax_label1[r.index]
           t.true(close(r.score, want, 1e-4), `${g.name} ${name} prob ${r.index}`)
         }
       }
@@ -87,7 +91,10 @@ test('results are sorted, ties keep input order, topK and threshold apply, falsy
   // Documents 18 and 19 truncate to the same input: equal scores, input order kept.
   const tied = all.filter((d) => d.index === 18 || d.index === 19)
   t.is(tied[0].score, tied[1].score)
-  t.deepEqual(tied.map((d) => d.index), [18, 19])
+  t.deepEqual(
+    tied.map((d) => d.index),
+    [18, 19],
+  )
   t.is((await ONE.rerank(g.query, g.documents, { topK: 3 })).length, 3)
   t.deepEqual(await ONE.rerank(g.query, g.documents, { topK: 0 }), [])
   const withDefault = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), { topK: 2, scoreThreshold: 0.99 })
@@ -115,7 +122,14 @@ test('documents keep their fields; duplicate ids keep the highest prior score at
 })
 
 test("duplicates follow the rankers' one rule: same id, or without ids the same text; an id'd copy never matches an id-less one", async (t) => {
-  const docs = ['Paris', 'Berlin', 'Paris', { text: 'Paris' }, { id: 'p', text: 'Paris' }, { id: 'p', text: 'Paris, France', score: 2 }]
+  const docs = [
+    'Paris',
+    'Berlin',
+    'Paris',
+    { text: 'Paris' },
+    { id: 'p', text: 'Paris' },
+    { id: 'p', text: 'Paris, France', score: 2 },
+  ]
   const out = await ONE.rerank('capital', docs)
   t.deepEqual(out.map((d) => d.index).sort(), [0, 1, 5])
   for (const d of out) t.is(d.text, typeof docs[d.index] === 'string' ? docs[d.index] : docs[d.index].text)
@@ -125,22 +139,34 @@ test("duplicates follow the rankers' one rule: same id, or without ids the same 
 
 test('prefixes and meta fields change the scored text', async (t) => {
   const plain = await ONE.rerank('q', [{ text: 'paris', meta: { title: 'france' } }], { activation: 'none' })
-  const withMeta = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), { metaFields: ['title'], metaSeparator: ' ' })
+  const withMeta = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), {
+    metaFields: ['title'],
+    metaSeparator: ' ',
+  })
   const joined = await ONE.rerank('q', ['france paris'], { activation: 'none' })
   const viaMeta = await withMeta.rerank('q', [{ text: 'paris', meta: { title: 'france' } }], { activation: 'none' })
   t.not(plain[0].score, viaMeta[0].score)
   t.true(close(viaMeta[0].score, joined[0].score, 1e-6))
-  const prefixed = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), { queryPrefix: 'what is ', documentPrefix: 'doc: ' })
+  const prefixed = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), {
+    queryPrefix: 'what is ',
+    documentPrefix: 'doc: ',
+  })
   const manual = await ONE.rerank('what is q', ['doc: paris'], { activation: 'none' })
   t.true(close((await prefixed.rerank('q', ['paris'], { activation: 'none' }))[0].score, manual[0].score, 1e-6))
 })
 
 test('rerankMany schedules all pairs together and equals separate calls', async (t) => {
   const groups = ref.cross_encoder.groups
-  const many = await ONE.rerankMany(groups.map((g) => ({ query: g.query, documents: g.documents })), { batchSize: 8 })
+  const many = await ONE.rerankMany(
+    groups.map((g) => ({ query: g.query, documents: g.documents })),
+    { batchSize: 8 },
+  )
   for (let i = 0; i < groups.length; i++) {
     const single = await ONE.rerank(groups[i].query, groups[i].documents)
-    t.deepEqual(many[i].map((d) => d.index), single.map((d) => d.index))
+    t.deepEqual(
+      many[i].map((d) => d.index),
+      single.map((d) => d.index),
+    )
     many[i].forEach((d, j) => t.true(close(d.score, single[j].score, 1e-5)))
   }
 })
@@ -148,7 +174,10 @@ test('rerankMany schedules all pairs together and equals separate calls', async 
 test('empty inputs, 10,000 documents, per-call maxLength', async (t) => {
   t.deepEqual(await ONE.rerank('q', []), [])
   t.deepEqual(await ONE.rerankMany([]), [])
-  const docs = Array.from({ length: 10_000 }, (_, i) => `document ${i} about ${i % 7 === 0 ? 'paris france' : 'berlin'} ${'x '.repeat(i % 50)}`)
+  const docs = Array.from(
+    { length: 10_000 },
+    (_, i) => `document ${i} about ${i % 7 === 0 ? 'paris france' : 'berlin'} ${'x '.repeat(i % 50)}`,
+  )
   const out = await ONE.rerank('capital of france', docs, { topK: 10_000 })
   t.is(out.length, 10_000)
   t.is(new Set(out.map((d) => d.index)).size, 10_000)
@@ -169,7 +198,11 @@ test('AbortSignal cancels a running call; 50 concurrent calls all succeed', asyn
   const g = ref.cross_encoder.groups[0]
   const expected = await ONE.rerank(g.query, g.documents)
   const results = await Promise.all(Array.from({ length: 50 }, () => ONE.rerank(g.query, g.documents)))
-  for (const r of results) t.deepEqual(r.map((d) => d.index), expected.map((d) => d.index))
+  for (const r of results)
+    t.deepEqual(
+      r.map((d) => d.index),
+      expected.map((d) => d.index),
+    )
 })
 
 test('dispose: a running call finishes, later calls reject with ERR_DISPOSED, a second dispose is harmless', async (t) => {
@@ -203,7 +236,12 @@ for (const batchSize of [1, 4, 16]) {
   test(`embeddings match the reference: mean/cls, normalized or not (batchSize ${batchSize})`, async (t) => {
     const e = await Embedder.load(join(models, 'tiny-embedder'), { batchSize })
     t.is(e.dim, ref.embedder.hidden_size)
-    for (const [pooling, normalize, key] of [['mean', true, 'mean_normalized'], ['mean', false, 'mean'], ['cls', true, 'cls_normalized'], ['cls', false, 'cls']]) {
+    for (const [pooling, normalize, key] of [
+      ['mean', true, 'mean_normalized'],
+      ['mean', false, 'mean'],
+      ['cls', true, 'cls_normalized'],
+      ['cls', false, 'cls'],
+    ]) {
       const { data, dim, count } = await e.embed(ref.embedder.texts, { pooling, normalize })
       t.is(count, ref.embedder.texts.length)
       ref.embedder.cases.forEach((c, i) => {
@@ -235,7 +273,10 @@ test('missing files, corrupt models and mismatched tokenizers are reported, neve
   await t.throwsAsync(CrossEncoder.load(noTok), { code: 'ERR_MODEL_NOT_FOUND', message: /tokenizer\.json/ })
   await t.throwsAsync(CrossEncoder.load(join(tmpdir(), 'no-such-model-dir-xyz')), { code: 'ERR_MODEL_NOT_FOUND' })
   const noQuant = copyModel('tiny-cross-encoder-2label')
-  await t.throwsAsync(CrossEncoder.load(noQuant, { quantized: true }), { code: 'ERR_MODEL_NOT_FOUND', message: /model_quantized/ })
+  await t.throwsAsync(CrossEncoder.load(noQuant, { quantized: true }), {
+    code: 'ERR_MODEL_NOT_FOUND',
+    message: /model_quantized/,
+  })
   const corrupt = copyModel('tiny-cross-encoder')
   writeFileSync(join(corrupt, 'onnx/model.onnx'), 'this is not an onnx graph')
   await t.throwsAsync(CrossEncoder.load(corrupt), { code: 'ERR_MODEL_LOAD' })

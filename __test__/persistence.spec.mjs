@@ -23,7 +23,10 @@ test('save then load gives the same results, options included', async (t) => {
   for (const q of ['cats rare', '학교', 'common things', 'doc 42']) {
     t.deepEqual(loaded.search(q, { topK: 20 }), index.search(q, { topK: 20 }))
   }
-  t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [])
+  t.deepEqual(
+    readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+    [],
+  )
 })
 
 test('a file saved before defaults moved to Rust loads with its options', async (t) => {
@@ -32,7 +35,10 @@ test('a file saved before defaults moved to Rust loads with its options', async 
   const loaded = await Bm25Index.load(new URL('../fixtures/bm25-v1-options.rgrk', import.meta.url).pathname)
   t.deepEqual(loaded.analyze('The Runners ran a x'), ['runner', 'ran'])
   const hits = loaded.search('running cat')
-  t.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c'])
+  t.deepEqual(
+    hits.map((h) => h.id),
+    ['a', 'b', 'c'],
+  )
   t.true(Math.abs(hits[0].score - 1.2174649238586426) < 1e-6)
   t.true(Math.abs(hits[1].score - 0.5965947508811951) < 1e-6)
   t.is(hits[0].text, undefined, 'storeText: false was kept')
@@ -51,7 +57,10 @@ test('vector files of format version 1 (before metadata) still load, copied or m
       t.is(loaded.storage, storage)
       t.is(loaded.metric, metric)
       const hits = loaded.search([1, 0.1, 0, 0], { topK: 3 })
-      t.deepEqual(hits.map((h) => h.id), ['a', 'c', 'b'])
+      t.deepEqual(
+        hits.map((h) => h.id),
+        ['a', 'c', 'b'],
+      )
       hits.forEach((h, i) => t.true(Math.abs(h.score - scores[i]) < 1e-6))
       t.deepEqual(loaded.search([1, 0.1, 0, 0], { filter: { meta: { x: { $exists: false } } } }).length, 3)
     }
@@ -96,10 +105,17 @@ test('save and load with an already-aborted signal reject with AbortError and do
   const vector = new VectorIndex({ dim: 4 })
   vector.add(['a', 'b'], new Float32Array([1, 0, 0, 0, 0, 1, 0, 0]))
   const signal = AbortSignal.abort()
-  for (const [name, index, file] of [['bm25', bm25, 'b.rgrk'], ['vector', vector, 'v.rgv']]) {
+  for (const [name, index, file] of [
+    ['bm25', bm25, 'b.rgrk'],
+    ['vector', vector, 'v.rgv'],
+  ]) {
     const path = join(d, file)
     await t.throwsAsync(index.save(path, { signal }), { instanceOf: AbortError, code: 'ABORT_ERR' }, name)
-    t.deepEqual(readdirSync(d).filter((f) => f.startsWith(file) || f.includes(`.${file}.`)), [], `${name}: nothing written`)
+    t.deepEqual(
+      readdirSync(d).filter((f) => f.startsWith(file) || f.includes(`.${file}.`)),
+      [],
+      `${name}: nothing written`,
+    )
     await index.save(path)
     const before = readFileSync(path)
     await t.throwsAsync(index.save(path, { signal }), { code: 'ABORT_ERR' }, name)
@@ -118,7 +134,10 @@ test('a save aborted while it runs stops, removes its temporary file and keeps t
   const vectors = new Float32Array(n * dim)
   for (let i = 0; i < vectors.length; i++) vectors[i] = ((i * 2654435761) % 1000) / 1000 - 0.5
   const index = new VectorIndex({ dim })
-  index.add(Array.from({ length: n }, (_, i) => `v${i}`), vectors)
+  index.add(
+    Array.from({ length: n }, (_, i) => `v${i}`),
+    vectors,
+  )
   const path = join(d, 'big.rgv')
   await index.save(path)
   const before = readFileSync(path)

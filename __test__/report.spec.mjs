@@ -16,7 +16,14 @@ test('the report has environment, tables with medians, spreads and ratios, and f
   const r = report(dir)
   t.is(r.status, 0, r.stderr)
   const md = readFileSync(join(dir, 'REPORT.md'), 'utf8')
-  for (const h of ['## Environment', '## BM25 search', '## Exact vector top-k', '## Hierarchical splitting', '## Charts']) t.true(md.includes(h), h)
+  for (const h of [
+    '## Environment',
+    '## BM25 search',
+    '## Exact vector top-k',
+    '## Hierarchical splitting',
+    '## Charts',
+  ])
+    t.true(md.includes(h), h)
   const bm25 = JSON.parse(readFileSync(join(dir, 'bm25.json'), 'utf8'))
   const single = (engine) => bm25.results.find((x) => x.engine === engine && x.corpus === 'cran').single.summary
   // The ragrank row shows median (min–max) of the JSON, and the ratio row divides the medians.

@@ -65,7 +65,9 @@ function tableRetriever(table) {
     calls,
     async retrieve(query, options = {}) {
       calls.push({ query, options })
-      return (table[query] ?? []).slice(0, options.topK ?? 10).map((id, i) => ({ id, score: 1 - i / 10, text: `${id} text` }))
+      return (table[query] ?? [])
+        .slice(0, options.topK ?? 10)
+        .map((id, i) => ({ id, score: 1 - i / 10, text: `${id} text` }))
     },
   }
 }
@@ -97,7 +99,10 @@ test('VectorRetriever embeds the query and searches the index, with fields from 
   const index = bruteForceIndex(corpus)
   const retriever = new VectorRetriever({ index, embed, documents })
   const hits = await retriever.retrieve('feline', { topK: 2 })
-  t.deepEqual(hits.map((h) => h.id), ['kitten', 'cat'])
+  t.deepEqual(
+    hits.map((h) => h.id),
+    ['kitten', 'cat'],
+  )
   t.deepEqual(index.calls.at(-1), { topK: 2 })
   t.is(hits[1].text, corpus[0].text)
   t.deepEqual(hits[1].meta, { kind: 'pet' })
@@ -117,7 +122,9 @@ test('VectorRetriever accepts an Embedder-like object, an async index, number[] 
   const asyncIndex = { search: async (q, o) => sync.search(q, o) }
   const lookup = async (id) => (id === 'dog' ? { text: 'woof' } : undefined)
   const signal = new AbortController().signal
-  const hits = await new VectorRetriever({ index: asyncIndex, embed: embedder, documents: lookup }).retrieve('dog', { signal })
+  const hits = await new VectorRetriever({ index: asyncIndex, embed: embedder, documents: lookup }).retrieve('dog', {
+    signal,
+  })
   t.deepEqual(seen, [['dog', signal]])
   t.is(hits[0].id, 'dog')
   t.is(hits[0].text, 'woof')
@@ -135,13 +142,26 @@ test('VectorRetriever rejects bad construction, bad queries and bad embeddings c
   const r = new VectorRetriever({ index, embed })
   await t.throwsAsync(r.retrieve(['cat']), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' })
   await t.throwsAsync(r.retrieve('cat', { topK: 1.5 }), { instanceOf: TypeError })
-  await t.throwsAsync(new VectorRetriever({ index, embed: async () => 'v' }).retrieve('x'), { instanceOf: TypeError, message: /Float32Array/ })
-  await t.throwsAsync(new VectorRetriever({ index, embed: async () => new Float32Array(0) }).retrieve('x'), { instanceOf: RangeError })
-  await t.throwsAsync(new VectorRetriever({ index, embed: async () => [1, NaN] }).retrieve('x'), { instanceOf: RangeError, message: /NaN/ })
+  await t.throwsAsync(new VectorRetriever({ index, embed: async () => 'v' }).retrieve('x'), {
+    instanceOf: TypeError,
+    message: /Float32Array/,
+  })
+  await t.throwsAsync(new VectorRetriever({ index, embed: async () => new Float32Array(0) }).retrieve('x'), {
+    instanceOf: RangeError,
+  })
+  await t.throwsAsync(new VectorRetriever({ index, embed: async () => [1, NaN] }).retrieve('x'), {
+    instanceOf: RangeError,
+    message: /NaN/,
+  })
   const badIndex = { search: () => [{ id: 7, score: 1 }] }
-  await t.throwsAsync(new VectorRetriever({ index: badIndex, embed }).retrieve('x'), { instanceOf: TypeError, message: /index\.search/ })
+  await t.throwsAsync(new VectorRetriever({ index: badIndex, embed }).retrieve('x'), {
+    instanceOf: TypeError,
+    message: /index\.search/,
+  })
   const failing = new Error('embeddings API down')
-  await t.throwsAsync(new VectorRetriever({ index, embed: async () => Promise.reject(failing) }).retrieve('x'), { is: failing })
+  await t.throwsAsync(new VectorRetriever({ index, embed: async () => Promise.reject(failing) }).retrieve('x'), {
+    is: failing,
+  })
 })
 
 test('VectorRetriever aborts even when the embed function ignores the signal', async (t) => {
@@ -172,10 +192,13 @@ test('HybridRetriever fuses BM25 and vector results with RRF by default', async 
   t.deepEqual(hits, expected)
   // 'cat' ranks first in both lists; 'kitten' is found only by the vectors.
   t.is(hits[0].id, 'cat')
-  t.deepEqual(hits[0].fusion.map((p) => [p.list, p.rank]), [
-    [0, 1],
-    [1, 1],
-  ])
+  t.deepEqual(
+    hits[0].fusion.map((p) => [p.list, p.rank]),
+    [
+      [0, 1],
+      [1, 1],
+    ],
+  )
   t.true(hits.some((h) => h.id === 'kitten'))
 })
 
@@ -201,10 +224,13 @@ test('HybridRetriever: per-retriever depth and weight, weighted fusion, concurre
     { id: 'z', score: 5 },
     { id: 'extra', score: 10 },
   ])
-  t.deepEqual((await p).map((h) => [h.id, h.score]), [
-    ['extra', 10],
-    ['z', 7],
-  ])
+  t.deepEqual(
+    (await p).map((h) => [h.id, h.score]),
+    [
+      ['extra', 10],
+      ['z', 7],
+    ],
+  )
   const deep = manualRetriever()
   const p2 = new HybridRetriever({ retrievers: [deep], candidates: 7 }).retrieve('q', { topK: 20 })
   await tick()
@@ -231,10 +257,21 @@ test('HybridRetriever with onError skip fuses the rest and reports the skipped',
   const broken = { retrieve: async () => Promise.reject(failure) }
   const notAList = { retrieve: async () => 'oops' }
   const good = tableRetriever({ q: ['a', 'b'] })
-  const hybrid = new HybridRetriever({ retrievers: [broken, good, notAList], onError: 'skip', onSkip: (e, i) => skipped.push([e, i]) })
+  const hybrid = new HybridRetriever({
+    retrievers: [broken, good, notAList],
+    onError: 'skip',
+    onSkip: (e, i) => skipped.push([e, i]),
+  })
   const hits = await hybrid.retrieve('q')
-  t.deepEqual(hits.map((h) => h.id), ['a', 'b'])
-  t.deepEqual(hits[0].fusion.map((p) => p.list), [1], 'list indices stay retriever indices')
+  t.deepEqual(
+    hits.map((h) => h.id),
+    ['a', 'b'],
+  )
+  t.deepEqual(
+    hits[0].fusion.map((p) => p.list),
+    [1],
+    'list indices stay retriever indices',
+  )
   skipped.sort((x, y) => x[1] - y[1])
   t.is(skipped.length, 2)
   t.deepEqual(skipped[0], [failure, 0])
@@ -270,13 +307,18 @@ test('HybridRetriever validates its options and calls', async (t) => {
     [{ retrievers: [r], k: 0 }, RangeError, /k must be > 0/],
     [{ retrievers: [r], normalize: 'zscore' }, RangeError, /'weighted' only/],
     [{ retrievers: [r], scoreNormalization: 'zscore' }, RangeError, /'weighted' only/],
-    [{ retrievers: [r], method: 'weighted', scoreNormalization: 'none', normalize: 'none' }, TypeError, /deprecated name of options\.scoreNormalization/],
+    [
+      { retrievers: [r], method: 'weighted', scoreNormalization: 'none', normalize: 'none' },
+      TypeError,
+      /deprecated name of options\.scoreNormalization/,
+    ],
     [{ retrievers: [r], onError: 'ignore' }, RangeError, /onError/],
     [{ retrievers: [r], onError: true }, TypeError, /onError/],
     [{ retrievers: [r], onSkip: 1 }, TypeError, /onSkip/],
     [{ retrievers: [r], candidates: 0 }, RangeError, /candidates/],
   ]
-  for (const [options, type, message] of bad) t.throws(() => new HybridRetriever(options), { instanceOf: type, message, code: 'ERR_INVALID_ARG' })
+  for (const [options, type, message] of bad)
+    t.throws(() => new HybridRetriever(options), { instanceOf: type, message, code: 'ERR_INVALID_ARG' })
   const hybrid = new HybridRetriever({ retrievers: [r] })
   await t.throwsAsync(hybrid.retrieve(null), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' })
   await t.throwsAsync(hybrid.retrieve('q', { signal: 'stop' }), { instanceOf: TypeError })
@@ -293,7 +335,10 @@ test('MultiQueryRetriever fuses the variants by RRF, not a union', async (t) => 
   const mq = new MultiQueryRetriever({ retriever: inner, queries: async () => ['q again'] })
   const hits = await mq.retrieve('q')
   // y is second in both lists: 2/62 beats x's and z's 1/61.
-  t.deepEqual(hits.map((h) => h.id), ['y', 'x', 'z'])
+  t.deepEqual(
+    hits.map((h) => h.id),
+    ['y', 'x', 'z'],
+  )
   t.is(hits[0].score, 2 / 62)
   t.is(hits[0].text, 'y text')
   t.deepEqual(hits, fuse([await inner.retrieve('q'), await inner.retrieve('q again')]))
@@ -310,25 +355,52 @@ test('MultiQueryRetriever: the rewrite function, dedupe of variants, includeOrig
   const signal = new AbortController().signal
   const hits = await mq.retrieve('q', { topK: 5, signal })
   t.deepEqual(rewriteCalls, [['q', signal]])
-  t.deepEqual(inner.calls.map((c) => c.query), ['q', 'b query', 'c'])
-  t.deepEqual(inner.calls.map((c) => c.options.topK), [50, 50, 50])
-  t.deepEqual(hits.map((h) => [h.id, h.fusion[0].list]), [
-    ['a', 0],
-    ['b', 1],
-    ['c', 2],
-  ])
+  t.deepEqual(
+    inner.calls.map((c) => c.query),
+    ['q', 'b query', 'c'],
+  )
+  t.deepEqual(
+    inner.calls.map((c) => c.options.topK),
+    [50, 50, 50],
+  )
+  t.deepEqual(
+    hits.map((h) => [h.id, h.fusion[0].list]),
+    [
+      ['a', 0],
+      ['b', 1],
+      ['c', 2],
+    ],
+  )
   inner.calls.length = 0
-  const noOriginal = new MultiQueryRetriever({ retriever: inner, queries: ['c', 'b query'], includeOriginal: false, candidates: 3 })
-  t.deepEqual((await noOriginal.retrieve('q')).map((h) => h.id), ['c', 'b'])
-  t.deepEqual(inner.calls.map((c) => [c.query, c.options.topK]), [
-    ['c', 10],
-    ['b query', 10],
-  ])
+  const noOriginal = new MultiQueryRetriever({
+    retriever: inner,
+    queries: ['c', 'b query'],
+    includeOriginal: false,
+    candidates: 3,
+  })
+  t.deepEqual(
+    (await noOriginal.retrieve('q')).map((h) => h.id),
+    ['c', 'b'],
+  )
+  t.deepEqual(
+    inner.calls.map((c) => [c.query, c.options.topK]),
+    [
+      ['c', 10],
+      ['b query', 10],
+    ],
+  )
   inner.calls.length = 0
-  t.deepEqual((await noOriginal.retrieve('q', { queries: ['b query'] })).map((h) => h.id), ['b'])
+  t.deepEqual(
+    (await noOriginal.retrieve('q', { queries: ['b query'] })).map((h) => h.id),
+    ['b'],
+  )
   inner.calls.length = 0
   await noOriginal.retrieve('q', { queries: ['  '] })
-  t.deepEqual(inner.calls.map((c) => c.query), ['q'], 'with no usable variant the original is used')
+  t.deepEqual(
+    inner.calls.map((c) => c.query),
+    ['q'],
+    'with no usable variant the original is used',
+  )
 })
 
 test('MultiQueryRetriever respects its concurrency limit', async (t) => {
@@ -344,15 +416,26 @@ test('MultiQueryRetriever respects its concurrency limit', async (t) => {
     },
   }
   const queries = ['a', 'b', 'c', 'd', 'e', 'f', 'g']
-  const hits = await new MultiQueryRetriever({ retriever: slow, queries, concurrency: 2, includeOriginal: false }).retrieve('q', { topK: 10 })
+  const hits = await new MultiQueryRetriever({
+    retriever: slow,
+    queries,
+    concurrency: 2,
+    includeOriginal: false,
+  }).retrieve('q', { topK: 10 })
   t.is(maxInFlight, 2)
-  t.deepEqual(hits.map((h) => h.id), queries)
+  t.deepEqual(
+    hits.map((h) => h.id),
+    queries,
+  )
 })
 
 test('MultiQueryRetriever failures and aborts', async (t) => {
   const failure = new Error('LLM quota')
   const inner = tableRetriever({ q: ['a'] })
-  await t.throwsAsync(new MultiQueryRetriever({ retriever: inner, queries: async () => Promise.reject(failure) }).retrieve('q'), { is: failure })
+  await t.throwsAsync(
+    new MultiQueryRetriever({ retriever: inner, queries: async () => Promise.reject(failure) }).retrieve('q'),
+    { is: failure },
+  )
   await t.throwsAsync(new MultiQueryRetriever({ retriever: inner, queries: async () => 'one query' }).retrieve('q'), {
     instanceOf: TypeError,
     message: /queries function result/,
@@ -377,10 +460,16 @@ test('MultiQueryRetriever validates its options', async (t) => {
   const r = tableRetriever({})
   t.throws(() => new MultiQueryRetriever({}), { instanceOf: TypeError, message: /retriever/ })
   t.throws(() => new MultiQueryRetriever({ retriever: r, queries: 'x' }), { instanceOf: TypeError, message: /queries/ })
-  t.throws(() => new MultiQueryRetriever({ retriever: r, concurrency: 0 }), { instanceOf: RangeError, message: /concurrency/ })
+  t.throws(() => new MultiQueryRetriever({ retriever: r, concurrency: 0 }), {
+    instanceOf: RangeError,
+    message: /concurrency/,
+  })
   t.throws(() => new MultiQueryRetriever({ retriever: r, k: 0 }), { instanceOf: RangeError, message: /k must be > 0/ })
   t.throws(() => new MultiQueryRetriever({ retriever: r, includeOriginal: 'yes' }), { instanceOf: TypeError })
-  await t.throwsAsync(new MultiQueryRetriever({ retriever: r }).retrieve('q', { queries: [1] }), { instanceOf: TypeError, message: /options\.queries/ })
+  await t.throwsAsync(new MultiQueryRetriever({ retriever: r }).retrieve('q', { queries: [1] }), {
+    instanceOf: TypeError,
+    message: /options\.queries/,
+  })
 })
 
 // ---- composition ----
@@ -391,9 +480,18 @@ test('retrievers compose: a hybrid of a multi-query BM25 and a vector retriever'
   const vectors = new VectorRetriever({ index: bruteForceIndex(corpus), embed, documents })
   const hybrid = new HybridRetriever({ retrievers: [multi, { retriever: vectors, weight: 0.5 }] })
   const hits = await hybrid.retrieve('cat', { topK: 3 })
-  const expected = fuse([await multi.retrieve('cat', { topK: 50 }), await vectors.retrieve('cat', { topK: 50 })], { weights: [1, 0.5], topK: 3 })
+  const expected = fuse([await multi.retrieve('cat', { topK: 50 }), await vectors.retrieve('cat', { topK: 50 })], {
+    weights: [1, 0.5],
+    topK: 3,
+  })
   t.deepEqual(hits, expected)
-  t.deepEqual(hits.slice(0, 2).map((h) => h.id).sort(), ['cat', 'kitten'])
+  t.deepEqual(
+    hits
+      .slice(0, 2)
+      .map((h) => h.id)
+      .sort(),
+    ['cat', 'kitten'],
+  )
   const outer = new MultiQueryRetriever({ retriever: hybrid, queries: ['dog'] })
   const top = await outer.retrieve('cat', { topK: 2 })
   t.is(top.length, 2)

@@ -14,17 +14,24 @@ function scripts(dir) {
     .map((e) => path.relative(root, path.join(e.parentPath ?? e.path, e.name)))
 }
 
-const files = ['bench', 'examples', 'demo', 'scripts', 'fixtures'].flatMap(scripts).filter((f) => !f.includes(`${path.sep}.cache${path.sep}`))
+const files = ['bench', 'examples', 'demo', 'scripts', 'fixtures']
+  .flatMap(scripts)
+  .filter((f) => !f.includes(`${path.sep}.cache${path.sep}`))
 
 test('there are scripts to check', (t) => {
-  for (const dir of ['suites', 'eval', 'probes']) t.true(files.some((f) => f.startsWith(path.join('bench', dir, ''))), dir)
+  for (const dir of ['suites', 'eval', 'probes'])
+    t.true(
+      files.some((f) => f.startsWith(path.join('bench', dir, ''))),
+      dir,
+    )
   t.true(files.length > 10)
 })
 
 // `node --check` does not resolve imports, so a script moved to another folder would still parse with a
 // relative import that no longer exists; the scripts under eval/ and probes/ are never imported by a test.
 const relativeImports = (file) =>
-  [...readFileSync(path.join(root, file), 'utf8').matchAll(/(?:\bfrom|\bimport\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1])
+  [...readFileSync(path.join(root, file), 'utf8').matchAll(/(?:\bfrom|\bimport\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g)]
+    .map((m) => m[1])
     .filter((spec) => !spec.includes('${')) // a template that writes code, not an import
 
 for (const file of files) {

@@ -84,13 +84,27 @@ test('bad options: clear TypeError/RangeError', (t) => {
   t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'function' }), {
     instanceOf: RangeError,
     code: 'ERR_INVALID_ARG',
-    message: /^options\.splitBy must be one of word, sentence, passage, page, line, period, token, char; got "function"/,
+    message:
+      /^options\.splitBy must be one of word, sentence, passage, page, line, period, token, char; got "function"/,
   })
   t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 7 }), { instanceOf: TypeError })
-  t.throws(() => new HierarchicalSplitter({ blockSizes: [3, 0] }), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message: /^options\.blockSizes\[1\] / })
-  t.throws(() => new HierarchicalSplitter({ blockSizes: [-4] }), { instanceOf: RangeError, message: /^options\.blockSizes\[0\] / })
-  t.throws(() => new HierarchicalSplitter({ blockSizes: [2 ** 40] }), { instanceOf: RangeError, message: /^options\.blockSizes\[0\] / })
-  t.throws(() => new HierarchicalSplitter({ blockSizes: [3], overlap: -1 }), { instanceOf: RangeError, message: /^options\.overlap / })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [3, 0] }), {
+    instanceOf: RangeError,
+    code: 'ERR_INVALID_ARG',
+    message: /^options\.blockSizes\[1\] /,
+  })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [-4] }), {
+    instanceOf: RangeError,
+    message: /^options\.blockSizes\[0\] /,
+  })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [2 ** 40] }), {
+    instanceOf: RangeError,
+    message: /^options\.blockSizes\[0\] /,
+  })
+  t.throws(() => new HierarchicalSplitter({ blockSizes: [3], overlap: -1 }), {
+    instanceOf: RangeError,
+    message: /^options\.overlap /,
+  })
   t.throws(() => new HierarchicalSplitter({ blockSizes: [3], overlap: 0.5 }), { instanceOf: TypeError })
   t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'token' }), { message: /tokenizer/ })
   const err = t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'token', tokenizer: '/nope.json' }))
@@ -116,7 +130,12 @@ test('bad documents: clear errors', (t) => {
   t.throws(() => s.split('text'), { instanceOf: TypeError })
   t.throws(() => s.split([{ id: 'a', text: 1 }]), { instanceOf: TypeError })
   t.throws(() => s.split([{ id: '', text: 'x' }]), { instanceOf: TypeError })
-  const dup = t.throws(() => s.split([{ id: 'a', text: 'x' }, { id: 'a', text: 'y' }]))
+  const dup = t.throws(() =>
+    s.split([
+      { id: 'a', text: 'x' },
+      { id: 'a', text: 'y' },
+    ]),
+  )
   t.is(dup.code, 'ERR_DUPLICATE_ID')
 })
 
@@ -192,9 +211,18 @@ test('NodeTree: children, ancestors, leaves, get', async (t) => {
   const nodes = split(MONARCH, { blockSizes: [10, 3] })
   const tree = new NodeTree(nodes)
   t.deepEqual(texts(tree.children('d#1')), ['eastern side of ', 'the horizon.'])
-  t.deepEqual(tree.ancestors('d#1.1').map((n) => n.id), ['d#1', 'd'])
-  t.deepEqual(tree.leaves('d').map((n) => n.id), ['d#0.0', 'd#0.1', 'd#0.2', 'd#0.3', 'd#1.0', 'd#1.1'])
+  t.deepEqual(
+    tree.ancestors('d#1.1').map((n) => n.id),
+    ['d#1', 'd'],
+  )
+  t.deepEqual(
+    tree.leaves('d').map((n) => n.id),
+    ['d#0.0', 'd#0.1', 'd#0.2', 'd#0.3', 'd#1.0', 'd#1.1'],
+  )
   t.deepEqual(tree.leaves().length, 6)
-  t.deepEqual((await tree.get(['d#0', 'nope'])).map((n) => n?.id), ['d#0', undefined])
+  t.deepEqual(
+    (await tree.get(['d#0', 'nope'])).map((n) => n?.id),
+    ['d#0', undefined],
+  )
   t.throws(() => tree.children('nope'), { instanceOf: RangeError })
 })

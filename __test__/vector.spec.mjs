@@ -62,7 +62,10 @@ for (const metric of ['cosine', 'dot', 'l2']) {
         if (storage === 'int8') {
           t.true(hits.filter((h) => wantIds.includes(h.id)).length >= 9)
         } else if (storage === 'f32') {
-          t.deepEqual(hits.map((h) => h.id), wantIds)
+          t.deepEqual(
+            hits.map((h) => h.id),
+            wantIds,
+          )
           hits.forEach((h, i) => t.true(Math.abs(h.score - want[i].s) < 1e-4))
         } else {
           // f16 rounding may swap near ties; the best hit and the scores stay close.
@@ -94,9 +97,15 @@ test('hits beyond the reusable output buffer (topK above 1024) come back complet
 test('ties go to the vector added first; upsert moves a vector last', (t) => {
   const index = new VectorIndex({ dim: 2 })
   index.add(['a', 'b', 'c'], new Float32Array([1, 0, 2, 0, 3, 0]))
-  t.deepEqual(index.search([1, 0]).map((h) => h.id), ['a', 'b', 'c'])
+  t.deepEqual(
+    index.search([1, 0]).map((h) => h.id),
+    ['a', 'b', 'c'],
+  )
   index.add(['a'], new Float32Array([4, 0]), { upsert: true })
-  t.deepEqual(index.search([1, 0]).map((h) => h.id), ['b', 'c', 'a'])
+  t.deepEqual(
+    index.search([1, 0]).map((h) => h.id),
+    ['b', 'c', 'a'],
+  )
   t.is(index.size, 3)
 })
 
@@ -121,7 +130,10 @@ test('a filter restricts the scan to the given ids', (t) => {
     .filter((w) => w.i % 5 === 0)
     .slice(0, 7)
     .map((w) => `v${w.i}`)
-  t.deepEqual(hits.map((h) => h.id), want)
+  t.deepEqual(
+    hits.map((h) => h.id),
+    want,
+  )
   t.deepEqual(index.search(q, { filter: { ids: [] } }), [])
 })
 
@@ -135,7 +147,10 @@ test('searchBatch returns what search returns, per query, in order', async (t) =
     t.is(batch.length, 12)
     batch.forEach((hits, qi) => {
       const single = index.search(queries.subarray(qi * dim, (qi + 1) * dim), { topK: 5 })
-      t.deepEqual(hits.map((h) => h.id), single.map((h) => h.id))
+      t.deepEqual(
+        hits.map((h) => h.id),
+        single.map((h) => h.id),
+      )
       hits.forEach((h, i) => t.true(Math.abs(h.score - single[i].score) < 1e-4))
     })
     t.deepEqual(await index.searchBatch(new Float32Array(0)), [])
@@ -163,8 +178,18 @@ test('bad input throws a clear error and leaves the index unchanged', async (t) 
     [() => index.add(['x'], new Float32Array([1, Infinity, 0])), RangeError, 'ERR_INVALID_ARG', /non-finite/],
     [() => index.add(['x'], new Float32Array([0, 0, 0])), RangeError, 'ERR_INVALID_ARG', /zero/],
     [() => index.add(['a'], new Float32Array([1, 1, 1])), Error, 'ERR_DUPLICATE_ID', /upsert/],
-    [() => index.add(['y', 'y'], new Float32Array(6).fill(1), { upsert: true }), Error, 'ERR_DUPLICATE_ID', /more than once/],
-    [() => index.add(['a', 'z'], new Float32Array([1, 1, 1, 0, 0, 0]), { upsert: true }), RangeError, 'ERR_INVALID_ARG', /zero/],
+    [
+      () => index.add(['y', 'y'], new Float32Array(6).fill(1), { upsert: true }),
+      Error,
+      'ERR_DUPLICATE_ID',
+      /more than once/,
+    ],
+    [
+      () => index.add(['a', 'z'], new Float32Array([1, 1, 1, 0, 0, 0]), { upsert: true }),
+      RangeError,
+      'ERR_INVALID_ARG',
+      /zero/,
+    ],
     [() => index.add([''], new Float32Array(3).fill(1)), TypeError, 'ERR_INVALID_ARG', /id/],
     [() => index.add(['x'], 'not a vector'), TypeError, 'ERR_INVALID_ARG', /Float32Array/],
     [() => index.search(new Float32Array(4)), RangeError, 'ERR_INVALID_ARG', /dim 3/],
@@ -193,12 +218,18 @@ test('bad input throws a clear error and leaves the index unchanged', async (t) 
     [{ dim: 3, metric: 'manhattan' }, /^options\.metric must be one of 'cosine', 'dot', 'l2', got "manhattan"/],
     [{ dim: 3, storage: 'int4' }, /^options\.storage must be one of 'f32', 'f16', 'int8', got "int4"/],
   ]) {
-    t.throws(() => new VectorIndex(opts), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message }, JSON.stringify(opts))
+    t.throws(
+      () => new VectorIndex(opts),
+      { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message },
+      JSON.stringify(opts),
+    )
   }
   for (const opts of [{ dim: 1.5 }, { dim: '3' }, { dim: 3, metric: 1 }]) {
     t.throws(() => new VectorIndex(opts), { instanceOf: TypeError, code: 'ERR_INVALID_ARG' }, JSON.stringify(opts))
   }
-  t.throws(() => new VectorIndex({ dim: 1, metric: 'dot', storage: 'f16' }).add(['big'], [1e6]), { instanceOf: RangeError })
+  t.throws(() => new VectorIndex({ dim: 1, metric: 'dot', storage: 'f16' }).add(['big'], [1e6]), {
+    instanceOf: RangeError,
+  })
 })
 
 test('documented edge results: topK 0, topK above size, empty index, unknown ids on remove', (t) => {
@@ -207,7 +238,10 @@ test('documented edge results: topK 0, topK above size, empty index, unknown ids
   const index = new VectorIndex({ dim: 2 })
   index.add(['a', 'b'], [1, 0, 0, 1])
   t.deepEqual(index.search([1, 0], { topK: 0 }), [])
-  t.deepEqual(index.search([1, 0], { topK: 1000 }).map((h) => h.id), ['a', 'b'])
+  t.deepEqual(
+    index.search([1, 0], { topK: 1000 }).map((h) => h.id),
+    ['a', 'b'],
+  )
   t.is(index.remove(['nope', 'a', 'a']), 1)
   t.false(index.has('a'))
   t.true(index.has('b'))
@@ -236,7 +270,10 @@ test('save and load (copied or memory-mapped) give the same results; changes cop
       t.is(loaded.size, 400)
     }
   }
-  t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [])
+  t.deepEqual(
+    readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+    [],
+  )
 })
 
 test('another process can map the same file and gets the same hits', async (t) => {

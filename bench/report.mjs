@@ -13,9 +13,18 @@ import { repoRoot, resultsDir } from './lib/paths.mjs'
 import * as vega from 'vega'
 import { compile } from 'vega-lite'
 
-
 // JS peers whose installed versions come from package-lock.json (Python peers: the versions each run recorded).
-const JS_PEERS = ['minisearch', '@orama/orama', 'wink-bm25-text-search', 'okapibm25', 'usearch', 'hnswlib-node', '@langchain/textsplitters', '@huggingface/transformers', 'onnxruntime-node']
+const JS_PEERS = [
+  'minisearch',
+  '@orama/orama',
+  'wink-bm25-text-search',
+  'okapibm25',
+  'usearch',
+  'hnswlib-node',
+  '@langchain/textsplitters',
+  '@huggingface/transformers',
+  'onnxruntime-node',
+]
 
 const fmt = (x, digits) => {
   if (x === undefined || x === null || !Number.isFinite(x)) return '–'
@@ -26,7 +35,14 @@ const fmt = (x, digits) => {
 const cell = (s) => (s?.median === undefined ? '–' : `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`)
 const ratio = (a, b) => (a && b ? `${fmt(a / b, a / b >= 10 ? 0 : 1)}×` : '–')
 const table = (header, rows) =>
-  [`| ${header.join(' | ')} |`, `| --- | ${header.slice(1).map(() => '---:').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
+  [
+    `| ${header.join(' | ')} |`,
+    `| --- | ${header
+      .slice(1)
+      .map(() => '---:')
+      .join(' | ')} |`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n')
 
 function readJson(dir, name) {
   const file = path.join(dir, name)
@@ -37,12 +53,21 @@ function readJson(dir, name) {
 export function lockVersions(lockFile = path.join(repoRoot, 'package-lock.json')) {
   if (!existsSync(lockFile)) return {}
   const lock = JSON.parse(readFileSync(lockFile, 'utf8'))
-  return Object.fromEntries(JS_PEERS.flatMap((p) => (lock.packages?.[`node_modules/${p}`]?.version ? [[p, lock.packages[`node_modules/${p}`].version]] : [])))
+  return Object.fromEntries(
+    JS_PEERS.flatMap((p) =>
+      lock.packages?.[`node_modules/${p}`]?.version ? [[p, lock.packages[`node_modules/${p}`].version]] : [],
+    ),
+  )
 }
 
 /** Renders a Vega-Lite spec to an SVG string. */
 export async function renderSvg(spec) {
-  const { spec: vgSpec } = compile({ $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: 560, height: 320, ...spec })
+  const { spec: vgSpec } = compile({
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: 560,
+    height: 320,
+    ...spec,
+  })
   const view = new vega.View(vega.parse(vgSpec), { renderer: 'none' })
   const svg = await view.toSVG()
   view.finalize()
@@ -66,7 +91,12 @@ const latencyBars = (title, rows) => ({
   mark: 'bar',
   encoding: {
     y: { field: 'engine', type: 'nominal', sort: 'x', title: null },
-    x: { field: 'ms', type: 'quantitative', scale: { type: 'log' }, title: 'ms per query (log scale; lower is better)' },
+    x: {
+      field: 'ms',
+      type: 'quantitative',
+      scale: { type: 'log' },
+      title: 'ms per query (log scale; lower is better)',
+    },
   },
 })
 
@@ -74,14 +104,51 @@ function bm25Section(bm25, charts) {
   const corpora = Object.keys(bm25.corpora)
   const engines = [...new Set(bm25.results.map((r) => r.engine))]
   const get = (engine, corpus) => bm25.results.find((r) => r.engine === engine && r.corpus === corpus)
-  const out = ['## BM25 search', '', `From \`bm25.json\` (${bm25.meta.command}, ${bm25.meta.started.slice(0, 10)}). Cells: median (min–max) queries/s over the repeats; top-${bm25.meta.params.topK}.`]
-  for (const [kind, label] of [['single', 'single thread'], ['batch', 'batch (all cores)']]) {
+  const out = [
+    '## BM25 search',
+    '',
+    `From \`bm25.json\` (${bm25.meta.command}, ${bm25.meta.started.slice(0, 10)}). Cells: median (min–max) queries/s over the repeats; top-${bm25.meta.params.topK}.`,
+  ]
+  for (const [kind, label] of [
+    ['single', 'single thread'],
+    ['batch', 'batch (all cores)'],
+  ]) {
     const measured = engines.filter((e) => corpora.some((c) => get(e, c)?.[kind]?.summary)) // JS peers have no batch API
-    out.push('', `### Throughput, ${label} (queries/s)`, '', table(['engine', ...corpora], measured.map((e) => [e, ...corpora.map((c) => cell(get(e, c)?.[kind]?.summary))])))
+    out.push(
+      '',
+      `### Throughput, ${label} (queries/s)`,
+      '',
+      table(
+        ['engine', ...corpora],
+        measured.map((e) => [e, ...corpora.map((c) => cell(get(e, c)?.[kind]?.summary))]),
+      ),
+    )
   }
-  out.push('', '### ragrank single-thread throughput relative to each peer (median / median; > 1× = ragrank faster)', '')
-  out.push(table(['peer', ...corpora], engines.filter((e) => e !== 'ragrank').map((e) => [e, ...corpora.map((c) => ratio(get('ragrank', c)?.single?.summary?.median, get(e, c)?.single?.summary?.median))])))
-  out.push('', '### Index build (seconds, median (min–max))', '', table(['engine', ...corpora], engines.map((e) => [e, ...corpora.map((c) => cell(get(e, c)?.build?.summary))])))
+  out.push(
+    '',
+    '### ragrank single-thread throughput relative to each peer (median / median; > 1× = ragrank faster)',
+    '',
+  )
+  out.push(
+    table(
+      ['peer', ...corpora],
+      engines
+        .filter((e) => e !== 'ragrank')
+        .map((e) => [
+          e,
+          ...corpora.map((c) => ratio(get('ragrank', c)?.single?.summary?.median, get(e, c)?.single?.summary?.median)),
+        ]),
+    ),
+  )
+  out.push(
+    '',
+    '### Index build (seconds, median (min–max))',
+    '',
+    table(
+      ['engine', ...corpora],
+      engines.map((e) => [e, ...corpora.map((c) => cell(get(e, c)?.build?.summary))]),
+    ),
+  )
 
   const sized = corpora.filter((c) => bm25.corpora[c].kind === 'zipf')
   charts.push({
@@ -89,7 +156,13 @@ function bm25Section(bm25, charts) {
     caption: 'BM25 single-thread throughput vs corpus size (Zipf corpora)',
     spec: logLines(
       'BM25 single-thread queries/s vs corpus size',
-      engines.flatMap((e) => sized.flatMap((c) => (get(e, c)?.single?.summary ? [{ engine: e, size: bm25.corpora[c].docs, rate: get(e, c).single.summary.median }] : []))),
+      engines.flatMap((e) =>
+        sized.flatMap((c) =>
+          get(e, c)?.single?.summary
+            ? [{ engine: e, size: bm25.corpora[c].docs, rate: get(e, c).single.summary.median }]
+            : [],
+        ),
+      ),
       'documents (log scale)',
       'queries/s (log scale)',
     ),
@@ -97,38 +170,81 @@ function bm25Section(bm25, charts) {
   charts.push({
     file: 'bm25-latency.svg',
     caption: 'BM25 time per query on Cranfield, sequential calls (1000 / median single-thread queries/s)',
-    spec: latencyBars('BM25 time per query, Cranfield', engines.flatMap((e) => (get(e, 'cran')?.single?.summary ? [{ engine: e, ms: 1000 / get(e, 'cran').single.summary.median }] : []))),
+    spec: latencyBars(
+      'BM25 time per query, Cranfield',
+      engines.flatMap((e) =>
+        get(e, 'cran')?.single?.summary ? [{ engine: e, ms: 1000 / get(e, 'cran').single.summary.median }] : [],
+      ),
+    ),
   })
   return out.join('\n')
 }
 
 function vectorSection(vector, charts) {
-  const out = ['## Exact vector top-k', '', `From \`vector.json\` (${vector.meta.date.slice(0, 10)}). Cells: median (min–max) queries/s; the ratio is ragrank f32 over the engine (> 1× = ragrank faster).`]
+  const out = [
+    '## Exact vector top-k',
+    '',
+    `From \`vector.json\` (${vector.meta.date.slice(0, 10)}). Cells: median (min–max) queries/s; the ratio is ragrank f32 over the engine (> 1× = ragrank faster).`,
+  ]
   const name = (e) => `${e.engine}${e.variant ? ` (${e.variant})` : ''}`
   for (const r of vector.results) {
     const base = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'f32')
     const rows = r.engines.map((e) =>
-      e.skipped ? [name(e), `skipped: ${e.skipped}`, '', '', ''] : [name(e), cell(e.single), cell(e.batch), ratio(base?.single?.median, e.single?.median), ratio(base?.batch?.median, e.batch?.median)],
+      e.skipped
+        ? [name(e), `skipped: ${e.skipped}`, '', '', '']
+        : [
+            name(e),
+            cell(e.single),
+            cell(e.batch),
+            ratio(base?.single?.median, e.single?.median),
+            ratio(base?.batch?.median, e.batch?.median),
+          ],
     )
-    out.push('', `### ${r.n.toLocaleString('en-US')} × ${r.dim}`, '', table(['engine', 'single', 'batch', 'single ratio', 'batch ratio'], rows))
+    out.push(
+      '',
+      `### ${r.n.toLocaleString('en-US')} × ${r.dim}`,
+      '',
+      table(['engine', 'single', 'batch', 'single ratio', 'batch ratio'], rows),
+    )
   }
   // Chart legends: the variant only where it tells ragrank's storages apart (peers' variants are long descriptions).
   const short = (e) => (e.engine === 'ragrank' ? `ragrank ${e.variant}` : e.engine)
   const dim = 384
-  const series = vector.results.filter((r) => r.dim === dim).flatMap((r) => r.engines.filter((e) => e.batch?.median).map((e) => ({ engine: short(e), size: r.n, rate: e.batch.median })))
-  charts.push({ file: 'vector-throughput.svg', caption: `Exact top-k batch throughput vs number of vectors (dim ${dim})`, spec: logLines(`Exact top-k, batch queries/s vs vectors (dim ${dim})`, series, 'vectors (log scale)', 'queries/s (log scale)') })
+  const series = vector.results
+    .filter((r) => r.dim === dim)
+    .flatMap((r) =>
+      r.engines.filter((e) => e.batch?.median).map((e) => ({ engine: short(e), size: r.n, rate: e.batch.median })),
+    )
+  charts.push({
+    file: 'vector-throughput.svg',
+    caption: `Exact top-k batch throughput vs number of vectors (dim ${dim})`,
+    spec: logLines(
+      `Exact top-k, batch queries/s vs vectors (dim ${dim})`,
+      series,
+      'vectors (log scale)',
+      'queries/s (log scale)',
+    ),
+  })
   const mid = vector.results.find((r) => r.n === 100000 && r.dim === dim) ?? vector.results[0]
   charts.push({
     file: 'vector-latency.svg',
     caption: `Exact top-k time per query, ${mid.n.toLocaleString('en-US')} × ${mid.dim}, sequential calls (1000 / median single queries/s)`,
-    spec: latencyBars(`Exact top-k time per query, ${mid.n.toLocaleString('en-US')} × ${mid.dim}`, mid.engines.filter((e) => e.single?.median).map((e) => ({ engine: short(e), ms: 1000 / e.single.median }))),
+    spec: latencyBars(
+      `Exact top-k time per query, ${mid.n.toLocaleString('en-US')} × ${mid.dim}`,
+      mid.engines.filter((e) => e.single?.median).map((e) => ({ engine: short(e), ms: 1000 / e.single.median })),
+    ),
   })
   return out.join('\n')
 }
 
 function splitSection(split) {
   const engines = [...new Set(split.results.flatMap((r) => Object.keys(r.engines)))]
-  const rows = split.results.map((r) => [r.config, ...engines.map((e) => cell(r.engines[e]?.docsPerSecond)), ratio(r.engines.ragrank?.docsPerSecond?.median, r.engines.haystack?.docsPerSecond?.median), r.identical ? 'yes' : 'no'])
+  const rows = split.results.map((r) => [
+    r.config,
+    ...engines.map((e) => cell(r.engines[e]?.docsPerSecond)),
+    ratio(r.engines.ragrank?.docsPerSecond?.median, r.engines.haystack?.docsPerSecond?.median),
+    r.identical ? 'yes' : 'no',
+  ])
   return [
     '## Hierarchical splitting',
     '',
@@ -146,10 +262,24 @@ function environment(bm25, split, vector) {
   const installed = lockVersions()
   const lines = ['## Environment', '']
   if (m) lines.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`)
-  if (bm25?.meta.loadAverage1m) lines.push(`- 1-minute load average during the BM25 run: median ${bm25.meta.loadAverage1m.median} (min ${bm25.meta.loadAverage1m.min}, max ${bm25.meta.loadAverage1m.max}); a shared VM, expect 10-20% noise.`)
-  if (bm25?.meta.ragrankBuild) lines.push(`- ragrank measured: commit ${bm25.meta.ragrankBuild.commit} (BM25), ${vector?.meta.ragrank ?? '?'} (vector).`)
-  lines.push(`- Peer versions recorded by the runs: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`)
-  lines.push(`- JS peers installed now (package-lock.json): ${Object.entries(installed).map(([k, v]) => `${k} ${v}`).join(', ')}.`)
+  if (bm25?.meta.loadAverage1m)
+    lines.push(
+      `- 1-minute load average during the BM25 run: median ${bm25.meta.loadAverage1m.median} (min ${bm25.meta.loadAverage1m.min}, max ${bm25.meta.loadAverage1m.max}); a shared VM, expect 10-20% noise.`,
+    )
+  if (bm25?.meta.ragrankBuild)
+    lines.push(
+      `- ragrank measured: commit ${bm25.meta.ragrankBuild.commit} (BM25), ${vector?.meta.ragrank ?? '?'} (vector).`,
+    )
+  lines.push(
+    `- Peer versions recorded by the runs: ${Object.entries(versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+  )
+  lines.push(
+    `- JS peers installed now (package-lock.json): ${Object.entries(installed)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+  )
   return lines.join('\n')
 }
 
@@ -163,7 +293,14 @@ export async function writeReport(dir = resultsDir) {
   const sections = [
     '# Benchmark report',
     '',
-    `Generated by \`node bench/report.mjs\` (run by \`npm run bench\`) from the JSON results in this folder. Per-suite details: ${['bm25.md', 'split.md', 'vector.md'].filter((f) => existsSync(path.join(dir, f))).map((f) => `[${f}](${f})`).join(', ')}.`,
+    `Generated by \`node bench/report.mjs\` (run by \`npm run bench\`) from the JSON results in this folder. Per-suite details: ${[
+      'bm25.md',
+      'split.md',
+      'vector.md',
+    ]
+      .filter((f) => existsSync(path.join(dir, f)))
+      .map((f) => `[${f}](${f})`)
+      .join(', ')}.`,
     '',
     environment(bm25, split, vector),
   ]

@@ -19,7 +19,6 @@
 import path from 'node:path'
 import { resultsDir } from './lib/paths.mjs'
 
-
 const SUITES = {
   bm25: async (opts) => (await import('./suites/bm25.mjs')).runBm25Suite(opts),
   embed: async (opts) => (await import('./suites/embed.mjs')).runEmbedSuite(opts),
@@ -48,10 +47,19 @@ function parseArgs(argv) {
     else if (a === '--no-python') opts.python = false
     else if (a === '--extended') opts.extended = true
     else if (a === '--full') opts.full = true
-    else if (a === '--sizes') opts.sizes = value().split(',').map((s) => s.trim().toLowerCase())
+    else if (a === '--sizes')
+      opts.sizes = value()
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
     else if (a === '--suite') opts.suites.push(...value().split(','))
-    else if (a === '--corpora') opts.corpora = value().split(',').map((s) => s.trim().toLowerCase())
-    else if (a === '--engines') opts.engines = value().split(',').map((s) => s.trim().toLowerCase())
+    else if (a === '--corpora')
+      opts.corpora = value()
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+    else if (a === '--engines')
+      opts.engines = value()
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
     else if (a === '--repeats') opts.repeats = Number(value())
     else if (a === '--out') opts.outDir = path.resolve(value())
     else if (a === '-h' || a === '--help') usage(0)
@@ -61,10 +69,11 @@ function parseArgs(argv) {
     }
   }
   if (opts.suites.length === 0) opts.suites = Object.keys(SUITES)
-  for (const s of opts.suites) if (!SUITES[s]) {
-    console.error(`unknown suite ${s}; known: ${Object.keys(SUITES).join(', ')}`)
-    process.exit(2)
-  }
+  for (const s of opts.suites)
+    if (!SUITES[s]) {
+      console.error(`unknown suite ${s}; known: ${Object.keys(SUITES).join(', ')}`)
+      process.exit(2)
+    }
   if (opts.repeats !== undefined && !(Number.isInteger(opts.repeats) && opts.repeats >= 1)) usage(2)
   if (opts.engines) {
     // 'bm25s+numba' is produced by the bm25s job; asking for it means asking for bm25s
@@ -83,5 +92,6 @@ for (const s of opts.suites) {
 // which the report leaves out, so it is not regenerated then).
 if (!opts.quick) {
   const { writeReport } = await import('./report.mjs')
-  for (const f of await writeReport(opts.outDir ?? resultsDir)) process.stderr.write(`wrote ${path.relative(process.cwd(), f)}\n`)
+  for (const f of await writeReport(opts.outDir ?? resultsDir))
+    process.stderr.write(`wrote ${path.relative(process.cwd(), f)}\n`)
 }

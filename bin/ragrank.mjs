@@ -16,14 +16,24 @@ const analysis = (cmd) =>
     .addOption(new Option('--variant <name>', 'BM25 variant').choices(VARIANTS).default('lucene'))
     .option('--k1 <number>', 'term-frequency saturation (default 1.5)')
     .option('--b <number>', 'length normalisation in [0, 1] (default 0.75)')
-    .addOption(new Option('--analyzer <name>', 'unicode (UAX #29 words, CJK bigrams) or bm25s (bm25s tokenizer preset)').choices(['unicode', 'bm25s']).default('unicode'))
+    .addOption(
+      new Option('--analyzer <name>', 'unicode (UAX #29 words, CJK bigrams) or bm25s (bm25s tokenizer preset)')
+        .choices(['unicode', 'bm25s'])
+        .default('unicode'),
+    )
     .option('--stopwords <lang>', "stopword list, e.g. 'en'")
     .option('--stemmer <lang>', "Snowball stemmer, e.g. 'english'")
 const columns = (cmd) =>
-  cmd.option('--text-column <name>', 'CSV/TSV column holding the text', 'text').option('--id-column <name>', 'CSV/TSV column holding the id (default: row number)', 'id')
+  cmd
+    .option('--text-column <name>', 'CSV/TSV column holding the text', 'text')
+    .option('--id-column <name>', 'CSV/TSV column holding the id (default: row number)', 'id')
 const splitting = (cmd) =>
   cmd
-    .addOption(new Option('--split-by <unit>', 'unit of the block sizes').choices(['word', 'sentence', 'passage', 'page', 'line', 'period', 'char']).default('word'))
+    .addOption(
+      new Option('--split-by <unit>', 'unit of the block sizes')
+        .choices(['word', 'sentence', 'passage', 'page', 'line', 'period', 'char'])
+        .default('word'),
+    )
     .option('--overlap <n>', 'units shared by neighbouring blocks', '0')
 
 const program = new Command('ragrank')
@@ -35,7 +45,10 @@ const program = new Command('ragrank')
 splitting(columns(analysis(program.command('index <input>'))))
   .description('index a JSONL file (incl. BEIR corpus.jsonl), a CSV/TSV file or a folder of .txt/.md files')
   .requiredOption('-o, --output <file>', 'index file to write')
-  .option('--split <sizes>', 'split documents hierarchically (e.g. 512,128,32) and index the leaves; search then auto-merges')
+  .option(
+    '--split <sizes>',
+    'split documents hierarchically (e.g. 512,128,32) and index the leaves; search then auto-merges',
+  )
   .option('--embed <model>', 'also embed the documents with this model folder, for search --hybrid')
   .option('--no-progress', 'no progress bar')
   .action((input, o) => indexCommand(input, o, controller.signal))
@@ -48,7 +61,10 @@ program
   .option('--rerank <model>', 'rerank the candidates with a cross-encoder model folder')
   .option('--candidates <n>', 'BM25 candidates given to --rerank', '50')
   .option('--no-merge', 'for a split index: return leaves instead of auto-merged blocks')
-  .option('--hybrid', 'fuse BM25 with the vectors of an index built with --embed (reciprocal rank fusion); needs --model')
+  .option(
+    '--hybrid',
+    'fuse BM25 with the vectors of an index built with --embed (reciprocal rank fusion); needs --model',
+  )
   .option('--model <dir>', 'embedding model folder for --hybrid (the one given to index --embed)')
   .action((index, query, o) => searchCommand(index, query, o))
 
@@ -76,7 +92,11 @@ splitting(columns(program.command('split <input>')))
 
 // Commands that run a script of the package with their arguments untouched (the script parses them, --help included).
 const scripts = [
-  ['demo', 'demo/run.mjs', 'run the offline demo on the bundled bilingual corpus (options are passed on; demo --help lists them)'],
+  [
+    'demo',
+    'demo/run.mjs',
+    'run the offline demo on the bundled bilingual corpus (options are passed on; demo --help lists them)',
+  ],
   ['bench', 'bench/run.mjs', 'run the benchmark suites of bench/run.mjs (options are passed on, e.g. --suite bm25)'],
 ]
 for (const [name, script, description] of scripts) {
@@ -94,7 +114,8 @@ for (const [name, script, description] of scripts) {
 try {
   await program.parseAsync()
 } catch (e) {
-  if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') process.exit(EXIT.OK)
+  if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
+    process.exit(EXIT.OK)
   if (e.code?.startsWith?.('commander.')) process.exit(EXIT.USAGE) // commander printed the message already
   if (controller.signal.aborted) {
     console.error('interrupted: nothing was written')

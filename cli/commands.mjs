@@ -7,7 +7,20 @@ import { createInterface } from 'node:readline/promises'
 import { fileURLToPath } from 'node:url'
 import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, VectorIndex, VectorRetriever, evaluate } from 'ragrank'
 import { EXIT, UsageError } from './errors.mjs'
-import { bm25Options, bm25Run, buildBm25, denseRetriever, embedAll, hybrid, loadEmbedder, loadCrossEncoder, metricList, rerankRun, retrieverRun, VARIANTS } from './pipeline.mjs'
+import {
+  bm25Options,
+  bm25Run,
+  buildBm25,
+  denseRetriever,
+  embedAll,
+  hybrid,
+  loadEmbedder,
+  loadCrossEncoder,
+  metricList,
+  rerankRun,
+  retrieverRun,
+  VARIANTS,
+} from './pipeline.mjs'
 import { progressBar } from './progress.mjs'
 import { readDocuments, readQrels, readQueries, requirePath } from './readers.mjs'
 import { metricsTable } from './table.mjs'
@@ -22,7 +35,8 @@ export const textsPath = (indexPath) => `${indexPath}.texts.jsonl`
 
 export function blockSizes(s) {
   const sizes = String(s).split(',').map(Number)
-  if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new UsageError(`block sizes must be positive integers like 512,128,32, got ${s}`)
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1))
+    throw new UsageError(`block sizes must be positive integers like 512,128,32, got ${s}`)
   return sizes
 }
 
@@ -38,7 +52,11 @@ function writeAtomic(path, text) {
 }
 
 function splitter(o) {
-  return new HierarchicalSplitter({ blockSizes: blockSizes(o.split ?? o.blockSizes), splitBy: o.splitBy, overlap: Number(o.overlap ?? 0) })
+  return new HierarchicalSplitter({
+    blockSizes: blockSizes(o.split ?? o.blockSizes),
+    splitBy: o.splitBy,
+    overlap: Number(o.overlap ?? 0),
+  })
 }
 
 export async function indexCommand(input, o, signal) {
@@ -62,7 +80,9 @@ export async function indexCommand(input, o, signal) {
   if (o.embed) {
     const embedder = await loadEmbedder(o.embed)
     const vbar = progressBar('embedding', toIndex.length, { enabled: o.progress && process.stderr.isTTY })
-    vectors = await embedAll(embedder, toIndex, { signal, onProgress: (n) => vbar.update(n) }).finally(() => vbar.stop())
+    vectors = await embedAll(embedder, toIndex, { signal, onProgress: (n) => vbar.update(n) }).finally(() =>
+      vbar.stop(),
+    )
   }
   // Sidecars of an earlier build would not match the new index: remove them first, so an interruption below leaves
   // at worst an index without sidecars (search then says to rebuild), never a mismatched pair.
@@ -74,25 +94,45 @@ export async function indexCommand(input, o, signal) {
   }
   if (nodes) writeAtomic(nodesPath(o.output), `${nodes.map((n) => JSON.stringify(n)).join('\n')}\n`)
   const s = index.stats()
-  console.error(`indexed ${toIndex.length} ${nodes ? `leaves of ${docs.length} documents` : 'documents'} (${s.terms} terms) → ${o.output}`)
+  console.error(
+    `indexed ${toIndex.length} ${nodes ? `leaves of ${docs.length} documents` : 'documents'} (${s.terms} terms) → ${o.output}`,
+  )
 }
 
 async function openIndex(path) {
   requirePath(path, 'index file')
   const index = await Bm25Index.load(path)
   const sidecar = nodesPath(path)
-  const nodes = existsSync(sidecar) ? readFileSync(sidecar, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : undefined
+  const nodes = existsSync(sidecar)
+    ? readFileSync(sidecar, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : undefined
   return { index, nodes }
 }
 
 /** The dense half of `search --hybrid`: the vectors saved by `index --embed` and the same model for queries. */
 async function storedDense(indexPath, model) {
   if (!model) throw new UsageError('--hybrid needs --model <the embedding model folder the index was built with>')
-  if (!existsSync(vectorsPath(indexPath))) throw new UsageError(`${indexPath} has no vectors: rebuild it with ragrank index ... --embed <model folder>`)
+  if (!existsSync(vectorsPath(indexPath)))
+    throw new UsageError(`${indexPath} has no vectors: rebuild it with ragrank index ... --embed <model folder>`)
   const [vectors, embedder] = await Promise.all([VectorIndex.load(vectorsPath(indexPath)), loadEmbedder(model)])
-  if (vectors.dim !== embedder.dim) throw new UsageError(`--model makes ${embedder.dim}-dimensional vectors but the index holds ${vectors.dim}: use the model given to --embed`)
-  const texts = existsSync(textsPath(indexPath)) ? readFileSync(textsPath(indexPath), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
-  return new VectorRetriever({ index: vectors, embed: embedder, documents: new Map(texts.map((d) => [d.id, { text: d.text }])) })
+  if (vectors.dim !== embedder.dim)
+    throw new UsageError(
+      `--model makes ${embedder.dim}-dimensional vectors but the index holds ${vectors.dim}: use the model given to --embed`,
+    )
+  const texts = existsSync(textsPath(indexPath))
+    ? readFileSync(textsPath(indexPath), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : []
+  return new VectorRetriever({
+    index: vectors,
+    embed: embedder,
+    documents: new Map(texts.map((d) => [d.id, { text: d.text }])),
+  })
 }
 
 export async function searchCommand(indexPath, query, o) {
@@ -103,11 +143,18 @@ export async function searchCommand(indexPath, query, o) {
   const encoder = o.rerank ? await loadCrossEncoder(o.rerank) : undefined
   const textOf = (h) => h.text ?? h.node?.text ?? ''
   const run = async (q) => {
-    let hits = await retriever.retrieve(q, { topK: encoder ? Math.max(topK, positive(o.candidates, '--candidates')) : topK })
+    let hits = await retriever.retrieve(q, {
+      topK: encoder ? Math.max(topK, positive(o.candidates, '--candidates')) : topK,
+    })
     hits = hits.map((h) => ({ id: h.id, score: h.score, text: textOf(h) }))
-    if (encoder) hits = (await encoder.rerank(q, hits)).slice(0, topK).map(({ id, score, text }) => ({ id, score, text }))
+    if (encoder)
+      hits = (await encoder.rerank(q, hits)).slice(0, topK).map(({ id, score, text }) => ({ id, score, text }))
     if (o.json) console.log(JSON.stringify({ query: q, hits }))
-    else for (const [i, h] of hits.entries()) console.log(`${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${h.id}  ${h.text.replace(/\s+/g, ' ').slice(0, 100)}`)
+    else
+      for (const [i, h] of hits.entries())
+        console.log(
+          `${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${h.id}  ${h.text.replace(/\s+/g, ' ').slice(0, 100)}`,
+        )
   }
   if (query !== undefined) return run(query)
   // Interactive: one query per line until end of input (Ctrl-D).
@@ -119,8 +166,11 @@ export async function searchCommand(indexPath, query, o) {
 export async function evalCommand(o) {
   for (const k of ['corpus', 'queries', 'qrels']) if (!o[k]) throw new UsageError(`missing --${k} <file>`)
   const metrics = metricList(o.metrics)
-  const variants = String(o.variants).split(',').map((v) => v.trim())
-  for (const v of variants) if (!VARIANTS.includes(v)) throw new UsageError(`unknown variant "${v}"; choose from ${VARIANTS.join(', ')}`)
+  const variants = String(o.variants)
+    .split(',')
+    .map((v) => v.trim())
+  for (const v of variants)
+    if (!VARIANTS.includes(v)) throw new UsageError(`unknown variant "${v}"; choose from ${VARIANTS.join(', ')}`)
   if (o.hybrid && !o.model) throw new UsageError('--hybrid needs --model <embedding model folder>')
   const docs = readDocuments(o.corpus, { textColumn: o.textColumn, idColumn: o.idColumn })
   const queries = readQueries(o.queries)
@@ -131,7 +181,11 @@ export async function evalCommand(o) {
   for (const variant of variants) {
     const index = await buildBm25(docs, bm25Options({ ...o, variant }))
     first ??= { index, run: await bm25Run(index, queries, depth) }
-    results[`bm25 ${variant}`] = evaluate(variant === variants[0] ? first.run : await bm25Run(index, queries, depth), qrels, metrics).mean
+    results[`bm25 ${variant}`] = evaluate(
+      variant === variants[0] ? first.run : await bm25Run(index, queries, depth),
+      qrels,
+      metrics,
+    ).mean
   }
   if (o.rerank) {
     const encoder = await loadCrossEncoder(o.rerank)
@@ -144,10 +198,15 @@ export async function evalCommand(o) {
     const bar = progressBar('embedding', docs.length, { enabled: o.progress && process.stderr.isTTY })
     const dense = await denseRetriever(o.model, docs, { onProgress: (n) => bar.update(n) }).finally(() => bar.stop())
     results.dense = evaluate(await retrieverRun(dense, queries, depth), qrels, metrics).mean
-    results[`hybrid bm25 ${variants[0]} + dense (rrf)`] = evaluate(await retrieverRun(hybrid(first.index, dense), queries, depth), qrels, metrics).mean
+    results[`hybrid bm25 ${variants[0]} + dense (rrf)`] = evaluate(
+      await retrieverRun(hybrid(first.index, dense), queries, depth),
+      qrels,
+      metrics,
+    ).mean
   }
   console.log(metricsTable(results, metrics))
-  if (o.json) writeAtomic(o.json, `${JSON.stringify({ corpus: o.corpus, queries: queries.length, metrics, results }, null, 2)}\n`)
+  if (o.json)
+    writeAtomic(o.json, `${JSON.stringify({ corpus: o.corpus, queries: queries.length, metrics, results }, null, 2)}\n`)
 }
 
 export async function splitCommand(input, o) {
@@ -161,7 +220,8 @@ export async function splitCommand(input, o) {
 /** Runs a script of the package (the demo, or the benchmarks of a repository clone) with the given arguments. */
 export function scriptCommand(rel, args) {
   const script = join(root, rel)
-  if (!existsSync(script)) throw new UsageError(`${rel} is not here: it is in a clone of the repository, not in the npm package`)
+  if (!existsSync(script))
+    throw new UsageError(`${rel} is not here: it is in a clone of the repository, not in the npm package`)
   const r = spawnSync(process.execPath, [script, ...args], { stdio: 'inherit' })
   return r.status ?? EXIT.RUNTIME
 }

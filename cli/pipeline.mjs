@@ -9,7 +9,8 @@ export const VARIANTS = ['lucene', 'robertson', 'atire', 'bm25l', 'bm25+']
 /** Bm25Index options from CLI flags (`variant`, `k1`, `b`, `analyzer`, `stopwords`, `stemmer`). */
 export function bm25Options(o = {}) {
   const variant = o.variant ?? 'lucene'
-  if (!VARIANTS.includes(variant)) throw new UsageError(`unknown variant "${variant}"; choose one of ${VARIANTS.join(', ')}`)
+  if (!VARIANTS.includes(variant))
+    throw new UsageError(`unknown variant "${variant}"; choose one of ${VARIANTS.join(', ')}`)
   const out = { variant }
   for (const k of ['k1', 'b']) {
     if (o[k] === undefined) continue
@@ -20,7 +21,10 @@ export function bm25Options(o = {}) {
   if (o.analyzer === 'bm25s') out.analyzer = 'bm25s'
   else if (o.analyzer === undefined || o.analyzer === 'unicode') {
     out.analyzer = { stopwords: o.stopwords ?? null, stemmer: o.stemmer ?? null }
-  } else throw new UsageError(`unknown analyzer "${o.analyzer}"; choose unicode (default, with --stopwords/--stemmer) or bm25s`)
+  } else
+    throw new UsageError(
+      `unknown analyzer "${o.analyzer}"; choose unicode (default, with --stopwords/--stemmer) or bm25s`,
+    )
   return out
 }
 
@@ -48,7 +52,10 @@ export async function buildBm25(docs, options, { onProgress, signal, chunk = 200
 
 /** query id -> hits, every query searched in one parallel batch. */
 export async function bm25Run(index, queries, topK) {
-  const hits = await index.searchBatch(queries.map((q) => q.text), { topK })
+  const hits = await index.searchBatch(
+    queries.map((q) => q.text),
+    { topK },
+  )
   return Object.fromEntries(queries.map((q, i) => [q.id, hits[i]]))
 }
 
@@ -74,7 +81,10 @@ export async function loadCrossEncoder(dir) {
 
 /** Reranks the first `depth` hits of each query of `run` with a cross-encoder. */
 export async function rerankRun(encoder, queries, run, depth = 20) {
-  const requests = queries.map((q) => ({ query: q.text, documents: (run[q.id] ?? []).slice(0, depth).map((h) => ({ id: h.id, text: h.text ?? '' })) }))
+  const requests = queries.map((q) => ({
+    query: q.text,
+    documents: (run[q.id] ?? []).slice(0, depth).map((h) => ({ id: h.id, text: h.text ?? '' })),
+  }))
   const results = await encoder.rerankMany(requests)
   return Object.fromEntries(queries.map((q, i) => [q.id, results[i]]))
 }
@@ -88,8 +98,14 @@ export async function embedAll(embedder, docs, { onProgress, signal, chunk = 256
   const index = new VectorIndex({ dim: embedder.dim })
   for (let i = 0; i < docs.length; i += chunk) {
     const part = docs.slice(i, i + chunk)
-    const { data } = await embedder.embedDocuments(part.map((d) => d.text), { signal })
-    index.add(part.map((d) => d.id), data)
+    const { data } = await embedder.embedDocuments(
+      part.map((d) => d.text),
+      { signal },
+    )
+    index.add(
+      part.map((d) => d.id),
+      data,
+    )
     onProgress?.(Math.min(i + chunk, docs.length))
   }
   return index
@@ -109,7 +125,10 @@ export function hybrid(bm25, dense) {
 
 /** Parses "map@3,mrr@10" into a list, rejecting empty entries. */
 export function metricList(s) {
-  const list = String(s).split(',').map((m) => m.trim()).filter(Boolean)
+  const list = String(s)
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean)
   if (list.length === 0) throw new UsageError('--metrics needs at least one metric, e.g. map@3,mrr@10,ndcg@10')
   return list
 }

@@ -4,7 +4,11 @@ import cliProgress from 'cli-progress'
 export function progressBar(label, total, { enabled = process.stderr.isTTY } = {}) {
   if (!enabled || total === 0) return { update() {}, stop() {} }
   const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {eta_formatted}`, stream: process.stderr, hideCursor: true },
+    {
+      format: `${label} [{bar}] {percentage}% | {value}/{total} | {rate}/s | ETA {eta_formatted}`,
+      stream: process.stderr,
+      hideCursor: true,
+    },
     cliProgress.Presets.shades_classic,
   )
   const started = Date.now()

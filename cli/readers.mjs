@@ -10,7 +10,10 @@ export function requirePath(path, what) {
   return path
 }
 
-const lines = (file) => readFileSync(file, 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/)
+const lines = (file) =>
+  readFileSync(file, 'utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
 
 /** Each non-empty line of a JSONL file parsed, with its 1-based line number. */
 export function readJsonl(file) {
@@ -23,7 +26,8 @@ export function readJsonl(file) {
     } catch (e) {
       throw new InputError(file, i + 1, `invalid JSON (${e.message})`)
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InputError(file, i + 1, 'expected a JSON object per line')
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new InputError(file, i + 1, 'expected a JSON object per line')
     out.push({ value, line: i + 1 })
   })
   return out
@@ -89,7 +93,8 @@ export function readDocuments(input, { textColumn = 'text', idColumn = 'id' } = 
   if (statSync(input).isDirectory()) return readFolder(input)
   const ext = extname(input).toLowerCase()
   if (ext === '.jsonl' || ext === '.ndjson') return readJsonlDocuments(input)
-  if (ext === '.csv' || ext === '.tsv') return readTableDocuments(input, ext === '.tsv' ? '\t' : ',', textColumn, idColumn)
+  if (ext === '.csv' || ext === '.tsv')
+    return readTableDocuments(input, ext === '.tsv' ? '\t' : ',', textColumn, idColumn)
   throw new UsageError(`cannot tell the format of ${input}: use .jsonl, .csv, .tsv or a folder of .txt/.md files`)
 }
 
@@ -97,7 +102,8 @@ function readJsonlDocuments(file) {
   const seen = new Set()
   return readJsonl(file).map(({ value: o, line }) => {
     const id = o._id ?? o.id
-    if (typeof id !== 'string' && typeof id !== 'number') throw new InputError(file, line, 'missing "id" (or BEIR "_id")')
+    if (typeof id !== 'string' && typeof id !== 'number')
+      throw new InputError(file, line, 'missing "id" (or BEIR "_id")')
     const body = o.text ?? o.content
     if (typeof body !== 'string') throw new InputError(file, line, 'missing "text" (or "content") string')
     const text = typeof o.title === 'string' && o.title !== '' ? `${o.title}\n${body}` : body
@@ -112,11 +118,18 @@ function readTableDocuments(file, sep, textColumn, idColumn) {
   const [header, ...rows] = readDelimited(file, sep)
   if (!header) throw new InputError(file, 1, 'empty file: expected a header row')
   const t = header.fields.indexOf(textColumn)
-  if (t < 0) throw new UsageError(`${file}: no column "${textColumn}" in the header (${header.fields.join(', ')}); choose one with --text-column`)
+  if (t < 0)
+    throw new UsageError(
+      `${file}: no column "${textColumn}" in the header (${header.fields.join(', ')}); choose one with --text-column`,
+    )
   const k = header.fields.indexOf(idColumn)
   return rows.map(({ fields, line }, n) => {
     if (fields.length !== header.fields.length) {
-      throw new InputError(file, line, `expected ${header.fields.length} fields as in the header, found ${fields.length}`)
+      throw new InputError(
+        file,
+        line,
+        `expected ${header.fields.length} fields as in the header, found ${fields.length}`,
+      )
     }
     return { id: k >= 0 ? fields[k] : String(n + 1), text: fields[t] }
   })
@@ -128,7 +141,8 @@ function readFolder(dir) {
     for (const name of readdirSync(d).sort()) {
       const path = join(d, name)
       if (statSync(path).isDirectory()) walk(path)
-      else if (TEXT_EXT.has(extname(name).toLowerCase())) out.push({ id: relative(dir, path).split('\\').join('/'), text: readFileSync(path, 'utf8') })
+      else if (TEXT_EXT.has(extname(name).toLowerCase()))
+        out.push({ id: relative(dir, path).split('\\').join('/'), text: readFileSync(path, 'utf8') })
     }
   }
   walk(dir)
@@ -164,7 +178,12 @@ export function readQrels(file) {
   lines(file).forEach((raw, i) => {
     const parts = raw.trim().split(/\s+/)
     if (parts[0] === '' || (i === 0 && parts[0] === 'query-id')) return
-    if (parts.length !== 3 && parts.length !== 4) throw new InputError(file, i + 1, `expected "qid 0 docid grade" (TREC) or "qid<TAB>docid<TAB>grade" (BEIR), found ${parts.length} fields`)
+    if (parts.length !== 3 && parts.length !== 4)
+      throw new InputError(
+        file,
+        i + 1,
+        `expected "qid 0 docid grade" (TREC) or "qid<TAB>docid<TAB>grade" (BEIR), found ${parts.length} fields`,
+      )
     const [qid, doc, grade] = parts.length === 4 ? [parts[0], parts[2], parts[3]] : parts
     const g = Number(grade)
     if (!Number.isFinite(g)) throw new InputError(file, i + 1, `grade ${JSON.stringify(grade)} is not a number`)

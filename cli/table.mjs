@@ -8,5 +8,8 @@ export function formatTable(header, rows) {
 
 /** Configuration name -> metric -> mean, as a table with one row per configuration. */
 export function metricsTable(results, metrics) {
-  return formatTable(['configuration', ...metrics], Object.entries(results).map(([name, mean]) => [name, ...metrics.map((m) => mean[m])]))
+  return formatTable(
+    ['configuration', ...metrics],
+    Object.entries(results).map(([name, mean]) => [name, ...metrics.map((m) => mean[m])]),
+  )
 }

@@ -6,7 +6,16 @@ import { fileURLToPath } from 'node:url'
 import { Command } from 'commander'
 import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, evaluate, hubCacheDir } from 'ragrank'
 import { EXIT, UsageError } from '../cli/errors.mjs'
-import { bm25Options, bm25Run, denseRetriever, hybrid, loadCrossEncoder, metricList, rerankRun, retrieverRun } from '../cli/pipeline.mjs'
+import {
+  bm25Options,
+  bm25Run,
+  denseRetriever,
+  hybrid,
+  loadCrossEncoder,
+  metricList,
+  rerankRun,
+  retrieverRun,
+} from '../cli/pipeline.mjs'
 import { readDocuments, readQrels, readQueries } from '../cli/readers.mjs'
 import { metricsTable } from '../cli/table.mjs'
 
@@ -17,7 +26,10 @@ const TINY_RERANKER = join(root, 'fixtures/models/tiny-cross-encoder')
 
 const program = new Command('demo')
   .description('ragrank demo: BM25, hybrid, auto-merging, reranking and an evaluation table, offline')
-  .option('--data <folder>', 'a data folder laid out like ../shared/data: run on a real collection instead of the demo corpus')
+  .option(
+    '--data <folder>',
+    'a data folder laid out like ../shared/data: run on a real collection instead of the demo corpus',
+  )
   .option('--dataset <name>', 'collection under --data: cran, cisi, med, adi or korquad', 'cran')
   .option('--model <dir>', 'embedding model folder (ONNX + tokenizer.json) for the hybrid step')
   .option('--no-cache', 'do not look for an embedding model already on this machine')
@@ -30,13 +42,16 @@ const program = new Command('demo')
  * the benchmark's export (bench/models/prepare.py), or a snapshot in the Hugging Face cache. Never downloads.
  */
 function cachedEmbedder() {
-  const hasModel = (dir) => existsSync(join(dir, 'tokenizer.json')) && ['onnx/model.onnx', 'model.onnx'].some((f) => existsSync(join(dir, f)))
+  const hasModel = (dir) =>
+    existsSync(join(dir, 'tokenizer.json')) && ['onnx/model.onnx', 'model.onnx'].some((f) => existsSync(join(dir, f)))
   const bench = join(root, 'bench/.cache/models/minilm-l6-embedder')
   if (hasModel(bench)) return bench
   for (const repo of ['sentence-transformers/all-MiniLM-L6-v2', 'Xenova/all-MiniLM-L6-v2']) {
     const snapshots = join(hubCacheDir(), `models--${repo.replace('/', '--')}`, 'snapshots')
     if (!existsSync(snapshots)) continue
-    const found = readdirSync(snapshots).map((s) => join(snapshots, s)).find(hasModel)
+    const found = readdirSync(snapshots)
+      .map((s) => join(snapshots, s))
+      .find(hasModel)
     if (found) return found
   }
   return undefined
@@ -48,15 +63,25 @@ const section = (title) => console.log(`\n== ${title} ==`)
 async function loadCollection(o) {
   if (!o.data) {
     const docs = readDocuments(join(here, 'corpus.jsonl'))
-    return { name: 'demo corpus (fictional, English + Korean)', docs, queries: readQueries(join(here, 'queries.jsonl')), qrels: readQrels(join(here, 'qrels.tsv')) }
+    return {
+      name: 'demo corpus (fictional, English + Korean)',
+      docs,
+      queries: readQueries(join(here, 'queries.jsonl')),
+      qrels: readQrels(join(here, 'qrels.tsv')),
+    }
   }
   if (!existsSync(o.data)) throw new UsageError(`--data folder not found: ${o.data}`)
   const loaders = join(root, 'bench/lib/datasets.mjs')
-  if (!existsSync(loaders)) throw new UsageError('--data needs bench/lib/datasets.mjs, which is in a clone of the repository, not in the npm package')
+  if (!existsSync(loaders))
+    throw new UsageError(
+      '--data needs bench/lib/datasets.mjs, which is in a clone of the repository, not in the npm package',
+    )
   process.env.RAGRANK_DATA = resolve(o.data)
   const { DATASETS, hasData, loadDataset } = await import(loaders)
-  if (!DATASETS.includes(o.dataset)) throw new UsageError(`unknown --dataset "${o.dataset}"; choose one of ${DATASETS.join(', ')}`)
-  if (!hasData(o.dataset)) throw new UsageError(`collection "${o.dataset}" not found under ${o.data} (see its README.md for the layout)`)
+  if (!DATASETS.includes(o.dataset))
+    throw new UsageError(`unknown --dataset "${o.dataset}"; choose one of ${DATASETS.join(', ')}`)
+  if (!hasData(o.dataset))
+    throw new UsageError(`collection "${o.dataset}" not found under ${o.data} (see its README.md for the layout)`)
   const d = loadDataset(o.dataset)
   return { name: d.name ?? o.dataset, docs: d.docs, queries: d.queries, qrels: d.qrels }
 }
@@ -71,10 +96,14 @@ async function main(o) {
   section('BM25')
   const index = new Bm25Index(bm25Options())
   index.add(docs)
-  const examples = [queries.find((q) => !/[\uac00-\ud7a3]/.test(q.text)), queries.find((q) => /[\uac00-\ud7a3]/.test(q.text))].filter(Boolean)
+  const examples = [
+    queries.find((q) => !/[\uac00-\ud7a3]/.test(q.text)),
+    queries.find((q) => /[\uac00-\ud7a3]/.test(q.text)),
+  ].filter(Boolean)
   for (const q of examples) {
     console.log(`query: ${q.text}   (analyzed: ${index.analyze(q.text).join(' ')})`)
-    for (const h of index.search(q.text, { topK: 3 })) console.log(`  ${h.score.toFixed(3)}  ${qrels[q.id]?.[h.id] > 0 ? '✓' : ' '} ${h.id}  ${snippet(h.text)}`)
+    for (const h of index.search(q.text, { topK: 3 }))
+      console.log(`  ${h.score.toFixed(3)}  ${qrels[q.id]?.[h.id] > 0 ? '✓' : ' '} ${h.id}  ${snippet(h.text)}`)
   }
   console.log('(✓ = judged relevant; Korean is indexed as character bigrams, no dictionary needed)')
   const depth = 100
@@ -96,7 +125,9 @@ async function main(o) {
     score('hybrid bm25 + dense (rrf)', await retrieverRun(hybrid(index, dense), queries, depth))
     console.log(`embedded ${docs.length} documents with ${embedder}; see the table below`)
   } else {
-    console.log('skipped: no embedding model given or cached (pass --model <folder with model.onnx and tokenizer.json>)')
+    console.log(
+      'skipped: no embedding model given or cached (pass --model <folder with model.onnx and tokenizer.json>)',
+    )
   }
 
   section('Hierarchical splitting + auto-merging')
@@ -112,12 +143,16 @@ async function main(o) {
   const leafIndex = new Bm25Index()
   leafIndex.add(leaves.map((n) => ({ id: n.id, text: n.text })))
   const merging = new AutoMergingRetriever({ retriever: leafIndex, store: nodes, threshold: 0.5, candidates: 40 })
-  console.log(`${articles.length} articles → ${nodes.length} nodes (blocks of 120, 40, 12 words), ${leaves.length} leaves indexed`)
+  console.log(
+    `${articles.length} articles → ${nodes.length} nodes (blocks of 120, 40, 12 words), ${leaves.length} leaves indexed`,
+  )
   const q = examples[0]
   console.log(`query: ${q.text}`)
   for (const h of await merging.retrieve(q.text, { topK: 3 })) {
     const words = h.node?.text?.split(/\s+/).length ?? 0
-    console.log(`  ${h.score.toFixed(3)}  level ${h.node?.level}, ${h.leafIds.length} of the leaf hits, ${words} words: ${snippet(h.node?.text ?? '')}`)
+    console.log(
+      `  ${h.score.toFixed(3)}  level ${h.node?.level}, ${h.leafIds.length} of the leaf hits, ${words} words: ${snippet(h.node?.text ?? '')}`,
+    )
   }
 
   section('Reranking (cross-encoder over the BM25 top 20)')
@@ -126,7 +161,10 @@ async function main(o) {
     console.log('skipped: no cross-encoder given (pass --rerank <model folder>)')
   } else {
     const label = o.rerank ? `rerank ${o.rerank}` : 'rerank tiny test model (RANDOM WEIGHTS)'
-    if (!o.rerank) console.log('model: the tiny test cross-encoder of the repository, RANDOM WEIGHTS: its scores are meaningless, it shows the pipeline only')
+    if (!o.rerank)
+      console.log(
+        'model: the tiny test cross-encoder of the repository, RANDOM WEIGHTS: its scores are meaningless, it shows the pipeline only',
+      )
     try {
       const encoder = await loadCrossEncoder(model)
       const reranked = await rerankRun(encoder, queries, bm25, 20)

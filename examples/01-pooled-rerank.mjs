@@ -19,15 +19,24 @@ async function loadRanker() {
     console.log(`ranker: CrossEncoder ${process.env.RAGRANK_CROSS_ENCODER}`)
     return CrossEncoder.load(process.env.RAGRANK_CROSS_ENCODER)
   }
-  const path = process.env.RAGRANK_EMBEDDER ?? new URL('../bench/.cache/models/minilm-l6-embedder', import.meta.url).pathname
+  const path =
+    process.env.RAGRANK_EMBEDDER ?? new URL('../bench/.cache/models/minilm-l6-embedder', import.meta.url).pathname
   if (!existsSync(path)) {
     console.log(`no ranker model (RAGRANK_CROSS_ENCODER, or RAGRANK_EMBEDDER: ${path} is absent): using an LLMRanker`)
     // Offline stand-in for the model (not a model): share of the query's words in the passage.
     const standIn = (body) => {
       const prompt = body.messages.at(-1).content
       const q = new Set(words(promptQuery(prompt)).filter((w) => w.length > 3))
-      const scored = promptDocuments(prompt).map((d) => ({ n: d.n, s: words(d.text).filter((w) => q.has(w)).length / Math.sqrt(words(d.text).length + 1) }))
-      return JSON.stringify({ documents: scored.filter((d) => d.s > 0).sort((a, b) => b.s - a.s || a.n - b.n).map((d) => ({ index: d.n })) })
+      const scored = promptDocuments(prompt).map((d) => ({
+        n: d.n,
+        s: words(d.text).filter((w) => q.has(w)).length / Math.sqrt(words(d.text).length + 1),
+      }))
+      return JSON.stringify({
+        documents: scored
+          .filter((d) => d.s > 0)
+          .sort((a, b) => b.s - a.s || a.n - b.n)
+          .map((d) => ({ index: d.n })),
+      })
     }
     const llm = await chatGenerator(standIn)
     closeLlm = llm.close
@@ -39,7 +48,10 @@ async function loadRanker() {
     // The Ranker contract: documents in, the same documents out with score and input index, best first.
     async rerank(query, documents, { topK = 10, signal } = {}) {
       const q = await embedder.embedQuery(query, { signal })
-      const { data, dim } = await embedder.embedDocuments(documents.map((d) => d.text), { signal })
+      const { data, dim } = await embedder.embedDocuments(
+        documents.map((d) => d.text),
+        { signal },
+      )
       const scored = documents.map((d, index) => {
         let s = 0
         for (let j = 0; j < dim; j++) s += q[j] * data[index * dim + j]
@@ -54,13 +66,21 @@ const articles = loadBbc()
 const books = new Map()
 for (const a of articles) {
   if (!books.has(a.category)) books.set(a.category, new Bm25Index({ analyzer: { stopwords: 'en' } }))
-  books.get(a.category).add(a.paragraphs.map((text, i) => ({ id: `${a.id}#${i}`, text: `${a.title}. ${text}`, meta: { book: a.category } })))
+  books
+    .get(a.category)
+    .add(
+      a.paragraphs.map((text, i) => ({ id: `${a.id}#${i}`, text: `${a.title}. ${text}`, meta: { book: a.category } })),
+    )
 }
 console.log(`${books.size} books, ${articles.length} articles`)
 const ranker = await loadRanker()
 
 try {
-  for (const query of ['mobile phones that play music', 'rising oil prices hurt the economy', 'film stars at the awards ceremony']) {
+  for (const query of [
+    'mobile phones that play music',
+    'rising oil prices hurt the economy',
+    'film stars at the awards ceremony',
+  ]) {
     const pool = []
     for (const index of books.values()) pool.push(...(await index.retrieve(query, { topK: 5 })))
     // The BBC set holds some articles twice under different file names: merge equal texts
@@ -69,7 +89,9 @@ try {
     const top = await rerankPooled(query, pool, ranker, { topK: 5, dedupeBy: 'content' })
     console.log(`\n${query}  (${pool.length} pooled candidates from ${books.size} books)`)
     for (const d of top) {
-      console.log(`  ${d.score.toFixed(3)}  bm25 ${d.meta.priorScore.toFixed(2).padStart(6)}  [${d.meta.book}] ${d.text.slice(0, 90)}…`)
+      console.log(
+        `  ${d.score.toFixed(3)}  bm25 ${d.meta.priorScore.toFixed(2).padStart(6)}  [${d.meta.book}] ${d.text.slice(0, 90)}…`,
+      )
     }
   }
 } finally {

@@ -21,11 +21,25 @@ function standIn(body) {
 
 const articles = loadBbc()
 const index = new Bm25Index({ analyzer: { stopwords: 'en' } })
-index.add(articles.map((a) => ({ id: a.id, text: `${a.title} | ${a.paragraphs.slice(0, 3).join(' ')}`, meta: { category: a.category } })))
+index.add(
+  articles.map((a) => ({
+    id: a.id,
+    text: `${a.title} | ${a.paragraphs.slice(0, 3).join(' ')}`,
+    meta: { category: a.category },
+  })),
+)
 const llm = await chatGenerator(standIn)
 try {
-  const ranker = new LLMRanker({ chatGenerator: llm.generator, topK: 5, onFailure: (e) => console.log(`  (fallback to BM25 order: ${e.message})`) })
-  const windowed = new LLMRanker({ chatGenerator: llm.generator, topK: 5, window: { size: 10, step: 5, concurrency: 3 } })
+  const ranker = new LLMRanker({
+    chatGenerator: llm.generator,
+    topK: 5,
+    onFailure: (e) => console.log(`  (fallback to BM25 order: ${e.message})`),
+  })
+  const windowed = new LLMRanker({
+    chatGenerator: llm.generator,
+    topK: 5,
+    window: { size: 10, step: 5, concurrency: 3 },
+  })
   for (const query of ['broadband internet speed in Britain', 'football club debts and new owners']) {
     const candidates = await index.retrieve(query, { topK: 10 })
     const show = (d) => `${d.id.padEnd(18)} ${d.text.split(' | ')[0]}`
@@ -33,7 +47,8 @@ try {
     for (const d of candidates.slice(0, 5)) console.log(`    ${d.score.toFixed(2).padStart(6)}  ${show(d)}`)
     const reranked = await ranker.rerank(query, candidates)
     console.log(`  LLM kept ${reranked.length} of ${candidates.length}:`)
-    for (const d of reranked) console.log(`    ${d.score.toFixed(2).padStart(6)}  (bm25 ${d.meta.priorScore.toFixed(2)})  ${show(d)}`)
+    for (const d of reranked)
+      console.log(`    ${d.score.toFixed(2).padStart(6)}  (bm25 ${d.meta.priorScore.toFixed(2)})  ${show(d)}`)
     const long = await index.retrieve(query, { topK: 30 })
     const w = await windowed.rerank(query, long)
     console.log(`  30 candidates in windows of 10 (step 5): ${w.map((d) => d.id).join(', ')}`)

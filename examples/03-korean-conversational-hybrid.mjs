@@ -15,7 +15,11 @@ import { Bm25Index, HybridRetriever, MultiQueryRetriever, QueryRewriter, evaluat
 import { DATA, chatGenerator, needPath } from './_shared.mjs'
 
 const dir = needPath(join(DATA, 'ko', 'upstage_sci'), 'the Korean competition corpus (ko/upstage_sci)')
-const jsonl = (f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+const jsonl = (f) =>
+  readFileSync(join(dir, f), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
 const documents = jsonl('documents.jsonl')
 let conversations = jsonl('eval.jsonl')
 if (process.env.RAGRANK_KO_LIMIT) conversations = conversations.slice(0, Number(process.env.RAGRANK_KO_LIMIT))
@@ -31,7 +35,8 @@ function bigramTokens(text) {
 }
 const byWord = new Bm25Index()
 const byBigram = new Bm25Index({ tokenizer: bigramTokens })
-for (const index of [byWord, byBigram]) index.add(documents.map((d) => ({ id: d.docid, text: d.content, meta: { src: d.src } })))
+for (const index of [byWord, byBigram])
+  index.add(documents.map((d) => ({ id: d.docid, text: d.content, meta: { src: d.src } })))
 const hybrid = new HybridRetriever({ retrievers: [byWord, byBigram] })
 const multi = new MultiQueryRetriever({ retriever: hybrid })
 
@@ -40,14 +45,26 @@ const multi = new MultiQueryRetriever({ retriever: hybrid })
 const SMALL_TALK = /^(안녕|고마워|감사|반가워|잘 ?지내|너는? (누구|뭐)|힘들|기분|심심|좋아|싫어|ㅋ|ㅎ|응|아니)/
 function standIn(body) {
   const transcript = body.messages.at(-1).content.replace(/^Conversation:\n/, '')
-  const users = transcript.split('\n').filter((l) => l.startsWith('user: ')).map((l) => l.slice(6))
+  const users = transcript
+    .split('\n')
+    .filter((l) => l.startsWith('user: '))
+    .map((l) => l.slice(6))
   const last = users.at(-1) ?? ''
   const chitChat = SMALL_TALK.test(last.trim()) || /(요즘|너무) (힘들|우울|신나)/.test(last)
-  return JSON.stringify({ needs_retrieval: !chitChat, standalone_query: chitChat ? '' : users.join(' '), language: 'ko', variants: [] })
+  return JSON.stringify({
+    needs_retrieval: !chitChat,
+    standalone_query: chitChat ? '' : users.join(' '),
+    language: 'ko',
+    variants: [],
+  })
 }
 
 const llm = await chatGenerator(standIn)
-const rewriter = new QueryRewriter({ chatGenerator: llm.generator, variants: 2, strategies: ['synonyms', 'cause-effect'] })
+const rewriter = new QueryRewriter({
+  chatGenerator: llm.generator,
+  variants: 2,
+  strategies: ['synonyms', 'cause-effect'],
+})
 const run = {}
 const chitChat = []
 const started = Date.now()
@@ -64,14 +81,19 @@ try {
         continue
       }
       run[id] = await multi.retrieve(r.query, { topK: 3, queries: r.variants.map((v) => v.query) })
-      if (i < 3) console.log(`\n#${id} ${msg.at(-1).content}\n  → ${r.query}${r.variants.length ? ` | ${r.variants.map((v) => v.query).join(' | ')}` : ''}\n  ${run[id].map((d) => documents.find((x) => x.docid === d.id).content.slice(0, 60)).join('\n  ')}`)
+      if (i < 3)
+        console.log(
+          `\n#${id} ${msg.at(-1).content}\n  → ${r.query}${r.variants.length ? ` | ${r.variants.map((v) => v.query).join(' | ')}` : ''}\n  ${run[id].map((d) => documents.find((x) => x.docid === d.id).content.slice(0, 60)).join('\n  ')}`,
+        )
     }
   }
   await Promise.all(Array.from({ length: 4 }, worker))
 } finally {
   await llm.close()
 }
-console.log(`\n${conversations.length} conversations in ${((Date.now() - started) / 1000).toFixed(1)} s; ${chitChat.length} judged small talk (no retrieval): ${chitChat.slice(0, 12).join(', ')}${chitChat.length > 12 ? ', …' : ''}`)
+console.log(
+  `\n${conversations.length} conversations in ${((Date.now() - started) / 1000).toFixed(1)} s; ${chitChat.length} judged small talk (no retrieval): ${chitChat.slice(0, 12).join(', ')}${chitChat.length > 12 ? ', …' : ''}`,
+)
 if (llm.scripted) console.log('(small talk spotted by the stand-in heuristic; with OPENAI_API_KEY the model decides)')
 
 if (process.env.RAGRANK_KO_QRELS) {
@@ -96,7 +118,11 @@ if (process.env.RAGRANK_KO_QRELS) {
   const total = n + smallTalkJudged
   const map3 = (mean['map@3'] * n + smallTalkHits) / total
   const mrr = (mean['mrr@3'] * n + smallTalkHits) / total
-  console.log(`MAP@3 ${map3.toFixed(4)}  MRR@3 ${mrr.toFixed(4)} over ${total} judged conversations (${smallTalkJudged} small talk)`)
+  console.log(
+    `MAP@3 ${map3.toFixed(4)}  MRR@3 ${mrr.toFixed(4)} over ${total} judged conversations (${smallTalkJudged} small talk)`,
+  )
 } else {
-  console.log('MAP@3 / MRR: the corpus has no published judgements; set RAGRANK_KO_QRELS to a { eval_id: [docid] } file to compute them')
+  console.log(
+    'MAP@3 / MRR: the corpus has no published judgements; set RAGRANK_KO_QRELS to a { eval_id: [docid] } file to compute them',
+  )
 }

@@ -10,7 +10,9 @@ import { chatGenerator, loadBbc, promptDocuments, promptQuery, words } from './_
 
 const articles = loadBbc().filter((a) => a.category === 'tech')
 const splitter = new HierarchicalSplitter({ blockSizes: [90, 30, 10], splitBy: 'word' })
-const nodes = await splitter.splitAsync(articles.map((a) => ({ id: a.id, text: [a.title, ...a.paragraphs].join('\n\n') })))
+const nodes = await splitter.splitAsync(
+  articles.map((a) => ({ id: a.id, text: [a.title, ...a.paragraphs].join('\n\n') })),
+)
 const leaves = nodes.filter((n) => n.childrenIds.length === 0)
 const index = new Bm25Index({ analyzer: { stopwords: 'en' } })
 index.add(leaves.map((n) => ({ id: n.id, text: n.text })))
@@ -22,18 +24,35 @@ const merging = new AutoMergingRetriever({ retriever: index, store: nodes, thres
 function standIn(body) {
   const prompt = body.messages.at(-1).content
   const q = new Set(words(promptQuery(prompt)).filter((w) => w.length > 3))
-  const scored = promptDocuments(prompt).map((d) => ({ n: d.n, s: words(d.text).filter((w) => q.has(w)).length / Math.sqrt(1 + words(d.text).length) }))
-  return JSON.stringify({ documents: scored.filter((d) => d.s > 0).sort((a, b) => b.s - a.s || a.n - b.n).map((d) => ({ index: d.n })) })
+  const scored = promptDocuments(prompt).map((d) => ({
+    n: d.n,
+    s: words(d.text).filter((w) => q.has(w)).length / Math.sqrt(1 + words(d.text).length),
+  }))
+  return JSON.stringify({
+    documents: scored
+      .filter((d) => d.s > 0)
+      .sort((a, b) => b.s - a.s || a.n - b.n)
+      .map((d) => ({ index: d.n })),
+  })
 }
 const llm = await chatGenerator(standIn)
 try {
-  const pipeline = new CompressionRetriever({ retriever: merging, ranker: new LLMRanker({ chatGenerator: llm.generator }), candidates: 8, dedupeBy: 'content' })
+  const pipeline = new CompressionRetriever({
+    retriever: merging,
+    ranker: new LLMRanker({ chatGenerator: llm.generator }),
+    candidates: 8,
+    dedupeBy: 'content',
+  })
   // dedupeBy 'content': BBC has some articles twice under two file names, hence equal passages under two ids.
   for (const query of ['spam email filters and junk mail', 'games console sales over christmas']) {
     const merged = await merging.retrieve(query, { topK: 8 })
-    console.log(`\n${query}\n  top 8 after merging (level, leaf hits): ${merged.map((h) => `L${h.node?.level}/${h.leafIds.length}`).join(' ')}`)
+    console.log(
+      `\n${query}\n  top 8 after merging (level, leaf hits): ${merged.map((h) => `L${h.node?.level}/${h.leafIds.length}`).join(' ')}`,
+    )
     for (const d of await pipeline.retrieve(query, { topK: 3 })) {
-      console.log(`  ${d.score.toFixed(2)}  level ${d.node.level}, ${d.leafIds.length} leaf hit(s), ${words(d.text).length} words: ${d.text.replace(/\s+/g, ' ').slice(0, 100)}…`)
+      console.log(
+        `  ${d.score.toFixed(2)}  level ${d.node.level}, ${d.leafIds.length} leaf hit(s), ${words(d.text).length} words: ${d.text.replace(/\s+/g, ' ').slice(0, 100)}…`,
+      )
     }
   }
 } finally {

@@ -21,7 +21,9 @@ export function loadBbc() {
   for (const category of readdirSync(root).sort()) {
     const dir = join(root, category)
     if (!statSync(dir).isDirectory()) continue
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.txt')).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith('.txt'))
+      .sort()) {
       const raw = readFileSync(join(dir, file), 'latin1') // one file is latin-1; the rest is ASCII
       const [title, ...rest] = raw.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim())
       out.push({ id: `${category}/${file.replace('.txt', '')}`, category, title, paragraphs: rest.filter(Boolean) })
@@ -45,7 +47,8 @@ export async function chatGenerator(standIn) {
 }
 
 /** The numbered documents of an LLMRanker prompt: [{ n, text }]. */
-export const promptDocuments = (prompt) => [...prompt.matchAll(/^\[(\d+)\] (.*)$/gm)].map((m) => ({ n: Number(m[1]), text: m[2] }))
+export const promptDocuments = (prompt) =>
+  [...prompt.matchAll(/^\[(\d+)\] (.*)$/gm)].map((m) => ({ n: Number(m[1]), text: m[2] }))
 export const promptQuery = (prompt) => /Query:\n(.*)\n/.exec(prompt)?.[1] ?? ''
 
 export const words = (s) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []

@@ -94,7 +94,8 @@ const NAPI_CONVERSION = new Set([
 export function fromNative(err: unknown): Error {
   if (!(err instanceof Error)) return new RagrankError('ERR_INTERNAL', describe(err))
   const napiCode = (err as { code?: unknown }).code
-  if (typeof napiCode === 'string' && NAPI_CONVERSION.has(napiCode)) return typeError(`invalid argument: ${err.message}`)
+  if (typeof napiCode === 'string' && NAPI_CONVERSION.has(napiCode))
+    return typeError(`invalid argument: ${err.message}`)
   if (napiCode === 'Cancelled') return new AbortError()
   const m = /^\[([A-Z_]+)\] ([\s\S]*)$/.exec(err.message)
   if (!m) return err

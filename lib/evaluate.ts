@@ -28,7 +28,8 @@ export function evaluate(run: Run, qrels: Qrels, metrics: readonly string[]): Ev
   for (const [qid, hits] of Object.entries(run)) {
     if (!isArray(hits)) throw typeError(`run[${JSON.stringify(qid)}] must be an array of { id }`)
     ids[qid] = Array.from(hits, (h: unknown, i) => {
-      if (!isPlainObject(h) || typeof h.id !== 'string') throw typeError(`run[${JSON.stringify(qid)}][${i}].id must be a string`)
+      if (!isPlainObject(h) || typeof h.id !== 'string')
+        throw typeError(`run[${JSON.stringify(qid)}][${i}].id must be a string`)
       return h.id
     })
   }
@@ -37,7 +38,8 @@ export function evaluate(run: Run, qrels: Qrels, metrics: readonly string[]): Ev
     if (!isPlainObject(judged)) throw typeError(`qrels[${JSON.stringify(qid)}] must map document ids to finite numbers`)
     const grades: Record<string, number> = Object.create(null)
     for (const [doc, g] of Object.entries(judged)) {
-      if (typeof g !== 'number' || !Number.isFinite(g)) throw typeError(`qrels[${JSON.stringify(qid)}] must map document ids to finite numbers`)
+      if (typeof g !== 'number' || !Number.isFinite(g))
+        throw typeError(`qrels[${JSON.stringify(qid)}] must map document ids to finite numbers`)
       grades[doc] = g
     }
     judgments[qid] = grades

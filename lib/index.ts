@@ -20,11 +20,23 @@ export { fuse } from './retrieval/fusion'
 export type { FuseOptions, Fused, FusionContribution, FusionMethod, ScoreNormalization } from './retrieval/fusion'
 export type { RetrieveFilter, RetrieveOptions, Retriever, ScoredDocument } from './retrieval/retriever'
 export { VectorRetriever } from './retrieval/vector-retriever'
-export type { DocumentFields, DocumentLookup, EmbedFunction, QueryEmbedder, VectorRetrieverOptions, VectorSearchIndex } from './retrieval/vector-retriever'
+export type {
+  DocumentFields,
+  DocumentLookup,
+  EmbedFunction,
+  QueryEmbedder,
+  VectorRetrieverOptions,
+  VectorSearchIndex,
+} from './retrieval/vector-retriever'
 export { HybridRetriever } from './retrieval/hybrid'
 export type { HybridRetrieverOptions, HybridSource } from './retrieval/hybrid'
 export { MultiQueryRetriever } from './retrieval/multi-query'
-export type { MultiQueryRetrieveOptions, MultiQueryRetrieverOptions, QueryVariantSource, QueryVariantsFunction } from './retrieval/multi-query'
+export type {
+  MultiQueryRetrieveOptions,
+  MultiQueryRetrieverOptions,
+  QueryVariantSource,
+  QueryVariantsFunction,
+} from './retrieval/multi-query'
 export { VectorIndex } from './indexes/vector'
 export type {
   VectorBatchOptions,
@@ -62,6 +74,12 @@ export { LLMRanker, DEFAULT_LLM_RANKER_PROMPT } from './llm/llm-ranker'
 export type { LLMRanked, LLMRankerOptions, LLMRerankOptions, SlidingWindow } from './llm/llm-ranker'
 export type { Candidate, DedupeBy } from './retrieval/dedupe'
 export { rerankPooled, rerank, CompressionRetriever } from './retrieval/pool'
-export type { CompressionRetrieveOptions, CompressionRetrieverOptions, PoolRerankOptions, Pooled, Ranker } from './retrieval/pool'
+export type {
+  CompressionRetrieveOptions,
+  CompressionRetrieverOptions,
+  PoolRerankOptions,
+  Pooled,
+  Ranker,
+} from './retrieval/pool'
 export { QueryRewriter, REWRITE_STRATEGIES } from './llm/query-rewriter'
 export type { QueryRewriterOptions, Rewrite, RewriteStrategy } from './llm/query-rewriter'

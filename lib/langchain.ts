@@ -9,7 +9,14 @@ import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_comp
 import { Document, type DocumentInterface } from '@langchain/core/documents'
 import { callbackError, describe, typeError } from './errors'
 import { isRanker, type Ranker } from './retrieval/pool'
-import { checkFilterSupport, isRetriever, type RetrieveFilter, type Retriever, type ScoredDocument, withFilter } from './retrieval/retriever'
+import {
+  checkFilterSupport,
+  isRetriever,
+  type RetrieveFilter,
+  type Retriever,
+  type ScoredDocument,
+  withFilter,
+} from './retrieval/retriever'
 import { isArray, isPlainObject, optionKeys, optionsObject, topK } from './internal/validate'
 
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
@@ -24,7 +31,16 @@ export interface RagrankRetrieverInput extends BaseRetrieverInput {
 }
 
 // With LangChain's own `BaseRetrieverInput` fields, passed on to `BaseRetriever`.
-const RETRIEVER_FIELDS = optionKeys('retriever', 'topK', 'scoreKey', 'callbacks', 'tags', 'metadata', 'verbose', 'filter')
+const RETRIEVER_FIELDS = optionKeys(
+  'retriever',
+  'topK',
+  'scoreKey',
+  'callbacks',
+  'tags',
+  'metadata',
+  'verbose',
+  'filter',
+)
 const COMPRESSOR_FIELDS = optionKeys('ranker', 'topK', 'scoreKey')
 
 /**
@@ -45,7 +61,8 @@ export class RagrankRetriever extends BaseRetriever {
 
   constructor(fields: RagrankRetrieverInput) {
     const o = optionsObject(fields, 'fields', RETRIEVER_FIELDS)
-    if (!isRetriever(o.retriever)) throw typeError('fields.retriever must be a ragrank retriever (with retrieve(query, options))')
+    if (!isRetriever(o.retriever))
+      throw typeError('fields.retriever must be a ragrank retriever (with retrieve(query, options))')
     super(fields)
     this.retriever = o.retriever
     this.topK = topK(o.topK, 10, 'fields.topK', 1)
@@ -63,7 +80,8 @@ export class RagrankRetriever extends BaseRetriever {
       })
     if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array')
     return hits.map((h: ScoredDocument & { node?: { text?: unknown } }, i) => {
-      if (!isPlainObject(h)) throw typeError(`retriever.retrieve result ${i} must be an object { id, score }, got ${describe(h)}`)
+      if (!isPlainObject(h))
+        throw typeError(`retriever.retrieve result ${i} must be an object { id, score }, got ${describe(h)}`)
       const meta = isPlainObject(h.meta) ? h.meta : {}
       // AutoMergingRetriever hits carry their text on the merged node.
       const text = typeof h.text === 'string' ? h.text : typeof h.node?.text === 'string' ? h.node.text : ''
@@ -94,7 +112,8 @@ export class RankerCompressor extends BaseDocumentCompressor {
   constructor(fields: RankerCompressorInput) {
     super()
     const o = optionsObject(fields, 'fields', COMPRESSOR_FIELDS)
-    if (!isRanker(o.ranker)) throw typeError('fields.ranker must have rerank(query, documents, options): a CrossEncoder or an LLMRanker')
+    if (!isRanker(o.ranker))
+      throw typeError('fields.ranker must have rerank(query, documents, options): a CrossEncoder or an LLMRanker')
     this.ranker = o.ranker
     this.topK = topK(o.topK, undefined, 'fields.topK')
     this.scoreKey = scoreKey(o.scoreKey, 'relevanceScore')
@@ -105,7 +124,8 @@ export class RankerCompressor extends BaseDocumentCompressor {
     // LangChain calls compressors even with no documents; a ranker needs none then.
     if (documents.length === 0) return []
     const candidates = documents.map((d, i) => {
-      if (!isPlainObject(d) || typeof d.pageContent !== 'string') throw typeError(`documents[${i}] must be a Document with a string pageContent`)
+      if (!isPlainObject(d) || typeof d.pageContent !== 'string')
+        throw typeError(`documents[${i}] must be a Document with a string pageContent`)
       if (d.id === undefined || d.id === null || d.id === '') return { text: d.pageContent }
       if (typeof d.id !== 'string') throw typeError(`documents[${i}].id must be a string, got ${describe(d.id)}`)
       return { id: d.id, text: d.pageContent }
@@ -119,8 +139,13 @@ export class RankerCompressor extends BaseDocumentCompressor {
     return ranked.map((r, i) => {
       const { index, score } = (isPlainObject(r) ? r : {}) as { index?: unknown; score?: unknown }
       const source = typeof index === 'number' ? documents[index] : undefined
-      if (!source || typeof score !== 'number') throw typeError(`ranker.rerank result ${i} must carry the input index and a score`)
-      return new Document({ pageContent: source.pageContent, metadata: { ...source.metadata, [this.scoreKey]: score }, id: source.id })
+      if (!source || typeof score !== 'number')
+        throw typeError(`ranker.rerank result ${i} must carry the input index and a score`)
+      return new Document({
+        pageContent: source.pageContent,
+        metadata: { ...source.metadata, [this.scoreKey]: score },
+        id: source.id,
+      })
     })
   }
 }

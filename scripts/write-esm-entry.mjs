@@ -7,7 +7,12 @@ import { writeFileSync } from 'node:fs'
 const require = createRequire(import.meta.url)
 for (const entry of ['index', 'langchain']) {
   const names = Object.keys(require(`../dist/${entry}.js`)).filter((n) => n !== 'default' && n !== '__esModule')
-  const esm = [`import cjs from './${entry}.js'`, `export const { ${names.join(', ')} } = cjs`, 'export default cjs', ''].join('\n')
+  const esm = [
+    `import cjs from './${entry}.js'`,
+    `export const { ${names.join(', ')} } = cjs`,
+    'export default cjs',
+    '',
+  ].join('\n')
   writeFileSync(new URL(`../dist/${entry}.mjs`, import.meta.url), esm)
   writeFileSync(new URL(`../dist/${entry}.d.mts`, import.meta.url), `export * from './${entry}.js'\n`)
 }

@@ -75,7 +75,8 @@ function rawErrorClass(e) {
 }
 
 function describe(e) {
-  if (e instanceof Error) return `${e.constructor.name}${e.code === undefined ? '' : ` [${e.code}]`}: ${e.message.slice(0, 160)}`
+  if (e instanceof Error)
+    return `${e.constructor.name}${e.code === undefined ? '' : ` [${e.code}]`}: ${e.message.slice(0, 160)}`
   try {
     return `${typeof e}: ${String(e).slice(0, 80)}`
   } catch {
@@ -139,10 +140,18 @@ export async function runCase(target, argsSpec) {
   }
   if (target.mustThrow && !threw) failures.push({ cls: 'accepted an unknown option key', detail: '' })
   if (wasAborted && !threw) failures.push({ cls: 'already-aborted signal ignored (the call completed)', detail: '' })
-  for (const x of escaped) failures.push({ cls: `${x.kind}: ${errorClass(x.error) ?? describe(x.error).split(':')[0]}`, detail: describe(x.error) })
+  for (const x of escaped)
+    failures.push({
+      cls: `${x.kind}: ${errorClass(x.error) ?? describe(x.error).split(':')[0]}`,
+      detail: describe(x.error),
+    })
   if (threw && target.snapshot) {
     const after = await target.snapshot(subject)
-    if (after !== before) failures.push({ cls: 'failed call changed the object', detail: `${describe(error)}\n  before ${before}\n  after  ${after}` })
+    if (after !== before)
+      failures.push({
+        cls: 'failed call changed the object',
+        detail: `${describe(error)}\n  before ${before}\n  after  ${after}`,
+      })
   }
   if (target.teardown) await target.teardown(subject)
   return failures.length === 0 ? { ok: true } : { ok: false, ...failures[0], all: failures }

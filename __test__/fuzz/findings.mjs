@@ -6,6 +6,7 @@
 export const FINDINGS = []
 
 /** Whether failure class `cls` on `target` is finding `f`. */
-export const isFinding = (f, target, cls) => Object.entries(f.match).some(([t, re]) => (t === '*' || t === target) && re.test(cls))
+export const isFinding = (f, target, cls) =>
+  Object.entries(f.match).some(([t, re]) => (t === '*' || t === target) && re.test(cls))
 
 export const knownFinding = (target, cls) => FINDINGS.some((f) => isFinding(f, target, cls))

@@ -66,12 +66,16 @@ export function prepare() {
 }
 
 /** `@name` -> the file's path; anything else as it is. */
-export const resolvePath = (p) => (typeof p === 'string' && p.startsWith('@') && p.slice(1) in FILES ? FILES[p.slice(1)] : p)
+export const resolvePath = (p) =>
+  typeof p === 'string' && p.startsWith('@') && p.slice(1) in FILES ? FILES[p.slice(1)] : p
 
 let models
 /** The tiny test models, loaded once. */
 export function tinyModels() {
-  models ??= Promise.all([api.CrossEncoder.load(join(MODELS, 'tiny-cross-encoder')), api.Embedder.load(join(MODELS, 'tiny-embedder'))])
+  models ??= Promise.all([
+    api.CrossEncoder.load(join(MODELS, 'tiny-cross-encoder')),
+    api.Embedder.load(join(MODELS, 'tiny-embedder')),
+  ])
   return models
 }
 

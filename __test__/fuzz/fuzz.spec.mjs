@@ -36,13 +36,18 @@ async function runner(args) {
   running++
   try {
     return await new Promise((resolve) => {
-      execFile(process.execPath, ['--no-warnings', RUNNER, ...args], { timeout: childTimeoutMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-        const lines = stdout
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l))
-        resolve({ lines, code: error?.code ?? 0, signal: error?.signal ?? null, stderr: stderr.slice(-4000) })
-      })
+      execFile(
+        process.execPath,
+        ['--no-warnings', RUNNER, ...args],
+        { timeout: childTimeoutMs, maxBuffer: 64 << 20 },
+        (error, stdout, stderr) => {
+          const lines = stdout
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+          resolve({ lines, code: error?.code ?? 0, signal: error?.signal ?? null, stderr: stderr.slice(-4000) })
+        },
+      )
     })
   } finally {
     running--
@@ -70,7 +75,9 @@ for (const target of TARGETS) {
     if (!r) return t.fail(died(run, target.name))
     if (r.error) return t.fail(`harness error: ${r.error}`)
     const known = Object.entries(r.known)
-    t.log(`${r.runs} cases in ${r.ms} ms${known.length ? `; known findings hit: ${known.map(([c, n]) => `${n}x ${c}`).join('; ')}` : ''}`)
+    t.log(
+      `${r.runs} cases in ${r.ms} ms${known.length ? `; known findings hit: ${known.map(([c, n]) => `${n}x ${c}`).join('; ')}` : ''}`,
+    )
     if (r.failure) {
       return t.fail(
         `${r.failure.cls}\n  ${r.failure.detail}\n  minimal case: ${r.failure.counterexample}\n  seed ${r.seed}, path ${r.failure.path}\n  replay: ${r.failure.replay}`,
@@ -84,7 +91,11 @@ const replays = () => (replays.run ??= runner(['--replay', 'all']))
 
 test('every finding replays (the runner reports each one)', async (t) => {
   const run = await replays()
-  for (const f of FINDINGS) t.truthy(run.lines.find((l) => l.finding === f.id), died(run, f.id))
+  for (const f of FINDINGS)
+    t.truthy(
+      run.lines.find((l) => l.finding === f.id),
+      died(run, f.id),
+    )
   t.is(run.code, 0, died(run, 'the replay run'))
   t.is(run.lines.filter((l) => l.finding !== undefined).length, FINDINGS.length, 'one replay line per finding')
 })

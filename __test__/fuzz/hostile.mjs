@@ -58,7 +58,8 @@ export function build(v, state) {
   if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const out = {}
     // defineProperty keeps an own "__proto__" key an own key
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: build(x, state), enumerable: true, writable: true, configurable: true })
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(out, k, { value: build(x, state), enumerable: true, writable: true, configurable: true })
     return out
   }
   return v
@@ -136,7 +137,13 @@ function make({ kind, arg }, state) {
         },
       }
     case 'typed':
-      return arg === 'f64' ? new Float64Array([1, 2, 3]) : arg === 'f32nan' ? new Float32Array([NaN, 1, 2]) : arg === 'u8' ? new Uint8Array(4) : new ArrayBuffer(8)
+      return arg === 'f64'
+        ? new Float64Array([1, 2, 3])
+        : arg === 'f32nan'
+          ? new Float32Array([NaN, 1, 2])
+          : arg === 'u8'
+            ? new Uint8Array(4)
+            : new ArrayBuffer(8)
     case 'date':
       return new Date(arg)
     case 'map':
@@ -165,13 +172,15 @@ function make({ kind, arg }, state) {
       return { aborted: arg === true, addEventListener() {}, removeEventListener() {} }
     case 'signalGetterThrows': {
       const s = new AbortController().signal
-      return track(new Proxy(s, {
-        get(t, k) {
-          if (k === 'aborted') throw new HostileError('signal.aborted')
-          const v = Reflect.get(t, k, t)
-          return typeof v === 'function' ? v.bind(t) : v
-        },
-      }))
+      return track(
+        new Proxy(s, {
+          get(t, k) {
+            if (k === 'aborted') throw new HostileError('signal.aborted')
+            const v = Reflect.get(t, k, t)
+            return typeof v === 'function' ? v.bind(t) : v
+          },
+        }),
+      )
     }
     default:
       throw new Error(`unknown hostile kind ${kind}`)
@@ -196,16 +205,57 @@ const LONE = ['\uD800', '\uDFFF', 'a\uD83Dz', '\uDC00abc']
 
 /** Strings with trouble in them: lone surrogates, NUL, controls, RTL, huge (bounded at 1 MiB). */
 export const hostileString = fc.oneof(
-  fc.constantFrom('', ' ', '\0', 'a\0b', '#', 'a#0', 'a#0.1', '__proto__', 'constructor', 'toString', '/', '..', '.', '\n', '\u202e', '\uFEFF', '💥', 'ä', '[ERR_IO] forged'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\0',
+    'a\0b',
+    '#',
+    'a#0',
+    'a#0.1',
+    '__proto__',
+    'constructor',
+    'toString',
+    '/',
+    '..',
+    '.',
+    '\n',
+    '\u202e',
+    '\uFEFF',
+    '💥',
+    'ä',
+    '[ERR_IO] forged',
+  ),
   fc.constantFrom(...LONE),
   fc.string({ unit: 'binary', maxLength: 8 }),
   fc.string({ unit: 'grapheme', maxLength: 8 }),
-  fc.record({ unit: fc.constantFrom('a ', '\0', '\uD800', 'x#'), times: fc.constantFrom(1 << 10, 1 << 16, 1 << 19) }).map((a) => h('hugeString', a)),
+  fc
+    .record({ unit: fc.constantFrom('a ', '\0', '\uD800', 'x#'), times: fc.constantFrom(1 << 10, 1 << 16, 1 << 19) })
+    .map((a) => h('hugeString', a)),
 )
 
 /** Numbers that break naive checks. */
 export const hostileNumber = fc.oneof(
-  fc.constantFrom(NaN, Infinity, -Infinity, -0, 0, -1, 0.5, 1.5, -0.5, 2 ** 31, 2 ** 32, 2 ** 32 + 1, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, Number.MAX_VALUE, Number.MIN_VALUE, 1e300, -1e300),
+  fc.constantFrom(
+    NaN,
+    Infinity,
+    -Infinity,
+    -0,
+    0,
+    -1,
+    0.5,
+    1.5,
+    -0.5,
+    2 ** 31,
+    2 ** 32,
+    2 ** 32 + 1,
+    2 ** 53,
+    Number.MAX_SAFE_INTEGER + 2,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    1e300,
+    -1e300,
+  ),
   fc.double(),
   fc.integer({ min: -5, max: 100 }),
 )
@@ -213,7 +263,13 @@ export const hostileNumber = fc.oneof(
 const signals = fc.oneof(
   fc.constant(h('abortedSignal')),
   fc.constant(h('abortedSignal', undefined)),
-  fc.constantFrom(h('abortedSignal', 'a reason string'), h('laterSignal'), h('fakeSignal', true), h('fakeSignal', false), h('signalGetterThrows')),
+  fc.constantFrom(
+    h('abortedSignal', 'a reason string'),
+    h('laterSignal'),
+    h('fakeSignal', true),
+    h('fakeSignal', false),
+    h('signalGetterThrows'),
+  ),
   fc.constantFrom('micro', 'turn', 'ms').map((when) => h('soonSignal', when)),
 )
 
@@ -254,20 +310,42 @@ export const hostileLeaf = fc.oneof(
 
 /** Any hostile value: leaves, and small structures of them (arrays with holes, objects, frozen, cyclic, getters). */
 export const hostile = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, { arbitrary: hostileLeaf, weight: 6 }, { arbitrary: tie('struct'), weight: 2 }),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    { arbitrary: hostileLeaf, weight: 6 },
+    { arbitrary: tie('struct'), weight: 2 },
+  ),
   struct: fc.oneof(
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.constantFrom('id', 'text', 'meta', 'score', 'topK', 'signal', '__proto__', 'constructor'), fc.string({ maxLength: 4 })), tie('value'), { maxKeys: 4 }),
-    fc.record({ length: fc.constantFrom(1, 5, 1000), items: fc.array(fc.tuple(fc.nat(1000), tie('value')), { maxLength: 3 }) }).map((a) => h('sparse', a)),
+    fc.dictionary(
+      fc.oneof(
+        fc.constantFrom('id', 'text', 'meta', 'score', 'topK', 'signal', '__proto__', 'constructor'),
+        fc.string({ maxLength: 4 }),
+      ),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
+    fc
+      .record({
+        length: fc.constantFrom(1, 5, 1000),
+        items: fc.array(fc.tuple(fc.nat(1000), tie('value')), { maxLength: 3 }),
+      })
+      .map((a) => h('sparse', a)),
     tie('value').map((v) => h('frozen', v)),
     tie('value').map((v) => h('cyclic', v)),
     tie('value').map((v) => h('nullProto', { a: v })),
-    fc.record({ key: fc.constantFrom('id', 'text', 'meta', 'topK', 'signal', 'length', '0', 'retrieve', 'then'), base: fc.constant({}) }).map((a) => h('getterThrows', a)),
+    fc
+      .record({
+        key: fc.constantFrom('id', 'text', 'meta', 'topK', 'signal', 'length', '0', 'retrieve', 'then'),
+        base: fc.constant({}),
+      })
+      .map((a) => h('getterThrows', a)),
   ),
 })).value
 
 /** Mostly `valid`, sometimes hostile: bugs hide where almost everything is right. */
-export const near = (valid, hostileWeight = 1) => fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: hostile, weight: hostileWeight })
+export const near = (valid, hostileWeight = 1) =>
+  fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: hostile, weight: hostileWeight })
 
 /**
  * An options object: each known key absent, valid or hostile; sometimes an unknown or
@@ -276,7 +354,9 @@ export const near = (valid, hostileWeight = 1) => fc.oneof({ arbitrary: valid, w
 export function options(shape, unknownKeys = ['k', 'limit', 'offset', 'topN', 'filters', 'signals']) {
   const keys = Object.keys(shape)
   const record = fc.record(Object.fromEntries(keys.map((k) => [k, near(shape[k])])), { requiredKeys: [] })
-  const withUnknown = fc.tuple(record, fc.option(fc.tuple(fc.constantFrom(...unknownKeys), hostileLeaf), { freq: 4 })).map(([o, extra]) => (extra ? { ...o, [extra[0]]: extra[1] } : o))
+  const withUnknown = fc
+    .tuple(record, fc.option(fc.tuple(fc.constantFrom(...unknownKeys), hostileLeaf), { freq: 4 }))
+    .map(([o, extra]) => (extra ? { ...o, [extra[0]]: extra[1] } : o))
   return fc.oneof(
     { arbitrary: withUnknown, weight: 6 },
     { arbitrary: fc.constant(undefined), weight: 1 },

@@ -6,7 +6,13 @@ import { FINDINGS, isFinding } from './findings.mjs'
 const byFinding = process.argv.includes('--by-finding')
 const files = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 const findingOf = (target, cls) => FINDINGS.find((f) => isFinding(f, target, cls))?.id ?? 'NEW'
-const rows = files.flatMap((file) => readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)))
+const rows = files.flatMap((file) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l)),
+)
 const total = rows.reduce((n, o) => n + o.runs, 0)
 
 if (byFinding) {
@@ -26,7 +32,11 @@ if (byFinding) {
   for (const id of order.filter((i) => agg.has(i))) {
     const a = agg.get(id)
     console.log(`${id}: ${a.hits} hits in ${Object.keys(a.targets).length} targets`)
-    console.log(`   targets: ${Object.entries(a.targets).map(([t, n]) => `${t} ${n}`).join(', ')}`)
+    console.log(
+      `   targets: ${Object.entries(a.targets)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ')}`,
+    )
     if (a.smallest) console.log(`   smallest: ${a.smallest.target} ${a.smallest.ex}\n      ${a.smallest.cls}`)
   }
   const silent = FINDINGS.filter((f) => !agg.has(f.id)).map((f) => f.id)
@@ -36,7 +46,9 @@ if (byFinding) {
     console.log(`${o.target} (${o.runs} cases)`)
     for (const [cls, n] of Object.entries(o.classes)) {
       const ex = o.examples[cls]
-      console.log(`   ${findingOf(o.target, cls)} ${n}x ${cls}\n        min: ${ex.counterexample ?? 'not reproduced'}  [seed ${ex.seed} path ${ex.path}]\n        ${ex.detail}`)
+      console.log(
+        `   ${findingOf(o.target, cls)} ${n}x ${cls}\n        min: ${ex.counterexample ?? 'not reproduced'}  [seed ${ex.seed} path ${ex.path}]\n        ${ex.detail}`,
+      )
     }
   }
 }

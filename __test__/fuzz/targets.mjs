@@ -3,7 +3,7 @@
 // calls one entry point with built arguments (`call`), and, for stateful objects, prints
 // the state a failed call must leave alone (`snapshot`).
 import fc from 'fast-check'
-import { h, hostile, hostileLeaf, hostileNumber, hostileString, near, options, signal } from './hostile.mjs'
+import { h, hostile, hostileLeaf, hostileNumber, near, options, signal } from './hostile.mjs'
 import { api, CORPUS, FILES, langchain, prepare, resolvePath, tinyModels } from './fixtures.mjs'
 
 const {
@@ -41,7 +41,9 @@ const id = near(fc.constantFrom('a', 'b', 'c', 'd', 'new1', 'new2', 'a#0', 'x#1.
 const text = near(fc.constantFrom('the cat sat', 'dog', 'cat dog mat', '', '  ', 'roads'))
 const tokens = near(fc.array(text, { maxLength: 4 }))
 const metaValue = near(fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean(), fc.constant(null)), 2)
-const meta = near(fc.dictionary(fc.constantFrom('tenant', 'n', 'k', '__proto__', 'constructor', ''), metaValue, { maxKeys: 3 }))
+const meta = near(
+  fc.dictionary(fc.constantFrom('tenant', 'n', 'k', '__proto__', 'constructor', ''), metaValue, { maxKeys: 3 }),
+)
 const doc = near(fc.record({ id, text, tokens, meta }, { requiredKeys: ['id'] }))
 const docs = near(fc.array(doc, { maxLength: 4 }))
 const ids = near(fc.array(id, { maxLength: 4 }))
@@ -49,12 +51,30 @@ const topK = near(fc.constantFrom(0, 1, 3, 10, 100))
 const query = near(fc.oneof(text, fc.array(text, { maxLength: 3 })))
 const path = near(fc.constantFrom('@bm25', '@vector', '@garbage', '@empty', '@dir', '@missing', '@fresh'))
 const bool = near(fc.boolean())
-const filter = options({ ids, meta: near(fc.dictionary(fc.constantFrom('tenant', 'n', 'x'), near(fc.oneof(fc.string({ maxLength: 2 }), fc.array(fc.string({ maxLength: 2 }), { maxLength: 2 }))), { maxKeys: 2 })) })
+const filter = options({
+  ids,
+  meta: near(
+    fc.dictionary(
+      fc.constantFrom('tenant', 'n', 'x'),
+      near(fc.oneof(fc.string({ maxLength: 2 }), fc.array(fc.string({ maxLength: 2 }), { maxLength: 2 }))),
+      { maxKeys: 2 },
+    ),
+  ),
+})
 const searchOpts = options({ topK, filter, includeFields: bool })
 const scored = near(fc.record({ id, score: near(fc.double()), text, meta }, { requiredKeys: ['id', 'score'] }))
 const scoredList = near(fc.array(scored, { maxLength: 5 }))
-const vector = (dim) => near(fc.oneof(fc.array(near(fc.double({ min: -2, max: 2, noNaN: true })), { minLength: dim, maxLength: dim }), fc.constant(h('typed', 'f32nan')), fc.array(fc.double(), { maxLength: dim * 2 })))
-const candidate = near(fc.oneof(text, fc.record({ id, text, score: near(fc.double()), meta }, { requiredKeys: ['text'] })))
+const vector = (dim) =>
+  near(
+    fc.oneof(
+      fc.array(near(fc.double({ min: -2, max: 2, noNaN: true })), { minLength: dim, maxLength: dim }),
+      fc.constant(h('typed', 'f32nan')),
+      fc.array(fc.double(), { maxLength: dim * 2 }),
+    ),
+  )
+const candidate = near(
+  fc.oneof(text, fc.record({ id, text, score: near(fc.double()), meta }, { requiredKeys: ['text'] })),
+)
 const candidates = near(fc.array(candidate, { maxLength: 5 }))
 const anything = hostile
 /** Extra trailing arguments nobody expects. */
@@ -63,8 +83,16 @@ const extra = fc.array(hostileLeaf, { maxLength: 1 })
 // ---- fakes for user-supplied collaborators -----------------------------------------------
 
 /** A retriever: returns a (built) list, or behaves badly. */
-const fakeRetriever = near(fc.oneof(scoredList, fc.constant(h('fn', 'rejects')))).map((r) => ({ kind: 'retriever', result: r }))
-const ranked = near(fc.array(near(fc.record({ index: near(fc.nat(6)), score: near(fc.double()), meta }, { requiredKeys: ['index', 'score'] })), { maxLength: 5 }))
+const fakeRetriever = near(fc.oneof(scoredList, fc.constant(h('fn', 'rejects')))).map((r) => ({
+  kind: 'retriever',
+  result: r,
+}))
+const ranked = near(
+  fc.array(
+    near(fc.record({ index: near(fc.nat(6)), score: near(fc.double()), meta }, { requiredKeys: ['index', 'score'] })),
+    { maxLength: 5 },
+  ),
+)
 const fakeRanker = ranked.map((r) => ({ kind: 'ranker', result: r }))
 const replyText = near(
   fc.constantFrom(
@@ -78,12 +106,21 @@ const replyText = near(
     '',
   ),
 )
-const fakeChat = near(fc.oneof(fc.record({ text: replyText }), fc.constantFrom(h('fn', 'rejects'), h('fn', 'rejectsUndefined'))), 1).map((r) => ({ kind: 'chat', result: r }))
+const fakeChat = near(
+  fc.oneof(fc.record({ text: replyText }), fc.constantFrom(h('fn', 'rejects'), h('fn', 'rejectsUndefined'))),
+  1,
+).map((r) => ({ kind: 'chat', result: r }))
 
 /** Turns a built fake description into an object with the method; hostile stays hostile. */
 function fake(f) {
   try {
-    if (f === null || typeof f !== 'object' || Object.getPrototypeOf(f) !== Object.prototype || !Object.hasOwn(f, 'kind')) return f
+    if (
+      f === null ||
+      typeof f !== 'object' ||
+      Object.getPrototypeOf(f) !== Object.prototype ||
+      !Object.hasOwn(f, 'kind')
+    )
+      return f
   } catch {
     return f // a throwing proxy stays one
   }
@@ -101,7 +138,8 @@ function bm25() {
   ix.add(CORPUS)
   return ix
 }
-const bm25Snapshot = (ix) => `${ix.size} ${JSON.stringify(ix.search('cat dog roads mats', { topK: 10 }))} ${ix.has('new1')}`
+const bm25Snapshot = (ix) =>
+  `${ix.size} ${JSON.stringify(ix.search('cat dog roads mats', { topK: 10 }))} ${ix.has('new1')}`
 function vectors() {
   const ix = new VectorIndex({ dim: 3 })
   ix.add(['a', 'b', 'c'], [1, 0, 0, 0, 1, 0, 0.5, 0.5, 0])
@@ -120,7 +158,10 @@ let busy
 function busyIndex() {
   if (!busy) {
     busy = new VectorIndex({ dim: 64 })
-    busy.add(Array.from({ length: 5000 }, (_, i) => `v${i}`), Float32Array.from({ length: 5000 * 64 }, (_, i) => (i % 7) + 1))
+    busy.add(
+      Array.from({ length: 5000 }, (_, i) => `v${i}`),
+      Float32Array.from({ length: 5000 * 64 }, (_, i) => (i % 7) + 1),
+    )
   }
   return busy
 }
@@ -136,7 +177,8 @@ function leafIndex(nodes) {
   return ix
 }
 const embedFn = (v) => async () => (typeof v === 'function' ? v() : v)
-const localChat = () => new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, timeoutMs: 300, apiKey: 'k' })
+const localChat = () =>
+  new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, timeoutMs: 300, apiKey: 'k' })
 
 /** A target: `call(subject, ...args)`, the args drawn from `args` plus sometimes one stray trailing argument. */
 const t = (name, group, args, call, more = {}) => ({
@@ -188,11 +230,29 @@ const fuseOpts = options({
   dedupeBy: near(fc.constantFrom('id', h('fn', 'k'))),
   topK,
 })
-const run = near(fc.dictionary(fc.constantFrom('q1', 'q2', '__proto__'), near(fc.array(near(fc.record({ id, score: hostileNumber })), { maxLength: 3 })), { maxKeys: 2 }))
-const judgments = near(fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), near(fc.constantFrom(0, 1, 2, -1)), { maxKeys: 2 }))
+const run = near(
+  fc.dictionary(
+    fc.constantFrom('q1', 'q2', '__proto__'),
+    near(fc.array(near(fc.record({ id, score: hostileNumber })), { maxLength: 3 })),
+    { maxKeys: 2 },
+  ),
+)
+const judgments = near(
+  fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), near(fc.constantFrom(0, 1, 2, -1)), { maxKeys: 2 }),
+)
 const qrels = near(fc.dictionary(fc.constantFrom('q1', 'q2', '__proto__', 'constructor'), judgments, { maxKeys: 2 }))
-const metrics = near(fc.array(near(fc.constantFrom('map', 'ndcg@10', 'p@5', 'recall@0', 'mrr@-1', 'bogus', 'map@1.5', 'ndcg@99999999999')), { maxLength: 3 }))
-const hybridSource = near(fc.oneof(fakeRetriever, fc.record({ retriever: fakeRetriever, topK, weight: hostileNumber }, { requiredKeys: ['retriever'] })))
+const metrics = near(
+  fc.array(
+    near(fc.constantFrom('map', 'ndcg@10', 'p@5', 'recall@0', 'mrr@-1', 'bogus', 'map@1.5', 'ndcg@99999999999')),
+    { maxLength: 3 },
+  ),
+)
+const hybridSource = near(
+  fc.oneof(
+    fakeRetriever,
+    fc.record({ retriever: fakeRetriever, topK, weight: hostileNumber }, { requiredKeys: ['retriever'] }),
+  ),
+)
 const hybridOpts = options({
   retrievers: near(fc.array(hybridSource, { maxLength: 3 })),
   method: fc.constantFrom('rrf', 'weighted'),
@@ -217,7 +277,15 @@ const vectorRetrieverOpts = options({
   documents: near(fc.constantFrom(h('map'), h('fn', { text: 't' }))),
 })
 const embedResult = near(fc.oneof(vector(3), fc.constant(h('fn', 'rejects'))))
-const documentLookup = near(fc.oneof(fc.constant(null), fc.constant(h('map')), fc.constant(h('fn', 'throws')), fc.constant(h('fn', { text: 'x', meta: { a: 1 } })), anything))
+const documentLookup = near(
+  fc.oneof(
+    fc.constant(null),
+    fc.constant(h('map')),
+    fc.constant(h('fn', 'throws')),
+    fc.constant(h('fn', { text: 'x', meta: { a: 1 } })),
+    anything,
+  ),
+)
 const dedupeBy = fc.constantFrom('id-or-content', 'content', 'none')
 const splitterOpts = options({
   blockSizes: near(fc.oneof(fc.array(near(fc.constantFrom(1, 2, 8, 512)), { maxLength: 3 }), fc.constant(h('set')))),
@@ -225,8 +293,20 @@ const splitterOpts = options({
   splitBy: near(fc.constantFrom('word', 'sentence', 'char', 'token', 'page')),
   tokenizer: near(fc.constantFrom('@tokenizer', '@garbage', '@missing')),
 })
-const splitDocs = near(fc.array(near(fc.record({ id, text, meta }, { requiredKeys: ['id', 'text'] })), { maxLength: 3 }))
-const treeNodes = near(fc.array(near(fc.record({ id, text, parentId: near(fc.constantFrom(null, 'a', 'doc1')), childrenIds: ids, level: topK }, { requiredKeys: ['id'] })), { maxLength: 3 }))
+const splitDocs = near(
+  fc.array(near(fc.record({ id, text, meta }, { requiredKeys: ['id', 'text'] })), { maxLength: 3 }),
+)
+const treeNodes = near(
+  fc.array(
+    near(
+      fc.record(
+        { id, text, parentId: near(fc.constantFrom(null, 'a', 'doc1')), childrenIds: ids, level: topK },
+        { requiredKeys: ['id'] },
+      ),
+    ),
+    { maxLength: 3 },
+  ),
+)
 const autoMergingOpts = options({
   retriever: fakeRetriever,
   store: near(fc.constantFrom('tree', { get: h('fn', []) })),
@@ -250,7 +330,14 @@ const rewriterOpts = options({
   raiseOnFailure: bool,
   onFailure: fc.constant(h('fn', 'throws')),
 })
-const conversation = near(fc.oneof(text, fc.array(near(fc.record({ role: near(fc.constantFrom('user', 'assistant', 'system')), content: text })), { maxLength: 3 })))
+const conversation = near(
+  fc.oneof(
+    text,
+    fc.array(near(fc.record({ role: near(fc.constantFrom('user', 'assistant', 'system')), content: text })), {
+      maxLength: 3,
+    }),
+  ),
+)
 const chatGeneratorOpts = options({
   model: text,
   baseURL: near(fc.constantFrom('http://127.0.0.1:9/v1', 'ftp://x', 'not a url', 'https://api.openai.com/v1')),
@@ -265,11 +352,25 @@ const chatGeneratorOpts = options({
   env: near(fc.constant({ OPENAI_API_KEY: 'k' })),
 })
 const chatRequest = options({
-  messages: near(fc.array(near(fc.record({ role: near(fc.constantFrom('user', 'system', 'tool')), content: text })), { maxLength: 2 })),
+  messages: near(
+    fc.array(near(fc.record({ role: near(fc.constantFrom('user', 'system', 'tool')), content: text })), {
+      maxLength: 2,
+    }),
+  ),
   responseFormat: near(fc.record({ name: text, schema: anything })),
   signal,
 })
-const badFolder = near(fc.constantFrom('@modelEmpty', '@modelTokenizerOnly', '@modelGarbage', '@modelBadConfig', '@missing', '@garbage', 'no-org/no-model'))
+const badFolder = near(
+  fc.constantFrom(
+    '@modelEmpty',
+    '@modelTokenizerOnly',
+    '@modelGarbage',
+    '@modelBadConfig',
+    '@missing',
+    '@garbage',
+    'no-org/no-model',
+  ),
+)
 const hubOpts = options({
   revision: near(fc.constantFrom('main', '..', 'a'.repeat(40))),
   cacheDir: near(fc.constant('@dir')),
@@ -279,65 +380,151 @@ const hubOpts = options({
   token: text,
   endpoint: near(fc.constant('http://127.0.0.1:9')),
 })
-const hubFileNames = near(fc.array(near(fc.constantFrom('tokenizer.json', '../etc/passwd', '/abs', 'a\\b')), { maxLength: 2 }))
+const hubFileNames = near(
+  fc.array(near(fc.constantFrom('tokenizer.json', '../etc/passwd', '/abs', 'a\\b')), { maxLength: 2 }),
+)
 
 /** A plain options object whose `chatGenerator` was left out gets an unreachable local one (no real API call). */
-const withLocalChat = (o) => (attempt(() => o && typeof o === 'object' && !('chatGenerator' in o)) ? { ...o, chatGenerator: localChat() } : o)
+const withLocalChat = (o) =>
+  attempt(() => o && typeof o === 'object' && !('chatGenerator' in o)) ? { ...o, chatGenerator: localChat() } : o
 /** A quiet LLM component: the default onFailure (a process warning) only when raise is exactly false, to cover it too. */
-const failureOptions = (raise) => ({ raiseOnFailure: raise === true, ...(raise === false ? {} : { onFailure: () => {} }) })
+const failureOptions = (raise) => ({
+  raiseOnFailure: raise === true,
+  ...(raise === false ? {} : { onFailure: () => {} }),
+})
 
 // ---- the targets -----------------------------------------------------------------------
 
 export const TARGETS = [
   // Bm25Index
   t('new Bm25Index', 'bm25', [bm25Opts], (_, o) => new Bm25Index(o)),
-  t('Bm25Index tokenizer', 'bm25', [anything, near(fc.constantFrom('add', 'search', 'analyze', 'searchBatch'))], async (_, result, method) => {
-    const ix = new Bm25Index({ tokenizer: () => result })
-    if (method === 'add') return ix.add([{ id: 'x', text: 'a b' }])
-    if (method === 'searchBatch') return ix.searchBatch(['a b'])
-    return method === 'analyze' ? ix.analyze('a b') : ix.search('a b')
-  }),
+  t(
+    'Bm25Index tokenizer',
+    'bm25',
+    [anything, near(fc.constantFrom('add', 'search', 'analyze', 'searchBatch'))],
+    async (_, result, method) => {
+      const ix = new Bm25Index({ tokenizer: () => result })
+      if (method === 'add') return ix.add([{ id: 'x', text: 'a b' }])
+      if (method === 'searchBatch') return ix.searchBatch(['a b'])
+      return method === 'analyze' ? ix.analyze('a b') : ix.search('a b')
+    },
+  ),
   t('Bm25Index.add', 'bm25', [docs, options({ upsert: bool })], (ix, d, o) => ix.add(d, o), bm25Subject),
-  t('Bm25Index.addAsync', 'bm25', [docs, options({ upsert: bool, signal })], (ix, d, o) => ix.addAsync(d, o), { ...bm25Subject, signalOf: signalAt(1) }),
+  t('Bm25Index.addAsync', 'bm25', [docs, options({ upsert: bool, signal })], (ix, d, o) => ix.addAsync(d, o), {
+    ...bm25Subject,
+    signalOf: signalAt(1),
+  }),
   // valid new documents and a signal that fires while the work runs: abort must mean "nothing changed"
   t(
     'Bm25Index.addAsync (abort race)',
     'bm25',
-    [fc.integer({ min: 1, max: 300 }), fc.constantFrom('micro', 'turn', 'ms').map((when) => ({ signal: h('soonSignal', when) }))],
-    (ix, n, o) => ix.addAsync(Array.from({ length: n }, (_, i) => ({ id: `new${i}`, text: `cat dog ${i}` })), o),
+    [
+      fc.integer({ min: 1, max: 300 }),
+      fc.constantFrom('micro', 'turn', 'ms').map((when) => ({ signal: h('soonSignal', when) })),
+    ],
+    (ix, n, o) =>
+      ix.addAsync(
+        Array.from({ length: n }, (_, i) => ({ id: `new${i}`, text: `cat dog ${i}` })),
+        o,
+      ),
     bm25Subject,
   ),
   t('Bm25Index.remove', 'bm25', [ids], (ix, i) => ix.remove(i), bm25Subject),
   t('Bm25Index.search', 'bm25', [query, searchOpts], (ix, q, o) => ix.search(q, o), bm25Subject),
-  t('Bm25Index.searchBatch', 'bm25', [near(fc.array(query, { maxLength: 3 })), options({ topK, filter, includeFields: bool, signal })], (ix, q, o) => ix.searchBatch(q, o), {
+  t(
+    'Bm25Index.searchBatch',
+    'bm25',
+    [near(fc.array(query, { maxLength: 3 })), options({ topK, filter, includeFields: bool, signal })],
+    (ix, q, o) => ix.searchBatch(q, o),
+    {
+      ...bm25Subject,
+      signalOf: signalAt(1),
+    },
+  ),
+  t('Bm25Index.retrieve', 'bm25', [query, options({ topK, signal, filter })], (ix, q, o) => ix.retrieve(q, o), {
     ...bm25Subject,
     signalOf: signalAt(1),
   }),
-  t('Bm25Index.retrieve', 'bm25', [query, options({ topK, signal, filter })], (ix, q, o) => ix.retrieve(q, o), { ...bm25Subject, signalOf: signalAt(1) }),
-  t('Bm25Index.has/analyze/stats/size', 'bm25', [anything, fc.constantFrom('has', 'analyze', 'stats', 'size')], (ix, v, m) => (m === 'size' ? ix.size : ix[m](v)), bm25Subject),
-  t('Bm25Index.save', 'bm25', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), { ...bm25Subject, signalOf: signalAt(1) }),
-  t('Bm25Index.load', 'bm25', [path, options({ tokenizer: near(fc.constant(h('fn', ['t']))), signal })], (_, p, o) => Bm25Index.load(resolvePath(p), o), { signalOf: signalAt(1) }),
+  t(
+    'Bm25Index.has/analyze/stats/size',
+    'bm25',
+    [anything, fc.constantFrom('has', 'analyze', 'stats', 'size')],
+    (ix, v, m) => (m === 'size' ? ix.size : ix[m](v)),
+    bm25Subject,
+  ),
+  t('Bm25Index.save', 'bm25', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), {
+    ...bm25Subject,
+    signalOf: signalAt(1),
+  }),
+  t(
+    'Bm25Index.load',
+    'bm25',
+    [path, options({ tokenizer: near(fc.constant(h('fn', ['t']))), signal })],
+    (_, p, o) => Bm25Index.load(resolvePath(p), o),
+    { signalOf: signalAt(1) },
+  ),
 
   // VectorIndex
   t('new VectorIndex', 'vector', [vectorOpts], (_, o) => new VectorIndex(o)),
-  t('VectorIndex.add', 'vector', [ids, near(fc.oneof(vector(3), vector(6))), options({ upsert: bool })], (ix, i, v, o) => ix.add(i, v, o), vectorSubject),
+  t(
+    'VectorIndex.add',
+    'vector',
+    [ids, near(fc.oneof(vector(3), vector(6))), options({ upsert: bool })],
+    (ix, i, v, o) => ix.add(i, v, o),
+    vectorSubject,
+  ),
   t('VectorIndex.remove', 'vector', [ids], (ix, i) => ix.remove(i), vectorSubject),
-  t('VectorIndex.search', 'vector', [vector(3), options({ topK, filter })], (ix, q, o) => ix.search(q, o), vectorSubject),
-  t('VectorIndex.searchBatch', 'vector', [near(fc.oneof(vector(3), vector(6))), options({ topK, signal })], (ix, q, o) => ix.searchBatch(q, o), { ...vectorSubject, signalOf: signalAt(1) }),
-  t('VectorIndex.has/getters', 'vector', [anything, fc.constantFrom('has', 'size', 'dim', 'metric', 'storage', 'mapped')], (ix, v, m) => (m === 'has' ? ix.has(v) : ix[m]), vectorSubject),
-  t('VectorIndex.save', 'vector', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), { ...vectorSubject, signalOf: signalAt(1) }),
-  // the same abort, but while the call waits in a saturated libuv pool: deterministic, unlike the race above
-  t('save/load aborted in the queue', 'vector', [fc.constantFrom('Bm25Index.save', 'Bm25Index.load', 'VectorIndex.save', 'VectorIndex.load'), fc.integer({ min: 4, max: 12 })], async (_, call, busyCount) => {
-    const busy = Array.from({ length: busyCount }, (_, i) => busyIndex().save(`${FILES.dir}/busy-${i}.vec`))
-    const c = new AbortController()
-    const queued = QUEUED_CALLS[call](c.signal)
-    c.abort()
-    const [r] = await Promise.allSettled([queued])
-    await Promise.all(busy)
-    if (r.status === 'rejected') throw r.reason
-    return r.value
+  t(
+    'VectorIndex.search',
+    'vector',
+    [vector(3), options({ topK, filter })],
+    (ix, q, o) => ix.search(q, o),
+    vectorSubject,
+  ),
+  t(
+    'VectorIndex.searchBatch',
+    'vector',
+    [near(fc.oneof(vector(3), vector(6))), options({ topK, signal })],
+    (ix, q, o) => ix.searchBatch(q, o),
+    { ...vectorSubject, signalOf: signalAt(1) },
+  ),
+  t(
+    'VectorIndex.has/getters',
+    'vector',
+    [anything, fc.constantFrom('has', 'size', 'dim', 'metric', 'storage', 'mapped')],
+    (ix, v, m) => (m === 'has' ? ix.has(v) : ix[m]),
+    vectorSubject,
+  ),
+  t('VectorIndex.save', 'vector', [path, options({ signal })], (ix, p, o) => ix.save(resolvePath(p), o), {
+    ...vectorSubject,
+    signalOf: signalAt(1),
   }),
-  t('VectorIndex.load', 'vector', [path, options({ mmap: bool, signal })], (_, p, o) => VectorIndex.load(resolvePath(p), o), { signalOf: signalAt(1) }),
+  // the same abort, but while the call waits in a saturated libuv pool: deterministic, unlike the race above
+  t(
+    'save/load aborted in the queue',
+    'vector',
+    [
+      fc.constantFrom('Bm25Index.save', 'Bm25Index.load', 'VectorIndex.save', 'VectorIndex.load'),
+      fc.integer({ min: 4, max: 12 }),
+    ],
+    async (_, call, busyCount) => {
+      const busy = Array.from({ length: busyCount }, (_, i) => busyIndex().save(`${FILES.dir}/busy-${i}.vec`))
+      const c = new AbortController()
+      const queued = QUEUED_CALLS[call](c.signal)
+      c.abort()
+      const [r] = await Promise.allSettled([queued])
+      await Promise.all(busy)
+      if (r.status === 'rejected') throw r.reason
+      return r.value
+    },
+  ),
+  t(
+    'VectorIndex.load',
+    'vector',
+    [path, options({ mmap: bool, signal })],
+    (_, p, o) => VectorIndex.load(resolvePath(p), o),
+    { signalOf: signalAt(1) },
+  ),
 
   // fusion and evaluation
   t('fuse', 'retrieval', [near(fc.array(scoredList, { maxLength: 3 })), fuseOpts], (_, l, o) => fuse(l, o)),
@@ -348,8 +535,14 @@ export const TARGETS = [
   t(
     'HybridRetriever.retrieve',
     'retrieval',
-    [near(fc.array(fakeRetriever, { minLength: 1, maxLength: 3 })), fc.constantFrom('reject', 'skip'), text, options({ topK, signal, filter })],
-    (_, rs, onError, q, o) => new HybridRetriever({ retrievers: [bm25(), ...(isRealArray(rs) ? rs.map(fake) : [])], onError }).retrieve(q, o),
+    [
+      near(fc.array(fakeRetriever, { minLength: 1, maxLength: 3 })),
+      fc.constantFrom('reject', 'skip'),
+      text,
+      options({ topK, signal, filter }),
+    ],
+    (_, rs, onError, q, o) =>
+      new HybridRetriever({ retrievers: [bm25(), ...(isRealArray(rs) ? rs.map(fake) : [])], onError }).retrieve(q, o),
     { signalOf: signalAt(3) },
   ),
   t('new MultiQueryRetriever', 'retrieval', [multiQueryOpts], (_, o) => new MultiQueryRetriever(withFakes(o))),
@@ -357,7 +550,11 @@ export const TARGETS = [
     'MultiQueryRetriever.retrieve',
     'retrieval',
     [variantsSource, text, options({ topK, signal, queries: near(fc.array(text, { maxLength: 3 })) })],
-    (_, qs, q, o) => new MultiQueryRetriever({ retriever: bm25(), queries: typeof qs === 'function' || isRealArray(qs) ? qs : () => qs }).retrieve(q, o),
+    (_, qs, q, o) =>
+      new MultiQueryRetriever({
+        retriever: bm25(),
+        queries: typeof qs === 'function' || isRealArray(qs) ? qs : () => qs,
+      }).retrieve(q, o),
     { signalOf: signalAt(2) },
   ),
   t('new VectorRetriever', 'retrieval', [vectorRetrieverOpts], (_, o) => new VectorRetriever(o)),
@@ -371,7 +568,12 @@ export const TARGETS = [
     },
     { signalOf: signalAt(3) },
   ),
-  t('new CompressionRetriever', 'retrieval', [options({ ranker: fakeRanker, retriever: fakeRetriever, candidates: topK, dedupeBy })], (_, o) => new CompressionRetriever(withFakes(o))),
+  t(
+    'new CompressionRetriever',
+    'retrieval',
+    [options({ ranker: fakeRanker, retriever: fakeRetriever, candidates: topK, dedupeBy })],
+    (_, o) => new CompressionRetriever(withFakes(o)),
+  ),
   t(
     'CompressionRetriever.retrieve',
     'retrieval',
@@ -379,25 +581,74 @@ export const TARGETS = [
     (_, r, q, o) => new CompressionRetriever({ ranker: fake(r), retriever: bm25() }).retrieve(q, o),
     { signalOf: signalAt(2) },
   ),
-  t('rerank (pooled)', 'retrieval', [text, candidates, fakeRanker, options({ topK, signal, dedupeBy })], (_, q, d, r, o) => rerank(q, d, fake(r), o), { signalOf: signalAt(3) }),
+  t(
+    'rerank (pooled)',
+    'retrieval',
+    [text, candidates, fakeRanker, options({ topK, signal, dedupeBy })],
+    (_, q, d, r, o) => rerank(q, d, fake(r), o),
+    { signalOf: signalAt(3) },
+  ),
 
   // splitting
-  t('new HierarchicalSplitter', 'splitting', [splitterOpts], (_, o) =>
-    new HierarchicalSplitter(attempt(() => o && typeof o === 'object' && typeof o.tokenizer === 'string') ? { ...o, tokenizer: resolvePath(o.tokenizer) } : o),
+  t(
+    'new HierarchicalSplitter',
+    'splitting',
+    [splitterOpts],
+    (_, o) =>
+      new HierarchicalSplitter(
+        attempt(() => o && typeof o === 'object' && typeof o.tokenizer === 'string')
+          ? { ...o, tokenizer: resolvePath(o.tokenizer) }
+          : o,
+      ),
   ),
-  t('HierarchicalSplitter.split', 'splitting', [splitDocs], (_, d) => new HierarchicalSplitter({ blockSizes: [4, 2] }).split(d)),
-  t('HierarchicalSplitter.splitAsync', 'splitting', [splitDocs, options({ signal })], (_, d, o) => new HierarchicalSplitter({ blockSizes: [4, 2] }).splitAsync(d, o), { signalOf: signalAt(1) }),
+  t('HierarchicalSplitter.split', 'splitting', [splitDocs], (_, d) =>
+    new HierarchicalSplitter({ blockSizes: [4, 2] }).split(d),
+  ),
+  t(
+    'HierarchicalSplitter.splitAsync',
+    'splitting',
+    [splitDocs, options({ signal })],
+    (_, d, o) => new HierarchicalSplitter({ blockSizes: [4, 2] }).splitAsync(d, o),
+    { signalOf: signalAt(1) },
+  ),
   t('NodeTree', 'splitting', [treeNodes], (_, n) => new NodeTree(n)),
-  t('NodeTree methods', 'splitting', [fc.constantFrom('node', 'get', 'children', 'ancestors', 'leaves'), near(fc.oneof(id, fc.constantFrom('doc1', 'doc1#0', 'doc1#0.1'), ids))], (_, m, a) => new NodeTree(tree())[m](a)),
-  t('new AutoMergingRetriever', 'splitting', [autoMergingOpts], (_, o) => new AutoMergingRetriever(withFakes(attempt(() => o && typeof o === 'object' && o.store === 'tree') ? { ...o, store: tree() } : o))),
+  t(
+    'NodeTree methods',
+    'splitting',
+    [
+      fc.constantFrom('node', 'get', 'children', 'ancestors', 'leaves'),
+      near(fc.oneof(id, fc.constantFrom('doc1', 'doc1#0', 'doc1#0.1'), ids)),
+    ],
+    (_, m, a) => new NodeTree(tree())[m](a),
+  ),
+  t(
+    'new AutoMergingRetriever',
+    'splitting',
+    [autoMergingOpts],
+    (_, o) =>
+      new AutoMergingRetriever(
+        withFakes(attempt(() => o && typeof o === 'object' && o.store === 'tree') ? { ...o, store: tree() } : o),
+      ),
+  ),
   t(
     'AutoMergingRetriever.retrieve',
     'splitting',
-    [near(fc.oneof(fc.constant('real'), fakeRetriever)), bool, near(fc.constantFrom('max', 'mean', 'sum', h('fn', NaN), h('fn', 'throws'))), text, options({ topK, signal, filter })],
+    [
+      near(fc.oneof(fc.constant('real'), fakeRetriever)),
+      bool,
+      near(fc.constantFrom('max', 'mean', 'sum', h('fn', NaN), h('fn', 'throws'))),
+      text,
+      options({ topK, signal, filter }),
+    ],
     (_, r, strict, parentScore, q, o) => {
       const nodes = tree()
       const score = typeof parentScore === 'string' || typeof parentScore === 'function' ? parentScore : 'max'
-      return new AutoMergingRetriever({ retriever: r === 'real' ? leafIndex(nodes) : fake(r), store: nodes, strict: strict === true, parentScore: score }).retrieve(q, o)
+      return new AutoMergingRetriever({
+        retriever: r === 'real' ? leafIndex(nodes) : fake(r),
+        store: nodes,
+        strict: strict === true,
+        parentScore: score,
+      }).retrieve(q, o)
     },
     { signalOf: signalAt(4) },
   ),
@@ -424,30 +675,63 @@ export const TARGETS = [
   t('isChatGenerator', 'llm', [anything], (_, v) => isChatGenerator(v)),
 
   // models
-  t('CrossEncoder.load (bad folders)', 'models', [badFolder, loadOptions({ activation: near(fc.constantFrom('sigmoid', 'none', 'softmax')) })], (_, p, o) => CrossEncoder.load(resolvePath(p), o), {
-    signalOf: signalAt(1),
-  }),
+  t(
+    'CrossEncoder.load (bad folders)',
+    'models',
+    [badFolder, loadOptions({ activation: near(fc.constantFrom('sigmoid', 'none', 'softmax')) })],
+    (_, p, o) => CrossEncoder.load(resolvePath(p), o),
+    {
+      signalOf: signalAt(1),
+    },
+  ),
   t(
     'Embedder.load (bad folders)',
     'models',
-    [badFolder, loadOptions({ pooling: near(fc.constantFrom('mean', 'cls', 'max')), normalize: bool, queryPrefix: text, documentPrefix: text })],
+    [
+      badFolder,
+      loadOptions({
+        pooling: near(fc.constantFrom('mean', 'cls', 'max')),
+        normalize: bool,
+        queryPrefix: text,
+        documentPrefix: text,
+      }),
+    ],
     (_, p, o) => Embedder.load(resolvePath(p), o),
     { signalOf: signalAt(1) },
   ),
   t(
     'CrossEncoder.rerank/rerankMany',
     'models',
-    [fc.constantFrom('rerank', 'rerankMany'), text, candidates, options({ activation: near(fc.constantFrom('sigmoid', 'none')), batchSize: topK, maxLength: topK, signal })],
+    [
+      fc.constantFrom('rerank', 'rerankMany'),
+      text,
+      candidates,
+      options({ activation: near(fc.constantFrom('sigmoid', 'none')), batchSize: topK, maxLength: topK, signal }),
+    ],
     async (_, m, q, d, o) => {
       const [cross] = await tinyModels()
-      return m === 'rerank' ? cross.rerank(q, d, o) : cross.rerankMany(isRealArray(d) ? [{ query: q, documents: d }, { query: q, documents: d }] : d, o)
+      return m === 'rerank'
+        ? cross.rerank(q, d, o)
+        : cross.rerankMany(
+            isRealArray(d)
+              ? [
+                  { query: q, documents: d },
+                  { query: q, documents: d },
+                ]
+              : d,
+            o,
+          )
     },
     { signalOf: signalAt(3) },
   ),
   t(
     'Embedder.embed/embedQuery/embedDocuments',
     'models',
-    [fc.constantFrom('embed', 'embedQuery', 'embedDocuments'), near(fc.oneof(text, fc.array(text, { maxLength: 3 }))), options({ batchSize: topK, maxLength: topK, signal })],
+    [
+      fc.constantFrom('embed', 'embedQuery', 'embedDocuments'),
+      near(fc.oneof(text, fc.array(text, { maxLength: 3 }))),
+      options({ batchSize: topK, maxLength: topK, signal }),
+    ],
     async (_, m, x, o) => {
       const [, emb] = await tinyModels()
       return emb[m](x, o)
@@ -469,29 +753,58 @@ export const TARGETS = [
   t(
     'resolveHubFiles',
     'models',
-    [near(fc.constantFrom('org/name', 'bad', '../x/y', 'a/b/c')), hubFileNames, near(fc.array(text, { maxLength: 2 })), hubOpts],
+    [
+      near(fc.constantFrom('org/name', 'bad', '../x/y', 'a/b/c')),
+      hubFileNames,
+      near(fc.array(text, { maxLength: 2 })),
+      hubOpts,
+    ],
     (_, r, req, opt, o) => {
       // never the network: a plain options object without fetch gets one that answers 404
-      const safe = o && typeof o === 'object' && !('fetch' in o) ? { ...o, fetch: async () => new Response('', { status: 404 }), cacheDir: resolvePath(o.cacheDir ?? '@dir') } : o
+      const safe =
+        o && typeof o === 'object' && !('fetch' in o)
+          ? { ...o, fetch: async () => new Response('', { status: 404 }), cacheDir: resolvePath(o.cacheDir ?? '@dir') }
+          : o
       return resolveHubFiles(r, req, opt, safe)
     },
     { signalOf: signalAt(3) },
   ),
-  t('hubCacheDir/isHubId/onnxRuntimePath/ensureOnnxRuntime', 'models', [fc.constantFrom('hubCacheDir', 'isHubId', 'onnxRuntimePath', 'ensureOnnxRuntime'), anything], (_, f, v) =>
-    ({ hubCacheDir, isHubId, onnxRuntimePath, ensureOnnxRuntime })[f](v),
+  t(
+    'hubCacheDir/isHubId/onnxRuntimePath/ensureOnnxRuntime',
+    'models',
+    [fc.constantFrom('hubCacheDir', 'isHubId', 'onnxRuntimePath', 'ensureOnnxRuntime'), anything],
+    (_, f, v) => ({ hubCacheDir, isHubId, onnxRuntimePath, ensureOnnxRuntime })[f](v),
   ),
 
   // errors
-  t('RagrankError/AbortError', 'misc', [anything, anything], (_, a, b) => [new RagrankError(a, b), new AbortError(a)].map((e) => e.message)),
+  t('RagrankError/AbortError', 'misc', [anything, anything], (_, a, b) =>
+    [new RagrankError(a, b), new AbortError(a)].map((e) => e.message),
+  ),
 
   // LangChain adapters
-  t('new RagrankRetriever', 'langchain', [options({ retriever: fakeRetriever, topK, scoreKey: text, callbacks: anything, tags: anything })], (_, o) => new RagrankRetriever(withFakes(o))),
-  t('RagrankRetriever.invoke', 'langchain', [fakeRetriever, near(fc.constantFrom(3, 10)), text], (_, r, k, q) =>
-    new RagrankRetriever({ retriever: fake(r), topK: typeof k === 'number' && Number.isInteger(k) && k > 0 ? k : 3 }).invoke(q),
+  t(
+    'new RagrankRetriever',
+    'langchain',
+    [options({ retriever: fakeRetriever, topK, scoreKey: text, callbacks: anything, tags: anything })],
+    (_, o) => new RagrankRetriever(withFakes(o)),
   ),
-  t('new RankerCompressor', 'langchain', [options({ ranker: fakeRanker, topK, scoreKey: text })], (_, o) => new RankerCompressor(withFakes(o))),
-  t('RankerCompressor.compressDocuments', 'langchain', [fakeRanker, near(fc.array(near(fc.record({ pageContent: text, metadata: meta, id })), { maxLength: 3 })), text], (_, r, d, q) =>
-    new RankerCompressor({ ranker: fake(r) }).compressDocuments(d, q),
+  t('RagrankRetriever.invoke', 'langchain', [fakeRetriever, near(fc.constantFrom(3, 10)), text], (_, r, k, q) =>
+    new RagrankRetriever({
+      retriever: fake(r),
+      topK: typeof k === 'number' && Number.isInteger(k) && k > 0 ? k : 3,
+    }).invoke(q),
+  ),
+  t(
+    'new RankerCompressor',
+    'langchain',
+    [options({ ranker: fakeRanker, topK, scoreKey: text })],
+    (_, o) => new RankerCompressor(withFakes(o)),
+  ),
+  t(
+    'RankerCompressor.compressDocuments',
+    'langchain',
+    [fakeRanker, near(fc.array(near(fc.record({ pageContent: text, metadata: meta, id })), { maxLength: 3 })), text],
+    (_, r, d, q) => new RankerCompressor({ ranker: fake(r) }).compressDocuments(d, q),
   ),
 ]
 
@@ -516,18 +829,42 @@ const STRICT_CALLS = {
   'HybridRetriever.retrieve': (o) => new HybridRetriever({ retrievers: [bm25()] }).retrieve('cat', o),
   'MultiQueryRetriever.retrieve': (o) => new MultiQueryRetriever({ retriever: bm25() }).retrieve('cat', o),
   'new HierarchicalSplitter': (o) => new HierarchicalSplitter({ blockSizes: [4], ...o }),
-  'AutoMergingRetriever.retrieve': (o) => new AutoMergingRetriever({ retriever: bm25(), store: tree() }).retrieve('cat', o),
-  'LLMRanker.rerank': (o) => new LLMRanker({ chatGenerator: { chat: async () => ({ text: '{"documents":[]}' }) } }).rerank('q', ['a'], o),
+  'AutoMergingRetriever.retrieve': (o) =>
+    new AutoMergingRetriever({ retriever: bm25(), store: tree() }).retrieve('cat', o),
+  'LLMRanker.rerank': (o) =>
+    new LLMRanker({ chatGenerator: { chat: async () => ({ text: '{"documents":[]}' }) } }).rerank('q', ['a'], o),
   'new OpenAIChatGenerator': (o) => new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', ...o }),
   'CrossEncoder.rerank': async (o) => (await tinyModels())[0].rerank('q', ['a'], o),
   'Embedder.embed': async (o) => (await tinyModels())[1].embed(['a'], o),
 }
 TARGETS.push(
-  t('unknown option keys', 'strict', [fc.constantFrom(...Object.keys(STRICT_CALLS)), fc.constantFrom('limit', 'offset', 'topN', 'top_k', 'filters', 'signals', 'maxResults'), fc.constantFrom(3, 0, 'x', true)], (_, call, key, value) => STRICT_CALLS[call]({ [key]: value }), { mustThrow: true }),
+  t(
+    'unknown option keys',
+    'strict',
+    [
+      fc.constantFrom(...Object.keys(STRICT_CALLS)),
+      fc.constantFrom('limit', 'offset', 'topN', 'top_k', 'filters', 'signals', 'maxResults'),
+      fc.constantFrom(3, 0, 'x', true),
+    ],
+    (_, call, key, value) => STRICT_CALLS[call]({ [key]: value }),
+    { mustThrow: true },
+  ),
 )
 
 function loadOptions(more) {
-  return options({ maxLength: topK, threads: near(fc.constantFrom(1, 2, 0)), sessions: near(fc.constantFrom(1, 2, 0)), batchSize: topK, tokenBudget: topK, file: near(fc.constantFrom('model.onnx', 'onnx/model.onnx', '../x.onnx')), quantized: bool, ortLibrary: near(fc.constantFrom('@garbage', '@missing')), offline: near(fc.constant(true)), signal, ...more })
+  return options({
+    maxLength: topK,
+    threads: near(fc.constantFrom(1, 2, 0)),
+    sessions: near(fc.constantFrom(1, 2, 0)),
+    batchSize: topK,
+    tokenBudget: topK,
+    file: near(fc.constantFrom('model.onnx', 'onnx/model.onnx', '../x.onnx')),
+    quantized: bool,
+    ortLibrary: near(fc.constantFrom('@garbage', '@missing')),
+    offline: near(fc.constant(true)),
+    signal,
+    ...more,
+  })
 }
 
 /** Fakes inside a built options object become real collaborators. */
@@ -572,7 +909,12 @@ function withFakes(o) {
   }
   for (const [k, d] of Object.entries(desc)) {
     if (!('value' in d) || !d.writable) continue
-    if (k === 'retrievers' && isRealArray(d.value)) o[k] = d.value.map((s) => (attempt(() => s && typeof s === 'object' && 'retriever' in s && !('kind' in s)) ? { ...s, retriever: fake(s.retriever) } : fake(s)))
+    if (k === 'retrievers' && isRealArray(d.value))
+      o[k] = d.value.map((s) =>
+        attempt(() => s && typeof s === 'object' && 'retriever' in s && !('kind' in s))
+          ? { ...s, retriever: fake(s.retriever) }
+          : fake(s),
+      )
     else if (k === 'ortLibrary' && typeof d.value === 'string') o[k] = resolvePath(d.value)
     else o[k] = fake(d.value)
   }

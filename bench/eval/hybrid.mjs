@@ -49,15 +49,21 @@ async function evalCollection(name) {
   const { docs, queries, qrels } = loadDataset(name)
   const bm25 = new Bm25Index({ analyzer: BM25_FOR[name] ?? BM25 })
   bm25.add(docs.map((d) => ({ id: d.id, text: d.text })))
-  const sparse = await bm25.searchBatch(queries.map((q) => q.text), { topK: DEPTH, includeFields: false })
+  const sparse = await bm25.searchBatch(
+    queries.map((q) => q.text),
+    { topK: DEPTH, includeFields: false },
+  )
 
   const index = new VectorIndex({ dim: embedder.dim, metric: 'cosine' })
-  index.add(docs.map((d) => d.id), await documentVectors(name, docs))
+  index.add(
+    docs.map((d) => d.id),
+    await documentVectors(name, docs),
+  )
   const { data: qv } = await embedder.embed(queries.map((q) => q.text))
   const dense = await index.searchBatch(qv, { topK: DEPTH })
 
   const runs = {
-    'BM25': sparse,
+    BM25: sparse,
     'dense (MiniLM-L6)': dense,
     'RRF (k = 60)': sparse.map((s, i) => fuse([s, dense[i]], { method: 'rrf' })),
     [`weighted ${WEIGHTS[0]} BM25 + ${WEIGHTS[1]} dense (min-max)`]: sparse.map((s, i) =>
@@ -94,7 +100,8 @@ const lines = [
   `| collection | docs | queries | ${labels.map((l) => `${l}: nDCG@10 / R@100`).join(' | ')} |`,
   `|---|---:|---:|${labels.map(() => '---:').join('|')}|`,
   ...results.map(
-    (r) => `| ${r.name} | ${r.docs} | ${r.queries} | ${labels.map((l) => `${f(r.out[l]['ndcg@10'])} / ${f(r.out[l]['recall@100'])}`).join(' | ')} |`,
+    (r) =>
+      `| ${r.name} | ${r.docs} | ${r.queries} | ${labels.map((l) => `${f(r.out[l]['ndcg@10'])} / ${f(r.out[l]['recall@100'])}`).join(' | ')} |`,
   ),
   '',
 ]

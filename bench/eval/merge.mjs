@@ -17,9 +17,7 @@ import { pathToFileURL } from 'node:url'
 import { hasData, loadDataset } from '../lib/datasets.mjs'
 import { distEntry, repoRoot } from '../lib/paths.mjs'
 
-const { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, evaluate } = await import(
-  pathToFileURL(distEntry).href
-)
+const { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, evaluate } = await import(pathToFileURL(distEntry).href)
 
 const BM25 = { variant: 'lucene', k1: 1.5, b: 0.75 }
 const BLOCKS = [128, 32]
@@ -110,7 +108,9 @@ for (const r of results) {
     `| ---: | --- | ${METRICS.map(() => '---:').join(' | ')} | ---: |`,
   )
   for (const row of r.rows) {
-    lines.push(`| ${row.budget} | ${row.system} | ${METRICS.map((m) => f(row[m])).join(' | ')} | ${row.docsRead.toFixed(1)} |`)
+    lines.push(
+      `| ${row.budget} | ${row.system} | ${METRICS.map((m) => f(row[m])).join(' | ')} | ${row.docsRead.toFixed(1)} |`,
+    )
   }
   lines.push('')
 }

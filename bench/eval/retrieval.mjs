@@ -248,7 +248,19 @@ async function evalEnglish(name) {
       d.queries.forEach((q, i) => {
         if (!arraysEqual(own.idx.analyze(q.text), bs.tokens.queries[i])) qTokDiff++
       })
-      report.parity.push({ name, setting: s.label, bsRow, rgRow, ownRow, diffs, cmp, worst, docTokDiff, qTokDiff, firstDocDiff })
+      report.parity.push({
+        name,
+        setting: s.label,
+        bsRow,
+        rgRow,
+        ownRow,
+        diffs,
+        cmp,
+        worst,
+        docTokDiff,
+        qTokDiff,
+        firstDocDiff,
+      })
       report.analyzerParity.push({ name, setting: s.label, docTokDiff, qTokDiff, firstDocDiff })
       out.rows.push(bsRow, rgRow, ownRow)
       const maxDiff = Math.max(...Object.values(diffs))
@@ -296,7 +308,13 @@ async function evalKorquad() {
   if (py.python) {
     const bs = bm25sRun(d.docs, d.queries, { stopwords: null, stemmer: null }, 100)
     const ev = evaluate(toRun(qids, bs.hits), d.qrels, KO_METRICS)
-    out.rows.push({ label: 'bm25s, regex word tokens, no stopwords or stemmer (reference)', mean: ev.mean, terms: undefined, indexMs: undefined, qps: undefined })
+    out.rows.push({
+      label: 'bm25s, regex word tokens, no stopwords or stemmer (reference)',
+      mean: ev.mean,
+      terms: undefined,
+      indexMs: undefined,
+      qps: undefined,
+    })
   }
   report.ko.push(out)
   report.timings.push({ name: 'korquad', ms: performance.now() - t0 })
@@ -322,7 +340,9 @@ function compareStemmers() {
   const preset = new Bm25Index({ analyzer: 'bm25s' })
   const bsStop = new Set(stopwords)
   // words one side drops as a stopword and the other keeps (bm25s's list itself, and every word of the collections)
-  const stopDiffer = [...new Set([...stopwords, ...words])].filter((w) => (preset.analyze(w).length === 0) !== bsStop.has(w))
+  const stopDiffer = [...new Set([...stopwords, ...words])].filter(
+    (w) => (preset.analyze(w).length === 0) !== bsStop.has(w),
+  )
   const differ = []
   let kept = 0
   words.forEach((w, i) => {
@@ -360,7 +380,9 @@ const md = []
 const today = new Date().toISOString().slice(0, 10)
 md.push('# Retrieval quality evaluation')
 md.push('')
-md.push('Regenerate (needs the data folder, see below; the bm25s rows need `.venv-py`, see `scripts/fixtures/README.md`):')
+md.push(
+  'Regenerate (needs the data folder, see below; the bm25s rows need `.venv-py`, see `scripts/fixtures/README.md`):',
+)
 md.push('')
 md.push('```sh')
 md.push('npm run build && npm run eval     # RAGRANK_DATA=/path/to/data to override ../shared/data')
@@ -378,13 +400,15 @@ md.push(
     'English collections retrieve every document with a positive score (topK = number of documents), so MAP has no cut-off; KorQuAD retrieves the top 100.',
 )
 md.push(
-  '- Metrics come from ragrank\'s `evaluate`, which follows trec_eval: a document is relevant when its grade is > 0; ' +
+  "- Metrics come from ragrank's `evaluate`, which follows trec_eval: a document is relevant when its grade is > 0; " +
     'nDCG@k uses gain = grade and discount log2(rank + 1) against the ideal ordering of all judged documents; ' +
     'MAP divides by all relevant documents of the query; MRR@k is the reciprocal rank of the first relevant document within k; ' +
     'recall@k = relevant retrieved in the top k / all relevant; queries are those of the qrels with at least one relevant ' +
     'document, and a query without results scores 0. Means are over queries.',
 )
-md.push('- Data: read from `../shared/data` (or `$RAGRANK_DATA`), never copied into the repository. Loaders: `bench/lib/datasets.mjs`.')
+md.push(
+  '- Data: read from `../shared/data` (or `$RAGRANK_DATA`), never copied into the repository. Loaders: `bench/lib/datasets.mjs`.',
+)
 md.push('')
 md.push('| collection | documents | evaluated queries | document text | query text | grades |')
 md.push('|---|---:|---:|---|---|---|')
@@ -412,7 +436,12 @@ if (report.en.length) {
   for (const c of report.en) {
     md.push(`### ${c.name} (${c.docs.toLocaleString('en-US')} documents, ${c.queries} queries)`)
     md.push('')
-    md.push(table(['run', ...EN_METRICS], c.rows.map((r) => [r.label, ...EN_METRICS.map((m) => fmt(r.mean[m]))])))
+    md.push(
+      table(
+        ['run', ...EN_METRICS],
+        c.rows.map((r) => [r.label, ...EN_METRICS.map((m) => fmt(r.mean[m]))]),
+      ),
+    )
     md.push('')
   }
 }
@@ -432,7 +461,15 @@ if (report.parity.length) {
     table(
       ['collection', 'tokens', 'metric', 'bm25s', 'ragrank (same tokens)', '\\|diff\\|', 'ok'],
       report.parity.flatMap((p) =>
-        EN_METRICS.map((m) => [p.name, p.setting, m, fmt(p.bsRow.mean[m]), fmt(p.rgRow.mean[m]), fmtDiff(p.diffs[m]), p.diffs[m] <= PARITY_LIMIT ? 'yes' : '**NO**']),
+        EN_METRICS.map((m) => [
+          p.name,
+          p.setting,
+          m,
+          fmt(p.bsRow.mean[m]),
+          fmt(p.rgRow.mean[m]),
+          fmtDiff(p.diffs[m]),
+          p.diffs[m] <= PARITY_LIMIT ? 'yes' : '**NO**',
+        ]),
       ),
     ),
   )
@@ -453,7 +490,16 @@ if (report.parity.length) {
   md.push('')
   md.push(
     table(
-      ['collection', 'tokens', 'max \\|score diff\\|', 'max rel. diff', 'set differs', 'top-10 differs', 'not ties', 'largest nDCG@10 gap'],
+      [
+        'collection',
+        'tokens',
+        'max \\|score diff\\|',
+        'max rel. diff',
+        'set differs',
+        'top-10 differs',
+        'not ties',
+        'largest nDCG@10 gap',
+      ],
       report.parity.map((p) => [
         p.name,
         p.setting,
@@ -496,7 +542,9 @@ if (report.parity.length) {
         a.setting,
         String(a.docTokDiff),
         String(a.qTokDiff),
-        a.firstDocDiff ? `doc ${a.firstDocDiff.id}: ${describeTokDiff(a.firstDocDiff.ragrank, a.firstDocDiff.bm25s)}` : '-',
+        a.firstDocDiff
+          ? `doc ${a.firstDocDiff.id}: ${describeTokDiff(a.firstDocDiff.ragrank, a.firstDocDiff.bm25s)}`
+          : '-',
       ]),
     ),
   )
@@ -507,8 +555,14 @@ function describeTokDiff(a, b) {
   const ca = new Map()
   for (const t of a) ca.set(t, (ca.get(t) ?? 0) + 1)
   for (const t of b) ca.set(t, (ca.get(t) ?? 0) - 1)
-  const onlyA = [...ca].filter(([, c]) => c > 0).map(([t]) => t).slice(0, 5)
-  const onlyB = [...ca].filter(([, c]) => c < 0).map(([t]) => t).slice(0, 5)
+  const onlyA = [...ca]
+    .filter(([, c]) => c > 0)
+    .map(([t]) => t)
+    .slice(0, 5)
+  const onlyB = [...ca]
+    .filter(([, c]) => c < 0)
+    .map(([t]) => t)
+    .slice(0, 5)
   if (!onlyA.length && !onlyB.length) return 'same tokens, different order'
   return `ragrank only [${onlyA.join(', ')}], bm25s only [${onlyB.join(', ')}]`.replace(/\|/g, '\\|')
 }
@@ -527,7 +581,14 @@ if (report.stemmers) {
       ':',
   )
   md.push('')
-  md.push(st.differ.length ? st.differ.slice(0, 40).map((x) => `${x.word}: ${x.ragrank} / ${x.pystemmer}`).join(', ') : '(none)')
+  md.push(
+    st.differ.length
+      ? st.differ
+          .slice(0, 40)
+          .map((x) => `${x.word}: ${x.ragrank} / ${x.pystemmer}`)
+          .join(', ')
+      : '(none)',
+  )
   md.push('')
   md.push(
     'So the preset rows are close to, but not identical with, the bm25s rows; the parity requirement is checked on identical tokens, above.',
@@ -569,13 +630,24 @@ if (report.notes.length) {
 
 md.push('## Dense, hybrid, auto-merging and reranking')
 md.push('')
-md.push('- Dense (all-MiniLM-L6-v2), BM25 + dense fused by RRF and by weighted fusion, on Cranfield, CISI, MED, ADI and KorQuAD: [HYBRID.md](HYBRID.md), regenerated by `npm run eval:hybrid`.')
-md.push('- Leaf retrieval vs auto-merged retrieval at equal text budgets, on Cranfield and CISI: [SPLITTING.md](SPLITTING.md#evaluation-leaves-vs-auto-merged-at-equal-text-budget), regenerated by `npm run eval:merge`.')
-md.push("- Reranking: not evaluated. No trained cross-encoder can be fetched here (the Hugging Face hub is unreachable), and the benchmark cross-encoder's head, fitted on CISI/MED judgements over a bi-encoder's features, barely ranks (held-out AUC 0.53; speed only). `ragrank eval --corpus --queries --qrels --rerank <model folder>` runs it on a BEIR-format collection once a model is available.")
+md.push(
+  '- Dense (all-MiniLM-L6-v2), BM25 + dense fused by RRF and by weighted fusion, on Cranfield, CISI, MED, ADI and KorQuAD: [HYBRID.md](HYBRID.md), regenerated by `npm run eval:hybrid`.',
+)
+md.push(
+  '- Leaf retrieval vs auto-merged retrieval at equal text budgets, on Cranfield and CISI: [SPLITTING.md](SPLITTING.md#evaluation-leaves-vs-auto-merged-at-equal-text-budget), regenerated by `npm run eval:merge`.',
+)
+md.push(
+  "- Reranking: not evaluated. No trained cross-encoder can be fetched here (the Hugging Face hub is unreachable), and the benchmark cross-encoder's head, fitted on CISI/MED judgements over a bi-encoder's features, barely ranks (held-out AUC 0.53; speed only). `ragrank eval --corpus --queries --qrels --rerank <model folder>` runs it on a BEIR-format collection once a model is available.",
+)
 md.push('')
 md.push('## Runtime')
 md.push('')
-md.push(table(['collection', 'wall time (incl. bm25s subprocesses)'], report.timings.map((t) => [t.name, sec(t.ms)])))
+md.push(
+  table(
+    ['collection', 'wall time (incl. bm25s subprocesses)'],
+    report.timings.map((t) => [t.name, sec(t.ms)]),
+  ),
+)
 md.push('')
 
 const text = md.join('\n')

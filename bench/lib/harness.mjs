@@ -56,7 +56,11 @@ function repeatResult(nItems, passes, seconds) {
  * `maxPasses`), measured on the first warm pass. Returns { rates: per-repeat items/s, seconds: per-repeat
  * wall time, passes, summary }.
  */
-export function loopThroughput(items, fn, { repeats = 5, warmup = 1, minRepeatSeconds = 0.3, maxPasses = 1000, passSeconds: known } = {}) {
+export function loopThroughput(
+  items,
+  fn,
+  { repeats = 5, warmup = 1, minRepeatSeconds = 0.3, maxPasses = 1000, passSeconds: known } = {},
+) {
   // Synchronous on purpose: no await between the calls that are timed.
   const timed = (passes) => {
     const t0 = now()
@@ -76,7 +80,11 @@ export function loopThroughput(items, fn, { repeats = 5, warmup = 1, minRepeatSe
 }
 
 /** Same as loopThroughput for one asynchronous call that handles all items at once (e.g. a batch search). */
-export async function batchThroughput(nItems, fnAsync, { repeats = 5, warmup = 1, minRepeatSeconds = 0.3, maxPasses = 1000 } = {}) {
+export async function batchThroughput(
+  nItems,
+  fnAsync,
+  { repeats = 5, warmup = 1, minRepeatSeconds = 0.3, maxPasses = 1000 } = {},
+) {
   const timed = async (passes) => {
     const t0 = now()
     for (let p = 0; p < passes; p++) await fnAsync()
@@ -117,7 +125,19 @@ export const loopContestant = (items, fn) =>
  * go to sleep. `afterRound(round, rates)` (optional) sees the rates so far. Returns a Map contestant ->
  * { rates, summary }.
  */
-export async function interleavedThroughput(contestants, { repeats = 5, minRepeatSeconds = 0.3, maxPasses = 1000, warmupSeconds = 1, warm = false, settleMs = 100, between, afterRound } = {}) {
+export async function interleavedThroughput(
+  contestants,
+  {
+    repeats = 5,
+    minRepeatSeconds = 0.3,
+    maxPasses = 1000,
+    warmupSeconds = 1,
+    warm = false,
+    settleMs = 100,
+    between,
+    afterRound,
+  } = {},
+) {
   const timed = async (c, passes, settle = true) => {
     gc()
     if (settle) await sleep(settleMs)

@@ -54,9 +54,17 @@ if (!existsSync(corpus) || process.env.REGENERATE) {
 
 function run(mode) {
   const t0 = performance.now()
-  const r = mode === 'cli'
-    ? spawnSync(process.execPath, [join(root, 'bin/ragrank.mjs'), 'index', corpus, '-o', join(dir, 'out.idx')], { cwd: root, encoding: 'utf8' })
-    : spawnSync(process.execPath, [fileURLToPath(import.meta.url), String(nDocs), String(rounds), dir], { cwd: root, encoding: 'utf8', env: { ...process.env, CLI_INDEX_CHILD: mode } })
+  const r =
+    mode === 'cli'
+      ? spawnSync(process.execPath, [join(root, 'bin/ragrank.mjs'), 'index', corpus, '-o', join(dir, 'out.idx')], {
+          cwd: root,
+          encoding: 'utf8',
+        })
+      : spawnSync(process.execPath, [fileURLToPath(import.meta.url), String(nDocs), String(rounds), dir], {
+          cwd: root,
+          encoding: 'utf8',
+          env: { ...process.env, CLI_INDEX_CHILD: mode },
+        })
   if (r.status !== 0) throw new Error(`${mode} failed: ${r.stderr}`)
   return mode === 'cli' ? { wall: (performance.now() - t0) / 1000, cpu: NaN } : JSON.parse(r.stdout)
 }
@@ -66,10 +74,13 @@ const times = Object.fromEntries(modes.map((m) => [m, []]))
 for (let i = 0; i < rounds; i++) for (const m of modes) times[m].push(run(m))
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 console.log(`${nDocs} documents, ${rounds} rounds, ${cpus()[0].model}, ${cpus().length} cores`)
-const summary = (xs) => `median ${median(xs).toFixed(2)} s (${Math.min(...xs).toFixed(2)}..${Math.max(...xs).toFixed(2)})`
+const summary = (xs) =>
+  `median ${median(xs).toFixed(2)} s (${Math.min(...xs).toFixed(2)}..${Math.max(...xs).toFixed(2)})`
 for (const m of modes) {
   const cpu = times[m].map((x) => x.cpu)
-  console.log(`${m.padEnd(10)} wall ${summary(times[m].map((x) => x.wall))}${m === 'cli' ? '' : `  cpu ${summary(cpu)}`}`)
+  console.log(
+    `${m.padEnd(10)} wall ${summary(times[m].map((x) => x.wall))}${m === 'cli' ? '' : `  cpu ${summary(cpu)}`}`,
+  )
 }
 const ratio = (k) => (median(times.build.map((x) => x[k])) / median(times['api-add'].map((x) => x[k]))).toFixed(2)
 console.log(`build / api-add: wall ${ratio('wall')}x, cpu ${ratio('cpu')}x`)

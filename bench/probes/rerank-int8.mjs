@@ -19,7 +19,11 @@ import { interleaved } from '../suites/rerank.mjs'
 const MODEL = path.join(modelsDir, 'minilm-l6-cross-encoder')
 const onnxFiles = readdirSync(path.join(MODEL, 'onnx')).sort()
 const variants = onnxFiles.filter((f) => /^int8-.*\.onnx$/.test(f))
-const files = process.argv.slice(2).length ? process.argv.slice(2) : variants.length ? variants : ['model_quantized.onnx']
+const files = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : variants.length
+    ? variants
+    : ['model_quantized.onnx']
 const log = (...a) => console.error('[rerank-int8]', ...a)
 
 const cran = await loadCran()
@@ -33,7 +37,9 @@ const out = { loadavgBefore: loadavg(), files, lengths: {} }
 
 async function measure(maxLength) {
   const fp32 = await CrossEncoder.load(MODEL, { maxLength })
-  const models = Object.fromEntries(await Promise.all(files.map(async (f) => [f, await CrossEncoder.load(MODEL, { maxLength, file: f })])))
+  const models = Object.fromEntries(
+    await Promise.all(files.map(async (f) => [f, await CrossEncoder.load(MODEL, { maxLength, file: f })])),
+  )
   const res = { overlap: {}, pairsPerSecond: {}, ratio: {} }
   out.lengths[maxLength] = res
   // fp32 outputs do not depend on batching, so its top 10 is computed once per query
@@ -48,16 +54,26 @@ async function measure(maxLength) {
     res.overlap[f] = summarize(o)
     log(maxLength, f, 'top-10 overlap median', fmt(res.overlap[f].median), 'min', fmt(res.overlap[f].min))
   }
-  const engine = (ce) => ({ pass: async () => {
-    const t0 = performance.now()
-    for (const r of requests) await ce.rerank(r.query, r.documents, { activation: 'none' })
-    return (performance.now() - t0) / 1000
-  } })
-  const engines = [{ label: 'model.onnx', engine: engine(fp32) }, ...files.map((f) => ({ label: f, engine: engine(models[f]) }))]
+  const engine = (ce) => ({
+    pass: async () => {
+      const t0 = performance.now()
+      for (const r of requests) await ce.rerank(r.query, r.documents, { activation: 'none' })
+      return (performance.now() - t0) / 1000
+    },
+  })
+  const engines = [
+    { label: 'model.onnx', engine: engine(fp32) },
+    ...files.map((f) => ({ label: f, engine: engine(models[f]) })),
+  ]
   for (const { engine: e } of engines) await e.pass() // warm-up
   res.pairsPerSecond = await interleaved(engines, requests, 3, (...a) => log(maxLength, ...a))
   for (const f of files) res.ratio[f] = res.pairsPerSecond[f].median / res.pairsPerSecond['model.onnx'].median
-  log(maxLength, Object.entries(res.ratio).map(([f, r]) => `${f} ${fmt(r)}x`).join(', '))
+  log(
+    maxLength,
+    Object.entries(res.ratio)
+      .map(([f, r]) => `${f} ${fmt(r)}x`)
+      .join(', '),
+  )
 }
 
 for (const maxLength of [256, 512]) {

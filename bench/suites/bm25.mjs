@@ -44,16 +44,8 @@ import {
   summarize,
   timeRepeats,
 } from '../lib/harness.mjs'
-import { generateZipf, parseSize, } from '../lib/zipf.mjs'
-import {
-  JS_PEERS,
-  bm25sVersions,
-  hasPython,
-  jsPeer,
-  jsPeerVersions,
-  runBm25s,
-  writeBm25sData,
-} from '../lib/peers.mjs'
+import { generateZipf, parseSize } from '../lib/zipf.mjs'
+import { JS_PEERS, bm25sVersions, hasPython, jsPeer, jsPeerVersions, runBm25s, writeBm25sData } from '../lib/peers.mjs'
 import { cacheDir, distEntry, repoRoot, resultsDir } from '../lib/paths.mjs'
 
 const thisFile = fileURLToPath(import.meta.url)
@@ -84,7 +76,10 @@ function ragrankProvenance() {
   } catch {}
   try {
     out.commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim()
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'crates', 'src', 'lib'], { cwd: repoRoot, encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'crates', 'src', 'lib'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    }).trim()
     out.dirty = dirty.length > 0
   } catch {}
   return out
@@ -137,11 +132,19 @@ async function loadCorpus(name) {
 /** Token lists for docs and queries (ragrank's analyzer on text corpora, the generated ones on Zipf). */
 function tokenizeCorpus(corpus, analyze) {
   if (corpus.kind === 'zipf') {
-    return { docTokens: (i) => corpus.docTokens(i), queryTokens: corpus.queries.map((q) => q.tokens), source: 'generated' }
+    return {
+      docTokens: (i) => corpus.docTokens(i),
+      queryTokens: corpus.queries.map((q) => q.tokens),
+      source: 'generated',
+    }
   }
   const docs = new Array(corpus.n)
   for (let i = 0; i < corpus.n; i++) docs[i] = analyze(corpus.docText(i))
-  return { docTokens: (i) => docs[i], queryTokens: corpus.queries.map((q) => analyze(q.text)), source: 'ragrank analyze()' }
+  return {
+    docTokens: (i) => docs[i],
+    queryTokens: corpus.queries.map((q) => analyze(q.text)),
+    source: 'ragrank analyze()',
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -197,13 +200,19 @@ async function workerRagrank(job) {
   gc()
   const rssAfter = rssBytes()
   const heapAfter = process.memoryUsage().heapTotal
-  log(`  ragrank ${corpus.name}: add ${fmtSeconds(add1)}, first search ${fmtSeconds(first1)}, rss +${fmtBytes(rssAfter - rssBefore)}`)
+  log(
+    `  ragrank ${corpus.name}: add ${fmtSeconds(add1)}, first search ${fmtSeconds(first1)}, rss +${fmtBytes(rssAfter - rssBefore)}`,
+  )
 
   // Sequential search (token queries, exactly what bm25s gets).
   const single = loopThroughput(qTokens, (q) => idx.search(q, { topK: TOP_K }), throughputOptions(job))
   log(`  ragrank ${corpus.name}: search ${fmt(single.summary.median)} q/s`)
   // Batch search (all queries in one call, parallel on all cores).
-  const batch = await batchThroughput(qTokens.length, () => idx.searchBatch(qTokens, { topK: TOP_K }), throughputOptions(job))
+  const batch = await batchThroughput(
+    qTokens.length,
+    () => idx.searchBatch(qTokens, { topK: TOP_K }),
+    throughputOptions(job),
+  )
   // CPU use of one batch call: process CPU time (all threads, incl. the libuv pool) / wall time.
   // About 2 on 2 cores when the batch really runs in parallel; about 1 when it runs on one thread.
   let cpu0 = process.cpuUsage()
@@ -218,14 +227,24 @@ async function workerRagrank(job) {
   wall = now() - t0
   cpu = process.cpuUsage(cpu0)
   const singleCpuRatio = (cpu.user + cpu.system) / 1e6 / wall
-  log(`  ragrank ${corpus.name}: searchBatch ${fmt(batch.summary.median)} q/s (CPU/wall ${fmt(batchCpuRatio)}; sequential search ${fmt(singleCpuRatio)})`)
+  log(
+    `  ragrank ${corpus.name}: searchBatch ${fmt(batch.summary.median)} q/s (CPU/wall ${fmt(batchCpuRatio)}; sequential search ${fmt(singleCpuRatio)})`,
+  )
   // Text queries (ragrank analyzes the query string in Rust), sequential.
   const qTexts = corpus.queries.map((q) => q.text)
-  const textSingle = loopThroughput(qTexts, (q) => idx.search(q, { topK: TOP_K }), { ...throughputOptions(job), repeats: Math.min(job.repeats, 3) })
+  const textSingle = loopThroughput(qTexts, (q) => idx.search(q, { topK: TOP_K }), {
+    ...throughputOptions(job),
+    repeats: Math.min(job.repeats, 3),
+  })
 
   // Per-call overhead: a query whose only token is not in the index (no postings to score).
   const oov = ['~no~such~term~']
-  const oovRun = loopThroughput([oov], (q) => idx.search(q, { topK: TOP_K }), { repeats: 3, warmup: 1000, minRepeatSeconds: 0.2, maxPasses: 1e7 })
+  const oovRun = loopThroughput([oov], (q) => idx.search(q, { topK: TOP_K }), {
+    repeats: 3,
+    warmup: 1000,
+    minRepeatSeconds: 0.2,
+    maxPasses: 1e7,
+  })
 
   // Work per query: the postings of the query terms (sum of document frequencies), the amount an exhaustive
   // term-at-a-time evaluation (bm25s) touches. Time per query / this = cost per posting.
@@ -324,9 +343,23 @@ async function workerRagrank(job) {
     postingsPerQuery,
     textQueries: pick(textSingle),
     perCallOverheadSeconds: 1 / oovRun.summary.median,
-    latency: { p50: quantileOf(lat, 0.5), p90: quantileOf(lat, 0.9), p99: quantileOf(lat, 0.99), max: Math.max(...lat) },
+    latency: {
+      p50: quantileOf(lat, 0.5),
+      p90: quantileOf(lat, 0.9),
+      p99: quantileOf(lat, 0.99),
+      max: Math.max(...lat),
+    },
     stats,
-    memory: { rssStart, rssBefore, rssAfter, rssAfterDrop, heapBefore, heapAfter, heapAfterDrop, rssPeak: peakRssBytes() },
+    memory: {
+      rssStart,
+      rssBefore,
+      rssAfter,
+      rssAfterDrop,
+      heapBefore,
+      heapAfter,
+      heapAfterDrop,
+      rssPeak: peakRssBytes(),
+    },
     results,
   }
 }
@@ -371,8 +404,14 @@ async function workerJsPeer(job) {
   for (let i = 0; i < results.length; i++) results[i] = peer.ids(results[i])
   if (results.length < qTexts.length) qTexts = qTexts.slice(0, results.length)
   const repeats = budgetRepeats(pass, job)
-  const single = loopThroughput(qTexts, (q) => peer.search(engine, q, TOP_K), { repeats, minRepeatSeconds: 0.3, passSeconds: pass })
-  log(`  ${peer.key} ${corpus.name}: build ${fmtSeconds(build1)}, search ${fmt(single.summary.median)} q/s (${repeats} repeats)`)
+  const single = loopThroughput(qTexts, (q) => peer.search(engine, q, TOP_K), {
+    repeats,
+    minRepeatSeconds: 0.3,
+    passSeconds: pass,
+  })
+  log(
+    `  ${peer.key} ${corpus.name}: build ${fmtSeconds(build1)}, search ${fmt(single.summary.median)} q/s (${repeats} repeats)`,
+  )
 
   engine = null
   gc()
@@ -386,7 +425,10 @@ async function workerJsPeer(job) {
     corpus: corpus.name,
     nDocs: corpus.n,
     nQueries: qTexts.length,
-    queriesLimited: qTexts.length < corpus.queries.length ? { measured: qTexts.length, of: corpus.queries.length, passSeconds: pass } : null,
+    queriesLimited:
+      qTexts.length < corpus.queries.length
+        ? { measured: qTexts.length, of: corpus.queries.length, passSeconds: pass }
+        : null,
     build: peer.indexless ? null : { seconds: builds, summary: summarize(builds) },
     single: pick(single),
     memory: { rssBefore, rssAfter, rssPeak: peakRssBytes() },
@@ -398,7 +440,12 @@ async function workerJsPeer(job) {
 async function workerPython(job) {
   const rr = await loadRagrank()
   const corpus = await loadCorpus(job.corpus)
-  const analyze = rr ? ((a) => (t) => a.analyze(t))(new rr.Bm25Index()) : fallbackTokenize
+  const analyze = rr
+    ? (
+        (a) => (t) =>
+          a.analyze(t)
+      )(new rr.Bm25Index())
+    : fallbackTokenize
   const tok = tokenizeCorpus(corpus, analyze)
   const nq = tok.queryTokens.length
   // Replicate the query list so that a timed retrieve lasts long enough on tiny corpora (queries are
@@ -417,7 +464,9 @@ async function workerPython(job) {
       const engine = backend === 'numba' ? 'bm25s+numba' : 'bm25s'
       // single thread: numpy's no-pool sequential path (threads 0), numba's serial path (threads 1)
       const singleThreads = backend === 'numba' ? 1 : 0
-      log(`  ${engine} ${corpus.name}: single thread, ${job.pythonRepeats} repeats x (index + ${queries.length} queries)`)
+      log(
+        `  ${engine} ${corpus.name}: single thread, ${job.pythonRepeats} repeats x (index + ${queries.length} queries)`,
+      )
       const s = await runBm25s(dataFile, {
         ...base,
         backend,
@@ -449,11 +498,19 @@ async function workerPython(job) {
         bm25sVersion: s.bm25s_version,
         build: { seconds: s.index_seconds, summary: summarize(s.index_seconds) },
         single: { rates: rates(s), seconds: s.query_seconds, passes: copies, summary: summarize(rates(s)) },
-        batch: b && { rates: rates(b), seconds: b.query_seconds, passes: copies, summary: summarize(rates(b)), buildSeconds: b.index_seconds },
+        batch: b && {
+          rates: rates(b),
+          seconds: b.query_seconds,
+          passes: copies,
+          summary: summarize(rates(b)),
+          buildSeconds: b.index_seconds,
+        },
         wallSeconds: s.wallSeconds + (b?.wallSeconds ?? 0),
       }
       if (s.results) res.results = s.results.slice(0, nq).map((hits) => hits.map((h) => [corpus.docId(h.id), h.score]))
-      log(`  ${engine} ${corpus.name}: index ${fmtSeconds(res.build.summary.median)}, ${fmt(res.single.summary.median)} q/s${b ? `, n_threads=2 ${fmt(res.batch.summary.median)} q/s` : ''}`)
+      log(
+        `  ${engine} ${corpus.name}: index ${fmtSeconds(res.build.summary.median)}, ${fmt(res.single.summary.median)} q/s${b ? `, n_threads=2 ${fmt(res.batch.summary.median)} q/s` : ''}`,
+      )
       out.push(res)
     }
   } finally {
@@ -478,7 +535,15 @@ async function workerMain(job) {
  * (quick); the expensive part is bm25s at 1M documents (a 350 MB JSON corpus for Python to parse, then a
  * ~1 min index per run), so bm25s runs there once per backend and without the n_threads=2 run.
  */
-export function makePlan({ quick = false, extended = false, python = true, numba = true, corpora, engines, repeats } = {}) {
+export function makePlan({
+  quick = false,
+  extended = false,
+  python = true,
+  numba = true,
+  corpora,
+  engines,
+  repeats,
+} = {}) {
   const R = repeats ?? (quick ? 2 : 5)
   const all = corpora ?? (quick ? ['cran', 'zipf-10k'] : ['cran', 'cisi', 'zipf-10k', 'zipf-100k', 'zipf-1m'])
   const want = (e) => !engines || engines.includes(e)
@@ -531,7 +596,12 @@ async function runJob(job) {
   const r = await runCommand(process.execPath, args, { echoStderr: true, prefix: '' })
   if (r.code !== 0) {
     const tail = r.stderr.split('\n').slice(-15).join('\n')
-    return { engine: job.engine, corpus: job.corpus, error: `worker exited with ${r.code}${r.signal ? ` (${r.signal})` : ''}: ${tail}`, wallSeconds: r.seconds }
+    return {
+      engine: job.engine,
+      corpus: job.corpus,
+      error: `worker exited with ${r.code}${r.signal ? ` (${r.signal})` : ''}: ${tail}`,
+      wallSeconds: r.seconds,
+    }
   }
   try {
     const res = lastJsonLine(r.stdout)
@@ -561,9 +631,13 @@ export async function runBm25Suite(options = {}) {
     extended: !!options.extended,
     machine: machineInfo(),
     versions: {
-      ragrank: rr ? `${JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version} (local build)` : null,
+      ragrank: rr
+        ? `${JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version} (local build)`
+        : null,
       ...jsPeerVersions(),
-      ...(pyVersions ? { bm25s: pyVersions.bm25s, numpy: pyVersions.numpy, numba: pyVersions.numba, python: pyVersions.python } : {}),
+      ...(pyVersions
+        ? { bm25s: pyVersions.bm25s, numpy: pyVersions.numpy, numba: pyVersions.numba, python: pyVersions.python }
+        : {}),
     },
     params: { ...BM25_PARAMS, topK: TOP_K },
     ragrankBuild: rr ? ragrankProvenance() : null,
@@ -588,7 +662,12 @@ export async function runBm25Suite(options = {}) {
   meta.loadAverage1m = summarize(loads)
   const corpusInfo = describeCorpora(plan.map((j) => j.corpus))
   const jsJob = plan.find((j) => JS_KEYS.includes(j.engine))
-  const data = { meta, corpora: corpusInfo, plan: jsJob ? { passBudgetSeconds: jsJob.passBudgetSeconds, minQueries: jsJob.minQueries } : null, results }
+  const data = {
+    meta,
+    corpora: corpusInfo,
+    plan: jsJob ? { passBudgetSeconds: jsJob.passBudgetSeconds, minQueries: jsJob.minQueries } : null,
+    results,
+  }
   const markdown = renderMarkdown(data)
   const outDir = options.outDir ?? resultsDir
   fs.mkdirSync(outDir, { recursive: true })
@@ -608,7 +687,11 @@ function describeCorpora(names) {
   for (const n of [...new Set(names)]) {
     if (n.startsWith('zipf-')) {
       const size = parseSize(n.slice(5))
-      out[n] = { kind: 'zipf', docs: size, note: 'synthetic Zipf(s=1), vocab 150k, doc length 20-80, 1000 queries of 2-6 mid-frequency terms' }
+      out[n] = {
+        kind: 'zipf',
+        docs: size,
+        note: 'synthetic Zipf(s=1), vocab 150k, doc length 20-80, 1000 queries of 2-6 mid-frequency terms',
+      }
     } else out[n] = { kind: 'text' }
   }
   return out
@@ -637,7 +720,8 @@ function isSmall(corpus, data) {
 function renderMarkdown(data) {
   const { meta, results } = data
   const corpora = [...new Set(results.map((r) => r.corpus))]
-  const get = (engine, corpus) => results.find((r) => r.engine === engine && r.corpus === corpus && !r.error && !r.skipped)
+  const get = (engine, corpus) =>
+    results.find((r) => r.engine === engine && r.corpus === corpus && !r.error && !r.skipped)
   const engines = ENGINE_ORDER.filter((e) => results.some((r) => r.engine === e && !r.error && !r.skipped))
   const L = []
   const m = meta.machine
@@ -646,7 +730,9 @@ function renderMarkdown(data) {
   L.push(
     `Generated by \`${meta.command ?? 'npm run bench'}\` (bench/run.mjs → bench/suites/bm25.mjs) on ${meta.started.slice(0, 10)}; total run time ${fmt(meta.totalSeconds / 60)} min.`,
   )
-  L.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. A shared VM: expect run-to-run noise of 10-20%.`)
+  L.push(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}. A shared VM: expect run-to-run noise of 10-20%.`,
+  )
   if (meta.loadAverage1m?.n) {
     const la = meta.loadAverage1m
     L.push(
@@ -666,11 +752,15 @@ function renderMarkdown(data) {
       `ragrank build measured: commit ${b.commit ?? '?'}${b.dirty ? ' + uncommitted changes in crates/ src/ lib/' : ''}${b.addon ? `, addon ${b.addon.file} built ${b.addon.mtime.slice(0, 16).replace('T', ' ')} UTC` : ''}.`,
     )
   }
-  L.push(`BM25: Lucene variant, k1=${meta.params.k1}, b=${meta.params.b} for ragrank and bm25s (bm25s defaults); top-${meta.params.topK} for every engine.`)
+  L.push(
+    `BM25: Lucene variant, k1=${meta.params.k1}, b=${meta.params.b} for ragrank and bm25s (bm25s defaults); top-${meta.params.topK} for every engine.`,
+  )
   if (meta.pythonSkipped) L.push(`bm25s skipped: ${meta.pythonSkipped}.`)
   if (meta.ragrankMissing) L.push('**ragrank build not found (dist/index.mjs): ragrank columns are missing.**')
   L.push('')
-  L.push('Cells are **median (min–max)** over the repeats; each repeat runs the whole query set (several passes when it is short) after a warm-up pass.')
+  L.push(
+    'Cells are **median (min–max)** over the repeats; each repeat runs the whole query set (several passes when it is short) after a warm-up pass.',
+  )
   L.push('')
 
   // Corpora
@@ -690,7 +780,13 @@ function renderMarkdown(data) {
       c.startsWith('zipf-') ? 'generated tokens' : "ragrank's default analyzer (UAX#29 words, lowercase)",
     ]
   })
-  L.push(mdTable(['corpus', 'docs', 'queries', 'postings', 'terms', 'avg doc length', 'tokens for ragrank and bm25s'], crow, 'lrrrrrl'))
+  L.push(
+    mdTable(
+      ['corpus', 'docs', 'queries', 'postings', 'terms', 'avg doc length', 'tokens for ragrank and bm25s'],
+      crow,
+      'lrrrrrl',
+    ),
+  )
   L.push('')
   L.push(
     'Zipf corpora (bench/lib/zipf.mjs, fixed seed): vocabulary 150,000 terms with P(rank r) ∝ 1/r, document length uniform 20-80 tokens; 1,000 queries of 2-6 distinct terms drawn from the same law restricted to ranks 10-50,000 (mid-frequency skew: no stopword-like head terms). The 10k corpus is the first 10,000 documents of the 100k and 1M corpora; all share the query set.',
@@ -700,18 +796,32 @@ function renderMarkdown(data) {
   // Single-thread throughput
   L.push('## Query throughput, single thread (queries/s, top-10)')
   L.push('')
-  L.push('ragrank: sequential synchronous `idx.search(tokens, { topK: 10 })` calls from JS. bm25s: `retrieve()` of the whole query list on one thread (numpy: `n_threads=0`; numba: serial path). JS peers: sequential `search` calls.')
+  L.push(
+    'ragrank: sequential synchronous `idx.search(tokens, { topK: 10 })` calls from JS. bm25s: `retrieve()` of the whole query list on one thread (numpy: `n_threads=0`; numba: serial path). JS peers: sequential `search` calls.',
+  )
   L.push('')
-  L.push(mdTable(['engine', ...corpora], engines.map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellRate(get(e, c)))])))
+  L.push(
+    mdTable(
+      ['engine', ...corpora],
+      engines.map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellRate(get(e, c)))]),
+    ),
+  )
   L.push('')
 
   // Batch throughput
   L.push(`## Query throughput, batch on ${m.cores} cores (queries/s, top-10)`)
   L.push('')
-  L.push('ragrank: one `await idx.searchBatch(allQueries, { topK: 10 })` per pass. bm25s: `retrieve(..., n_threads=2)`. The JS peers have no parallel API.')
+  L.push(
+    'ragrank: one `await idx.searchBatch(allQueries, { topK: 10 })` per pass. bm25s: `retrieve(..., n_threads=2)`. The JS peers have no parallel API.',
+  )
   L.push('')
   const bEngines = engines.filter((e) => ['ragrank', 'bm25s', 'bm25s+numba'].includes(e))
-  L.push(mdTable(['engine', ...corpora], bEngines.map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellRate(get(e, c), 'batch'))])))
+  L.push(
+    mdTable(
+      ['engine', ...corpora],
+      bEngines.map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellRate(get(e, c), 'batch'))]),
+    ),
+  )
   L.push('')
 
   // Build
@@ -721,19 +831,34 @@ function renderMarkdown(data) {
     'ragrank: `new Bm25Index()` + `add({ id, tokens }[])` + the first search (which builds the query-time impacts). bm25s: `BM25()` + `index(token lists)` (tokenization excluded on both sides). JS peers: their text add/insert APIs, tokenization included; okapibm25 has no index.',
   )
   L.push('')
-  L.push(mdTable(['engine', ...corpora], engines.filter((e) => e !== 'okapibm25').map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellBuild(get(e, c)))])))
+  L.push(
+    mdTable(
+      ['engine', ...corpora],
+      engines
+        .filter((e) => e !== 'okapibm25')
+        .map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellBuild(get(e, c)))]),
+    ),
+  )
   L.push('')
-  L.push(mdTable(['engine (docs/s)', ...corpora], engines.filter((e) => e !== 'okapibm25').map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellDocsPerSec(get(e, c)))])))
+  L.push(
+    mdTable(
+      ['engine (docs/s)', ...corpora],
+      engines
+        .filter((e) => e !== 'okapibm25')
+        .map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellDocsPerSec(get(e, c)))]),
+    ),
+  )
   L.push('')
 
   // A section: its heading, then each block (a table, a note) followed by an empty line.
   const section = (title, ...blocks) => L.push(`## ${title}`, '', ...blocks.flatMap((b) => [b, '']))
   // One row per corpus that ragrank ran on: row(ragrank's result, corpus), or null to leave the corpus out.
-  const ragrankRows = (row) => corpora.flatMap((c) => {
-    const rg = get('ragrank', c)
-    const r = rg ? row(rg, c) : null
-    return r ? [r] : []
-  })
+  const ragrankRows = (row) =>
+    corpora.flatMap((c) => {
+      const rg = get('ragrank', c)
+      const r = rg ? row(rg, c) : null
+      return r ? [r] : []
+    })
   // The sections on ragrank alone: one row per corpus, and the note that explains the columns.
   const ragrankSection = (title, headers, row, note) => section(title, mdTable(headers, ragrankRows(row)), note)
 
@@ -751,16 +876,30 @@ function renderMarkdown(data) {
       c,
       bs ? fmtRatio(q / bs.single.summary.median, small ? 5 : 10) : '–',
       bs?.batch ? fmtRatio(qb / bs.batch.summary.median) : '–',
-      fastestQ ? `${fmtRatio(q / fastestQ.single.summary.median, 20)} vs ${ENGINE_LABEL[fastestQ.engine]}` : 'not measured',
+      fastestQ
+        ? `${fmtRatio(q / fastestQ.single.summary.median, 20)} vs ${ENGINE_LABEL[fastestQ.engine]}`
+        : 'not measured',
       bs ? fmtRatio(bs.build.summary.median / rg.build.summary.median, 2) : '–',
-      fastestB ? `${fmtRatio(fastestB.build.summary.median / rg.build.summary.median)} vs ${ENGINE_LABEL[fastestB.engine]}` : '–',
-      nb ? `${fmtRatio(q / nb.single.summary.median)} / ${fmtRatio(nb.build.summary.median / rg.build.summary.median)}` : '–',
+      fastestB
+        ? `${fmtRatio(fastestB.build.summary.median / rg.build.summary.median)} vs ${ENGINE_LABEL[fastestB.engine]}`
+        : '–',
+      nb
+        ? `${fmtRatio(q / nb.single.summary.median)} / ${fmtRatio(nb.build.summary.median / rg.build.summary.median)}`
+        : '–',
     ]
   })
   section(
     'Ratios vs targets (median / median)',
     mdTable(
-      ['corpus', 'q/s vs bm25s (1 thread)', 'q/s vs bm25s (batch, 2 cores)', 'q/s vs fastest JS peer', 'build vs bm25s', 'build vs fastest JS peer', 'vs bm25s+numba: q/s / build'],
+      [
+        'corpus',
+        'q/s vs bm25s (1 thread)',
+        'q/s vs bm25s (batch, 2 cores)',
+        'q/s vs fastest JS peer',
+        'build vs bm25s',
+        'build vs fastest JS peer',
+        'vs bm25s+numba: q/s / build',
+      ],
       rrows,
       'lllllll',
     ),
@@ -769,7 +908,18 @@ function renderMarkdown(data) {
 
   ragrankSection(
     'ragrank memory',
-    ['corpus', 'postings', 'bytes/posting', 'memoryBytes', 'RSS before build', 'RSS after build + 1st search', 'Δ RSS', 'RSS after dropping the index', 'V8 heap before → after build', 'peak RSS (whole worker)'],
+    [
+      'corpus',
+      'postings',
+      'bytes/posting',
+      'memoryBytes',
+      'RSS before build',
+      'RSS after build + 1st search',
+      'Δ RSS',
+      'RSS after dropping the index',
+      'V8 heap before → after build',
+      'peak RSS (whole worker)',
+    ],
     (r) => [
       r.corpus,
       fmt(r.stats.postings),
@@ -786,7 +936,21 @@ function renderMarkdown(data) {
   )
   ragrankSection(
     'ragrank details',
-    ['corpus', 'add()', '1st search (impacts)', '2nd search', 'search p50 / p99', 'per-call overhead (OOV query)', 'text queries q/s', 'build from text', 'addAsync + 1st search', 'postings / query', 'time per posting', 'batch / single', 'batch CPU/wall'],
+    [
+      'corpus',
+      'add()',
+      '1st search (impacts)',
+      '2nd search',
+      'search p50 / p99',
+      'per-call overhead (OOV query)',
+      'text queries q/s',
+      'build from text',
+      'addAsync + 1st search',
+      'postings / query',
+      'time per posting',
+      'batch / single',
+      'batch CPU/wall',
+    ],
     (r) => [
       r.corpus,
       fmtSeconds(summarize(r.build.addSeconds).median),
@@ -809,14 +973,19 @@ function renderMarkdown(data) {
   section(
     'Result agreement (top-10 overlap with ragrank)',
     'Mean |top-10 ∩ ragrank top-10| / |ragrank top-10| over the queries. bm25s uses the same tokens and formula, so it should be ~1 (ties at the cut can differ); the JS peers tokenize and score differently (BM25+/BM25F variants, k1=1.2, prefix expansion in Orama), so their overlap only shows that they do comparable work.',
-    mdTable(['corpus', ...others.map((e) => ENGINE_LABEL[e])], ragrankRows((rg, c) => (rg.results ? [c, ...others.map((e) => overlapCell(rg, get(e, c)))] : null))),
+    mdTable(
+      ['corpus', ...others.map((e) => ENGINE_LABEL[e])],
+      ragrankRows((rg, c) => (rg.results ? [c, ...others.map((e) => overlapCell(rg, get(e, c)))] : null)),
+    ),
   )
 
   // Notes
   L.push('## Notes')
   L.push('')
   for (const p of JS_PEERS) L.push(`- **${p.label}** (${p.pkg} ${meta.versions[p.pkg]}): ${p.tokenization}.`)
-  L.push('- **bm25s** gets pre-tokenized lists (exactly ragrank\'s tokens), so its own tokenizer, stopwords and stemmer are not involved; its index time is `BM25()` + `index()`. Each bm25s repeat re-indexes and then retrieves the whole query list in one call; on small corpora the query list is replicated so one retrieve lasts long enough to time.')
+  L.push(
+    "- **bm25s** gets pre-tokenized lists (exactly ragrank's tokens), so its own tokenizer, stopwords and stemmer are not involved; its index time is `BM25()` + `index()`. Each bm25s repeat re-indexes and then retrieves the whole query list in one call; on small corpora the query list is replicated so one retrieve lasts long enough to time.",
+  )
   const limited = results.filter((r) => r.queriesLimited)
   if (limited.length) {
     L.push(
@@ -826,7 +995,10 @@ function renderMarkdown(data) {
     )
   }
   const notAt = corpora.filter((c) => !JS_KEYS.some((k) => get(k, c)))
-  if (notAt.length) L.push(`- JS peers were not run on ${notAt.join(', ')} (minutes per build and GBs of heap for ${notAt.join(', ')}); nothing is extrapolated.`)
+  if (notAt.length)
+    L.push(
+      `- JS peers were not run on ${notAt.join(', ')} (minutes per build and GBs of heap for ${notAt.join(', ')}); nothing is extrapolated.`,
+    )
   L.push('- okapibm25 only on corpora ≤ 10k documents: with no index, each query costs O(N · |q| · doc length).')
   const bigPy = results.filter((r) => r.engine === 'bm25s' && r.nDocs >= 1_000_000)
   if (bigPy.length && !meta.extended) {
@@ -880,7 +1052,9 @@ function overlapCell(rg, other) {
 if (process.argv[1] && path.resolve(process.argv[1]) === thisFile) {
   const i = process.argv.indexOf('--worker')
   if (i < 0) {
-    console.error('bench/suites/bm25.mjs is run by bench/run.mjs (npm run bench -- --suite bm25); it takes --worker <job> only.')
+    console.error(
+      'bench/suites/bm25.mjs is run by bench/run.mjs (npm run bench -- --suite bm25); it takes --worker <job> only.',
+    )
     process.exit(2)
   }
   workerMain(JSON.parse(process.argv[i + 1])).catch((e) => {

@@ -13,7 +13,15 @@ import { availableParallelism, loadavg } from 'node:os'
 import path from 'node:path'
 import { Embedder } from '../../dist/index.mjs'
 import { hasData, loadCran } from '../lib/datasets.mjs'
-import { contestant, fmt, fmtRatio, interleavedThroughput, jsonLineServer, machineInfo, mdTable } from '../lib/harness.mjs'
+import {
+  contestant,
+  fmt,
+  fmtRatio,
+  interleavedThroughput,
+  jsonLineServer,
+  machineInfo,
+  mdTable,
+} from '../lib/harness.mjs'
 import { modelsDir, pyScript, resultsDir, venvPython } from '../lib/paths.mjs'
 
 const MODEL_DIR = modelsDir
@@ -29,7 +37,10 @@ async function transformersJs(dtype) {
   env.localModelPath = MODEL_DIR + path.sep
   const name = path.basename(MODEL)
   const tokenizer = await AutoTokenizer.from_pretrained(name)
-  const model = await AutoModel.from_pretrained(name, { dtype, session_options: { intraOpNumThreads: THREADS, interOpNumThreads: 1 } })
+  const model = await AutoModel.from_pretrained(name, {
+    dtype,
+    session_options: { intraOpNumThreads: THREADS, interOpNumThreads: 1 },
+  })
   const embed = async (texts) => {
     const out = []
     for (let i = 0; i < texts.length; i += BATCH) {
@@ -55,30 +66,47 @@ const minCosine = (ours, theirs) => Math.min(...ours.map((v, i) => cosine(v, the
 
 export async function runEmbedSuite({ quick = false, python = true, outDir = resultsDir } = {}) {
   if (!existsSync(path.join(MODEL, 'onnx', 'model.onnx'))) {
-    return { markdown: `embed suite skipped: ${MODEL} is missing (run bench/models/prepare.py, see bench/models/README.md)` }
+    return {
+      markdown: `embed suite skipped: ${MODEL} is missing (run bench/models/prepare.py, see bench/models/README.md)`,
+    }
   }
   if (!hasData('cran')) return { markdown: 'embed suite skipped: Cranfield data not found' }
   const cran = await loadCran()
   const workloads = [
     { name: `${quick ? 64 : 300} Cranfield abstracts`, texts: cran.docs.slice(0, quick ? 64 : 300).map((d) => d.text) },
-    { name: `${quick ? 64 : 225} Cranfield queries`, texts: cran.queries.slice(0, quick ? 64 : 225).map((q) => q.text) },
+    {
+      name: `${quick ? 64 : 225} Cranfield queries`,
+      texts: cran.queries.slice(0, quick ? 64 : 225).map((q) => q.text),
+    },
   ]
   const repeats = quick ? 2 : 3
   const log = (...a) => console.error('[embed]', ...a)
-  const results = { machine: machineInfo(), threads: THREADS, loadavgBefore: loadavg(), rows: [], settings: { quick, repeats, maxLength: MAX_LENGTH, batch: BATCH } }
+  const results = {
+    machine: machineInfo(),
+    threads: THREADS,
+    loadavgBefore: loadavg(),
+    rows: [],
+    settings: { quick, repeats, maxLength: MAX_LENGTH, batch: BATCH },
+  }
 
   for (const { name, texts } of workloads) {
     const row = { workload: name, texts: texts.length, rates: {}, sameVectors: {} }
     const engines = []
     let reference // ragrank fp32's first vectors
-    for (const [label, opts] of [['ragrank fp32', {}], ['ragrank int8', { quantized: true }]]) {
+    for (const [label, opts] of [
+      ['ragrank fp32', {}],
+      ['ragrank int8', { quantized: true }],
+    ]) {
       const e = await Embedder.load(MODEL, { maxLength: MAX_LENGTH, ...opts })
       const first = await e.embed(texts)
       if (!reference) reference = head(first.data, first.dim, 8)
       else row.sameVectors[label] = minCosine(reference, head(first.data, first.dim, 8))
       engines.push({ label, pass: async () => void (await e.embed(texts)), close: () => e.dispose() })
     }
-    for (const [label, dtype] of [['transformers.js fp32', 'fp32'], ['transformers.js int8', 'q8']]) {
+    for (const [label, dtype] of [
+      ['transformers.js fp32', 'fp32'],
+      ['transformers.js int8', 'q8'],
+    ]) {
       try {
         const embed = await transformersJs(dtype)
         const first = await embed(texts)
@@ -92,17 +120,33 @@ export async function runEmbedSuite({ quick = false, python = true, outDir = res
     if (python && existsSync(py)) {
       const label = 'sentence-transformers (PyTorch)'
       try {
-        if (!existsSync(path.join(MODEL, 'model.safetensors'))) throw new Error('no model.safetensors: run npm run setup:bench-st')
+        if (!existsSync(path.join(MODEL, 'model.safetensors')))
+          throw new Error('no model.safetensors: run npm run setup:bench-st')
         const server = jsonLineServer(py, [pyScript('st_embed.py')])
-        const ready = await server.request({ model: MODEL, texts, max_length: MAX_LENGTH, threads: THREADS, batch_size: BATCH })
+        const ready = await server.request({
+          model: MODEL,
+          texts,
+          max_length: MAX_LENGTH,
+          threads: THREADS,
+          batch_size: BATCH,
+        })
         row.sameVectors[label] = minCosine(reference, ready.head)
-        engines.push({ label, pass: async () => (await server.request({ run: true })).seconds, close: () => server.close() })
+        engines.push({
+          label,
+          pass: async () => (await server.request({ run: true })).seconds,
+          close: () => server.close(),
+        })
       } catch (e) {
         row.rates[label] = { error: String(e.message ?? e).slice(0, 200) }
       }
     }
     const contestants = engines.map((e) => contestant(texts.length, () => e.pass()))
-    const afterRound = (r, rates) => log(name, `repeat ${r + 1}/${repeats}:`, engines.map((e, k) => `${e.label} ${fmt(rates.get(contestants[k])[r])}`).join(', '))
+    const afterRound = (r, rates) =>
+      log(
+        name,
+        `repeat ${r + 1}/${repeats}:`,
+        engines.map((e, k) => `${e.label} ${fmt(rates.get(contestants[k])[r])}`).join(', '),
+      )
     const timed = await interleavedThroughput(contestants, { repeats, warm: true, settleMs: 0, afterRound })
     engines.forEach((e, k) => {
       row.rates[e.label] = timed.get(contestants[k]).summary
@@ -122,7 +166,8 @@ export async function runEmbedSuite({ quick = false, python = true, outDir = res
 export function report(results) {
   const { quick, repeats, maxLength, batch } = results.settings
   const engines = [...new Set(results.rows.flatMap((r) => Object.keys(r.rates)))]
-  const cell = (v) => (v === undefined ? '–' : v.error ? `error: ${v.error}` : `${fmt(v.median)} (${fmt(v.min)}–${fmt(v.max)})`)
+  const cell = (v) =>
+    v === undefined ? '–' : v.error ? `error: ${v.error}` : `${fmt(v.median)} (${fmt(v.min)}–${fmt(v.max)})`
   const ratio = (r, a, b) => (r.rates[a]?.median && r.rates[b]?.median ? r.rates[a].median / r.rates[b].median : null)
   const m = results.machine
   return [
@@ -138,7 +183,13 @@ export function report(results) {
     ),
     '',
     mdTable(
-      ['workload', 'ragrank fp32 / transformers.js fp32', 'ragrank int8 / transformers.js int8', 'ragrank fp32 / sentence-transformers', 'ragrank int8 / ragrank fp32'],
+      [
+        'workload',
+        'ragrank fp32 / transformers.js fp32',
+        'ragrank int8 / transformers.js int8',
+        'ragrank fp32 / sentence-transformers',
+        'ragrank int8 / ragrank fp32',
+      ],
       results.rows.map((r) => [
         r.workload,
         fmtRatio(ratio(r, 'ragrank fp32', 'transformers.js fp32')),
@@ -149,7 +200,14 @@ export function report(results) {
     ),
     '',
     'Same vectors: the minimum cosine, over the first 8 texts, between each engine and ragrank fp32: ' +
-      results.rows.map((r) => `${r.workload}: ${Object.entries(r.sameVectors).map(([e, c]) => `${e} ${c.toFixed(6)}`).join(', ')}`).join('; ') +
+      results.rows
+        .map(
+          (r) =>
+            `${r.workload}: ${Object.entries(r.sameVectors)
+              .map(([e, c]) => `${e} ${c.toFixed(6)}`)
+              .join(', ')}`,
+        )
+        .join('; ') +
       '.',
     '',
     "transformers.js's fp32 vectors differ slightly on the abstracts because its tokenizer truncates after adding the special tokens: it cuts the token arrays at the max length, so a truncated text loses its closing [SEP] (seen in @huggingface/transformers 4.3.2). ragrank and sentence-transformers truncate the text and keep [SEP].",

@@ -16,7 +16,17 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { Bm25Index, CrossEncoder } from '../../dist/index.mjs'
 import { loadCran, hasData } from '../lib/datasets.mjs'
-import { contestant, fmt, fmtRatio, interleavedThroughput, jsonLineServer, machineInfo, mdTable, now, summarize } from '../lib/harness.mjs'
+import {
+  contestant,
+  fmt,
+  fmtRatio,
+  interleavedThroughput,
+  jsonLineServer,
+  machineInfo,
+  mdTable,
+  now,
+  summarize,
+} from '../lib/harness.mjs'
 import { modelsDir, pyScript, resultsDir, venvPython } from '../lib/paths.mjs'
 
 const MODEL_DIR = modelsDir
@@ -56,7 +66,10 @@ const PYTHON_PEERS = [
     label: 'sentence-transformers (PyTorch)',
     venv: '.venv-bench-st', // bench/py/requirements-st.txt
     script: 'st_rerank.py',
-    needs: { file: 'model.safetensors', hint: 'no model.safetensors: run npm run setup:bench-st (or .venv-py/bin/python bench/models/torch_checkpoint.py)' },
+    needs: {
+      file: 'model.safetensors',
+      hint: 'no model.safetensors: run npm run setup:bench-st (or .venv-py/bin/python bench/models/torch_checkpoint.py)',
+    },
   },
 ]
 
@@ -74,7 +87,11 @@ async function sameModelCheck(ce, request, peerScores) {
 export async function interleaved(engines, requests, repeats, log = () => {}) {
   const pairs = requests.reduce((n, r) => n + r.documents.length, 0)
   const contestants = engines.map((e) => contestant(pairs, () => e.engine.pass()))
-  const afterRound = (r, rates) => log(`repeat ${r + 1}/${repeats}:`, engines.map((e, k) => `${e.label} ${fmt(rates.get(contestants[k])[r])}`).join(', '))
+  const afterRound = (r, rates) =>
+    log(
+      `repeat ${r + 1}/${repeats}:`,
+      engines.map((e, k) => `${e.label} ${fmt(rates.get(contestants[k])[r])}`).join(', '),
+    )
   const res = await interleavedThroughput(contestants, { repeats, warm: true, settleMs: 0, afterRound })
   return Object.fromEntries(engines.map((e, k) => [e.label, res.get(contestants[k]).summary]))
 }
@@ -140,7 +157,9 @@ export async function workloadFlops(requests, maxLength, { batchSize, tokenBudge
   const seq = (S) => 6 * (2 * S * (4 * H * H + 2 * H * 4 * H) + 4 * S * S * H)
   const out = { ragrank: 0, ragrankTokens: 0, perQueryBatch: 0, perQueryBatchTokens: 0, realTokens: 0 }
   for (const { query, documents } of requests) {
-    const lens = documents.map((d) => tokenizer(query, { text_pair: d, truncation: true, max_length: maxLength }).input_ids.dims[1])
+    const lens = documents.map(
+      (d) => tokenizer(query, { text_pair: d, truncation: true, max_length: maxLength }).input_ids.dims[1],
+    )
     out.realTokens += lens.reduce((a, b) => a + b, 0)
     const longest = Math.max(...lens)
     out.perQueryBatch += lens.length * seq(longest)
@@ -159,12 +178,19 @@ export async function workloadFlops(requests, maxLength, { batchSize, tokenBudge
 // Measured by hand on the benchmark machine on 2026-11-30 (flock'd): bench/probes/fma-peak.c
 // with 2 threads, and bench/probes/gemm_rate.py (onnxruntime 1.30's MLAS SGEMM, 2 threads) on 8,192-row inputs of
 // the encoder's shapes (384x384, 384x1536, 1536x384). Not re-measured by the suite.
-const PEAK = { machine: 'AMD EPYC, CPU family 26 (Zen 5), 2 vCPUs', fma512: 501, fma256: 249, fma512OneCore: 253, gemm: [349, 410] }
+const PEAK = {
+  machine: 'AMD EPYC, CPU family 26 (Zen 5), 2 vCPUs',
+  fma512: 501,
+  fma256: 249,
+  fma512OneCore: 253,
+  gemm: [349, 410],
+}
 
 function computeNote(results) {
   const r = results.rows.find((x) => x.maxLength === 256)
   const pairs = (results.settings?.nQueries ?? NaN) * 100
-  const rate = (row, label, work) => (row?.flops && row[label]?.median ? ((work / 1e9) * row[label].median) / pairs : NaN)
+  const rate = (row, label, work) =>
+    row?.flops && row[label]?.median ? ((work / 1e9) * row[label].median) / pairs : NaN
   const ours = rate(r, 'ragrank fp32', r?.flops?.ragrank)
   const theirs = rate(r, 'transformers.js fp32', r?.flops?.perQueryBatch)
   const pct = (x) => `${Math.round((100 * ours) / x)}%`
@@ -172,7 +198,9 @@ function computeNote(results) {
   const r512 = results.rows.find((x) => x.maxLength === 512)
   const more512 = r512?.flops ? r512.flops.perQueryBatch / r512.flops.ragrank : NaN
   const rt = r?.runtime
-  const how = rt ? `batches of at most ${rt.batchSize} pairs or ${fmt(rt.tokenBudget)} padded tokens on ${rt.sessions} session(s) of ${rt.threads} thread(s)` : 'its default batches'
+  const how = rt
+    ? `batches of at most ${rt.batchSize} pairs or ${fmt(rt.tokenBudget)} padded tokens on ${rt.sessions} session(s) of ${rt.threads} thread(s)`
+    : 'its default batches'
   return [
     'How computed: the FLOPs count only the encoder MatMuls. Per padded sequence of S tokens, that is 6 layers x (2·S·(4·384² + 2·384·1536) for the projections and the FFN, plus 4·S²·384 for Q·Kᵀ and P·V).',
     `Each engine's own padding counts: for ragrank, its length-sorted ${how}; for transformers.js, one batch per query, padded to that query's longest pair.`,
@@ -215,7 +243,14 @@ export async function runRerankSuite({ quick = false, extended = false, python =
   const requests = cran.queries.slice(0, nQueries).map(candidates)
   const overlapRequests = cran.queries.slice(0, nOverlapQueries).map(candidates)
   const big = { query: cran.queries[0].text, documents: cran.docs.slice(0, 1000).map((d) => d.text) }
-  const results = { machine: machineInfo(), threads: THREADS, loadavgBefore: loadavg(), rows: [], loop: [], int8: { top10Overlap: {} } }
+  const results = {
+    machine: machineInfo(),
+    threads: THREADS,
+    loadavgBefore: loadavg(),
+    rows: [],
+    loop: [],
+    int8: { top10Overlap: {} },
+  }
   const log = (...a) => console.error('[rerank]', ...a)
   let fp32 // the fp32 CrossEncoder at max length 256, reused below
 
@@ -232,9 +267,15 @@ export async function runRerankSuite({ quick = false, extended = false, python =
     for (const [label, opts] of configs) {
       const ce = await CrossEncoder.load(MODEL, { maxLength, ...opts })
       ragrank[label] = ce
-      engines.push({ label, engine: await jsEngine(requests, (r) => ce.rerank(r.query, r.documents, { activation: 'none' })) })
+      engines.push({
+        label,
+        engine: await jsEngine(requests, (r) => ce.rerank(r.query, r.documents, { activation: 'none' })),
+      })
     }
-    for (const [label, dtype] of [['transformers.js fp32', 'fp32'], ['transformers.js int8', 'q8']]) {
+    for (const [label, dtype] of [
+      ['transformers.js fp32', 'fp32'],
+      ['transformers.js int8', 'q8'],
+    ]) {
       try {
         engines.push({ label, engine: await jsEngine(requests, await transformersJs(dtype, maxLength)) })
       } catch (e) {
@@ -249,7 +290,11 @@ export async function runRerankSuite({ quick = false, extended = false, python =
         try {
           if (needs && !existsSync(path.join(MODEL, needs.file))) throw new Error(needs.hint)
           const engine = await pythonEngine(py, pyScript(script), cfg)
-          if (engine.warmupScores) row.parity = { ...row.parity, [label]: await sameModelCheck(ragrank['ragrank fp32'], requests[0], engine.warmupScores) }
+          if (engine.warmupScores)
+            row.parity = {
+              ...row.parity,
+              [label]: await sameModelCheck(ragrank['ragrank fp32'], requests[0], engine.warmupScores),
+            }
           engines.push({ label, engine })
         } catch (e) {
           row[label] = { error: String(e.message ?? e).slice(0, 200) }
@@ -267,7 +312,11 @@ export async function runRerankSuite({ quick = false, extended = false, python =
     results.rows.push(row)
 
     // Quality of int8: top-10 overlap with fp32 per query.
-    results.int8.top10Overlap[maxLength] = await top10Overlap(ragrank['ragrank fp32'], ragrank['ragrank int8'], overlapRequests)
+    results.int8.top10Overlap[maxLength] = await top10Overlap(
+      ragrank['ragrank fp32'],
+      ragrank['ragrank int8'],
+      overlapRequests,
+    )
     log(maxLength, 'int8 top-10 overlap median', fmt(results.int8.top10Overlap[maxLength].median))
     if (maxLength === 256) fp32 = ragrank['ragrank fp32']
     for (const ce of Object.values(ragrank)) if (ce !== fp32) ce.dispose() // their sessions' arenas hold GBs at 512
@@ -306,7 +355,13 @@ export async function runRerankSuite({ quick = false, extended = false, python =
 
 /** The Markdown report of a run's results (rerank.json), so a fix to the report can be applied without a re-run. */
 export function report(results, { quick, extended, nQueries, repeats, nOverlapQueries }) {
-  const engines = [...new Set(results.rows.flatMap((r) => Object.keys(r).filter((k) => !['maxLength', 'flops', 'runtime', 'parity'].includes(k))))]
+  const engines = [
+    ...new Set(
+      results.rows.flatMap((r) =>
+        Object.keys(r).filter((k) => !['maxLength', 'flops', 'runtime', 'parity'].includes(k)),
+      ),
+    ),
+  ]
   const cell = (v) => (v === undefined ? '–' : v.error ? `error: ${v.error}` : fmtSpread(v))
   const throughput = mdTable(
     ['engine', ...results.rows.map((r) => `max length ${r.maxLength}`)],
@@ -314,7 +369,14 @@ export function report(results, { quick, extended, nQueries, repeats, nOverlapQu
   )
   const ratio = (r, a, b) => (r[a]?.median && r[b]?.median ? r[a].median / r[b].median : null)
   const ratios = mdTable(
-    ['max length', 'ragrank fp32 / transformers.js fp32', 'ragrank int8 / transformers.js int8', 'ragrank int8 / ragrank fp32', 'ragrank fp32 / onnxruntime (Python)', 'ragrank fp32 / sentence-transformers'],
+    [
+      'max length',
+      'ragrank fp32 / transformers.js fp32',
+      'ragrank int8 / transformers.js int8',
+      'ragrank int8 / ragrank fp32',
+      'ragrank fp32 / onnxruntime (Python)',
+      'ragrank fp32 / sentence-transformers',
+    ],
     results.rows.map((r) => [
       r.maxLength,
       fmtRatio(ratio(r, 'ragrank fp32', 'transformers.js fp32'), 1.5),
@@ -325,16 +387,32 @@ export function report(results, { quick, extended, nQueries, repeats, nOverlapQu
     ]),
   )
   const parity = results.rows
-    .flatMap((r) => Object.entries(r.parity ?? {}).map(([peer, p]) => `${peer} at ${r.maxLength}: max |logit diff| ${p.maxAbsDiff.toExponential(1)} over ${p.pairs} pairs`))
+    .flatMap((r) =>
+      Object.entries(r.parity ?? {}).map(
+        ([peer, p]) =>
+          `${peer} at ${r.maxLength}: max |logit diff| ${p.maxAbsDiff.toExponential(1)} over ${p.pairs} pairs`,
+      ),
+    )
     .join('; ')
   const loop = mdTable(
     ['engine', 'event-loop delay p99 (ms)', 'max (ms)', 'pairs/s (1,000 candidates)'],
-    results.loop.map((l) => [l.engine, l.error ? `error: ${l.error}` : fmt(l.p99), l.error ? '' : fmt(l.max), l.error ? '' : fmt(l.pairsPerSecond)]),
+    results.loop.map((l) => [
+      l.engine,
+      l.error ? `error: ${l.error}` : fmt(l.p99),
+      l.error ? '' : fmt(l.max),
+      l.error ? '' : fmt(l.pairsPerSecond),
+    ]),
   )
   // GFLOP/s = MatMul FLOPs of a pass (counted for that engine's padding) x passes per second
   const gflops = (r, label, work) => (r[label]?.median ? fmt(((work / 1e9) * r[label].median) / (nQueries * 100)) : '–')
   const compute = mdTable(
-    ['max length', 'tokens: real / ragrank padded / per-query padded', 'MatMul GFLOP per pass: ragrank / per-query batch', 'ragrank fp32 GFLOP/s', 'transformers.js fp32 GFLOP/s'],
+    [
+      'max length',
+      'tokens: real / ragrank padded / per-query padded',
+      'MatMul GFLOP per pass: ragrank / per-query batch',
+      'ragrank fp32 GFLOP/s',
+      'transformers.js fp32 GFLOP/s',
+    ],
     results.rows
       .filter((r) => r.flops)
       .map((r) => [
@@ -378,7 +456,9 @@ export function report(results, { quick, extended, nQueries, repeats, nOverlapQu
     `ragrank scores the 1,000 pairs in ${fmt(results.bigSeconds)} s (a second call, after the measured one); its work runs on the libuv pool, transformers.js's onnxruntime-node run() blocks the loop for each batch.`,
     '',
     stNote(results),
-    ...(parity ? ['', `Same model check, against ragrank fp32 on the first query's 100 pairs (raw logits): ${parity}.`] : []),
+    ...(parity
+      ? ['', `Same model check, against ragrank fp32 on the first query's 100 pairs (raw logits): ${parity}.`]
+      : []),
   ].join('\n')
 }
 

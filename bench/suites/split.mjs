@@ -15,7 +15,19 @@ import path from 'node:path'
 import { HierarchicalSplitter } from '../../dist/index.mjs'
 import { dataRoot } from '../lib/datasets.mjs'
 import { pyScript, repoRoot, venvPython } from '../lib/paths.mjs'
-import { fmt, fmtRatio, fmtSeconds, fmtSpread, gc, lastJsonLine, machineInfo, mdTable, now, runCommand, summarize } from '../lib/harness.mjs'
+import {
+  fmt,
+  fmtRatio,
+  fmtSeconds,
+  fmtSpread,
+  gc,
+  lastJsonLine,
+  machineInfo,
+  mdTable,
+  now,
+  runCommand,
+  summarize,
+} from '../lib/harness.mjs'
 
 const log = (m) => process.stderr.write(`${m}\n`)
 const HAYSTACK_PY = process.env.RAGRANK_HAYSTACK_PYTHON ?? venvPython('.venv-py')
@@ -23,7 +35,14 @@ const HAYSTACK_RUNNER = pyScript('haystack_split.py')
 const TARGET = 50
 
 const CONFIGS = [
-  { name: 'word {512,128,32}', splitBy: 'word', blockSizes: [512, 128, 32], overlap: 0, haystack: true, langchain: [3072, 768, 192] },
+  {
+    name: 'word {512,128,32}',
+    splitBy: 'word',
+    blockSizes: [512, 128, 32],
+    overlap: 0,
+    haystack: true,
+    langchain: [3072, 768, 192],
+  },
   { name: 'word {512,128,32}, overlap 8', splitBy: 'word', blockSizes: [512, 128, 32], overlap: 8, haystack: true },
   { name: 'passage {4,2,1}', splitBy: 'passage', blockSizes: [4, 2, 1], overlap: 0, haystack: true },
   // Haystack's sentence mode needs NLTK's punkt_tab (a download); ragrank's sentences are UAX #29 and differ.
@@ -77,7 +96,13 @@ async function timeIt(fn, repeats) {
 
 async function runHaystack(docs, cfg, repeats) {
   if (!fs.existsSync(HAYSTACK_PY)) return { skipped: `no ${path.relative(repoRoot, HAYSTACK_PY)}` }
-  const input = JSON.stringify({ docs, blockSizes: cfg.blockSizes, splitBy: cfg.splitBy, overlap: cfg.overlap, repeats })
+  const input = JSON.stringify({
+    docs,
+    blockSizes: cfg.blockSizes,
+    splitBy: cfg.splitBy,
+    overlap: cfg.overlap,
+    repeats,
+  })
   const res = await runCommand(HAYSTACK_PY, [HAYSTACK_RUNNER], { input })
   if (res.code !== 0) return { skipped: `haystack failed: ${res.stderr.trim().split('\n').at(-1)}` }
   return lastJsonLine(res.stdout)
@@ -107,7 +132,12 @@ export async function runSplitSuite({ quick = false, python = true, outDir, repe
   const chars = docs.reduce((a, d) => a + d.text.length, 0)
   const R = repeats ?? (quick ? 2 : 7)
   const RH = quick ? 1 : 3
-  log(`BBC: ${docs.length} documents, ${fmt(chars / 1e6)} M characters; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  log(
+    `BBC: ${docs.length} documents, ${fmt(chars / 1e6)} M characters; load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  )
   const loadBefore = os.loadavg()
   const results = []
   for (const cfg of CONFIGS) {
@@ -164,9 +194,11 @@ export async function runSplitSuite({ quick = false, python = true, outDir, repe
         engine,
         fmtSeconds(e.summary.median),
         fmtSpread(e.docsPerSecond),
-        fmt((chars / e.summary.median) / 1e6),
+        fmt(chars / e.summary.median / 1e6),
         e.nodes ?? '',
-        engine === 'haystack' || vsHaystack === undefined ? '' : fmtRatio(vsHaystack, engine === 'ragrank' ? TARGET : undefined),
+        engine === 'haystack' || vsHaystack === undefined
+          ? ''
+          : fmtRatio(vsHaystack, engine === 'ragrank' ? TARGET : undefined),
         engine === 'ragrank' && r.identical !== undefined ? (r.identical ? 'yes' : 'NO') : '',
       ])
     }

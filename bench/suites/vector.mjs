@@ -147,9 +147,13 @@ async function worker(job) {
     const entry = { engine: 'ragrank', variant: storage, build, recall: recallAt(hits, truth) }
     const single = loopContestant(qviews, (q) => index.search(q, { topK: TOP_K }))
     if (storage === 'f32') scanF32 = single
-    time(entry, single, contestant(BATCH, async (passes) => {
-      for (let p = 0; p < passes; p++) await index.searchBatch(batchQueries, { topK: TOP_K })
-    }))
+    time(
+      entry,
+      single,
+      contestant(BATCH, async (passes) => {
+        for (let p = 0; p < passes; p++) await index.searchBatch(batchQueries, { topK: TOP_K })
+      }),
+    )
   }
 
   // usearch: exact search over the same Float32Array (no copy), all threads.
@@ -164,10 +168,19 @@ async function worker(job) {
       const ownBatch = batchQueries.slice()
       const search = (q) => mod.exactSearch(corpus.data, q, dim, TOP_K, 'ip', threads)
       const hits = own.map((q) => Array.from(search(q).keys, (k) => String(k)))
-      const entry = { engine: 'usearch', variant: `exactSearch, ip, ${threads} threads`, version: pkgVersion('usearch'), recall: recallAt(hits, truth) }
-      time(entry, loopContestant(own, search), contestant(BATCH, (passes) => {
-        for (let p = 0; p < passes; p++) search(ownBatch)
-      }))
+      const entry = {
+        engine: 'usearch',
+        variant: `exactSearch, ip, ${threads} threads`,
+        version: pkgVersion('usearch'),
+        recall: recallAt(hits, truth),
+      }
+      time(
+        entry,
+        loopContestant(own, search),
+        contestant(BATCH, (passes) => {
+          for (let p = 0; p < passes; p++) search(ownBatch)
+        }),
+      )
     }
   }
 
@@ -186,8 +199,17 @@ async function worker(job) {
       for (let i = 0; i < n; i++) bf.addPoint(Array.from(corpus.data.subarray(i * dim, (i + 1) * dim)), i)
       const build = now() - t0
       const hits = qarrays.map((q) => bf.searchKnn(q, TOP_K).neighbors.map(String))
-      const entry = { engine: 'hnswlib', variant: 'BruteforceSearch, ip, sync', version: pkgVersion('hnswlib-node'), build, recall: recallAt(hits, truth) }
-      time(entry, loopContestant(qarrays, (q) => bf.searchKnn(q, TOP_K)))
+      const entry = {
+        engine: 'hnswlib',
+        variant: 'BruteforceSearch, ip, sync',
+        version: pkgVersion('hnswlib-node'),
+        build,
+        recall: recallAt(hits, truth),
+      }
+      time(
+        entry,
+        loopContestant(qarrays, (q) => bf.searchKnn(q, TOP_K)),
+      )
     }
     gc()
     t0 = now()
@@ -201,7 +223,10 @@ async function worker(job) {
       build,
       recall: recallAt(hits, truth.slice(0, JS_LOOP_QUERIES)),
     }
-    time(entry, loopContestant(few, (q) => jsLoopSearch(store, q, TOP_K)))
+    time(
+      entry,
+      loopContestant(few, (q) => jsLoopSearch(store, q, TOP_K)),
+    )
   }
 
   let server = null
@@ -211,7 +236,16 @@ async function worker(job) {
       out.engines.push({ engine: 'numpy', skipped: why }, { engine: 'faiss', skipped: why })
     } else {
       server = jsonLineServer(PYTHON, [pyScript('vector_runner.py')])
-      const info = await server.request({ corpus: corpus.path, queries: queries.path, n, dim, nq: N_QUERIES, k: TOP_K, batch: BATCH, engines: ['numpy', 'faiss'] })
+      const info = await server.request({
+        corpus: corpus.path,
+        queries: queries.path,
+        n,
+        dim,
+        nq: N_QUERIES,
+        k: TOP_K,
+        batch: BATCH,
+        engines: ['numpy', 'faiss'],
+      })
       out.python = info.versions
       for (const [name, res] of Object.entries(info.engines)) {
         if (res.skipped) {
@@ -221,7 +255,8 @@ async function worker(job) {
         const { ids: pyIds } = await server.request({ ids: name })
         const entry = {
           engine: name,
-          variant: name === 'faiss' ? `IndexFlatIP, ${res.threads} OpenMP threads` : 'dot + argpartition; batch = matmul',
+          variant:
+            name === 'faiss' ? `IndexFlatIP, ${res.threads} OpenMP threads` : 'dot + argpartition; batch = matmul',
           version: info.versions[name],
           build: res.build_seconds,
           recall: recallAt(pyIds, truth),
@@ -238,18 +273,30 @@ async function worker(job) {
   const probes = []
   const between = native ? () => probes.push(native.vectorReadBandwidth(1024, true, 3)) : undefined
   log(`  timing ${timings.length} engines in turn, ${repeats} rounds${native ? ' (bandwidth probe each round)' : ''}`)
-  const singles = await interleavedThroughput(timings.map((t) => t.single), { repeats, between })
-  const batches = await interleavedThroughput(timings.filter((t) => t.batch).map((t) => t.batch), { repeats })
+  const singles = await interleavedThroughput(
+    timings.map((t) => t.single),
+    { repeats, between },
+  )
+  const batches = await interleavedThroughput(
+    timings.filter((t) => t.batch).map((t) => t.batch),
+    { repeats },
+  )
   for (const t of timings) {
     t.entry.single = singles.get(t.single).summary
     if (t.batch) t.entry.batch = batches.get(t.batch).summary
     out.engines.push(t.entry)
-    log(`  ${label(t.entry)}: ${fmt(t.entry.single.median)} q/s single${t.batch ? `, ${fmt(t.entry.batch.median)} q/s batch` : ''}`)
+    log(
+      `  ${label(t.entry)}: ${fmt(t.entry.single.median)} q/s single${t.batch ? `, ${fmt(t.entry.batch.median)} q/s batch` : ''}`,
+    )
   }
   if (native && scanF32) {
     const bytes = n * dim * 4
     const scanGBs = singles.get(scanF32).rates.map((r) => (r * bytes) / 1e9)
-    out.bandwidth = { probeGBs: summarize(probes), scanGBs: summarize(scanGBs), fraction: summarize(scanGBs.map((s, i) => s / probes[i])) }
+    out.bandwidth = {
+      probeGBs: summarize(probes),
+      scanGBs: summarize(scanGBs),
+      fraction: summarize(scanGBs.map((s, i) => s / probes[i])),
+    }
   }
   if (server) await server.close()
   return out
@@ -259,14 +306,19 @@ async function worker(job) {
 // Driver
 
 function loadAverage() {
-  return os.loadavg().map((x) => x.toFixed(2)).join(', ')
+  return os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')
 }
 
 /** The addon with the bench-only probes, which the default build leaves out (cargo feature `bench`). */
 function benchNative() {
   const native = require(path.join(repoRoot, 'index.js'))
   if (typeof native.vectorReadBandwidth !== 'function' || typeof native.vectorKernelIsa !== 'function') {
-    throw new Error('the vector benchmark needs the bench-only native probes (vectorReadBandwidth, vectorKernelIsa): run npm run build:bench first')
+    throw new Error(
+      'the vector benchmark needs the bench-only native probes (vectorReadBandwidth, vectorKernelIsa): run npm run build:bench first',
+    )
   }
   return native
 }
@@ -281,19 +333,30 @@ async function bandwidth(rr) {
   }
 }
 
-const label = (e) => (e.engine === 'ragrank' ? `ragrank ${e.variant}` : (peers[e.engine]?.label ?? { jsloop: 'JS loop', numpy: 'numpy', faiss: 'faiss' }[e.engine] ?? e.engine))
+const label = (e) =>
+  e.engine === 'ragrank'
+    ? `ragrank ${e.variant}`
+    : (peers[e.engine]?.label ?? { jsloop: 'JS loop', numpy: 'numpy', faiss: 'faiss' }[e.engine] ?? e.engine)
 
 function report(results, meta) {
   const md = []
   md.push('# Vector benchmark: exact top-10 over random unit vectors')
   md.push('')
-  md.push(`${meta.date}; ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB, ${meta.machine.node}; ragrank ${meta.ragrank ?? '?'}.`)
-  md.push(`Load average (1, 5, 15 min): ${meta.loadStart} at the start, ${meta.loadEnd} at the end (other builds may share the machine; the VM varies up to ±2x between runs).`)
+  md.push(
+    `${meta.date}; ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB, ${meta.machine.node}; ragrank ${meta.ragrank ?? '?'}.`,
+  )
+  md.push(
+    `Load average (1, 5, 15 min): ${meta.loadStart} at the start, ${meta.loadEnd} at the end (other builds may share the machine; the VM varies up to ±2x between runs).`,
+  )
   if (meta.bandwidth) {
     const b = meta.bandwidth
-    md.push(`Kernels: ${b.start.isa}. Read bandwidth (STREAM-like sum of squares over 1 GiB with the scan's SIMD dot kernel, best of 5): ${fmt(b.start.oneThread)} GB/s on one thread, ${fmt(b.start.allThreads)} GB/s on all threads at the start; ${fmt(b.end.oneThread)} / ${fmt(b.end.allThreads)} GB/s at the end.`)
+    md.push(
+      `Kernels: ${b.start.isa}. Read bandwidth (STREAM-like sum of squares over 1 GiB with the scan's SIMD dot kernel, best of 5): ${fmt(b.start.oneThread)} GB/s on one thread, ${fmt(b.start.allThreads)} GB/s on all threads at the start; ${fmt(b.end.oneThread)} / ${fmt(b.end.allThreads)} GB/s at the end.`,
+    )
   }
-  md.push(`Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32.`)
+  md.push(
+    `Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32.`,
+  )
   md.push('')
   const targets = []
   for (const r of results) {
@@ -317,7 +380,12 @@ function report(results, meta) {
         e.batch ? fmtSpread(e.batch) : '–',
         fmt(e.recall),
       ])
-    md.push(mdTable(['engine', 'how', 'build', 'single q/s', 'ms/query', 'f32-equivalent GB/s', `batch ${BATCH} q/s`, 'recall@10'], rows))
+    md.push(
+      mdTable(
+        ['engine', 'how', 'build', 'single q/s', 'ms/query', 'f32-equivalent GB/s', `batch ${BATCH} q/s`, 'recall@10'],
+        rows,
+      ),
+    )
     const skipped = r.engines.filter((e) => e.skipped)
     if (skipped.length) {
       md.push('')
@@ -330,33 +398,53 @@ function report(results, meta) {
     const name = `${r.n.toLocaleString('en-US')} x ${r.dim}`
     if (r.bandwidth) {
       const b = r.bandwidth
-      md.push(`Bandwidth probe (all threads, 1 GiB, best of 3) before each round of single queries: ${fmtSpread(b.probeGBs)} GB/s; the f32 scan in the same rounds: ${fmtSpread(b.scanGBs)} GB/s; per-round fraction ${fmtSpread(b.fraction)}.`)
+      md.push(
+        `Bandwidth probe (all threads, 1 GiB, best of 3) before each round of single queries: ${fmtSpread(b.probeGBs)} GB/s; the f32 scan in the same rounds: ${fmtSpread(b.scanGBs)} GB/s; per-round fraction ${fmtSpread(b.fraction)}.`,
+      )
       md.push('')
     }
     // The probe of the scan's own round, not the run's start or end: those measured a different machine.
     if (r.bandwidth && r.n === 1_000_000 && r.dim === 384) {
       const fraction = r.bandwidth.fraction.median
-      targets.push([`single f32 at ${name}: fraction of all-thread read bandwidth (median of per-round fractions)`, fmt(fraction), fraction >= 0.8 ? '✓ (≥0.8)' : '✗ (≥0.8)'])
+      targets.push([
+        `single f32 at ${name}: fraction of all-thread read bandwidth (median of per-round fractions)`,
+        fmt(fraction),
+        fraction >= 0.8 ? '✓ (≥0.8)' : '✗ (≥0.8)',
+      ])
     }
     const br = f32.batch.median / f32.single.median
-    targets.push([`batch ${BATCH} vs ${BATCH} single calls, per query, ${name}`, fmtRatio(br), br >= 8 ? '✓ (≥8×)' : '✗ (≥8×)'])
+    targets.push([
+      `batch ${BATCH} vs ${BATCH} single calls, per query, ${name}`,
+      fmtRatio(br),
+      br >= 8 ? '✓ (≥8×)' : '✗ (≥8×)',
+    ])
     if (int8) {
       const ir = int8.single.median / f32.single.median
       const ok = ir >= 3 && int8.recall >= 0.99
-      targets.push([`int8 vs f32 single, ${name} (recall@10 ${fmt(int8.recall)})`, fmtRatio(ir), ok ? '✓ (≥3×, recall ≥0.99)' : '✗ (≥3×, recall ≥0.99)'])
+      targets.push([
+        `int8 vs f32 single, ${name} (recall@10 ${fmt(int8.recall)})`,
+        fmtRatio(ir),
+        ok ? '✓ (≥3×, recall ≥0.99)' : '✗ (≥3×, recall ≥0.99)',
+      ])
     }
     for (const e of r.engines.filter((x) => !x.skipped && x.engine !== 'ragrank')) {
       const s = f32.single.median / e.single.median
       const b = e.batch ? f32.batch.median / e.batch.median : NaN
       const ok = s > 1 && (!e.batch || b > 1)
-      targets.push([`ragrank f32 vs ${label(e)}, ${name}`, `single ${fmtRatio(s)}${e.batch ? `, batch ${fmtRatio(b)}` : ''}`, ok ? '✓ faster' : '✗ not faster'])
+      targets.push([
+        `ragrank f32 vs ${label(e)}, ${name}`,
+        `single ${fmtRatio(s)}${e.batch ? `, batch ${fmtRatio(b)}` : ''}`,
+        ok ? '✓ faster' : '✗ not faster',
+      ])
     }
   }
   md.push('## Targets')
   md.push('')
   md.push(mdTable(['target', 'measured', 'pass'], targets))
   md.push('')
-  md.push('Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 3 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul (its batch rate at 1M swings with the free huge pages of the host: numpy advises huge pages for its 32 x n score matrices, and in isolation it measured from 36 to 130 q/s here). The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.')
+  md.push(
+    'Notes: ragrank `search` is synchronous and scans on all cores once the corpus exceeds 3 MB; `searchBatch` runs on the libuv pool. usearch `exactSearch` gets all cores; faiss uses OpenMP on all cores; numpy single queries are a BLAS gemv, its batch a matmul (its batch rate at 1M swings with the free huge pages of the host: numpy advises huge pages for its 32 x n score matrices, and in isolation it measured from 36 to 130 q/s here). The f32-equivalent GB/s column is n x dim x 4 bytes per query, whatever the storage.',
+  )
   return md.join('\n')
 }
 
@@ -370,8 +458,18 @@ export async function runVectorSuite(opts) {
   const configs = opts.sizes
     ? opts.sizes.map(parse)
     : quick
-    ? [[10_000, 384], [100_000, 384]]
-    : [[10_000, 384], [100_000, 384], [1_000_000, 384], [10_000, 768], [100_000, 768], ...(opts.full ? [[1_000_000, 768]] : [])]
+      ? [
+          [10_000, 384],
+          [100_000, 384],
+        ]
+      : [
+          [10_000, 384],
+          [100_000, 384],
+          [1_000_000, 384],
+          [10_000, 768],
+          [100_000, 768],
+          ...(opts.full ? [[1_000_000, 768]] : []),
+        ]
   const repeats = opts.repeats ?? (quick ? 3 : 5)
   const rr = await loadRagrank()
   const meta = { date: new Date().toISOString(), machine: machineInfo(), loadStart: loadAverage() }
@@ -383,7 +481,11 @@ export async function runVectorSuite(opts) {
   for (const [n, dim] of configs) {
     log(`vector ${n} x ${dim}`)
     const job = JSON.stringify({ n, dim, repeats, python: opts.python })
-    const r = await runCommand(process.execPath, ['--expose-gc', '--max-old-space-size=16384', thisFile, '--worker', job], { echoStderr: true, prefix: '' })
+    const r = await runCommand(
+      process.execPath,
+      ['--expose-gc', '--max-old-space-size=16384', thisFile, '--worker', job],
+      { echoStderr: true, prefix: '' },
+    )
     if (r.code !== 0) results.push({ n, dim, error: r.stderr.trim().split('\n').slice(-3).join(' ') })
     else results.push(lastJsonLine(r.stdout))
   }
@@ -401,7 +503,9 @@ export async function runVectorSuite(opts) {
 if (process.argv[1] && path.resolve(process.argv[1]) === thisFile) {
   const i = process.argv.indexOf('--worker')
   if (i < 0) {
-    console.error('bench/suites/vector.mjs is run by bench/run.mjs (npm run bench -- --suite vector); it takes --worker <job> only.')
+    console.error(
+      'bench/suites/vector.mjs is run by bench/run.mjs (npm run bench -- --suite vector); it takes --worker <job> only.',
+    )
     process.exit(2)
   }
   worker(JSON.parse(process.argv[i + 1]))

@@ -2,7 +2,19 @@ import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from
 import { native } from '../internal/native'
 import { callNative, describe, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort'
-import { anyInteger, documentId, isArray, isPlainObject, jsonValue, optionalString, optionKeys, optionsObject, readValue, stringArray, topK as parseTopK } from '../internal/validate'
+import {
+  anyInteger,
+  documentId,
+  isArray,
+  isPlainObject,
+  jsonValue,
+  optionalString,
+  optionKeys,
+  optionsObject,
+  readValue,
+  stringArray,
+  topK as parseTopK,
+} from '../internal/validate'
 import type { Retriever } from '../retrieval/retriever'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 import { filterParts } from './filter'
@@ -130,7 +142,8 @@ function analyzerShape(a: unknown): unknown {
   if (o.stopwords !== undefined && o.stopwords !== null && typeof o.stopwords !== 'string') {
     stringArray(o.stopwords, 'options.analyzer.stopwords')
   }
-  if (o.lowercase !== undefined && typeof o.lowercase !== 'boolean') throw typeError('options.analyzer.lowercase must be a boolean')
+  if (o.lowercase !== undefined && typeof o.lowercase !== 'boolean')
+    throw typeError('options.analyzer.lowercase must be a boolean')
   if (o.minTokenLength !== undefined) anyInteger(o.minTokenLength, 'options.analyzer.minTokenLength')
   return Object.fromEntries(ANALYZER_KEYS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))
 }
@@ -140,9 +153,11 @@ function indexConfig(options: unknown): string {
   const variant = o.variant ?? undefined // null means the default, as it always has
   optionalString(variant, 'options.variant')
   for (const name of ['k1', 'b', 'delta'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'number') throw typeError(`options.${name} must be a number, got ${describe(o[name])}`)
+    if (o[name] !== undefined && typeof o[name] !== 'number')
+      throw typeError(`options.${name} must be a number, got ${describe(o[name])}`)
   }
-  if (o.storeText !== undefined && typeof o.storeText !== 'boolean') throw typeError('options.storeText must be a boolean')
+  if (o.storeText !== undefined && typeof o.storeText !== 'boolean')
+    throw typeError('options.storeText must be a boolean')
   const params = { variant, k1: o.k1, b: o.b, delta: o.delta }
   // JSON has no NaN or Infinity: they cross spelled out, so Rust can reject them by name.
   const spellNonFinite = (_key: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)
@@ -236,7 +251,9 @@ export class Bm25Index implements Retriever {
       const signal = checkSignal(options?.signal)
       const texts = qs.map((q) => q[0])
       const areTokens = qs.map((q) => q[1])
-      return runCancellable(signal, (token) => this.#native.searchBatch(texts, areTokens, topK, opts, token)).then((all) => all.map(toHits))
+      return runCancellable(signal, (token) => this.#native.searchBatch(texts, areTokens, topK, opts, token)).then(
+        (all) => all.map(toHits),
+      )
     } catch (e) {
       return Promise.reject(e)
     }
@@ -266,7 +283,10 @@ export class Bm25Index implements Retriever {
    * Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`,
    * a path that is not a regular file (a directory, a device, a FIFO) with `ERR_IO`.
    */
-  static async load(path: string, options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal } = {}): Promise<Bm25Index> {
+  static async load(
+    path: string,
+    options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal } = {},
+  ): Promise<Bm25Index> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
     const o = optionsObject(options, 'options', LOAD_KEYS)
     const tokenizer = checkTokenizer(o.tokenizer)
@@ -298,7 +318,8 @@ export class Bm25Index implements Retriever {
 
   /** The query as it crosses to Rust: text, or tokens joined by U+0000 (flagged). */
   #query(query: unknown, name: string): [string, boolean] {
-    if (typeof query === 'string') return this.#tokenizer ? [joinTokens(this.#tokenize(query), name), true] : [query, false]
+    if (typeof query === 'string')
+      return this.#tokenizer ? [joinTokens(this.#tokenize(query), name), true] : [query, false]
     if (isArray(query)) return [joinTokens(stringArray(query, name), name), true]
     throw typeError(`${name} must be a string or an array of token strings`)
   }
@@ -350,7 +371,10 @@ function upsertOption(options: unknown, known: ReadonlySet<string>): boolean {
 }
 
 /** Options that need the native options object; a plain `{ topK }` skips it. */
-function searchOptions(options: unknown, known: ReadonlySet<string>): { topK: number; native: NativeSearchOptions | undefined } {
+function searchOptions(
+  options: unknown,
+  known: ReadonlySet<string>,
+): { topK: number; native: NativeSearchOptions | undefined } {
   const o = optionsObject(options, 'options', known)
   const topK = Math.min(parseTopK(o.topK), 0xffffffff)
   if (o.includeFields === undefined && o.filter === undefined) return { topK, native: undefined }

@@ -28,7 +28,13 @@ export interface MetaFilter {
   $and?: readonly MetaFilter[]
   $or?: readonly MetaFilter[]
   $not?: MetaFilter
-  [field: string]: FilterValue | readonly FilterValue[] | FieldOperators | MetaFilter | readonly MetaFilter[] | undefined
+  [field: string]:
+    | FilterValue
+    | readonly FilterValue[]
+    | FieldOperators
+    | MetaFilter
+    | readonly MetaFilter[]
+    | undefined
 }
 
 /** Restricts a search: documents must have one of `ids` (when given) and match `meta` (when given). */
@@ -54,4 +60,3 @@ export function filterParts(v: unknown, name = 'options.filter'): { ids?: string
   }
   return out
 }
-

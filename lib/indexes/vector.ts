@@ -3,7 +3,20 @@ import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { anyInteger, checkKeys, documentId, isArray, jsonValue, isPlainObject, optionalString, optionKeys, optionsObject, readValue, stringArray, topK as parseTopK } from '../internal/validate'
+import {
+  anyInteger,
+  checkKeys,
+  documentId,
+  isArray,
+  jsonValue,
+  isPlainObject,
+  optionalString,
+  optionKeys,
+  optionsObject,
+  readValue,
+  stringArray,
+  topK as parseTopK,
+} from '../internal/validate'
 import { filterParts } from './filter'
 import type { Filter } from './filter'
 
@@ -183,12 +196,16 @@ export class VectorIndex {
   add(ids: readonly (string | VectorItem)[], vectors?: unknown, options: unknown = {}): number {
     if (!isArray(ids)) throw typeError('ids must be an array of strings, or items an array of { id, vector }')
     // Items unless a vectors argument follows ids (a Float32Array, a number array, or ids of strings).
-    const items = vectors === undefined || (!ArrayBuffer.isView(vectors) && !isArray(vectors) && !ids.some((x) => typeof x === 'string'))
+    const items =
+      vectors === undefined ||
+      (!ArrayBuffer.isView(vectors) && !isArray(vectors) && !ids.some((x) => typeof x === 'string'))
     if (items) return this.#addItems(ids, vectors)
     const list = ids.map((id, i) => documentId(id, `ids[${i}]`))
     const values = toFloat32(vectors, 'vectors')
     if (values.length !== list.length * this.#dim) {
-      throw rangeError(`vectors has ${values.length} values; ${list.length} ids x dim ${this.#dim} need ${list.length * this.#dim}`)
+      throw rangeError(
+        `vectors has ${values.length} values; ${list.length} ids x dim ${this.#dim} need ${list.length * this.#dim}`,
+      )
     }
     return callNative(() => this.#native.add(list, values, upsertOption(options)))
   }
@@ -256,7 +273,9 @@ export class VectorIndex {
       const signal = checkSignal(o.signal)
       throwIfAborted(signal) // even with no queries: an aborted call never resolves
       if (q.length === 0) return Promise.resolve([])
-      return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, f.ids, f.meta, fields, token)).then(toHits)
+      return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, f.ids, f.meta, fields, token)).then(
+        toHits,
+      )
     } catch (e) {
       return Promise.reject(e)
     }

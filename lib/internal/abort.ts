@@ -5,7 +5,9 @@ import { optionKeys, optionsObject, readValue } from './validate'
 export function checkSignal(signal: unknown): AbortSignal | undefined {
   if (signal === undefined || signal === null) return undefined
   const looksLikeSignal = readValue(
-    () => typeof (signal as AbortSignal).aborted === 'boolean' && typeof (signal as AbortSignal).addEventListener === 'function',
+    () =>
+      typeof (signal as AbortSignal).aborted === 'boolean' &&
+      typeof (signal as AbortSignal).addEventListener === 'function',
   )
   if (!looksLikeSignal) {
     throw typeError('options.signal must be an AbortSignal')
@@ -17,7 +19,10 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
  * Starts native async work: a synchronous throw (napi's argument conversion) becomes the
  * JS error users see, before anything is registered on the caller's signal.
  */
-function startNative<T>(token: InstanceType<typeof native.CancelToken>, start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>): Promise<T> {
+function startNative<T>(
+  token: InstanceType<typeof native.CancelToken>,
+  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
+): Promise<T> {
   let work: Promise<T>
   try {
     work = start(token)

@@ -2,7 +2,11 @@
  * Maps `items` through `fn` with at most `limit` calls in flight; results keep the input
  * order. Rejects with the first failure, and starts no new call after it.
  */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length)
   let next = 0
   let failed = false

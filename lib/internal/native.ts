@@ -3,4 +3,12 @@ import type * as Native from '../../index'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const native: typeof Native = require('../../index.js')
-export type { NativeBm25Index, NativeHits, NativeSearchOptions, NativeDoc, NativeSplit, NativeVectorHits, NativeVectorIndex } from '../../index'
+export type {
+  NativeBm25Index,
+  NativeHits,
+  NativeSearchOptions,
+  NativeDoc,
+  NativeSplit,
+  NativeVectorHits,
+  NativeVectorIndex,
+} from '../../index'

@@ -24,7 +24,8 @@ export const isArray = (v: unknown): v is any[] => readValue(() => Array.isArray
 export const hasMethod = (v: unknown, name: string): boolean =>
   typeof v === 'object' && v !== null && readValue(() => typeof (v as Record<string, unknown>)[name] === 'function')
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !isArray(v)
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !isArray(v)
 
 /**
  * An options object (undefined and null mean `{}`). With `known`, a key outside it is a
@@ -56,12 +57,26 @@ export function checkKeys(o: object, known: OptionKeys, what: string): void {
 }
 
 /** Names other libraries use for what ragrank calls `topK`. */
-const TOP_K_ALIASES = new Set(['k', 'n', 'limit', 'topN', 'top_n', 'top_k', 'topk', 'maxResults', 'max_results', 'size', 'count'])
+const TOP_K_ALIASES = new Set([
+  'k',
+  'n',
+  'limit',
+  'topN',
+  'top_n',
+  'top_k',
+  'topk',
+  'maxResults',
+  'max_results',
+  'size',
+  'count',
+])
 
 function unknownOption(key: string, known: OptionKeys, what: string): TypeError {
   const list = [...known].join(', ')
   if (key === 'offset' || key === 'skip') {
-    return typeError(`${what}.${key} is not supported: no ragrank call pages its results; ask for topK = offset + page size and slice(offset); known options: ${list}`)
+    return typeError(
+      `${what}.${key} is not supported: no ragrank call pages its results; ask for topK = offset + page size and slice(offset); known options: ${list}`,
+    )
   }
   const hint = TOP_K_ALIASES.has(key) && known.has('topK') ? 'topK' : nearestKey(key, known)
   const suggestion = hint === undefined ? '' : ` (did you mean ${what}.${hint}?)`
@@ -82,11 +97,14 @@ function nearestKey(key: string, known: OptionKeys): string | undefined {
 
 /** Edit distance counting a swap of neighbours as one edit (`stpe` -> `step`); for error messages only. */
 function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  )
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
     }
   }
   return d[a.length][b.length]
@@ -152,11 +170,18 @@ export function booleanOption(v: unknown, name: string, fallback: boolean): bool
  * Giving both is a TypeError, since which one was meant cannot be known. Returns the value and the name
  * the caller used, so error messages speak of what they wrote.
  */
-export function renamedOption(o: Record<string, unknown>, name: string, deprecated: string, where = 'options'): { value: unknown; name: string } {
+export function renamedOption(
+  o: Record<string, unknown>,
+  name: string,
+  deprecated: string,
+  where = 'options',
+): { value: unknown; name: string } {
   if (o[name] !== undefined && o[deprecated] !== undefined) {
     throw typeError(`${where}.${deprecated} is the deprecated name of ${where}.${name}: give only ${where}.${name}`)
   }
-  return o[deprecated] !== undefined ? { value: o[deprecated], name: `${where}.${deprecated}` } : { value: o[name], name: `${where}.${name}` }
+  return o[deprecated] !== undefined
+    ? { value: o[deprecated], name: `${where}.${deprecated}` }
+    : { value: o[name], name: `${where}.${name}` }
 }
 
 /** Ids must be well-formed UTF-16: a lone surrogate would not survive the trip to Rust. */
@@ -170,7 +195,8 @@ export function documentId(v: unknown, where: string): string {
 export function stringArray(v: unknown, name: string): string[] {
   if (!isArray(v)) throw typeError(`${name} must be an array of strings`)
   for (let i = 0; i < v.length; i++) {
-    if (typeof v[i] !== 'string') throw typeError(`${name} must be an array of strings: ${name}[${i}] is ${describe(v[i])}`)
+    if (typeof v[i] !== 'string')
+      throw typeError(`${name} must be an array of strings: ${name}[${i}] is ${describe(v[i])}`)
   }
   return v as string[]
 }

@@ -16,9 +16,11 @@ export interface FallbackPolicy {
  */
 export function fallbackPolicy(o: Record<string, unknown>, warning: string): FallbackPolicy {
   const raise = booleanOption(o.raiseOnFailure, 'options.raiseOnFailure', false)
-  if (o.onFailure !== undefined && typeof o.onFailure !== 'function') throw typeError('options.onFailure must be a function')
+  if (o.onFailure !== undefined && typeof o.onFailure !== 'function')
+    throw typeError('options.onFailure must be a function')
   const onFailure =
-    (o.onFailure as ((e: Error) => void) | undefined) ?? ((e: Error) => process.emitWarning(`${warning}: ${e.message}`, { code: 'RAGRANK_LLM_FALLBACK' }))
+    (o.onFailure as ((e: Error) => void) | undefined) ??
+    ((e: Error) => process.emitWarning(`${warning}: ${e.message}`, { code: 'RAGRANK_LLM_FALLBACK' }))
   return { raise, onFailure }
 }
 
@@ -28,14 +30,19 @@ export function fallbackPolicy(o: Record<string, unknown>, warning: string): Fal
  * ignores the signal cannot hold the caller. A reply without `{ text }`, or that is not
  * JSON, rejects with `ERR_LLM_REPLY`.
  */
-export async function chatJson<T>(chat: ChatGenerator, request: ChatRequest, parse: (reply: Record<string, unknown>, text: string) => T): Promise<T> {
+export async function chatJson<T>(
+  chat: ChatGenerator,
+  request: ChatRequest,
+  parse: (reply: Record<string, unknown>, text: string) => T,
+): Promise<T> {
   const call = Promise.resolve()
     .then(() => chat.chat(request))
     .catch((e: unknown) => {
       throw callbackError(e, 'chatGenerator.chat', 'ERR_LLM')
     })
   const reply = await abortable(call, request.signal)
-  if (!isPlainObject(reply) || typeof reply.text !== 'string') throw replyError('chatGenerator.chat must resolve to { text }')
+  if (!isPlainObject(reply) || typeof reply.text !== 'string')
+    throw replyError('chatGenerator.chat must resolve to { text }')
   return parse(parseJsonObject(reply.text), reply.text)
 }
 
@@ -44,7 +51,12 @@ export async function chatJson<T>(chat: ChatGenerator, request: ChatRequest, par
  * reported and `fallback()` is returned. An abort always rejects with an AbortError, never
  * falls back: the caller asked to stop, not for a degraded answer.
  */
-export async function withFallback<T>(policy: FallbackPolicy, signal: AbortSignal | undefined, work: () => Promise<T>, fallback: () => T): Promise<T> {
+export async function withFallback<T>(
+  policy: FallbackPolicy,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+  fallback: () => T,
+): Promise<T> {
   try {
     return await work()
   } catch (e) {

@@ -71,7 +71,12 @@ export const RANKING_FORMAT: JsonResponseFormat = {
     properties: {
       documents: {
         type: 'array',
-        items: { type: 'object', properties: { index: { type: 'integer' } }, required: ['index'], additionalProperties: false },
+        items: {
+          type: 'object',
+          properties: { index: { type: 'integer' } },
+          required: ['index'],
+          additionalProperties: false,
+        },
       },
     },
     required: ['documents'],
@@ -98,14 +103,19 @@ export class LLMRanker {
 
   constructor(options: LLMRankerOptions = {}) {
     const o = optionsObject(options, 'options', RANKER_KEYS)
-    if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
+    if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator))
+      throw typeError('options.chatGenerator must have a chat(request) method')
     this.#prompt = new PromptTemplate(o.prompt ?? DEFAULT_LLM_RANKER_PROMPT, ['query', 'documents'])
     this.#topK = topK(o.topK, 10, 'options.topK', 1)
     if (o.window !== undefined) {
       const w = optionsObject(o.window, 'options.window', WINDOW_KEYS)
       const size = integer(w.size, 'options.window.size', 2)
-      const step = w.step === undefined ? Math.max(1, Math.floor(size / 2)) : positiveInteger(w.step, 'options.window.step')
-      if (step > size) throw rangeError(`options.window.step (${step}) must be <= options.window.size (${size}), or documents would be skipped`)
+      const step =
+        w.step === undefined ? Math.max(1, Math.floor(size / 2)) : positiveInteger(w.step, 'options.window.step')
+      if (step > size)
+        throw rangeError(
+          `options.window.step (${step}) must be <= options.window.size (${size}), or documents would be skipped`,
+        )
       const concurrency = w.concurrency === undefined ? 4 : positiveInteger(w.concurrency, 'options.window.concurrency')
       this.#window = { size, step, concurrency }
     }
@@ -122,7 +132,11 @@ export class LLMRanker {
    * unless `raiseOnFailure`; an empty list from the model means none is relevant and
    * gives `[]`.
    */
-  async rerank<D extends Candidate>(query: string, documents: readonly D[], options: LLMRerankOptions = {}): Promise<LLMRanked<D>[]> {
+  async rerank<D extends Candidate>(
+    query: string,
+    documents: readonly D[],
+    options: LLMRerankOptions = {},
+  ): Promise<LLMRanked<D>[]> {
     if (typeof query !== 'string') throw typeError('query must be a string')
     checkCandidates(documents, 'documents')
     const o = optionsObject(options, 'options', RERANK_KEYS)
@@ -166,7 +180,11 @@ export class LLMRanker {
     const merged = mergeWindows(lists, [...new Set(starts)], w.size, texts.length)
     if (merged.length <= 1) return merged
     const head = merged.slice(0, w.size)
-    const final = await this.#callOnce(query, head.map((i) => texts[i]), signal)
+    const final = await this.#callOnce(
+      query,
+      head.map((i) => texts[i]),
+      signal,
+    )
     return [...final.map((i) => head[i]), ...merged.slice(head.length)]
   }
 
@@ -192,7 +210,8 @@ export function parseRanking(reply: Record<string, unknown>, text: string, count
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > count) continue
     seen.add(n - 1)
   }
-  if (list.length > 0 && seen.size === 0) throw replyError(`the reply names no valid document index (1..${count}): ${text.slice(0, 200)}`)
+  if (list.length > 0 && seen.size === 0)
+    throw replyError(`the reply names no valid document index (1..${count}): ${text.slice(0, 200)}`)
   return [...seen]
 }
 

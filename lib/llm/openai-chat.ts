@@ -1,7 +1,16 @@
 import { checkSignal } from '../internal/abort'
 import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
 import { AbortError, RagrankError, typeError } from '../errors'
-import { finiteNumber, isArray, isPlainObject, jsonValue, nonNegativeInteger, oneOf, optionKeys, optionsObject } from '../internal/validate'
+import {
+  finiteNumber,
+  isArray,
+  isPlainObject,
+  jsonValue,
+  nonNegativeInteger,
+  oneOf,
+  optionKeys,
+  optionsObject,
+} from '../internal/validate'
 
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'
@@ -33,7 +42,19 @@ export interface OpenAIChatGeneratorOptions {
 
 // `body`, `headers` and `env` are open maps (any request field, header or variable), so only their owners' keys are checked.
 const GENERATOR_KEYS = optionKeys(
-  ...['model', 'baseURL', 'apiKey', 'timeoutMs', 'maxRetries', 'retryDelayMs', 'temperature', 'responseFormat', 'body', 'headers', 'env'],
+  ...[
+    'model',
+    'baseURL',
+    'apiKey',
+    'timeoutMs',
+    'maxRetries',
+    'retryDelayMs',
+    'temperature',
+    'responseFormat',
+    'body',
+    'headers',
+    'env',
+  ],
 )
 const REQUEST_KEYS = optionKeys('messages', 'responseFormat', 'signal')
 const RESPONSE_FORMAT_KEYS = optionKeys('name', 'schema')
@@ -65,27 +86,37 @@ export class OpenAIChatGenerator implements ChatGenerator {
     const o = optionsObject(options, 'options', GENERATOR_KEYS)
     const env = o.env === undefined ? process.env : (optionsObject(o.env, 'options.env') as NodeJS.ProcessEnv)
     this.model = o.model === undefined ? DEFAULT_CHAT_MODEL : nonEmptyString(o.model, 'options.model')
-    const base = o.baseURL === undefined ? env.OPENAI_BASE_URL || OPENAI_BASE_URL : nonEmptyString(o.baseURL, 'options.baseURL')
+    const base =
+      o.baseURL === undefined ? env.OPENAI_BASE_URL || OPENAI_BASE_URL : nonEmptyString(o.baseURL, 'options.baseURL')
     let url: URL
     try {
       url = new URL(base)
     } catch {
       throw typeError(`options.baseURL is not a URL: ${base}`)
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw typeError(`options.baseURL must be http(s), got ${base}`)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw typeError(`options.baseURL must be http(s), got ${base}`)
     this.baseURL = base.replace(/\/+$/, '')
     this.#apiKey = o.apiKey === undefined ? env.OPENAI_API_KEY || undefined : nonEmptyString(o.apiKey, 'options.apiKey')
     if (this.#apiKey === undefined && url.hostname === 'api.openai.com') {
-      throw new RagrankError('ERR_UNAUTHORIZED', 'OpenAIChatGenerator needs an API key for api.openai.com: set OPENAI_API_KEY or pass options.apiKey')
+      throw new RagrankError(
+        'ERR_UNAUTHORIZED',
+        'OpenAIChatGenerator needs an API key for api.openai.com: set OPENAI_API_KEY or pass options.apiKey',
+      )
     }
     this.#timeoutMs = o.timeoutMs === undefined ? 60_000 : finiteNumber(o.timeoutMs, 'options.timeoutMs', 1)
     this.#maxRetries = o.maxRetries === undefined ? 2 : nonNegativeInteger(o.maxRetries, 'options.maxRetries')
     this.#retryDelayMs = o.retryDelayMs === undefined ? 500 : finiteNumber(o.retryDelayMs, 'options.retryDelayMs', 0)
     this.#temperature = o.temperature === undefined ? 0 : finiteNumber(o.temperature, 'options.temperature', 0, 2)
-    this.#format = oneOf(o.responseFormat ?? 'json_schema', ['json_schema', 'json_object', 'none'], 'options.responseFormat')
+    this.#format = oneOf(
+      o.responseFormat ?? 'json_schema',
+      ['json_schema', 'json_object', 'none'],
+      'options.responseFormat',
+    )
     this.#body = o.body === undefined ? {} : { ...optionsObject(o.body, 'options.body') }
     const headers = optionsObject(o.headers, 'options.headers')
-    for (const [k, v] of Object.entries(headers)) if (typeof v !== 'string') throw typeError(`options.headers.${k} must be a string`)
+    for (const [k, v] of Object.entries(headers))
+      if (typeof v !== 'string') throw typeError(`options.headers.${k} must be a string`)
     this.#headers = headers as Record<string, string>
   }
 
@@ -101,10 +132,13 @@ export class OpenAIChatGenerator implements ChatGenerator {
     const body: Record<string, unknown> = { model: this.model, temperature: this.#temperature, ...this.#body, messages }
     if (r.responseFormat !== undefined && this.#format !== 'none') {
       const f = optionsObject(r.responseFormat, 'request.responseFormat', RESPONSE_FORMAT_KEYS)
-      if (typeof f.name !== 'string' || !isPlainObject(f.schema)) throw typeError('request.responseFormat must be { name, schema }')
+      if (typeof f.name !== 'string' || !isPlainObject(f.schema))
+        throw typeError('request.responseFormat must be { name, schema }')
       jsonValue(f.schema, 'request.responseFormat.schema')
       body.response_format =
-        this.#format === 'json_schema' ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema } } : { type: 'json_object' }
+        this.#format === 'json_schema'
+          ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema } }
+          : { type: 'json_object' }
     }
     const payload = JSON.stringify(body)
     for (let attempt = 0; ; attempt++) {
@@ -148,12 +182,21 @@ export class OpenAIChatGenerator implements ChatGenerator {
     const onAbort = () => controller.abort()
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...this.#headers }
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...this.#headers,
+      }
       if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`
       const res = await fetch(url, { method: 'POST', headers, body: payload, signal: controller.signal })
       // The timeout covers the body too: a server may send headers and then stall.
       const text = await res.text()
-      if (!res.ok) return { error: statusError(res.status, text, url), retry: res.status === 429 || res.status >= 500, retryAfterMs: retryAfter(res.headers) }
+      if (!res.ok)
+        return {
+          error: statusError(res.status, text, url),
+          retry: res.status === 429 || res.status >= 500,
+          retryAfterMs: retryAfter(res.headers),
+        }
       return { reply: parseCompletion(text, url) }
     } catch (e) {
       if (signal?.aborted) throw new AbortError()
@@ -230,7 +273,11 @@ function parseCompletion(text: string, url: string): ChatReply {
   const u = (j as { usage?: unknown }).usage
   if (isPlainObject(u)) {
     const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0)
-    reply.usage = { promptTokens: n(u.prompt_tokens), completionTokens: n(u.completion_tokens), totalTokens: n(u.total_tokens) }
+    reply.usage = {
+      promptTokens: n(u.prompt_tokens),
+      completionTokens: n(u.completion_tokens),
+      totalTokens: n(u.total_tokens),
+    }
   }
   if (typeof (j as { model?: unknown }).model === 'string') reply.model = (j as { model: string }).model
   return reply

@@ -15,7 +15,10 @@ export class PromptTemplate {
     const missing = variables.filter((v) => !used.has(v))
     if (unknown.length > 0 || missing.length > 0) {
       const want = variables.map((v) => `{{${v}}}`).join(' and ')
-      const got = [...(missing.length ? [`missing ${missing.join(', ')}`] : []), ...(unknown.length ? [`unknown ${unknown.join(', ')}`] : [])]
+      const got = [
+        ...(missing.length ? [`missing ${missing.join(', ')}`] : []),
+        ...(unknown.length ? [`unknown ${unknown.join(', ')}`] : []),
+      ]
       throw typeError(`${name} must contain exactly the variables ${want} (${got.join('; ')})`)
     }
     this.template = template

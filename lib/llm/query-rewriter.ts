@@ -11,10 +11,13 @@ export type RewriteStrategy = 'synonyms' | 'broader-narrower' | 'cause-effect'
 
 const STRATEGY_HINTS: Record<RewriteStrategy, string> = {
   synonyms: 'say the same thing with different words: synonyms, a paraphrase, the technical or the everyday term',
-  'broader-narrower': 'move one step up or down in generality: the wider topic it belongs to, or a more specific case of it',
+  'broader-narrower':
+    'move one step up or down in generality: the wider topic it belongs to, or a more specific case of it',
   'cause-effect': 'use the words of what causes it or what it leads to (mechanisms, consequences, conditions)',
 }
-export const REWRITE_STRATEGIES: readonly RewriteStrategy[] = Object.freeze(Object.keys(STRATEGY_HINTS) as RewriteStrategy[])
+export const REWRITE_STRATEGIES: readonly RewriteStrategy[] = Object.freeze(
+  Object.keys(STRATEGY_HINTS) as RewriteStrategy[],
+)
 
 export interface QueryRewriterOptions {
   /** Default: `new OpenAIChatGenerator()` (needs `OPENAI_API_KEY`). */
@@ -73,10 +76,12 @@ export class QueryRewriter {
 
   constructor(options: QueryRewriterOptions = {}) {
     const o = optionsObject(options, 'options', REWRITER_KEYS)
-    if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator)) throw typeError('options.chatGenerator must have a chat(request) method')
+    if (o.chatGenerator !== undefined && !isChatGenerator(o.chatGenerator))
+      throw typeError('options.chatGenerator must have a chat(request) method')
     this.#variants = o.variants === undefined ? 3 : integer(o.variants, 'options.variants', 0, 20)
     if (o.strategies !== undefined) {
-      if (!isArray(o.strategies) || o.strategies.length === 0) throw typeError('options.strategies must be a non-empty array')
+      if (!isArray(o.strategies) || o.strategies.length === 0)
+        throw typeError('options.strategies must be a non-empty array')
       o.strategies.forEach((s, i) => {
         oneOf(s, REWRITE_STRATEGIES, `options.strategies[${i}]`)
       })
@@ -87,8 +92,14 @@ export class QueryRewriter {
   }
 
   /** Rewrites a conversation (`[{ role, content }]`, the last user turn being the question) or a lone question. */
-  async rewrite(conversation: string | readonly ChatMessage[], options: { signal?: AbortSignal } = {}): Promise<Rewrite> {
-    const turns = typeof conversation === 'string' ? [{ role: 'user' as const, content: conversation }] : checkMessages(conversation, 'conversation')
+  async rewrite(
+    conversation: string | readonly ChatMessage[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Rewrite> {
+    const turns =
+      typeof conversation === 'string'
+        ? [{ role: 'user' as const, content: conversation }]
+        : checkMessages(conversation, 'conversation')
     const lastUser = [...turns].reverse().find((m) => m.role === 'user')
     if (!lastUser) throw typeError('conversation must contain a user turn')
     const signal = checkSignal(optionsObject(options, 'options', SIGNAL_ONLY).signal)
@@ -133,11 +144,14 @@ export class QueryRewriter {
 
 /** Reads the model's JSON; wrong types make the whole reply unusable, bad variants are dropped. */
 export function parseRewrite(o: Record<string, unknown>, text: string, plan: readonly RewriteStrategy[]): Rewrite {
-  if (typeof o.needs_retrieval !== 'boolean') throw replyError(`"needs_retrieval" must be a boolean: ${text.slice(0, 200)}`)
-  if (typeof o.standalone_query !== 'string') throw replyError(`"standalone_query" must be a string: ${text.slice(0, 200)}`)
+  if (typeof o.needs_retrieval !== 'boolean')
+    throw replyError(`"needs_retrieval" must be a boolean: ${text.slice(0, 200)}`)
+  if (typeof o.standalone_query !== 'string')
+    throw replyError(`"standalone_query" must be a string: ${text.slice(0, 200)}`)
   const query = o.standalone_query.trim()
   if (o.needs_retrieval && query === '') throw replyError('"standalone_query" is empty although retrieval is needed')
-  if (o.variants !== undefined && !isArray(o.variants)) throw replyError(`"variants" must be an array: ${text.slice(0, 200)}`)
+  if (o.variants !== undefined && !isArray(o.variants))
+    throw replyError(`"variants" must be an array: ${text.slice(0, 200)}`)
   const seen = new Set([query.toLowerCase()])
   const variants: Rewrite['variants'] = []
   if (o.needs_retrieval) {

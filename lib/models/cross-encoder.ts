@@ -2,8 +2,27 @@ import type { NativeEncoder } from '../../index'
 import { RagrankError, typeError } from '../errors'
 import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
 import { EncoderModel } from './encoder-model'
-import { BATCH_CALL_KEYS, type BatchCallOptions, batchOptions, checkString, type EncoderRuntime, LOAD_KEYS, loadEncoder, type LoadOptions, runUnlessEmpty } from './encoder'
-import { finiteNumber, isArray, isPlainObject, oneOf, optionKeys, optionsObject, stringArray, topK } from '../internal/validate'
+import {
+  BATCH_CALL_KEYS,
+  type BatchCallOptions,
+  batchOptions,
+  checkString,
+  type EncoderRuntime,
+  LOAD_KEYS,
+  loadEncoder,
+  type LoadOptions,
+  runUnlessEmpty,
+} from './encoder'
+import {
+  finiteNumber,
+  isArray,
+  isPlainObject,
+  oneOf,
+  optionKeys,
+  optionsObject,
+  stringArray,
+  topK,
+} from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
 /** A candidate: a string, or a document with text (and optionally id, meta and a prior score); the rankers' one `Candidate`. */
@@ -58,7 +77,9 @@ interface Prepared<D> {
  * (`logit[1] - logit[0]`, whose sigmoid is the softmax probability).
  */
 export class CrossEncoder extends EncoderModel {
-  readonly #defaults: Required<Pick<CrossEncoderOptions, 'activation' | 'queryPrefix' | 'documentPrefix' | 'metaSeparator'>> &
+  readonly #defaults: Required<
+    Pick<CrossEncoderOptions, 'activation' | 'queryPrefix' | 'documentPrefix' | 'metaSeparator'>
+  > &
     Pick<CrossEncoderOptions, 'topK' | 'scoreThreshold' | 'metaFields'>
 
   private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: CrossEncoderOptions) {
@@ -69,7 +90,10 @@ export class CrossEncoder extends EncoderModel {
       documentPrefix: o.documentPrefix === undefined ? '' : checkString(o.documentPrefix, 'options.documentPrefix'),
       metaSeparator: o.metaSeparator === undefined ? '\n' : checkString(o.metaSeparator, 'options.metaSeparator'),
       topK: topK(o.topK, undefined),
-      scoreThreshold: o.scoreThreshold === undefined ? undefined : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity),
+      scoreThreshold:
+        o.scoreThreshold === undefined
+          ? undefined
+          : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity),
       metaFields: o.metaFields === undefined ? undefined : stringArray(o.metaFields, 'options.metaFields'),
     }
   }
@@ -80,7 +104,10 @@ export class CrossEncoder extends EncoderModel {
     activation(o.activation ?? 'sigmoid')
     const { encoder, files, runtime } = await loadEncoder(model, o)
     if (encoder.outputRank !== 2 || encoder.width > 2) {
-      throw new RagrankError('ERR_MODEL_LOAD', `${files.model} is not a 1- or 2-label classifier (output width ${encoder.width})`)
+      throw new RagrankError(
+        'ERR_MODEL_LOAD',
+        `${files.model} is not a 1- or 2-label classifier (output width ${encoder.width})`,
+      )
     }
     return new CrossEncoder(encoder, files, runtime, o)
   }
@@ -91,7 +118,11 @@ export class CrossEncoder extends EncoderModel {
    * or without ids the same text): the copy with the highest prior `score` is kept, and
    * the result's `index` is that copy's input position.
    */
-  async rerank<D extends RerankInput>(query: string, documents: readonly D[], options: RerankOptions = {}): Promise<Reranked<D>[]> {
+  async rerank<D extends RerankInput>(
+    query: string,
+    documents: readonly D[],
+    options: RerankOptions = {},
+  ): Promise<Reranked<D>[]> {
     const [result] = await this.rerankMany([{ query, documents }], options)
     return result
   }
@@ -107,7 +138,9 @@ export class CrossEncoder extends EncoderModel {
     const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)
     const k = topK(o.topK, this.#defaults.topK)
     const threshold =
-      o.scoreThreshold === undefined ? this.#defaults.scoreThreshold : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity)
+      o.scoreThreshold === undefined
+        ? this.#defaults.scoreThreshold
+        : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity)
     const batch = batchOptions(this.runtime, o)
     const queries: string[] = []
     const texts: string[] = []
@@ -122,8 +155,12 @@ export class CrossEncoder extends EncoderModel {
       }
       return p
     })
-    const scores: Float32Array =
-      await runUnlessEmpty(texts.length, () => new Float32Array(0), o.signal, (token) => this.encoder.scorePairs(queries, texts, queryOf, batch, token))
+    const scores: Float32Array = await runUnlessEmpty(
+      texts.length,
+      () => new Float32Array(0),
+      o.signal,
+      (token) => this.encoder.scorePairs(queries, texts, queryOf, batch, token),
+    )
     let at = 0
     return prepared.map((p) => {
       const scored = p.docs.map((doc, j) => {
@@ -148,7 +185,10 @@ export class CrossEncoder extends EncoderModel {
   #documentText(d: RerankInput): string {
     const { documentPrefix, metaFields, metaSeparator } = this.#defaults
     if (typeof d === 'string') return documentPrefix + d
-    const parts = (metaFields ?? []).map((f) => d.meta?.[f]).filter((v) => v !== undefined && v !== null).map(String)
+    const parts = (metaFields ?? [])
+      .map((f) => d.meta?.[f])
+      .filter((v) => v !== undefined && v !== null)
+      .map(String)
     return documentPrefix + [...parts, d.text].join(metaSeparator)
   }
 }

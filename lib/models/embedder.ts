@@ -1,7 +1,17 @@
 import type { NativeEncoder } from '../../index'
 import { RagrankError } from '../errors'
 import { EncoderModel } from './encoder-model'
-import { BATCH_CALL_KEYS, type BatchCallOptions, batchOptions, checkString, type EncoderRuntime, LOAD_KEYS, loadEncoder, type LoadOptions, runUnlessEmpty } from './encoder'
+import {
+  BATCH_CALL_KEYS,
+  type BatchCallOptions,
+  batchOptions,
+  checkString,
+  type EncoderRuntime,
+  LOAD_KEYS,
+  loadEncoder,
+  type LoadOptions,
+  runUnlessEmpty,
+} from './encoder'
 import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
@@ -71,8 +81,12 @@ export class Embedder extends EncoderModel {
     const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)
     const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
     const batch = batchOptions(this.runtime, o)
-    const data: Float32Array =
-      await runUnlessEmpty(list.length, () => new Float32Array(0), o.signal, (token) => this.encoder.embed(list, pool, normalize, batch, token))
+    const data: Float32Array = await runUnlessEmpty(
+      list.length,
+      () => new Float32Array(0),
+      o.signal,
+      (token) => this.encoder.embed(list, pool, normalize, batch, token),
+    )
     return { data, dim: this.dim, count: list.length }
   }
 
@@ -84,7 +98,10 @@ export class Embedder extends EncoderModel {
 
   /** Passage vectors, with the document prefix. */
   async embedDocuments(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
-    return this.embed(stringArray(texts, 'texts').map((t) => this.#documentPrefix + t), options)
+    return this.embed(
+      stringArray(texts, 'texts').map((t) => this.#documentPrefix + t),
+      options,
+    )
   }
 }
 

@@ -95,16 +95,20 @@ export async function loadEncoder(model: string, o: LoadOptions) {
   const maxLength = o.maxLength === undefined ? undefined : positiveInteger(o.maxLength, 'options.maxLength')
   const batch = {
     batchSize: o.batchSize === undefined ? 32 : positiveInteger(o.batchSize, 'options.batchSize'),
-    tokenBudget: o.tokenBudget === undefined ? DEFAULT_TOKEN_BUDGET : positiveInteger(o.tokenBudget, 'options.tokenBudget'),
+    tokenBudget:
+      o.tokenBudget === undefined ? DEFAULT_TOKEN_BUDGET : positiveInteger(o.tokenBudget, 'options.tokenBudget'),
   }
   ensureOnnxRuntime(o.ortLibrary)
   const files = await resolveModelFiles(model, o, signal)
   const cores = availableParallelism()
-  const sessions = explicitSessions ?? (explicitThreads === undefined ? defaultSessions(cores, modelBytes(files.model)) : 1)
+  const sessions =
+    explicitSessions ?? (explicitThreads === undefined ? defaultSessions(cores, modelBytes(files.model)) : 1)
   const threads = explicitThreads ?? Math.max(1, Math.floor(cores / sessions))
-  const encoder: NativeEncoder = await native.NativeEncoder.load(files, { maxLength, threads, sessions }).catch((e: unknown) => {
-    throw fromNative(e)
-  })
+  const encoder: NativeEncoder = await native.NativeEncoder.load(files, { maxLength, threads, sessions }).catch(
+    (e: unknown) => {
+      throw fromNative(e)
+    },
+  )
   const runtime: EncoderRuntime = Object.freeze({ sessions, threads, ...batch })
   return { encoder, files, runtime }
 }
@@ -117,7 +121,10 @@ export function batchOptions(defaults: EncoderRuntime, o: BatchCallOptions) {
   }
 }
 
-export function run<T>(signal: unknown, start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>): Promise<T> {
+export function run<T>(
+  signal: unknown,
+  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
+): Promise<T> {
   return runCancellable(checkSignal(signal), start)
 }
 

@@ -26,7 +26,10 @@ import { optionKeys, optionsObject, readValue, stringArray } from '../internal/v
  * - `ERR_NETWORK`: the endpoint could not be reached, timed out, answered 5xx/429 or not like a
  *   hub, or the download arrived corrupted (size or sha256 mismatch).
  */
-export type HubErrorCode = Extract<import('../errors').ErrorCode, 'ERR_MODEL_NOT_FOUND' | 'ERR_UNAUTHORIZED' | 'ERR_NETWORK'>
+export type HubErrorCode = Extract<
+  import('../errors').ErrorCode,
+  'ERR_MODEL_NOT_FOUND' | 'ERR_UNAUTHORIZED' | 'ERR_NETWORK'
+>
 
 export interface HubOptions {
   /** Branch, tag or 40-hex commit hash. Default `'main'`. */
@@ -105,7 +108,8 @@ function hfHome(env: NodeJS.ProcessEnv): string {
  * else `~/.cache/huggingface/hub`. A leading `~` is expanded.
  */
 export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (typeof env !== 'object' || env === null) throw typeError(`env must be an object like process.env, got ${describe(env)}`)
+  if (typeof env !== 'object' || env === null)
+    throw typeError(`env must be an object like process.env, got ${describe(env)}`)
   return readValue(() => {
     const explicit = nonEmpty(env.HF_HUB_CACHE) ?? nonEmpty(env.HUGGINGFACE_HUB_CACHE)
     return explicit ? expandHome(explicit, env) : join(hfHome(env), 'hub')
@@ -198,7 +202,8 @@ const fileUrl = (ctx: Context, revision: string, name: string) =>
   `${ctx.endpoint}/${ctx.repoId}/resolve/${encodeURIComponent(revision)}/${name.split('/').map(encodeURIComponent).join('/')}`
 const snapshotDir = (ctx: Context, commit: string) => join(ctx.repoDir, 'snapshots', commit)
 const pointerPath = (ctx: Context, commit: string, name: string) => join(snapshotDir(ctx, commit), ...name.split('/'))
-const noExistPath = (ctx: Context, commit: string, name: string) => join(ctx.repoDir, '.no_exist', commit, ...name.split('/'))
+const noExistPath = (ctx: Context, commit: string, name: string) =>
+  join(ctx.repoDir, '.no_exist', commit, ...name.split('/'))
 const refPath = (ctx: Context, revision: string) => join(ctx.repoDir, 'refs', ...revision.split('/'))
 const tempSuffix = () => `.${process.pid}-${randomBytes(6).toString('hex')}`
 
@@ -265,10 +270,13 @@ class Watchdog {
   translate(err: unknown, ctx: Context, url: string): Error {
     if (this.signal?.aborted) return new AbortError()
     if (err instanceof RagrankError) return err
-    if (this.timedOut) return transientError(`Timed out after ${this.ms / 1000}s waiting for ${url} (hub endpoint ${ctx.endpoint})`)
+    if (this.timedOut)
+      return transientError(`Timed out after ${this.ms / 1000}s waiting for ${url} (hub endpoint ${ctx.endpoint})`)
     const cause = (err as { cause?: { code?: string; message?: string } })?.cause
     const detail = cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err)
-    return transientError(`Could not reach the Hugging Face hub at ${ctx.endpoint} (${detail}) fetching ${url}`, { cause: err })
+    return transientError(`Could not reach the Hugging Face hub at ${ctx.endpoint} (${detail}) fetching ${url}`, {
+      cause: err,
+    })
   }
 }
 
@@ -322,7 +330,9 @@ function statusError(ctx: Context, res: Response, name: string, used: string): R
     return hubError('ERR_MODEL_NOT_FOUND', message, { status })
   }
   const message = `Unexpected HTTP ${status} from the Hugging Face hub at ${ctx.endpoint} for ${name} of ${ctx.repoId}.${said}`
-  return status >= 500 || status === 429 ? transientError(message, { status }) : hubError('ERR_NETWORK', message, { status })
+  return status >= 500 || status === 429
+    ? transientError(message, { status })
+    : hubError('ERR_NETWORK', message, { status })
 }
 
 type Head = { found: true; meta: Metadata } | { found: false; commit: string | undefined; error: RagrankError }
@@ -342,7 +352,12 @@ async function headFile(ctx: Context, name: string, revision: string): Promise<H
   const dog = new Watchdog(ctx.signal, ctx.metadataTimeout)
   try {
     for (let hop = 0; ; hop++) {
-      const init = { method: 'HEAD', redirect: 'manual', headers: requestHeaders(ctx, url), signal: dog.controller.signal } as const
+      const init = {
+        method: 'HEAD',
+        redirect: 'manual',
+        headers: requestHeaders(ctx, url),
+        signal: dog.controller.signal,
+      } as const
       const res = await ctx.fetch(url, init)
       await res.body?.cancel().catch(() => {})
       // Metadata comes from hub responses (they carry x-repo-commit), not from a CDN's.
@@ -352,7 +367,8 @@ async function headFile(ctx: Context, name: string, revision: string): Promise<H
         const linkedEtag = normalizeEtag(res.headers.get('x-linked-etag'))
         etag = linkedEtag ?? normalizeEtag(res.headers.get('etag'))
         linked = linkedEtag !== undefined
-        const length = res.headers.get('x-linked-size') ?? (res.status === 200 ? res.headers.get('content-length') : null)
+        const length =
+          res.headers.get('x-linked-size') ?? (res.status === 200 ? res.headers.get('content-length') : null)
         size = length ? Number(length) : undefined
       }
       const location = res.headers.get('location')
@@ -360,15 +376,24 @@ async function headFile(ctx: Context, name: string, revision: string): Promise<H
         const next = new URL(location, url)
         if (next.origin === new URL(url).origin) {
           if (hop >= MAX_REDIRECTS) {
-            throw transientError(`Too many redirects from the Hugging Face hub at ${ctx.endpoint} for ${name} of ${ctx.repoId}`)
+            throw transientError(
+              `Too many redirects from the Hugging Face hub at ${ctx.endpoint} for ${name} of ${ctx.repoId}`,
+            )
           }
           url = next.href
           continue
         }
         url = next.href
         crossOrigin = true
-      } else if (res.status === 404 && !['RepoNotFound', 'RevisionNotFound'].includes(res.headers.get('x-error-code') ?? '')) {
-        return { found: false, commit: commit && COMMIT_RE.test(commit) ? commit : undefined, error: statusError(ctx, res, name, revision) }
+      } else if (
+        res.status === 404 &&
+        !['RepoNotFound', 'RevisionNotFound'].includes(res.headers.get('x-error-code') ?? '')
+      ) {
+        return {
+          found: false,
+          commit: commit && COMMIT_RE.test(commit) ? commit : undefined,
+          error: statusError(ctx, res, name, revision),
+        }
       } else if (res.status < 200 || res.status >= 300) {
         throw statusError(ctx, res, name, revision)
       }
@@ -380,7 +405,10 @@ async function headFile(ctx: Context, name: string, revision: string): Promise<H
       }
       if (size !== undefined && !(Number.isSafeInteger(size) && size >= 0)) size = undefined
       // Bytes on the hub itself are fetched at the commit, so a branch moving meanwhile cannot mix commits.
-      return { found: true, meta: { commit, etag, linked, size, location: crossOrigin ? url : fileUrl(ctx, commit, name) } }
+      return {
+        found: true,
+        meta: { commit, etag, linked, size, location: crossOrigin ? url : fileUrl(ctx, commit, name) },
+      }
     }
   } catch (e) {
     throw dog.translate(e, ctx, url)
@@ -444,12 +472,17 @@ async function download(ctx: Context, name: string, meta: Metadata): Promise<str
     }
     if (ctx.signal?.aborted) throw new AbortError()
     const digest = hash.digest('hex')
-    const expectedSize = meta.size ?? (res.headers.get('content-encoding') ? undefined : Number(res.headers.get('content-length') ?? NaN))
+    const expectedSize =
+      meta.size ?? (res.headers.get('content-encoding') ? undefined : Number(res.headers.get('content-length') ?? NaN))
     if (expectedSize !== undefined && Number.isFinite(expectedSize) && bytes !== expectedSize) {
-      throw transientError(`Download of ${name} of ${ctx.repoId} from ${url} is incomplete: got ${bytes} bytes, expected ${expectedSize}`)
+      throw transientError(
+        `Download of ${name} of ${ctx.repoId} from ${url} is incomplete: got ${bytes} bytes, expected ${expectedSize}`,
+      )
     }
     if (meta.linked && etag && /^[0-9a-f]{64}$/.test(etag) && digest !== etag) {
-      throw transientError(`Download of ${name} of ${ctx.repoId} from ${url} is corrupted: sha256 ${digest}, expected ${etag}`)
+      throw transientError(
+        `Download of ${name} of ${ctx.repoId} from ${url} is corrupted: sha256 ${digest}, expected ${etag}`,
+      )
     }
     const blob = join(blobs, etag ?? digest)
     try {
@@ -661,7 +694,8 @@ export async function resolveHubFiles(
         tokenLoaded = true
         if (o.token !== undefined) token = nonEmpty(o.token.trim())
         else if (isTrue(env.HF_HUB_DISABLE_IMPLICIT_TOKEN)) token = undefined
-        else token = nonEmpty(env.HF_TOKEN?.trim()) ?? nonEmpty(env.HUGGING_FACE_HUB_TOKEN?.trim()) ?? readTokenFile(env)
+        else
+          token = nonEmpty(env.HF_TOKEN?.trim()) ?? nonEmpty(env.HUGGING_FACE_HUB_TOKEN?.trim()) ?? readTokenFile(env)
       }
       return token
     },

@@ -30,13 +30,20 @@ function modelCandidates(o: ModelSourceOptions): string[] {
  * Resolves a model folder in the Hugging Face / Optimum / transformers.js layout, or a hub
  * id (`org/name`) through the Hugging Face cache (downloading when needed and allowed).
  */
-export async function resolveModelFiles(source: string, o: ModelSourceOptions = {}, signal?: AbortSignal): Promise<ModelFiles> {
+export async function resolveModelFiles(
+  source: string,
+  o: ModelSourceOptions = {},
+  signal?: AbortSignal,
+): Promise<ModelFiles> {
   if (typeof source !== 'string' || source === '') throw typeError('model must be a folder path or a hub id (org/name)')
   const candidates = modelCandidates(o)
   if (!isHubId(source)) {
     const dir = resolve(source)
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-      throw new RagrankError('ERR_MODEL_NOT_FOUND', `model folder ${dir} does not exist (nor is ${JSON.stringify(source)} a hub id org/name)`)
+      throw new RagrankError(
+        'ERR_MODEL_NOT_FOUND',
+        `model folder ${dir} does not exist (nor is ${JSON.stringify(source)} a hub id org/name)`,
+      )
     }
     const pick = (names: string[]) => names.map((n) => join(dir, n)).find((p) => existsSync(p))
     const model = pick(candidates)
@@ -49,7 +56,12 @@ export async function resolveModelFiles(source: string, o: ModelSourceOptions = 
   }
   const { revision, cacheDir, endpoint, token, offline, fetch, env } = o // the hub's options only: it rejects unknown keys
   const hubOptions = { revision, cacheDir, endpoint, token, offline, fetch, env, signal }
-  const hub = await resolveHubFiles(source, ['tokenizer.json'], [...candidates, 'tokenizer_config.json', 'config.json'], hubOptions)
+  const hub = await resolveHubFiles(
+    source,
+    ['tokenizer.json'],
+    [...candidates, 'tokenizer_config.json', 'config.json'],
+    hubOptions,
+  )
   const model = candidates.map((c) => hub.files[c]).find((p) => p !== undefined)
   if (!model) {
     throw new RagrankError('ERR_MODEL_NOT_FOUND', `hub model ${source} has none of ${candidates.join(', ')}`)

@@ -28,13 +28,18 @@ function fromOnnxruntimeNode(): string | undefined {
         ? names.find((f) => f === 'onnxruntime.dll')
         : process.platform === 'darwin'
           ? names.find((f) => /^libonnxruntime\.\d.*\.dylib$/.test(f))
-          : names.find((f) => f === 'libonnxruntime.so.1') ?? names.find((f) => /^libonnxruntime\.so\.\d/.test(f))
+          : (names.find((f) => f === 'libonnxruntime.so.1') ?? names.find((f) => /^libonnxruntime\.so\.\d/.test(f)))
     if (file) return join(dir, file)
   }
   return undefined
 }
 
-const SYSTEM_NAME = process.platform === 'win32' ? 'onnxruntime.dll' : process.platform === 'darwin' ? 'libonnxruntime.dylib' : 'libonnxruntime.so'
+const SYSTEM_NAME =
+  process.platform === 'win32'
+    ? 'onnxruntime.dll'
+    : process.platform === 'darwin'
+      ? 'libonnxruntime.dylib'
+      : 'libonnxruntime.so'
 
 /**
  * Loads ONNX Runtime once per process, from the first of: `explicit`, `ORT_DYLIB_PATH`, the
@@ -43,7 +48,8 @@ const SYSTEM_NAME = process.platform === 'win32' ? 'onnxruntime.dll' : process.p
  */
 export function ensureOnnxRuntime(explicit?: string): string {
   if (loaded) return loaded
-  if (explicit !== undefined && typeof explicit !== 'string') throw typeError('options.ortLibrary must be a path string')
+  if (explicit !== undefined && typeof explicit !== 'string')
+    throw typeError('options.ortLibrary must be a path string')
   const candidates: string[] = []
   if (explicit) candidates.push(resolve(explicit))
   else {

@@ -2,7 +2,9 @@ import { typeError } from '../errors'
 import { isPlainObject, isArray } from '../internal/validate'
 
 /** A candidate document as rankers take it: a string, or an object with text. */
-export type Candidate = string | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
+export type Candidate =
+  | string
+  | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
 
 /** How duplicates are recognised: by `id` when there is one, else by text (default); by text only; or not at all. */
 export type DedupeBy = 'id-or-content' | 'content' | 'none'
@@ -14,13 +16,15 @@ export function checkCandidates<D extends Candidate>(documents: readonly D[], na
   if (!isArray(documents)) throw typeError(`${name} must be an array of strings or { text } objects`)
   documents.forEach((d: unknown, i) => {
     if (typeof d === 'string') return
-    if (!isPlainObject(d) || typeof d.text !== 'string') throw typeError(`${name}[${i}] must be a string or have a string text`)
+    if (!isPlainObject(d) || typeof d.text !== 'string')
+      throw typeError(`${name}[${i}] must be a string or have a string text`)
     if (d.id !== undefined && typeof d.id !== 'string') throw typeError(`${name}[${i}].id must be a string`)
   })
   return documents
 }
 
-const prior = (d: Candidate) => (typeof d !== 'string' && typeof d.score === 'number' && !Number.isNaN(d.score) ? d.score : -Infinity)
+const prior = (d: Candidate) =>
+  typeof d !== 'string' && typeof d.score === 'number' && !Number.isNaN(d.score) ? d.score : -Infinity
 const textOf = (d: Candidate) => (typeof d === 'string' ? d : d.text)
 
 /**
@@ -36,7 +40,10 @@ const textOf = (d: Candidate) => (typeof d === 'string' ? d : d.text)
  * `by` is for the pooled rerank's override: `'content'` ignores ids (sources that id the
  * same text differently), `'none'` keeps every copy.
  */
-export function dedupe<D extends Candidate>(documents: readonly D[], by: DedupeBy = 'id-or-content'): { docs: D[]; indices: number[] } {
+export function dedupe<D extends Candidate>(
+  documents: readonly D[],
+  by: DedupeBy = 'id-or-content',
+): { docs: D[]; indices: number[] } {
   const docs: D[] = []
   const indices: number[] = []
   const slot = new Map<string, number>()

@@ -31,7 +31,10 @@ export async function retrieveAll(
   try {
     return await mapLimit(calls, concurrency, async (c, i) => {
       try {
-        const hits = await abortable(c.retriever.retrieve(c.query, { topK: c.depth, signal: controller.signal, ...withFilter(c.filter) }), controller.signal)
+        const hits = await abortable(
+          c.retriever.retrieve(c.query, { topK: c.depth, signal: controller.signal, ...withFilter(c.filter) }),
+          controller.signal,
+        )
         return retrievedList(hits, c.depth, c.who)
       } catch (e) {
         if (signal?.aborted) throw new AbortError()

@@ -1,5 +1,14 @@
 import { describe, rangeError, typeError } from '../errors'
-import { finiteNumber, isArray, isPlainObject, oneOf, optionKeys, optionsObject, renamedOption, topK } from '../internal/validate'
+import {
+  finiteNumber,
+  isArray,
+  isPlainObject,
+  oneOf,
+  optionKeys,
+  optionsObject,
+  renamedOption,
+  topK,
+} from '../internal/validate'
 import type { ScoredDocument } from './retriever'
 
 /** How `fuse` combines lists: by rank (`'rrf'`) or by normalised score (`'weighted'`). */
@@ -71,7 +80,10 @@ export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
  * document's contributions are summed in ascending order, so its score does not depend on
  * the order of the lists. O(total items + d log d) for d distinct documents.
  */
-export function fuse<T extends ScoredDocument>(lists: readonly (readonly T[])[], options: FuseOptions<T> = {}): Fused<T>[] {
+export function fuse<T extends ScoredDocument>(
+  lists: readonly (readonly T[])[],
+  options: FuseOptions<T> = {},
+): Fused<T>[] {
   if (!isArray(lists)) throw typeError('lists must be an array of arrays of { id, score }')
   const o = fuseOptions(options, lists.length)
   let capacity = 0
@@ -189,7 +201,12 @@ class Tally<T extends ScoredDocument> {
   #contributions(d: number): FusionContribution[] {
     const out: FusionContribution[] = []
     for (let j = this.firstItem[d]; j !== -1; j = this.itemNext[j]) {
-      out.push({ list: this.itemList[j], rank: this.itemRank[j], score: this.itemScore[j], contribution: this.itemContribution[j] })
+      out.push({
+        list: this.itemList[j],
+        rank: this.itemRank[j],
+        score: this.itemScore[j],
+        contribution: this.itemContribution[j],
+      })
     }
     return out
   }
@@ -206,7 +223,17 @@ interface CheckedOptions<T> {
   topK?: number
 }
 
-const FUSE_KEYS = optionKeys('method', 'rrfK', 'k', 'weights', 'scoreNormalization', 'normalize', 'keyBy', 'dedupeBy', 'topK')
+const FUSE_KEYS = optionKeys(
+  'method',
+  'rrfK',
+  'k',
+  'weights',
+  'scoreNormalization',
+  'normalize',
+  'keyBy',
+  'dedupeBy',
+  'topK',
+)
 
 function fuseOptions<T extends ScoredDocument>(options: unknown, count: number): CheckedOptions<T> {
   const o = optionsObject(options, 'options', FUSE_KEYS)
@@ -218,7 +245,8 @@ function fuseOptions<T extends ScoredDocument>(options: unknown, count: number):
   return {
     method,
     k,
-    weights: o.weights === undefined ? new Array<number>(count).fill(1) : checkWeights(o.weights, count, 'options.weights'),
+    weights:
+      o.weights === undefined ? new Array<number>(count).fill(1) : checkWeights(o.weights, count, 'options.weights'),
     normalize: oneOf(norm.value ?? 'minmax', ['minmax', 'zscore', 'none'], norm.name),
     key: documentKey<T>(keyBy.value, keyBy.name),
     keyName: keyBy.name,
@@ -237,10 +265,13 @@ export function rrfConstant(o: Record<string, unknown>, method: unknown): number
   const r = renamedOption(o, 'rrfK', 'k')
   if (o.k !== undefined && !warnedK) {
     warnedK = true
-    process.emitWarning('options.k is deprecated: it is the RRF constant, now named rrfK (for how many results, use topK)', {
-      type: 'DeprecationWarning',
-      code: 'RAGRANK_DEP_RRF_K',
-    })
+    process.emitWarning(
+      'options.k is deprecated: it is the RRF constant, now named rrfK (for how many results, use topK)',
+      {
+        type: 'DeprecationWarning',
+        code: 'RAGRANK_DEP_RRF_K',
+      },
+    )
   }
   if (r.value === undefined) return undefined
   if (method === 'weighted') throw rangeError(`${r.name} applies to method 'rrf' only`)
@@ -276,13 +307,17 @@ function collect<T extends ScoredDocument>(list: readonly T[], i: number, o: Che
       throw rangeError(`lists[${i}][${j}].score must be finite for weighted fusion, got ${doc.score}`)
     }
     const key = o.key(doc)
-    if (typeof key !== 'string') throw typeError(`${o.keyName} must return a string, got ${typeof key} for lists[${i}][${j}]`)
+    if (typeof key !== 'string')
+      throw typeError(`${o.keyName} must return a string, got ${typeof key} for lists[${i}][${j}]`)
     if (tally.add(key, doc, i, rank + 1)) rank++
   }
 }
 
 /** The per-list score map of `'weighted'` fusion. */
-export function normalizer(scores: ArrayLike<number> & Iterable<number>, method: ScoreNormalization): (s: number) => number {
+export function normalizer(
+  scores: ArrayLike<number> & Iterable<number>,
+  method: ScoreNormalization,
+): (s: number) => number {
   if (method === 'none' || scores.length === 0) return (s) => s
   let min = Infinity
   let max = -Infinity

@@ -2,8 +2,27 @@ import { typeError } from '../errors'
 import { checkWeights, fuse, rrfConstant, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
 import { throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
-import { checkFilterSupport, checkQuery, isRetriever, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument, supportsFilter } from './retriever'
-import { checkKeys, finiteNumber, isArray, isPlainObject, oneOf, optionKeys, optionsObject, positiveInteger, renamedOption } from '../internal/validate'
+import {
+  checkFilterSupport,
+  checkQuery,
+  isRetriever,
+  retrieveOptions,
+  type RetrieveOptions,
+  type Retriever,
+  type ScoredDocument,
+  supportsFilter,
+} from './retriever'
+import {
+  checkKeys,
+  finiteNumber,
+  isArray,
+  isPlainObject,
+  oneOf,
+  optionKeys,
+  optionsObject,
+  positiveInteger,
+  renamedOption,
+} from '../internal/validate'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
 export interface HybridSource {
@@ -41,7 +60,17 @@ export interface HybridRetrieverOptions {
 
 const DEFAULT_CANDIDATES = 50
 
-const HYBRID_KEYS = optionKeys('retrievers', 'method', 'rrfK', 'k', 'scoreNormalization', 'normalize', 'candidates', 'onError', 'onSkip')
+const HYBRID_KEYS = optionKeys(
+  'retrievers',
+  'method',
+  'rrfK',
+  'k',
+  'scoreNormalization',
+  'normalize',
+  'candidates',
+  'onError',
+  'onSkip',
+)
 const SOURCE_KEYS = optionKeys('retriever', 'topK', 'weight')
 
 /**
@@ -64,14 +93,22 @@ export class HybridRetriever implements Retriever {
     }
     const sources = o.retrievers.map(source)
     this.#sources = sources.map(({ retriever, topK }) => ({ retriever, topK }))
-    this.#weights = checkWeights(sources.map((s) => s.weight), sources.length, 'options.retrievers weights')
-    const scoreNormalization = renamedOption(o, 'scoreNormalization', 'normalize').value as ScoreNormalization | undefined
+    this.#weights = checkWeights(
+      sources.map((s) => s.weight),
+      sources.length,
+      'options.retrievers weights',
+    )
+    const scoreNormalization = renamedOption(o, 'scoreNormalization', 'normalize').value as
+      | ScoreNormalization
+      | undefined
     const method = (o.method ?? 'rrf') as FusionMethod
     this.#fusion = { method, rrfK: rrfConstant(o, method), scoreNormalization }
     fuse([], this.#fusion) // validates method and the normalisation now rather than on the first query
-    this.#candidates = o.candidates === undefined ? DEFAULT_CANDIDATES : positiveInteger(o.candidates, 'options.candidates')
+    this.#candidates =
+      o.candidates === undefined ? DEFAULT_CANDIDATES : positiveInteger(o.candidates, 'options.candidates')
     this.#skipFailures = oneOf(o.onError ?? 'reject', ['reject', 'skip'], 'options.onError') === 'skip'
-    if (o.onSkip !== undefined && typeof o.onSkip !== 'function') throw typeError('options.onSkip must be a function (error, index) => void')
+    if (o.onSkip !== undefined && typeof o.onSkip !== 'function')
+      throw typeError('options.onSkip must be a function (error, index) => void')
     this.#onSkip = o.onSkip as HybridRetrieverOptions['onSkip']
   }
 
@@ -83,7 +120,11 @@ export class HybridRetriever implements Retriever {
   async retrieve(query: string, options: RetrieveOptions = {}): Promise<Fused[]> {
     const text = checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options)
-    if (filter !== undefined) checkFilterSupport(filter, this.#sources.map((s, i) => ({ retriever: s.retriever, who: `retrievers[${i}]` })))
+    if (filter !== undefined)
+      checkFilterSupport(
+        filter,
+        this.#sources.map((s, i) => ({ retriever: s.retriever, who: `retrievers[${i}]` })),
+      )
     throwIfAborted(signal)
     if (topK === 0) return []
     const failures: unknown[] = []
@@ -100,7 +141,8 @@ export class HybridRetriever implements Retriever {
       who: `retrievers[${i}].retrieve`,
     }))
     const lists = await retrieveAll(calls, calls.length, signal, this.#skipFailures ? skip : undefined)
-    if (failures.length === this.#sources.length) throw new AggregateError(failures, 'every retriever of the HybridRetriever failed')
+    if (failures.length === this.#sources.length)
+      throw new AggregateError(failures, 'every retriever of the HybridRetriever failed')
     return fuse(lists, { ...this.#fusion, weights: this.#weights, topK })
   }
 }

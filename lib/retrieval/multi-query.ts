@@ -2,11 +2,23 @@ import { typeError } from '../errors'
 import { fuse, rrfConstant, type Fused } from './fusion'
 import { abortable, throwIfAborted } from '../internal/abort'
 import { retrieveAll } from './fan-out'
-import { checkFilterSupport, checkQuery, isRetriever, RETRIEVE_KEYS, retrieveOptions, type RetrieveOptions, type Retriever, supportsFilter } from './retriever'
+import {
+  checkFilterSupport,
+  checkQuery,
+  isRetriever,
+  RETRIEVE_KEYS,
+  retrieveOptions,
+  type RetrieveOptions,
+  type Retriever,
+  supportsFilter,
+} from './retriever'
 import { booleanOption, hasMethod, optionKeys, optionsObject, positiveInteger, stringArray } from '../internal/validate'
 
 /** Rewrites a query into variants; in practice an LLM call. */
-export type QueryVariantsFunction = (query: string, options: { signal?: AbortSignal }) => readonly string[] | Promise<readonly string[]>
+export type QueryVariantsFunction = (
+  query: string,
+  options: { signal?: AbortSignal },
+) => readonly string[] | Promise<readonly string[]>
 
 /** An object that produces variants, such as a `QueryRewriter`. */
 export interface QueryVariantSource {
@@ -56,7 +68,8 @@ export class MultiQueryRetriever implements Retriever {
 
   constructor(options: MultiQueryRetrieverOptions) {
     const o = optionsObject(options, 'options', MULTI_QUERY_KEYS)
-    if (!isRetriever(o.retriever)) throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
+    if (!isRetriever(o.retriever))
+      throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
     this.#retriever = o.retriever
     const source = o.queries as QueryVariantSource | undefined
     this.#rewrite =
@@ -85,7 +98,13 @@ export class MultiQueryRetriever implements Retriever {
     if (topK === 0) return []
     const variants = distinctQueries(original, given ?? (await this.#rewrites(original, signal)), this.#includeOriginal)
     const depth = Math.max(this.#candidates, topK)
-    const calls = variants.map((q, i) => ({ retriever: this.#retriever, query: q, depth, filter, who: `retriever.retrieve (query ${i})` }))
+    const calls = variants.map((q, i) => ({
+      retriever: this.#retriever,
+      query: q,
+      depth,
+      filter,
+      who: `retriever.retrieve (query ${i})`,
+    }))
     return fuse(await retrieveAll(calls, this.#concurrency, signal), { rrfK: this.#rrfK, topK })
   }
 
@@ -93,7 +112,10 @@ export class MultiQueryRetriever implements Retriever {
     const r = this.#rewrite
     if (r === undefined) return []
     if (typeof r !== 'function') return r
-    const out = await abortable(Promise.resolve().then(() => r(query, { signal })), signal)
+    const out = await abortable(
+      Promise.resolve().then(() => r(query, { signal })),
+      signal,
+    )
     return stringArray(out, 'the queries function result')
   }
 }

@@ -1,12 +1,36 @@
 import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
 import { type Candidate, checkCandidates, dedupe, DEDUPE_RULES, type DedupeBy } from './dedupe'
 import { describe, typeError } from '../errors'
-import { checkFilterSupport, checkQuery, isRetriever, RETRIEVE_KEYS, retrievedList, type RetrieveFilter, type Retriever, type ScoredDocument, supportsFilter, withFilter } from './retriever'
-import { hasMethod, isArray, isPlainObject, oneOf, optionKeys, optionsObject, positiveInteger, topK as topKOption } from '../internal/validate'
+import {
+  checkFilterSupport,
+  checkQuery,
+  isRetriever,
+  RETRIEVE_KEYS,
+  retrievedList,
+  type RetrieveFilter,
+  type Retriever,
+  type ScoredDocument,
+  supportsFilter,
+  withFilter,
+} from './retriever'
+import {
+  hasMethod,
+  isArray,
+  isPlainObject,
+  oneOf,
+  optionKeys,
+  optionsObject,
+  positiveInteger,
+  topK as topKOption,
+} from '../internal/validate'
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
 export interface Ranker {
-  rerank(query: string, documents: readonly Candidate[], options?: { topK?: number; signal?: AbortSignal }): Promise<unknown[]>
+  rerank(
+    query: string,
+    documents: readonly Candidate[],
+    options?: { topK?: number; signal?: AbortSignal },
+  ): Promise<unknown[]>
 }
 
 export interface PoolRerankOptions {
@@ -35,10 +59,16 @@ const COMPRESSION_RETRIEVE_KEYS = optionKeys(...RETRIEVE_KEYS, 'dedupeBy', 'docu
  * so a passage two sources found is scored once. Each result keeps the score its source
  * gave as `meta.priorScore`, and `index` points into `documents`, at the kept copy.
  */
-export async function rerankPooled(query: string, documents: readonly Candidate[], ranker: Ranker, options: PoolRerankOptions = {}): Promise<Pooled[]> {
+export async function rerankPooled(
+  query: string,
+  documents: readonly Candidate[],
+  ranker: Ranker,
+  options: PoolRerankOptions = {},
+): Promise<Pooled[]> {
   checkQuery(query)
   if (!isArray(documents)) throw typeError('documents must be an array of strings or { text } objects')
-  if (!isRanker(ranker)) throw typeError('ranker must have a rerank(query, documents, options) method (a CrossEncoder, an LLMRanker, ...)')
+  if (!isRanker(ranker))
+    throw typeError('ranker must have a rerank(query, documents, options) method (a CrossEncoder, an LLMRanker, ...)')
   const o = optionsObject(options, 'options', POOL_RERANK_KEYS)
   const topK = topKOption(o.topK)
   const signal = checkSignal(o.signal)
@@ -48,7 +78,9 @@ export async function rerankPooled(query: string, documents: readonly Candidate[
     // AutoMergingRetriever hits carry their text on the (merged) node.
     const node = isPlainObject(d) ? (d as { node?: unknown }).node : undefined
     if (isPlainObject(node) && typeof node.text === 'string') return { ...(d as object), text: node.text } as Candidate
-    throw typeError(`documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${typeof d.id === 'string' ? d.id : describe(d.id)}: was the text stored?)` : ''}`)
+    throw typeError(
+      `documents[${i}] must be a string or have a string text${isPlainObject(d) && 'id' in d ? ` (id ${typeof d.id === 'string' ? d.id : describe(d.id)}: was the text stored?)` : ''}`,
+    )
   })
   checkCandidates(candidates, 'documents') // ids must be strings: dedupe keys them
   throwIfAborted(signal)
@@ -61,7 +93,8 @@ export async function rerankPooled(query: string, documents: readonly Candidate[
     const at = typeof r.index === 'number' && docs[r.index] !== undefined ? r.index : undefined
     const source = at === undefined ? undefined : docs[at]
     const meta: Record<string, unknown> = isPlainObject(r.meta) ? { ...r.meta } : {}
-    if (typeof source !== 'string' && typeof source?.score === 'number' && !('priorScore' in meta)) meta.priorScore = source.score
+    if (typeof source !== 'string' && typeof source?.score === 'number' && !('priorScore' in meta))
+      meta.priorScore = source.score
     return { ...r, index: at === undefined ? -1 : indices[at], meta } as Pooled
   })
 }
@@ -100,7 +133,8 @@ export class CompressionRetriever implements Retriever {
   constructor(options: CompressionRetrieverOptions) {
     const o = optionsObject(options, 'options', COMPRESSION_KEYS)
     if (!isRanker(o.ranker)) throw typeError('options.ranker must have a rerank(query, documents, options) method')
-    if (o.retriever !== undefined && !isRetriever(o.retriever)) throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
+    if (o.retriever !== undefined && !isRetriever(o.retriever))
+      throw typeError('options.retriever must be a retriever (with retrieve(query, options))')
     this.#ranker = o.ranker
     this.#retriever = o.retriever as Retriever | undefined
     this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
@@ -121,7 +155,9 @@ export class CompressionRetriever implements Retriever {
     const filter = o.filter as RetrieveFilter | undefined
     let documents = o.documents as readonly Candidate[] | undefined
     if (filter !== undefined && documents !== undefined) {
-      throw typeError('options.filter applies to the base retriever, not to options.documents: filter the documents before passing them')
+      throw typeError(
+        'options.filter applies to the base retriever, not to options.documents: filter the documents before passing them',
+      )
     }
     if (documents === undefined) {
       if (!this.#retriever) throw typeError('this CompressionRetriever has no base retriever: pass options.documents')
@@ -129,7 +165,10 @@ export class CompressionRetriever implements Retriever {
       throwIfAborted(signal)
       if (topK === 0) return []
       const depth = Math.max(this.#candidates, topK)
-      const hits = await abortable(this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) }), signal)
+      const hits = await abortable(
+        this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) }),
+        signal,
+      )
       documents = retrievedList(hits, depth, 'retriever.retrieve') as Candidate[]
     }
     return rerankPooled(query, documents, this.#ranker, { topK, signal, dedupeBy })

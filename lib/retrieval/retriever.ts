@@ -82,8 +82,11 @@ export function checkFilterSupport(filter: unknown, sources: readonly { retrieve
   if (filter === undefined) return
   for (const { retriever, who } of sources) {
     if (!supportsFilter(retriever)) {
-      const name = retriever.constructor?.name && retriever.constructor.name !== 'Object' ? ` (${retriever.constructor.name})` : ''
-      throw typeError(`${who}${name} cannot honour options.filter: it does not declare supportsFilter, so it would ignore the filter`)
+      const name =
+        retriever.constructor?.name && retriever.constructor.name !== 'Object' ? ` (${retriever.constructor.name})` : ''
+      throw typeError(
+        `${who}${name} cannot honour options.filter: it does not declare supportsFilter, so it would ignore the filter`,
+      )
     }
   }
 }
@@ -95,6 +98,7 @@ export function withFilter(filter: RetrieveFilter | undefined): { filter?: Retri
 
 /** Checks that a retriever resolved to an array and keeps at most `topK` of it. */
 export function retrievedList(v: unknown, topK: number, who: string): ScoredDocument[] {
-  if (!isArray(v)) throw typeError(`${who} must resolve to an array of { id, score }, got ${v === null ? 'null' : typeof v}`)
+  if (!isArray(v))
+    throw typeError(`${who} must resolve to an array of { id, score }, got ${v === null ? 'null' : typeof v}`)
   return v.length > topK ? v.slice(0, topK) : v
 }

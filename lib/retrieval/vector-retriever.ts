@@ -1,6 +1,14 @@
 import { rangeError, typeError } from '../errors'
 import { abortable, throwIfAborted } from '../internal/abort'
-import { checkQuery, type RetrieveFilter, retrieveOptions, type RetrieveOptions, type Retriever, type ScoredDocument, withFilter } from './retriever'
+import {
+  checkQuery,
+  type RetrieveFilter,
+  retrieveOptions,
+  type RetrieveOptions,
+  type Retriever,
+  type ScoredDocument,
+  withFilter,
+} from './retriever'
 import { hasMethod, isArray, isPlainObject, optionKeys, optionsObject, readValue } from '../internal/validate'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
@@ -24,7 +32,10 @@ export interface QueryEmbedder {
 }
 
 /** A function that embeds a query, e.g. a call to an embeddings API. */
-export type EmbedFunction = (text: string, options: { signal?: AbortSignal }) => Promise<Float32Array | readonly number[]>
+export type EmbedFunction = (
+  text: string,
+  options: { signal?: AbortSignal },
+) => Promise<Float32Array | readonly number[]>
 
 /** The stored fields of a document, looked up by id so hits can carry them. */
 export type DocumentFields = { text?: string; meta?: Record<string, unknown> }
@@ -54,7 +65,11 @@ export class VectorRetriever implements Retriever {
     }
     this.#index = o.index as unknown as VectorSearchIndex
     this.#embed = embedFunction(o.embed)
-    if (o.documents !== undefined && !readValue(() => o.documents instanceof Map) && typeof o.documents !== 'function') {
+    if (
+      o.documents !== undefined &&
+      !readValue(() => o.documents instanceof Map) &&
+      typeof o.documents !== 'function'
+    ) {
       throw typeError('options.documents must be a Map or a function (id) => { text, meta }')
     }
     this.#documents = o.documents as DocumentLookup | undefined
@@ -69,7 +84,9 @@ export class VectorRetriever implements Retriever {
     const text = checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options)
     if (filter !== undefined && !indexSupportsFilter(this.#index)) {
-      throw typeError('options.filter: the index of this VectorRetriever does not declare supportsFilter, so it would ignore the filter')
+      throw typeError(
+        'options.filter: the index of this VectorRetriever does not declare supportsFilter, so it would ignore the filter',
+      )
     }
     throwIfAborted(signal)
     if (topK === 0) return []
@@ -87,7 +104,8 @@ export class VectorRetriever implements Retriever {
     return hits.map((h, i) => {
       const f = fields[i]
       if (f === undefined || f === null) return h
-      if (!isPlainObject(f)) throw typeError(`documents lookup for ${JSON.stringify(h.id)} must give an object { text?, meta? }`)
+      if (!isPlainObject(f))
+        throw typeError(`documents lookup for ${JSON.stringify(h.id)} must give an object { text?, meta? }`)
       const out = { ...h }
       if (f.text !== undefined) out.text = f.text
       if (f.meta !== undefined) out.meta = f.meta
@@ -102,11 +120,17 @@ function embedFunction(embed: unknown): EmbedFunction {
     const e = embed as QueryEmbedder
     return (text, { signal }) => e.embedQuery(text, { signal })
   }
-  throw typeError('options.embed must be an Embedder (or any object with embedQuery) or a function (text, { signal }) => Promise<Float32Array>')
+  throw typeError(
+    'options.embed must be an Embedder (or any object with embedQuery) or a function (text, { signal }) => Promise<Float32Array>',
+  )
 }
 
 function queryVector(v: unknown): Float32Array {
-  const vector = readValue(() => v instanceof Float32Array) ? (v as Float32Array) : isArray(v) && v.every((x) => typeof x === 'number') ? Float32Array.from(v) : undefined
+  const vector = readValue(() => v instanceof Float32Array)
+    ? (v as Float32Array)
+    : isArray(v) && v.every((x) => typeof x === 'number')
+      ? Float32Array.from(v)
+      : undefined
   if (!vector) throw typeError('embed must resolve to a Float32Array or an array of numbers')
   if (vector.length === 0) throw rangeError('embed resolved to an empty vector')
   if (!vector.every(Number.isFinite)) throw rangeError('embed resolved to a vector with a NaN or infinite value')

@@ -1,8 +1,27 @@
 import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
 import { describe, RagrankError, rangeError, typeError } from '../errors'
 import type { HierarchyNode } from './splitter'
-import { booleanOption, finiteNumber, isArray, isPlainObject, optionKeys, optionsObject, positiveInteger, renamedOption, topK } from '../internal/validate'
-import { checkFilterSupport, isRetriever, RETRIEVE_KEYS, type RetrieveFilter, type RetrieveOptions, type Retriever, supportsFilter, withFilter } from '../retrieval/retriever'
+import {
+  booleanOption,
+  finiteNumber,
+  isArray,
+  isPlainObject,
+  optionKeys,
+  optionsObject,
+  positiveInteger,
+  renamedOption,
+  topK,
+} from '../internal/validate'
+import {
+  checkFilterSupport,
+  isRetriever,
+  RETRIEVE_KEYS,
+  type RetrieveFilter,
+  type RetrieveOptions,
+  type Retriever,
+  supportsFilter,
+  withFilter,
+} from '../retrieval/retriever'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
 export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> & Partial<HierarchyNode>
@@ -49,7 +68,15 @@ interface Item {
   rank: number
 }
 
-const AUTO_MERGING_KEYS = optionKeys('retriever', 'store', 'threshold', 'candidates', 'candidateK', 'parentScore', 'strict')
+const AUTO_MERGING_KEYS = optionKeys(
+  'retriever',
+  'store',
+  'threshold',
+  'candidates',
+  'candidateK',
+  'parentScore',
+  'strict',
+)
 
 /**
  * Retrieves leaves, then replaces groups of sibling hits by their parent when enough of the
@@ -75,7 +102,9 @@ export class AutoMergingRetriever implements Retriever {
   constructor(options: AutoMergingOptions) {
     const o = optionsObject(options, 'options', AUTO_MERGING_KEYS)
     if (!isRetriever(o.retriever)) {
-      throw typeError('retriever must have a retrieve(query, { topK, signal, filter }) method returning Promise<{ id, score }[]>')
+      throw typeError(
+        'retriever must have a retrieve(query, { topK, signal, filter }) method returning Promise<{ id, score }[]>',
+      )
     }
     this.#retriever = o.retriever
     this.#store = toStore(o.store)
@@ -108,7 +137,10 @@ export class AutoMergingRetriever implements Retriever {
     throwIfAborted(signal) // even for topK 0: an aborted call never resolves
     if (k === 0) return []
     const depth = Math.max(this.candidates ?? 4 * k, k)
-    const hits = await abortable(this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) }), signal)
+    const hits = await abortable(
+      this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) }),
+      signal,
+    )
     if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
     const merged = await this.#merge(items, signal, filter !== undefined)

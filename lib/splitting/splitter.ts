@@ -2,7 +2,17 @@ import { native } from '../internal/native'
 import type { NativeSplit } from '../internal/native'
 import { runCancellable, checkSignal } from '../internal/abort'
 import { callNative, describe, RagrankError, rangeError, typeError } from '../errors'
-import { anyInteger, documentId, isArray, isPlainObject, optionalString, optionKeys, optionsObject, readValue, stringArray } from '../internal/validate'
+import {
+  anyInteger,
+  documentId,
+  isArray,
+  isPlainObject,
+  optionalString,
+  optionKeys,
+  optionsObject,
+  readValue,
+  stringArray,
+} from '../internal/validate'
 
 /**
  * What a block size counts.
@@ -81,7 +91,11 @@ export class HierarchicalSplitter {
     // (`SplitConfig::from_options`), which names the bad option in a RangeError.
     const o = optionsObject(options, 'options', SPLITTER_KEYS)
     const sizes = o.blockSizes
-    if (sizes === undefined || sizes === null || !readValue(() => typeof (sizes as Iterable<number>)[Symbol.iterator] === 'function')) {
+    if (
+      sizes === undefined ||
+      sizes === null ||
+      !readValue(() => typeof (sizes as Iterable<number>)[Symbol.iterator] === 'function')
+    ) {
       throw typeError('blockSizes must be an array (or a Set) of positive integers, e.g. [512, 128, 32]')
     }
     const blockSizes = [...(sizes as Iterable<unknown>)].map((b, i) => anyInteger(b, `blockSizes[${i}]`))
@@ -148,7 +162,8 @@ function checkDocuments(documents: unknown): SplitDocument[] {
  * chunk path and ids of different documents never meet (doc `a#0` and chunk 0 of doc `a`). Ids without either stay as
  * they are.
  */
-const nodeIdOf = (docId: string): string => (/[%#]/.test(docId) ? docId.replace(/%/g, '%25').replace(/#/g, '%23') : docId)
+const nodeIdOf = (docId: string): string =>
+  /[%#]/.test(docId) ? docId.replace(/%/g, '%25').replace(/#/g, '%23') : docId
 
 /** Builds node objects from the native columns; texts are sliced from the caller's strings. */
 function buildNodes(docs: SplitDocument[], c: NativeSplit): HierarchyNode[] {
@@ -195,7 +210,8 @@ export class NodeTree {
       throw typeError('nodes must be an iterable of HierarchyNode (the output of HierarchicalSplitter.split)')
     }
     let i = 0
-    for (const node of nodes as Iterable<unknown>) this.#byId.set(checkNode(node, `nodes[${i++}]`).id, node as HierarchyNode)
+    for (const node of nodes as Iterable<unknown>)
+      this.#byId.set(checkNode(node, `nodes[${i++}]`).id, node as HierarchyNode)
   }
 
   /** The node with this id, or undefined. */
@@ -256,7 +272,8 @@ export class NodeTree {
 function checkNode(node: unknown, where: string): HierarchyNode {
   if (!isPlainObject(node)) throw typeError(`${where} must be a node object, got ${describe(node)}`)
   if (typeof node.id !== 'string') throw typeError(`${where}.id must be a string, got ${describe(node.id)}`)
-  if (node.parentId !== null && typeof node.parentId !== 'string') throw typeError(`${where}.parentId must be a string or null`)
+  if (node.parentId !== null && typeof node.parentId !== 'string')
+    throw typeError(`${where}.parentId must be a string or null`)
   stringArray(node.childrenIds, `${where}.childrenIds`)
   return node as unknown as HierarchyNode
 }
