@@ -30,6 +30,17 @@ function fixture() {
   return dir
 }
 
+/** `ragrank eval` over the demo collection and its judgements. */
+const DEMO_EVAL = [
+  'eval',
+  '--corpus',
+  'demo/corpus.jsonl',
+  '--queries',
+  'demo/queries.jsonl',
+  '--qrels',
+  'demo/qrels.tsv',
+]
+
 test('index a JSONL file, then search it as text and as JSON', (t) => {
   const dir = fixture()
   const idx = join(dir, 'docs.idx')
@@ -182,19 +193,7 @@ test('eval compares variants on BEIR files with TREC or BEIR qrels, prints a tab
       .map(([q, d, g]) => `${q} 0 ${d} ${g}`)
       .join('\n'),
   )
-  const args = [
-    'eval',
-    '--corpus',
-    'demo/corpus.jsonl',
-    '--queries',
-    'demo/queries.jsonl',
-    '--variants',
-    'lucene,bm25+',
-    '--metrics',
-    'map@3,mrr@10',
-    '--json',
-    out,
-  ]
+  const args = [...DEMO_EVAL.slice(0, -2), '--variants', 'lucene,bm25+', '--metrics', 'map@3,mrr@10', '--json', out]
   const beir = cli([...args, '--qrels', 'demo/qrels.tsv'])
   t.is(beir.status, 0, beir.stderr)
   const lines = beir.stdout.trim().split('\n')
@@ -212,63 +211,20 @@ test('eval compares variants on BEIR files with TREC or BEIR qrels, prints a tab
 })
 
 test('eval --rerank adds a configuration; bad qrels name the line', (t) => {
-  const r = cli([
-    'eval',
-    '--corpus',
-    'demo/corpus.jsonl',
-    '--queries',
-    'demo/queries.jsonl',
-    '--qrels',
-    'demo/qrels.tsv',
-    '--rerank',
-    TINY_RERANKER,
-    '--candidates',
-    '5',
-  ])
+  const r = cli([...DEMO_EVAL, '--rerank', TINY_RERANKER, '--candidates', '5'])
   t.is(r.status, 0, r.stderr)
   t.regex(r.stdout, /^bm25 lucene \+ rerank top 5 /m)
   const dir = tmp()
   writeFileSync(join(dir, 'q.tsv'), 'q1 0 d1 1\nq1 d2\n')
-  const bad = cli([
-    'eval',
-    '--corpus',
-    'demo/corpus.jsonl',
-    '--queries',
-    'demo/queries.jsonl',
-    '--qrels',
-    join(dir, 'q.tsv'),
-  ])
+  const bad = cli([...DEMO_EVAL.slice(0, -1), join(dir, 'q.tsv')])
   t.is(bad.status, 1)
   t.regex(bad.stderr, /q\.tsv:2: expected "qid 0 docid grade"/)
   t.is(cli(['eval', '--corpus', 'demo/corpus.jsonl']).status, 2)
-  t.regex(
-    cli([
-      'eval',
-      '--corpus',
-      'demo/corpus.jsonl',
-      '--queries',
-      'demo/queries.jsonl',
-      '--qrels',
-      'demo/qrels.tsv',
-      '--hybrid',
-    ]).stderr,
-    /--hybrid needs --model/,
-  )
+  t.regex(cli([...DEMO_EVAL, '--hybrid']).stderr, /--hybrid needs --model/)
 })
 
 test('eval --hybrid --model adds dense and hybrid rows (tiny random-weight test embedder)', (t) => {
-  const r = cli([
-    'eval',
-    '--corpus',
-    'demo/corpus.jsonl',
-    '--queries',
-    'demo/queries.jsonl',
-    '--qrels',
-    'demo/qrels.tsv',
-    '--hybrid',
-    '--model',
-    join(root, 'fixtures/models/tiny-embedder'),
-  ])
+  const r = cli([...DEMO_EVAL, '--hybrid', '--model', join(root, 'fixtures/models/tiny-embedder')])
   t.is(r.status, 0, r.stderr)
   const rows = r.stdout
     .trim()

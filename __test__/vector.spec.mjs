@@ -5,22 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { AbortError, VectorIndex } from '../dist/index.mjs'
+import { randomVectors } from '../fixtures/random-vectors.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-vec-'))
-
-/** Deterministic pseudo-random values in [-1, 1) (mulberry32). */
-function randomVectors(n, dim, seed) {
-  let a = seed >>> 0
-  const out = new Float32Array(n * dim)
-  for (let i = 0; i < out.length; i++) {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    out[i] = ((t ^ (t >>> 14)) >>> 0) / 2 ** 31 - 1
-  }
-  return out
-}
 
 const ids = (n, prefix = 'v') => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 

@@ -10,7 +10,7 @@
 // the local scripted server). Any object with rerank(query, documents, { topK }) works.
 import { existsSync } from 'node:fs'
 import { Bm25Index, CrossEncoder, Embedder, LLMRanker, rerankPooled } from 'ragrank'
-import { chatGenerator, loadBbc, promptDocuments, promptQuery, words } from './_shared.mjs'
+import { chatGenerator, loadBbc, wordShareRanking } from './_shared.mjs'
 
 let closeLlm = async () => {}
 
@@ -23,22 +23,7 @@ async function loadRanker() {
     process.env.RAGRANK_EMBEDDER ?? new URL('../bench/.cache/models/minilm-l6-embedder', import.meta.url).pathname
   if (!existsSync(path)) {
     console.log(`no ranker model (RAGRANK_CROSS_ENCODER, or RAGRANK_EMBEDDER: ${path} is absent): using an LLMRanker`)
-    // Offline stand-in for the model (not a model): share of the query's words in the passage.
-    const standIn = (body) => {
-      const prompt = body.messages.at(-1).content
-      const q = new Set(words(promptQuery(prompt)).filter((w) => w.length > 3))
-      const scored = promptDocuments(prompt).map((d) => ({
-        n: d.n,
-        s: words(d.text).filter((w) => q.has(w)).length / Math.sqrt(words(d.text).length + 1),
-      }))
-      return JSON.stringify({
-        documents: scored
-          .filter((d) => d.s > 0)
-          .sort((a, b) => b.s - a.s || a.n - b.n)
-          .map((d) => ({ index: d.n })),
-      })
-    }
-    const llm = await chatGenerator(standIn)
+    const llm = await chatGenerator(wordShareRanking)
     closeLlm = llm.close
     return new LLMRanker({ chatGenerator: llm.generator })
   }

@@ -6,7 +6,7 @@
 //
 //   node examples/04-hierarchical-auto-merging.mjs
 import { AutoMergingRetriever, Bm25Index, CompressionRetriever, HierarchicalSplitter, LLMRanker } from 'ragrank'
-import { chatGenerator, loadBbc, promptDocuments, promptQuery, words } from './_shared.mjs'
+import { chatGenerator, loadBbc, wordShareRanking, words } from './_shared.mjs'
 
 const articles = loadBbc().filter((a) => a.category === 'tech')
 const splitter = new HierarchicalSplitter({ blockSizes: [90, 30, 10], splitBy: 'word' })
@@ -20,22 +20,7 @@ console.log(`${articles.length} tech articles → ${nodes.length} nodes, ${leave
 
 const merging = new AutoMergingRetriever({ retriever: index, store: nodes, threshold: 0.5, candidates: 60 })
 
-// Offline stand-in for the model (not a model): relevance = share of query words in the passage.
-function standIn(body) {
-  const prompt = body.messages.at(-1).content
-  const q = new Set(words(promptQuery(prompt)).filter((w) => w.length > 3))
-  const scored = promptDocuments(prompt).map((d) => ({
-    n: d.n,
-    s: words(d.text).filter((w) => q.has(w)).length / Math.sqrt(1 + words(d.text).length),
-  }))
-  return JSON.stringify({
-    documents: scored
-      .filter((d) => d.s > 0)
-      .sort((a, b) => b.s - a.s || a.n - b.n)
-      .map((d) => ({ index: d.n })),
-  })
-}
-const llm = await chatGenerator(standIn)
+const llm = await chatGenerator(wordShareRanking)
 try {
   const pipeline = new CompressionRetriever({
     retriever: merging,

@@ -52,3 +52,22 @@ export const promptDocuments = (prompt) =>
 export const promptQuery = (prompt) => /Query:\n(.*)\n/.exec(prompt)?.[1] ?? ''
 
 export const words = (s) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
+
+/**
+ * An offline stand-in for an LLM ranker (not a model): the documents that share words of four or
+ * more letters with the query, ordered by the share of such words in the passage.
+ */
+export function wordShareRanking(body) {
+  const prompt = body.messages.at(-1).content
+  const q = new Set(words(promptQuery(prompt)).filter((w) => w.length > 3))
+  const scored = promptDocuments(prompt).map((d) => ({
+    n: d.n,
+    s: words(d.text).filter((w) => q.has(w)).length / Math.sqrt(words(d.text).length + 1),
+  }))
+  return JSON.stringify({
+    documents: scored
+      .filter((d) => d.s > 0)
+      .sort((a, b) => b.s - a.s || a.n - b.n)
+      .map((d) => ({ index: d.n })),
+  })
+}

@@ -19,10 +19,7 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
  * Starts native async work: a synchronous throw (napi's argument conversion) becomes the
  * JS error users see, before anything is registered on the caller's signal.
  */
-function startNative<T>(
-  token: InstanceType<typeof native.CancelToken>,
-  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
-): Promise<T> {
+function startNative<T>(token: InstanceType<typeof native.CancelToken>, start: NativeStart<T>): Promise<T> {
   let work: Promise<T>
   try {
     work = start(token)
@@ -34,33 +31,15 @@ function startNative<T>(
   })
 }
 
+type NativeStart<T> = (token: InstanceType<typeof native.CancelToken>) => Promise<T>
+
 /**
  * Runs native async work that can be cancelled: the signal cancels a native token
  * (checked while the work runs) and the promise rejects with an AbortError at once.
  * For work that only reads: a call that changes state uses `runCancellableChange`.
  */
-export async function runCancellable<T>(
-  signal: AbortSignal | undefined,
-  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
-): Promise<T> {
-  if (signal?.aborted) throw new AbortError()
-  const token = new native.CancelToken()
-  const work = startNative(token, start)
-  if (!signal) return work
-  let onAbort = () => {}
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => {
-      token.cancel()
-      reject(new AbortError())
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-  try {
-    return await Promise.race([work, aborted])
-  } finally {
-    signal.removeEventListener('abort', onAbort)
-    work.catch(() => {})
-  }
+export function runCancellable<T>(signal: AbortSignal | undefined, start: NativeStart<T>): Promise<T> {
+  return runWithToken(signal, start, true)
 }
 
 /**
@@ -69,20 +48,34 @@ export async function runCancellable<T>(
  * before changing anything rejects with an AbortError; work that got past its last check
  * under the lock completes, and the promise resolves.
  */
-export async function runCancellableChange<T>(
+export function runCancellableChange<T>(signal: AbortSignal | undefined, start: NativeStart<T>): Promise<T> {
+  return runWithToken(signal, start, false)
+}
+
+async function runWithToken<T>(
   signal: AbortSignal | undefined,
-  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
+  start: NativeStart<T>,
+  rejectAtOnce: boolean,
 ): Promise<T> {
   if (signal?.aborted) throw new AbortError()
   const token = new native.CancelToken()
   const work = startNative(token, start)
   if (!signal) return work
-  const onAbort = () => token.cancel()
+  let onAbort = () => token.cancel()
+  const aborted = rejectAtOnce
+    ? new Promise<never>((_, reject) => {
+        onAbort = () => {
+          token.cancel()
+          reject(new AbortError())
+        }
+      })
+    : undefined
   signal.addEventListener('abort', onAbort, { once: true })
   try {
-    return await work
+    return await (aborted ? Promise.race([work, aborted]) : work)
   } finally {
     signal.removeEventListener('abort', onAbort)
+    work.catch(() => {})
   }
 }
 
