@@ -278,7 +278,7 @@ test('HybridRetriever with onError skip fuses the rest and reports the skipped',
   t.is(skipped[1][1], 2)
   t.true(skipped[1][0] instanceof TypeError)
   const allBroken = new HybridRetriever({ retrievers: [broken, broken], onError: 'skip' })
-  const e = await t.throwsAsync(allBroken.retrieve('q'), { instanceOf: AggregateError })
+  const e = await t.throwsAsync(allBroken.retrieve('q'), { instanceOf: AggregateError, code: 'ERR_ALL_SOURCES_FAILED' })
   t.deepEqual(e.errors, [failure, failure])
 })
 

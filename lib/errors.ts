@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'ERR_LLM'
   | 'ERR_LLM_REPLY'
   | 'ERR_CALLBACK'
+  | 'ERR_ALL_SOURCES_FAILED'
   | 'ABORT_ERR'
 
 /** An Error with a stable `code`. */

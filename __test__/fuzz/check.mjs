@@ -27,6 +27,7 @@ export const ERROR_CODES = new Set([
   'ERR_LLM',
   'ERR_LLM_REPLY',
   'ERR_CALLBACK',
+  'ERR_ALL_SOURCES_FAILED',
   'ABORT_ERR',
 ])
 
@@ -70,6 +71,8 @@ function rawErrorClass(e) {
     if (e.code === undefined) return `${e.constructor.name} without code`
     return ERROR_CODES.has(e.code) ? null : `${e.constructor.name} code ${String(e.code)}`
   }
+  // a composite whose every source failed: the standard carrier of several errors, with a code
+  if (e instanceof AggregateError && ERROR_CODES.has(e.code)) return null
   if (e instanceof Error) return `${e.constructor.name}${e.code === undefined ? '' : ` code ${String(e.code)}`}`
   return `non-Error thrown (${e === null ? 'null' : typeof e})`
 }

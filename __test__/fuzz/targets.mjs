@@ -762,7 +762,7 @@ export const TARGETS = [
     (_, r, req, opt, o) => {
       // never the network: a plain options object without fetch gets one that answers 404
       const safe =
-        o && typeof o === 'object' && !('fetch' in o)
+        o && typeof o === 'object' && attempt(() => !('fetch' in o)) // a revoked Proxy makes `in` throw
           ? { ...o, fetch: async () => new Response('', { status: 404 }), cacheDir: resolvePath(o.cacheDir ?? '@dir') }
           : o
       return resolveHubFiles(r, req, opt, safe)

@@ -51,7 +51,8 @@ export interface HybridRetrieverOptions {
   /**
    * A retriever that fails makes the call reject with its error (`'reject'`, default; the
    * others are aborted), or is left out of the fusion (`'skip'`; the call rejects with an
-   * AggregateError only when every retriever failed). An abort always rejects.
+   * AggregateError, code `ERR_ALL_SOURCES_FAILED`, holding every error in `errors`, only when
+   * every retriever failed). An abort always rejects.
    */
   onError?: 'reject' | 'skip'
   /** Called with each error `'skip'` leaves out, and the retriever's index (for logging). */
@@ -141,8 +142,10 @@ export class HybridRetriever implements Retriever {
       who: `retrievers[${i}].retrieve`,
     }))
     const lists = await retrieveAll(calls, calls.length, signal, this.#skipFailures ? skip : undefined)
-    if (failures.length === this.#sources.length)
-      throw new AggregateError(failures, 'every retriever of the HybridRetriever failed')
+    if (failures.length === this.#sources.length) {
+      const all = new AggregateError(failures, 'every retriever of the HybridRetriever failed')
+      throw Object.assign(all, { code: 'ERR_ALL_SOURCES_FAILED' as const })
+    }
     return fuse(lists, { ...this.#fusion, weights: this.#weights, topK })
   }
 }
