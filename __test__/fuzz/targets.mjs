@@ -884,20 +884,8 @@ const attempt = (read) => {
     return false
   }
 }
-const isRealArray = (v) => {
-  try {
-    return Array.isArray(v)
-  } catch {
-    return false
-  }
-}
-const isMap = (v) => {
-  try {
-    return v instanceof Map
-  } catch {
-    return false
-  }
-}
+const isRealArray = (v) => attempt(() => Array.isArray(v))
+const isMap = (v) => attempt(() => v instanceof Map)
 
 function withFakes(o) {
   if (o === null || typeof o !== 'object' || isArrayOrRevoked(o) || Object.isFrozen(o)) return o

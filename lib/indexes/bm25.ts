@@ -4,6 +4,7 @@ import { callNative, describe, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort'
 import {
   anyInteger,
+  booleanOption,
   documentId,
   isArray,
   isPlainObject,
@@ -142,8 +143,7 @@ function analyzerShape(a: unknown): unknown {
   if (o.stopwords !== undefined && o.stopwords !== null && typeof o.stopwords !== 'string') {
     stringArray(o.stopwords, 'options.analyzer.stopwords')
   }
-  if (o.lowercase !== undefined && typeof o.lowercase !== 'boolean')
-    throw typeError('options.analyzer.lowercase must be a boolean')
+  if (o.lowercase !== undefined) booleanOption(o.lowercase, 'options.analyzer.lowercase', true)
   if (o.minTokenLength !== undefined) anyInteger(o.minTokenLength, 'options.analyzer.minTokenLength')
   return Object.fromEntries(ANALYZER_KEYS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]))
 }
@@ -156,8 +156,7 @@ function indexConfig(options: unknown): string {
     if (o[name] !== undefined && typeof o[name] !== 'number')
       throw typeError(`options.${name} must be a number, got ${describe(o[name])}`)
   }
-  if (o.storeText !== undefined && typeof o.storeText !== 'boolean')
-    throw typeError('options.storeText must be a boolean')
+  if (o.storeText !== undefined) booleanOption(o.storeText, 'options.storeText', true)
   const params = { variant, k1: o.k1, b: o.b, delta: o.delta }
   // JSON has no NaN or Infinity: they cross spelled out, so Rust can reject them by name.
   const spellNonFinite = (_key: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)
@@ -365,9 +364,7 @@ function toHits(h: NativeHits): Bm25Hit[] {
 }
 
 function upsertOption(options: unknown, known: ReadonlySet<string>): boolean {
-  const o = optionsObject(options, 'options', known)
-  if (o.upsert !== undefined && typeof o.upsert !== 'boolean') throw typeError('options.upsert must be a boolean')
-  return o.upsert === true
+  return booleanOption(optionsObject(options, 'options', known).upsert, 'options.upsert', false)
 }
 
 /** Options that need the native options object; a plain `{ topK }` skips it. */
@@ -379,10 +376,7 @@ function searchOptions(
   const topK = Math.min(parseTopK(o.topK), 0xffffffff)
   if (o.includeFields === undefined && o.filter === undefined) return { topK, native: undefined }
   const out: NativeSearchOptions = {}
-  if (o.includeFields !== undefined) {
-    if (typeof o.includeFields !== 'boolean') throw typeError('options.includeFields must be a boolean')
-    out.includeFields = o.includeFields
-  }
+  if (o.includeFields !== undefined) out.includeFields = booleanOption(o.includeFields, 'options.includeFields', true)
   if (o.filter !== undefined) {
     const f = filterParts(o.filter)
     out.filterIds = f.ids

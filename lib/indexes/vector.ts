@@ -5,6 +5,7 @@ import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '..
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
 import {
   anyInteger,
+  booleanOption,
   checkKeys,
   documentId,
   isArray,
@@ -298,9 +299,9 @@ export class VectorIndex {
   static async load(path: string, options: VectorLoadOptions = {}): Promise<VectorIndex> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
     const o = optionsObject(options, 'options', LOAD_KEYS)
-    if (o.mmap !== undefined && typeof o.mmap !== 'boolean') throw typeError('options.mmap must be a boolean')
+    const mmap = booleanOption(o.mmap, 'options.mmap', false)
     const signal = checkSignal(o.signal)
-    const inner = await runCancellable(signal, (token) => native.NativeVectorIndex.load(path, o.mmap === true, token))
+    const inner = await runCancellable(signal, (token) => native.NativeVectorIndex.load(path, mmap, token))
     return new VectorIndex({ [FROM_NATIVE]: inner } as unknown as VectorIndexOptions)
   }
 
@@ -321,15 +322,10 @@ function toFloat32(v: unknown, name: string): Float32Array {
 }
 
 function upsertOption(options: unknown): boolean {
-  const o = optionsObject(options, 'options', ADD_KEYS)
-  if (o.upsert !== undefined && typeof o.upsert !== 'boolean') throw typeError('options.upsert must be a boolean')
-  return o.upsert === true
+  return booleanOption(optionsObject(options, 'options', ADD_KEYS).upsert, 'options.upsert', false)
 }
 
-function includeFieldsOption(v: unknown): boolean {
-  if (v !== undefined && typeof v !== 'boolean') throw typeError('options.includeFields must be a boolean')
-  return v !== false
-}
+const includeFieldsOption = (v: unknown): boolean => booleanOption(v, 'options.includeFields', true)
 
 function topKOption(v: unknown): number {
   return Math.min(parseTopK(v), 0xffffffff)
