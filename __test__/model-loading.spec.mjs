@@ -308,3 +308,31 @@ test('CrossEncoder with repeated ids: documents[hit.index] is the returned docum
   }
   ce.dispose()
 })
+
+test('sentence_bert_config do_lower_case lowercases the text (with its prompt) before a case-sensitive tokenizer', async (t) => {
+  const dir = stFolder(t, { pooling: { pooling_mode_mean_tokens: true } })
+  const tok = JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8'))
+  tok.normalizer.lowercase = false
+  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tok))
+  const cased = await Embedder.load(dir)
+  t.notDeepEqual((await cased.embed(['HELLO World'])).data, (await cased.embed(['hello world'])).data)
+  writeJson(dir, 'sentence_bert_config.json', { max_seq_length: 16, do_lower_case: true })
+  const lower = await Embedder.load(dir)
+  t.deepEqual((await lower.embed(['HELLO World'])).data, (await cased.embed(['hello world'])).data)
+  const texts = ['KEEP']
+  await lower.embed(texts)
+  t.deepEqual(texts, ['KEEP'], 'the caller array is not changed')
+  for (const m of [cased, lower]) m.dispose()
+})
+
+test('include_prompt: false with a prompt warns that the prompt is pooled too', async (t) => {
+  const dir = stFolder(t, { pooling: { pooling_mode_mean_tokens: true, include_prompt: false } })
+  const warnings = []
+  const onWarning = (w) => warnings.push(w)
+  process.on('warning', onWarning)
+  t.teardown(() => process.off('warning', onWarning))
+  const m = await Embedder.load(dir)
+  await new Promise((r) => setImmediate(r))
+  t.true(warnings.some((w) => w.name === 'RagrankWarning' && /include_prompt/.test(w.message)))
+  m.dispose()
+})

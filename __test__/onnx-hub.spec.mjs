@@ -130,14 +130,14 @@ test('CrossEncoder.load(hub id): external data is fetched with its graph; an int
   for (const m of [ce, local, offline]) m.dispose()
 })
 
-test('CrossEncoder.load(hub id, { dtype }) downloads only that ONNX file', async (t) => {
+test('CrossEncoder.load(hub id, { dtype }) downloads only that ONNX file, the first of its candidates', async (t) => {
   const hub = await startHub()
   t.teardown(() => hub.close())
   const commit = fakeCommit('dtype')
-  hub.repos.set('acme/tiny-q', {
-    refs: { main: commit },
-    commits: { [commit]: filesOf(join(models, 'tiny-cross-encoder')) },
-  })
+  const files = filesOf(join(models, 'tiny-cross-encoder'))
+  // A second copy at the top of the repo, as some exports have: onnx/ comes first, the other is not fetched.
+  files['model_quantized.onnx'] = files['onnx/model_quantized.onnx']
+  hub.repos.set('acme/tiny-q', { refs: { main: commit }, commits: { [commit]: files } })
   const cacheDir = mkdtempSync(join(tmpdir(), 'ragrank-hf-'))
   t.teardown(() => rmSync(cacheDir, { recursive: true, force: true }))
   const q = await CrossEncoder.load('acme/tiny-q', { endpoint: hub.url, cacheDir, dtype: 'q8' })
@@ -145,5 +145,6 @@ test('CrossEncoder.load(hub id, { dtype }) downloads only that ONNX file', async
   const gets = hub.requests.filter((r) => r.method === 'GET').map((r) => r.url.split('/').slice(5).join('/'))
   t.true(gets.includes('onnx/model_quantized.onnx'))
   t.false(gets.includes('onnx/model.onnx'))
+  t.false(gets.includes('model_quantized.onnx'))
   q.dispose()
 })

@@ -118,7 +118,16 @@ export class Embedder extends EncoderModel {
       encoder.dispose()
       throw e
     }
-    return new Embedder(encoder, files, runtime, o, settings)
+    const embedder = new Embedder(encoder, files, runtime, o, settings)
+    if (settings.excludesPrompt && (embedder.#queryPrefix !== '' || embedder.#documentPrefix !== '')) {
+      // sentence-transformers masks the prompt's tokens out of pooling; ragrank pools them too.
+      process.emitWarning(
+        `${files.pooling} sets include_prompt: false, which ragrank does not apply: the prompt's tokens are pooled ` +
+          'with the text, so vectors differ from sentence-transformers (most for mean pooling)',
+        'RagrankWarning',
+      )
+    }
+    return embedder
   }
 
   /** Vector width. */

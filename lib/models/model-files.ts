@@ -135,12 +135,27 @@ async function fromHub(
   const { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress } = o // the hub's options only
   const hubOptions = { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress, signal }
   const st = what.sentenceTransformers ? [...ST_FILES, DEFAULT_POOLING] : []
-  const optional = [...candidates, 'tokenizer_config.json', 'config.json', ...st]
-  const hub = await resolveHubFiles(source, ['tokenizer.json'], optional, hubOptions)
-  const index = candidates.findIndex((c) => hub.files[c] !== undefined)
-  if (index < 0)
+  const hub = await resolveHubFiles(
+    source,
+    ['tokenizer.json'],
+    ['tokenizer_config.json', 'config.json', ...st],
+    hubOptions,
+  )
+  // Everything else comes from the same commit, and once cached (or known missing) costs no request.
+  const pinned = { ...hubOptions, revision: hub.commit }
+  // One candidate at a time: a repo with both onnx/model.onnx and model.onnx downloads only the first.
+  let chosen: string | undefined
+  let model: string | undefined
+  for (const c of candidates) {
+    model = (await resolveHubFiles(source, [], [c], pinned)).files[c]
+    if (model !== undefined) {
+      chosen = c
+      break
+    }
+  }
+  if (model === undefined || chosen === undefined) {
     throw new RagrankError('ERR_MODEL_NOT_FOUND', `hub model ${source} has none of ${candidates.join(', ')}`)
-  const model = hub.files[candidates[index]] as string
+  }
   const files: ModelFiles = {
     model,
     tokenizer: hub.files['tokenizer.json'] as string,
@@ -148,7 +163,7 @@ async function fromHub(
     config: hub.files['config.json'],
   }
   // The weights of a large export live next to its graph: fetch the files the graph names.
-  const folder = posix.dirname(candidates[index])
+  const folder = posix.dirname(chosen)
   const external = externalDataOf(model).map((r) => r.location)
   const bad = external.find((l) => !isPlainLocation(l))
   if (bad !== undefined) {
@@ -159,10 +174,9 @@ async function fromHub(
   const custom = what.sentenceTransformers ? poolingPath(readModules(hub.files['modules.json'])) : undefined
   const customFile = custom === undefined ? undefined : posix.join(custom, 'config.json')
   if (customFile !== undefined && customFile !== DEFAULT_POOLING) {
-    const pinned = { ...hubOptions, revision: hub.commit }
     pooling = (await resolveHubFiles(source, [], [customFile], pinned)).files[customFile]
   }
-  if (extra.length > 0) await resolveHubFiles(source, extra, [], { ...hubOptions, revision: hub.commit })
+  if (extra.length > 0) await resolveHubFiles(source, extra, [], pinned)
   if (!what.sentenceTransformers) return files
   return {
     ...files,
