@@ -148,3 +148,26 @@ test('CrossEncoder.load(hub id, { dtype }) downloads only that ONNX file, the fi
   t.false(gets.includes('model_quantized.onnx'))
   q.dispose()
 })
+
+test('an unreachable hub: a model cached at the top of its repo (no onnx/) loads from the cache, as a Python download would', async (t) => {
+  const hub = await startHub()
+  const commit = fakeCommit('top')
+  const {
+    'onnx/model.onnx': graph,
+    'onnx/model_quantized.onnx': _,
+    ...rest
+  } = filesOf(join(models, 'tiny-cross-encoder'))
+  hub.repos.set('acme/top', { refs: { main: commit }, commits: { [commit]: { ...rest, 'model.onnx': graph } } })
+  const cacheDir = mkdtempSync(join(tmpdir(), 'ragrank-hf-'))
+  t.teardown(() => rmSync(cacheDir, { recursive: true, force: true }))
+  const online = await CrossEncoder.load('acme/top', { endpoint: hub.url, cacheDir })
+  t.true(online.files.model.endsWith(join(commit, 'model.onnx')))
+  // Python's cache has no .no_exist entries for files it never asked for.
+  rmSync(join(cacheDir, 'models--acme--top', '.no_exist'), { recursive: true, force: true })
+  const endpoint = hub.url
+  await hub.close()
+  const cached = await CrossEncoder.load('acme/top', { endpoint, cacheDir })
+  t.is(cached.files.model, online.files.model)
+  await t.throwsAsync(CrossEncoder.load('acme/top', { endpoint, cacheDir, dtype: 'q8' }), { code: 'ERR_NETWORK' })
+  for (const m of [online, cached]) m.dispose()
+})

@@ -146,14 +146,23 @@ async function fromHub(
   // One candidate at a time: a repo with both onnx/model.onnx and model.onnx downloads only the first.
   let chosen: string | undefined
   let model: string | undefined
+  let unreachable: unknown
   for (const c of candidates) {
-    model = (await resolveHubFiles(source, [], [c], pinned)).files[c]
+    try {
+      model = (await resolveHubFiles(source, [], [c], pinned)).files[c]
+    } catch (e) {
+      // The hub went away (or the tokenizer came from the cache for that reason): a later candidate may be cached.
+      if ((e as RagrankError)?.code !== 'ERR_NETWORK') throw e
+      unreachable ??= e
+      continue
+    }
     if (model !== undefined) {
       chosen = c
       break
     }
   }
   if (model === undefined || chosen === undefined) {
+    if (unreachable !== undefined) throw unreachable
     throw new RagrankError('ERR_MODEL_NOT_FOUND', `hub model ${source} has none of ${candidates.join(', ')}`)
   }
   const files: ModelFiles = {
