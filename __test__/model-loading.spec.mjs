@@ -266,7 +266,10 @@ test("tokenizer_config.json padding_side: 'left' needs native left padding; an e
     t.is((await m.embed(['a', 'a b c d'])).count, 2)
     m.dispose()
   } else {
-    await t.throwsAsync(Embedder.load(dir), { code: 'ERR_MODEL_LOAD', message: /padding on the left/ })
+    await t.throwsAsync(Embedder.load(dir), { code: 'ERR_MODEL_LOAD', message: /padding_side left/ })
+    await t.throwsAsync(Embedder.load(join(models, 'tiny-embedder'), { paddingSide: 'left' }), {
+      instanceOf: RangeError,
+    })
   }
   const right = await Embedder.load(dir, { paddingSide: 'right' })
   const plain = await Embedder.load(join(models, 'tiny-embedder'))

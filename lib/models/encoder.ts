@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import type { NativeEncoder } from '../../index'
 import { native } from '../internal/native'
-import { fromNative, RagrankError, typeError } from '../errors'
+import { fromNative, RagrankError, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort'
 import { ensureOnnxRuntime } from './onnx-runtime'
 import { resolveModelFiles, type ModelFiles, type ModelSourceOptions, type ResolveWhat } from './model-files'
@@ -113,7 +113,8 @@ export async function loadEncoder(model: string, o: LoadOptions, what: ResolveWh
   const explicitSessions = o.sessions === undefined ? undefined : positiveInteger(o.sessions, 'options.sessions')
   const explicitThreads = o.threads === undefined ? undefined : positiveInteger(o.threads, 'options.threads')
   const explicitMax = o.maxLength === undefined ? undefined : positiveInteger(o.maxLength, 'options.maxLength')
-  const explicitSide = o.paddingSide === undefined ? undefined : oneOf(o.paddingSide, ['right', 'left'], 'paddingSide')
+  const explicitSide =
+    o.paddingSide === undefined ? undefined : oneOf(o.paddingSide, ['right', 'left'], 'options.paddingSide')
   const batch = {
     batchSize: o.batchSize === undefined ? 32 : positiveInteger(o.batchSize, 'options.batchSize'),
     tokenBudget:
@@ -124,9 +125,11 @@ export async function loadEncoder(model: string, o: LoadOptions, what: ResolveWh
   const settings = readSentenceTransformers(what.sentenceTransformers ? files : {}, files.tokenizerConfig)
   const paddingSide = explicitSide ?? settings.paddingSide ?? 'right'
   if (!NATIVE_PADDING_SIDES.includes(paddingSide)) {
+    const message = `padding on the ${paddingSide} is not supported by this build`
+    if (explicitSide !== undefined) throw rangeError(`options.paddingSide: ${message}`)
     throw new RagrankError(
       'ERR_MODEL_LOAD',
-      `padding on the ${paddingSide} (${files.tokenizerConfig ?? 'options.paddingSide'}) is not supported by this build`,
+      `${files.tokenizerConfig} asks for padding_side ${paddingSide}: ${message}`,
     )
   }
   const cores = availableParallelism()
