@@ -339,3 +339,20 @@ test('include_prompt: false with a prompt warns that the prompt is pooled too', 
   t.true(warnings.some((w) => w.name === 'RagrankWarning' && /include_prompt/.test(w.message)))
   m.dispose()
 })
+
+test('externalDataOf reads only the graph: random bytes and cut graphs yield no entries and no throw; a cut graph fails the load cleanly', async (t) => {
+  const { externalDataOf } = await import('../dist/models/onnx-external-data.js')
+  const { randomBytes } = await import('node:crypto')
+  const dir = copyModel(t, 'tiny-external-data')
+  const graph = join(dir, 'onnx', 'model.onnx')
+  t.deepEqual(externalDataOf(graph), [{ location: 'model.onnx_data', needs: 124_160 }])
+  const whole = readFileSync(graph)
+  const junk = join(dir, 'junk.onnx')
+  for (let i = 0; i < 200; i++) {
+    writeFileSync(junk, randomBytes(1 + ((i * 37) % 3000)))
+    t.notThrows(() => externalDataOf(junk))
+  }
+  writeFileSync(graph, whole.subarray(0, Math.floor(whole.length / 2)))
+  t.notThrows(() => externalDataOf(graph))
+  await t.throwsAsync(CrossEncoder.load(dir), { code: 'ERR_MODEL_LOAD' })
+})
