@@ -435,28 +435,31 @@ test('a file served without an etag is stored under its sha256', async (t) => {
   t.deepEqual(await tree(join(repoDir, 'blobs')), [sha256(Buffer.from(CONFIG))])
 })
 
-test('aborting mid-download rejects with AbortError and leaves no partial file', async (t) => {
+test('aborting mid-download rejects with AbortError, keeps the partial file, and the next call resumes it', async (t) => {
   const { hub, options, repoDir } = await setup(t, { slow: ['onnx/model.onnx'], lfs: [] })
   const controller = new AbortController()
   const pending = resolveHubFiles('acme/tiny', FILES, [], { ...options, signal: controller.signal })
   pending.catch(() => {})
   await hub.slowStart()
-  // The partial download exists while it runs...
+  const modelEtag = gitBlobId(MODEL)
   let during = []
-  for (let i = 0; i < 200 && !during.some((f) => f.endsWith('.incomplete')); i++) {
+  for (let i = 0; i < 200 && !during.includes(`${modelEtag}.incomplete`); i++) {
     await new Promise((r) => setTimeout(r, 10))
     during = await tree(join(repoDir, 'blobs'))
   }
-  t.true(
-    during.some((f) => f.endsWith('.incomplete')),
-    during.join(','),
-  )
+  t.true(during.includes(`${modelEtag}.incomplete`), during.join(','))
   controller.abort()
   await t.throwsAsync(pending, { name: 'AbortError', code: 'ABORT_ERR' })
-  // ...and is gone after the abort: only the finished config.json remains.
-  t.deepEqual(await tree(join(repoDir, 'blobs')), [gitBlobId(Buffer.from(CONFIG))])
+  // Only the finished config.json is in the snapshot; the model's 1 KiB waits as {etag}.incomplete.
+  t.deepEqual(await tree(join(repoDir, 'blobs')), [gitBlobId(Buffer.from(CONFIG)), `${modelEtag}.incomplete`].sort())
   t.deepEqual(await tree(join(repoDir, 'snapshots')), [join(C1, 'config.json')])
   t.deepEqual(await readdir(join(repoDir, 'refs')).catch(() => []), [])
+  hub.repos.get('acme/tiny').slow = []
+  hub.reset()
+  const r = await resolveHubFiles('acme/tiny', FILES, [], options)
+  t.true((await readFile(r.files['onnx/model.onnx'])).equals(MODEL))
+  t.deepEqual(hub.rangeRequests, ['bytes=1024-'])
+  t.deepEqual(await tree(join(repoDir, 'blobs')), [gitBlobId(Buffer.from(CONFIG)), modelEtag].sort())
 })
 
 test('an already aborted signal rejects before any request', async (t) => {
@@ -467,7 +470,7 @@ test('an already aborted signal rejects before any request', async (t) => {
   t.is(hub.requests.length, 0)
 })
 
-test('a stalled download times out (HF_HUB_DOWNLOAD_TIMEOUT) as ERR_NETWORK, leaving no partial file', async (t) => {
+test('a stalled download times out (HF_HUB_DOWNLOAD_TIMEOUT) as ERR_NETWORK, keeping what arrived to resume', async (t) => {
   const { options, env, repoDir } = await setup(t, { slow: ['onnx/model.onnx'] })
   const err = await t.throwsAsync(
     resolveHubFiles('acme/tiny', ['onnx/model.onnx'], [], {
@@ -477,7 +480,103 @@ test('a stalled download times out (HF_HUB_DOWNLOAD_TIMEOUT) as ERR_NETWORK, lea
     { code: 'ERR_NETWORK' },
   )
   t.regex(err.message, /Timed out after 0\.3s/)
-  t.deepEqual(await tree(join(repoDir, 'blobs')), [])
+  t.deepEqual(await tree(join(repoDir, 'blobs')), [`${sha256(MODEL)}.incomplete`])
+  t.is((await lstat(join(repoDir, 'blobs', `${sha256(MODEL)}.incomplete`))).size, 1024)
+})
+
+test('a dropped connection is ERR_NETWORK; the next call resumes with a Range request and reports progress from there', async (t) => {
+  const { hub, options, repoDir } = await setup(t, { drop: { 'onnx/model.onnx': 100_000 } })
+  const partial = join(repoDir, 'blobs', `${sha256(MODEL)}.incomplete`)
+  const err = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], options), { code: 'ERR_NETWORK' })
+  t.regex(err.message, /onnx\/model\.onnx|incomplete|reach/)
+  t.is((await lstat(partial)).size, 100_000)
+  hub.reset()
+  const seen = []
+  const r = await resolveHubFiles('acme/tiny', FILES, [], { ...options, onProgress: (p) => seen.push(p) })
+  t.true((await readFile(r.files['onnx/model.onnx'])).equals(MODEL))
+  t.deepEqual(hub.rangeRequests, ['bytes=100000-'], 'the CDN was asked for the rest only')
+  t.deepEqual(seen[0], { file: 'onnx/model.onnx', loaded: 100_000, total: MODEL.length })
+  t.deepEqual(seen.at(-1), { file: 'onnx/model.onnx', loaded: MODEL.length, total: MODEL.length })
+  t.false(
+    seen.some((p) => p.file === 'config.json'),
+    'config.json was cached: no progress for it',
+  )
+  t.deepEqual(await tree(join(repoDir, 'blobs')), [gitBlobId(Buffer.from(CONFIG)), sha256(MODEL)].sort())
+})
+
+test('a server that ignores Range restarts the download cleanly', async (t) => {
+  const { hub, options, repoDir } = await setup(t, { drop: { 'onnx/model.onnx': 50_000 }, noRange: true })
+  await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], options), { code: 'ERR_NETWORK' })
+  hub.heal()
+  hub.reset()
+  const r = await resolveHubFiles('acme/tiny', FILES, [], options)
+  t.deepEqual(hub.rangeRequests, ['bytes=50000-'])
+  t.true((await readFile(r.files['onnx/model.onnx'])).equals(MODEL), 'the 200 replaced the partial file, not appended')
+  t.deepEqual(await tree(join(repoDir, 'blobs')), [gitBlobId(Buffer.from(CONFIG)), sha256(MODEL)].sort())
+})
+
+test('a partial file that does not match fails the sha256 check, is removed, and the next call starts over', async (t) => {
+  const { hub, options, repoDir } = await setup(t)
+  const partial = join(repoDir, 'blobs', `${sha256(MODEL)}.incomplete`)
+  await mkdir(join(repoDir, 'blobs'), { recursive: true })
+  await writeFile(partial, randomBytes(4096))
+  const err = await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], options), { code: 'ERR_NETWORK' })
+  t.regex(err.message, /sha256/)
+  t.deepEqual(await tree(join(repoDir, 'blobs')), [gitBlobId(Buffer.from(CONFIG))])
+  hub.reset()
+  const r = await resolveHubFiles('acme/tiny', FILES, [], options)
+  t.true((await readFile(r.files['onnx/model.onnx'])).equals(MODEL))
+  t.deepEqual(hub.rangeRequests, [null])
+})
+
+test('a partial file held by another live process is left alone: this one downloads a private copy', async (t) => {
+  const { options, repoDir } = await setup(t)
+  const blobs = join(repoDir, 'blobs')
+  await mkdir(blobs, { recursive: true })
+  await writeFile(join(blobs, `${sha256(MODEL)}.lock`), String(process.ppid))
+  await writeFile(join(blobs, `${sha256(MODEL)}.incomplete`), MODEL.subarray(0, 10))
+  const r = await resolveHubFiles('acme/tiny', FILES, [], options)
+  t.true((await readFile(r.files['onnx/model.onnx'])).equals(MODEL))
+  t.deepEqual(
+    await tree(blobs),
+    [gitBlobId(Buffer.from(CONFIG)), sha256(MODEL), `${sha256(MODEL)}.incomplete`, `${sha256(MODEL)}.lock`].sort(),
+  )
+  // A lock left by a process that is gone is taken over (and removed once done).
+  await rm(join(blobs, sha256(MODEL)))
+  await writeFile(join(blobs, `${sha256(MODEL)}.lock`), '2147483646')
+  await rm(join(repoDir, 'snapshots'), { recursive: true })
+  const again = await resolveHubFiles('acme/tiny', FILES, [], options)
+  t.true((await readFile(again.files['onnx/model.onnx'])).equals(MODEL))
+  t.deepEqual(await tree(blobs), [gitBlobId(Buffer.from(CONFIG)), sha256(MODEL)].sort())
+})
+
+test('onProgress: reports each downloaded file up to its size; a throwing callback is ERR_CALLBACK', async (t) => {
+  const { options } = await setup(t)
+  const seen = []
+  await resolveHubFiles('acme/tiny', FILES, [], { ...options, onProgress: (p) => seen.push(p) })
+  const model = seen.filter((p) => p.file === 'onnx/model.onnx')
+  t.deepEqual(model[0], { file: 'onnx/model.onnx', loaded: 0, total: MODEL.length })
+  t.deepEqual(model.at(-1), { file: 'onnx/model.onnx', loaded: MODEL.length, total: MODEL.length })
+  t.true(model.every((p, i) => i === 0 || p.loaded >= model[i - 1].loaded))
+  t.deepEqual(seen.filter((p) => p.file === 'config.json').at(-1), {
+    file: 'config.json',
+    loaded: CONFIG.length,
+    total: CONFIG.length,
+  })
+  const other = await setup(t)
+  const err = await t.throwsAsync(
+    resolveHubFiles('acme/tiny', FILES, [], {
+      ...other.options,
+      onProgress: () => {
+        throw new Error('boom')
+      },
+    }),
+    { code: 'ERR_CALLBACK' },
+  )
+  t.is(err.cause.message, 'boom')
+  await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], { ...options, onProgress: 1 }), {
+    code: 'ERR_INVALID_ARG',
+  })
 })
 
 test('a corrupted download (sha256 differs from the LFS etag) is rejected and not cached', async (t) => {

@@ -2,7 +2,7 @@
 // tokenizers, each input run alone and unpadded) in every batch size.
 // Models and reference: scripts/models/make_tiny_models.py, make_reference_outputs.py.
 import test from 'ava'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CrossEncoder, Embedder, AbortError } from '../dist/index.mjs'
@@ -56,13 +56,11 @@ test('runtime defaults: 512-token batches; two 1-thread sessions on 2+ cores unl
   const pooled = await Embedder.load(join(models, 'tiny-embedder'), { sessions: 3, tokenBudget: 64, batchSize: 2 })
   t.like(pooled.runtime, { sessions: 3, threads: Math.max(1, Math.floor(cores / 3)), tokenBudget: 64, batchSize: 2 })
   t.throws(() => (ONE.runtime.sessions = 5), { instanceOf: TypeError })
-  // A model whose weights would be copied per session above 512 MiB: a sparse external data file.
+  // A model whose weights would be copied per session above 512 MiB: its external data file, made sparse.
   const dir = mkdtempSync(join(tmpdir(), 'ragrank-big-'))
   try {
-    cpSync(join(models, 'tiny-cross-encoder'), dir, { recursive: true })
-    const onnx = existsSync(join(dir, 'onnx', 'model.onnx')) ? join(dir, 'onnx', 'model.onnx') : join(dir, 'model.onnx')
-    writeFileSync(`${onnx}_data`, '')
-    truncateSync(`${onnx}_data`, 513 * 2 ** 20)
+    cpSync(join(models, 'tiny-external-data'), dir, { recursive: true })
+    truncateSync(join(dir, 'onnx', 'model.onnx_data'), 513 * 2 ** 20)
     const big = await CrossEncoder.load(dir)
     t.like(big.runtime, { sessions: 1, threads: cores })
     big.dispose()

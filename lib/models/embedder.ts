@@ -1,5 +1,5 @@
 import type { NativeEncoder } from '../../index'
-import { RagrankError } from '../errors'
+import { RagrankError, rangeError } from '../errors'
 import { EncoderModel } from './encoder-model'
 import {
   BATCH_CALL_KEYS,
@@ -10,21 +10,43 @@ import {
   LOAD_KEYS,
   loadEncoder,
   type LoadOptions,
+  NATIVE_POOLINGS,
   runUnlessEmpty,
 } from './encoder'
+import {
+  documentPrompt,
+  POOLINGS,
+  type Pooling,
+  queryPrompt,
+  type SentenceTransformersSettings,
+} from './sentence-transformers'
 import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
-export type Pooling = 'mean' | 'cls'
+export type { Pooling } from './sentence-transformers'
 
+/**
+ * Each option left out is read from the model's sentence-transformers files when it has them
+ * (see docs/MODELS.md, "Loading"); an option given always wins.
+ */
 export interface EmbedderOptions extends LoadOptions {
-  /** Default pooling of token vectors: `'mean'` (default, masked) or `'cls'`. Ignored when the model outputs pooled vectors. */
+  /**
+   * Pooling of token vectors: `'mean'` (masked), `'cls'`, `'max'`, `'meansqrt'` (sum / sqrt(length)),
+   * `'weightedmean'` (position-weighted) or `'lasttoken'`. Default: `1_Pooling/config.json`, else
+   * `'mean'`. Ignored when the model outputs pooled vectors.
+   */
   pooling?: Pooling
-  /** L2-normalise vectors (default true), so dot product is cosine. */
+  /** L2-normalise vectors, so dot product is cosine. Default: whether `modules.json` has a Normalize module, else true. */
   normalize?: boolean
-  /** Prepended to queries by `embedQuery`, e.g. `'query: '` (e5) or a bge instruction. */
+  /**
+   * Prepended to queries by `embedQuery`, e.g. `'query: '` (e5) or a bge instruction. Default: the
+   * `query` prompt of `config_sentence_transformers.json`, else its `default_prompt_name` prompt.
+   */
   queryPrefix?: string
-  /** Prepended to passages by `embedDocuments`, e.g. `'passage: '` (e5). */
+  /**
+   * Prepended to passages by `embedDocuments`, e.g. `'passage: '` (e5). Default: the `document`,
+   * `passage` or `corpus` prompt of `config_sentence_transformers.json`, else the default prompt.
+   */
   documentPrefix?: string
 }
 
@@ -49,23 +71,63 @@ export class Embedder extends EncoderModel {
   readonly #normalize: boolean
   readonly #queryPrefix: string
   readonly #documentPrefix: string
+  readonly #lowercase: boolean
 
-  private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: EmbedderOptions) {
+  private constructor(
+    encoder: NativeEncoder,
+    files: ModelFiles,
+    runtime: EncoderRuntime,
+    o: EmbedderOptions,
+    st: SentenceTransformersSettings,
+  ) {
     super(encoder, files, runtime)
-    this.#pooling = pooling(o.pooling ?? 'mean')
-    this.#normalize = booleanOption(o.normalize, 'options.normalize', true)
-    this.#queryPrefix = o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix')
-    this.#documentPrefix = o.documentPrefix === undefined ? '' : checkString(o.documentPrefix, 'options.documentPrefix')
+    this.#pooling = o.pooling ?? st.pooling ?? 'mean'
+    this.#normalize = o.normalize ?? st.normalize ?? true
+    this.#queryPrefix = o.queryPrefix ?? queryPrompt(st) ?? ''
+    this.#documentPrefix = o.documentPrefix ?? documentPrompt(st) ?? ''
+    this.#lowercase = st.doLowerCase === true
   }
 
+  /**
+   * Loads a model folder or hub id (`onnx/model.onnx` or `model.onnx`, `tokenizer.json`, configs,
+   * and the sentence-transformers files: `modules.json`, `sentence_bert_config.json`,
+   * `1_Pooling/config.json`, `config_sentence_transformers.json`).
+   */
   static async load(model: string, options: EmbedderOptions = {}): Promise<Embedder> {
     const o = optionsObject(options, 'options', EMBEDDER_KEYS) as EmbedderOptions
-    pooling(o.pooling ?? 'mean')
-    const { encoder, files, runtime } = await loadEncoder(model, o)
-    if (encoder.outputRank !== 2 && encoder.outputRank !== 3) {
-      throw new RagrankError('ERR_MODEL_LOAD', `${files.model} does not output token or sentence vectors`)
+    if (o.pooling !== undefined) nativePooling(pooling(o.pooling), 'options.pooling')
+    booleanOption(o.normalize, 'options.normalize', true)
+    if (o.queryPrefix !== undefined) checkString(o.queryPrefix, 'options.queryPrefix')
+    if (o.documentPrefix !== undefined) checkString(o.documentPrefix, 'options.documentPrefix')
+    const { encoder, files, runtime, settings } = await loadEncoder(model, o, { sentenceTransformers: true })
+    try {
+      if (encoder.outputRank !== 2 && encoder.outputRank !== 3) {
+        throw new RagrankError('ERR_MODEL_LOAD', `${files.model} does not output token or sentence vectors`)
+      }
+      if (encoder.outputRank === 3 && settings.otherModules.length > 0) {
+        throw new RagrankError(
+          'ERR_MODEL_LOAD',
+          `${files.modules} lists ${settings.otherModules.join(', ')} after pooling, which ragrank does not apply to ` +
+            `the token vectors of ${files.model}: export the model with its sentence_embedding output`,
+        )
+      }
+      if (o.pooling === undefined && settings.pooling !== undefined && encoder.outputRank === 3) {
+        nativePooling(settings.pooling, files.pooling as string)
+      }
+    } catch (e) {
+      encoder.dispose()
+      throw e
     }
-    return new Embedder(encoder, files, runtime, o)
+    const embedder = new Embedder(encoder, files, runtime, o, settings)
+    if (settings.excludesPrompt && (embedder.#queryPrefix !== '' || embedder.#documentPrefix !== '')) {
+      // sentence-transformers masks the prompt's tokens out of pooling; ragrank pools them too.
+      process.emitWarning(
+        `${files.pooling} sets include_prompt: false, which ragrank does not apply: the prompt's tokens are pooled ` +
+          'with the text, so vectors differ from sentence-transformers (most for mean pooling)',
+        'RagrankWarning',
+      )
+    }
+    return embedder
   }
 
   /** Vector width. */
@@ -73,19 +135,20 @@ export class Embedder extends EncoderModel {
     return this.encoder.width
   }
 
-  /** Embeds texts as given (no prefix). */
+  /** Embeds texts as given (no prefix; lowercased when `sentence_bert_config.json` says `do_lower_case`). */
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
     this.checkOpen()
     const list = stringArray(texts, 'texts')
     const o = optionsObject(options, 'options', EMBED_KEYS) as EmbedOptions
-    const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)
+    const pool = o.pooling === undefined ? this.#pooling : nativePooling(pooling(o.pooling), 'options.pooling')
     const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
     const batch = batchOptions(this.runtime, o)
+    const input = this.#lowercase ? list.map((t) => t.toLowerCase()) : list // as sentence-transformers' do_lower_case
     const data: Float32Array = await runUnlessEmpty(
       list.length,
       () => new Float32Array(0),
       o.signal,
-      (token) => this.encoder.embed(list, pool, normalize, batch, token),
+      (token) => this.encoder.embed(input, pool, normalize, batch, token),
     )
     return { data, dim: this.dim, count: list.length }
   }
@@ -105,4 +168,11 @@ export class Embedder extends EncoderModel {
   }
 }
 
-const pooling = (p: unknown): Pooling => oneOf(p, ['mean', 'cls'], 'pooling')
+const pooling = (p: unknown): Pooling => oneOf(p, POOLINGS, 'pooling')
+
+/** `p` if the native encoder of this build implements it; `from` names the option or file that asked for it. */
+function nativePooling(p: Pooling, from: string): Pooling {
+  if (NATIVE_POOLINGS.includes(p)) return p
+  const message = `pooling '${p}' (${from}) is not supported by this build (it has ${NATIVE_POOLINGS.join(', ')})`
+  throw from.startsWith('options.') ? rangeError(message) : new RagrankError('ERR_MODEL_LOAD', message)
+}

@@ -2,16 +2,24 @@ import { statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import type { NativeEncoder } from '../../index'
 import { native } from '../internal/native'
-import { fromNative, typeError } from '../errors'
+import { fromNative, RagrankError, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort'
 import { ensureOnnxRuntime } from './onnx-runtime'
-import { resolveModelFiles, type ModelSourceOptions } from './model-files'
-import { positiveInteger } from '../internal/validate'
+import { resolveModelFiles, type ModelFiles, type ModelSourceOptions, type ResolveWhat } from './model-files'
+import { oneOf, positiveInteger } from '../internal/validate'
+import { type PaddingSide, type Pooling, readSentenceTransformers } from './sentence-transformers'
 
 /** Options shared by `CrossEncoder.load` and `Embedder.load`. */
 export interface LoadOptions extends ModelSourceOptions {
-  /** Cap on tokens per input (the model's own limits from its configs also apply). */
+  /**
+   * Tokens per input. Default: sentence-transformers' `max_seq_length` (embedders), else the
+   * tokenizer's `model_max_length`, else 512. Either way, and when given, it is clamped to what the
+   * model's position table holds (`max_position_embeddings`, less `pad_token_id + 1` for
+   * RoBERTa / XLM-R-style models): the `maxLength` getter shows the value in use.
+   */
   maxLength?: number
+  /** Which side batches are padded on. Default: `tokenizer_config.json`'s `padding_side`, else `'right'`. */
+  paddingSide?: PaddingSide
   /** Intra-op threads per session (default: all cores divided by `sessions`). */
   threads?: number
   /**
@@ -65,14 +73,14 @@ function defaultSessions(cores: number, bytes: number): number {
   return cores >= 2 && bytes <= SECOND_SESSION_MAX_BYTES ? 2 : 1
 }
 
-/** Size of an ONNX file with its external data files (`model.onnx_data`, `model.onnx.data`), if any. */
-function modelBytes(model: string): number {
+/** Size of an ONNX file with its external data files. */
+function modelBytes(files: ModelFiles): number {
   let total = 0
-  for (const f of [model, `${model}_data`, `${model}.data`]) {
+  for (const f of [files.model, ...(files.externalData ?? [])]) {
     try {
       total += statSync(f).size
     } catch {
-      // not there: no external data under that name
+      // gone since it was resolved: the load reports it
     }
   }
   return total
@@ -81,36 +89,62 @@ function modelBytes(model: string): number {
 /** The keys of `LoadOptions`, for the model classes' own key sets. */
 export const LOAD_KEYS = [
   ...['maxLength', 'threads', 'sessions', 'ortLibrary', 'batchSize', 'tokenBudget', 'signal'],
-  ...['file', 'quantized', 'revision', 'cacheDir', 'endpoint', 'token', 'offline', 'fetch', 'env'],
+  ...['file', 'dtype', 'quantized', 'revision', 'cacheDir', 'endpoint', 'token', 'offline', 'fetch', 'env'],
+  ...['onProgress', 'paddingSide'],
 ]
+
+/**
+ * What the native encoder of this build implements. The pooling kinds and left padding of
+ * decoder-only embedders land with the native side; until then a model that needs them fails at
+ * load instead of pooling or padding the wrong way.
+ */
+export const NATIVE_POOLINGS: readonly Pooling[] = ['mean', 'cls']
+export const NATIVE_PADDING_SIDES: readonly PaddingSide[] = ['right']
 
 /** The keys of `BatchCallOptions`. */
 export const BATCH_CALL_KEYS = ['batchSize', 'maxLength', 'signal']
 
-/** Validates load options (whose keys the caller checked) and loads the model's files into a native encoder. */
-export async function loadEncoder(model: string, o: LoadOptions) {
+/**
+ * Validates load options (whose keys the caller checked) and loads the model's files into a native
+ * encoder, with the sentence-transformers settings of the folder when `what` asks for them.
+ */
+export async function loadEncoder(model: string, o: LoadOptions, what: ResolveWhat = {}) {
   const signal = checkSignal(o.signal)
   const explicitSessions = o.sessions === undefined ? undefined : positiveInteger(o.sessions, 'options.sessions')
   const explicitThreads = o.threads === undefined ? undefined : positiveInteger(o.threads, 'options.threads')
-  const maxLength = o.maxLength === undefined ? undefined : positiveInteger(o.maxLength, 'options.maxLength')
+  const explicitMax = o.maxLength === undefined ? undefined : positiveInteger(o.maxLength, 'options.maxLength')
+  const explicitSide =
+    o.paddingSide === undefined ? undefined : oneOf(o.paddingSide, ['right', 'left'], 'options.paddingSide')
   const batch = {
     batchSize: o.batchSize === undefined ? 32 : positiveInteger(o.batchSize, 'options.batchSize'),
     tokenBudget:
       o.tokenBudget === undefined ? DEFAULT_TOKEN_BUDGET : positiveInteger(o.tokenBudget, 'options.tokenBudget'),
   }
   ensureOnnxRuntime(o.ortLibrary)
-  const files = await resolveModelFiles(model, o, signal)
+  const files = await resolveModelFiles(model, o, signal, what)
+  const settings = readSentenceTransformers(what.sentenceTransformers ? files : {}, files.tokenizerConfig)
+  const paddingSide = explicitSide ?? settings.paddingSide ?? 'right'
+  if (!NATIVE_PADDING_SIDES.includes(paddingSide)) {
+    const message = `padding on the ${paddingSide} is not supported by this build`
+    if (explicitSide !== undefined) throw rangeError(`options.paddingSide: ${message}`)
+    throw new RagrankError(
+      'ERR_MODEL_LOAD',
+      `${files.tokenizerConfig} asks for padding_side ${paddingSide}: ${message}`,
+    )
+  }
   const cores = availableParallelism()
-  const sessions =
-    explicitSessions ?? (explicitThreads === undefined ? defaultSessions(cores, modelBytes(files.model)) : 1)
+  const sessions = explicitSessions ?? (explicitThreads === undefined ? defaultSessions(cores, modelBytes(files)) : 1)
   const threads = explicitThreads ?? Math.max(1, Math.floor(cores / sessions))
-  const encoder: NativeEncoder = await native.NativeEncoder.load(files, { maxLength, threads, sessions }).catch(
-    (e: unknown) => {
-      throw fromNative(e)
-    },
-  )
+  const { model: onnx, tokenizer, tokenizerConfig, config } = files
+  const options = { maxLength: explicitMax ?? settings.maxSeqLength, threads, sessions, paddingSide }
+  const encoder: NativeEncoder = await native.NativeEncoder.load(
+    { model: onnx, tokenizer, tokenizerConfig, config },
+    options,
+  ).catch((e: unknown) => {
+    throw fromNative(e)
+  })
   const runtime: EncoderRuntime = Object.freeze({ sessions, threads, ...batch })
-  return { encoder, files, runtime }
+  return { encoder, files, runtime, settings }
 }
 
 export function batchOptions(defaults: EncoderRuntime, o: BatchCallOptions) {

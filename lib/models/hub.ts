@@ -10,7 +10,7 @@
  * so a model fetched once by Python (or by ragrank) is found again without a download.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { createReadStream, existsSync, readFileSync } from 'node:fs'
 import { copyFile, link, mkdir, open, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -47,6 +47,19 @@ export interface HubOptions {
   fetch?: typeof fetch
   /** Environment variables to read instead of `process.env`. */
   env?: NodeJS.ProcessEnv
+  /**
+   * Called as a file downloads: its repo path, the bytes so far (a resumed download starts at what
+   * an earlier one left) and the size when known. Not called for files already in the cache.
+   */
+  onProgress?: (progress: DownloadProgress) => void
+}
+
+/** One report of {@link HubOptions.onProgress}. */
+export interface DownloadProgress {
+  /** The file's path in the repo, e.g. `onnx/model.onnx_data`. */
+  file: string
+  loaded: number
+  total: number | undefined
 }
 
 export interface HubFiles {
@@ -186,6 +199,7 @@ interface Context {
   token: () => string | undefined
   metadataTimeout: number
   downloadTimeout: number
+  onProgress: ((progress: DownloadProgress) => void) | undefined
 }
 
 interface Metadata {
@@ -420,6 +434,9 @@ async function headFile(ctx: Context, name: string, revision: string): Promise<H
 /** The etag as a blob file name, if it is a safe one (else the blob is named by its sha256). */
 const safeEtag = (meta: Metadata) => (meta.etag !== undefined && SAFE_BLOB_RE.test(meta.etag) ? meta.etag : undefined)
 
+/** Blob downloads running in this process, by blob path: concurrent resolves of one file share one. */
+const inFlight = new Map<string, Promise<string>>()
+
 /** Downloads `meta.location` into `blobs/`, verified, and returns the blob's path. */
 async function download(ctx: Context, name: string, meta: Metadata): Promise<string> {
   const blobs = join(ctx.repoDir, 'blobs')
@@ -429,28 +446,124 @@ async function download(ctx: Context, name: string, meta: Metadata): Promise<str
   } catch (e) {
     throw ioError(e, `Cannot create the hub cache folder ${blobs}`)
   }
-  const tmp = join(blobs, `${etag ?? 'download'}${tempSuffix()}.incomplete`)
+  if (!etag) return downloadOnce(ctx, name, meta, join(blobs, `download${tempSuffix()}.incomplete`), false)
+  const blob = join(blobs, etag)
+  const running = inFlight.get(blob)
+  if (running) return running
+  const job = (async () => {
+    const lock = await lockFile(`${blob}.lock`)
+    // Another process holds the resumable file: download a private copy instead of sharing it.
+    if (!lock) return downloadOnce(ctx, name, meta, join(blobs, `${etag}${tempSuffix()}.incomplete`), false)
+    try {
+      return await downloadOnce(ctx, name, meta, `${blob}.incomplete`, true)
+    } finally {
+      await rm(`${blob}.lock`, { force: true }).catch(() => {})
+    }
+  })()
+  inFlight.set(blob, job)
+  try {
+    return await job
+  } finally {
+    inFlight.delete(blob)
+  }
+}
+
+/** Takes `path` as a lock file holding our pid; `false` if a live process holds it (a dead one's is taken over). */
+async function lockFile(path: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(path, String(process.pid), { flag: 'wx' })
+      return true
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false
+      const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim())
+      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) return false
+      await rm(path, { force: true }).catch(() => {})
+    }
+  }
+  return false
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Bytes and sha256 of what an earlier, interrupted download left in `path` (none if absent). */
+async function partial(path: string): Promise<{ bytes: number; hash: ReturnType<typeof createHash> }> {
+  const hash = createHash('sha256')
+  let bytes = 0
+  try {
+    for await (const chunk of createReadStream(path)) {
+      hash.update(chunk as Buffer)
+      bytes += (chunk as Buffer).byteLength
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(e, `Cannot read ${path}`)
+    return { bytes: 0, hash: createHash('sha256') }
+  }
+  return { bytes, hash }
+}
+
+/** Whether a 206 answers the range asked for: `content-range: bytes {from}-{end}/{total}`. */
+function resumes(res: Response, from: number): boolean {
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.headers.get('content-range')?.trim() ?? '')
+  return res.status === 206 && m !== null && Number(m[1]) === from
+}
+
+/**
+ * Downloads into `tmp` and renames the verified file into place. With `resumable`, `tmp` is the
+ * blob's one `.incomplete` file: a network failure, a timeout or an abort keep it, and the next
+ * download continues it with a Range request (restarting when the server answers 200, or 416).
+ * Otherwise `tmp` is private and always removed on failure.
+ */
+async function downloadOnce(ctx: Context, name: string, meta: Metadata, tmp: string, resumable: boolean) {
+  const blobs = dirname(tmp)
+  const etag = safeEtag(meta)
   const url = meta.location
-  const dog = new Watchdog(ctx.signal, ctx.downloadTimeout)
+  let { bytes, hash } = resumable ? await partial(tmp) : { bytes: 0, hash: createHash('sha256') }
+  if (meta.size !== undefined && bytes > meta.size) ({ bytes, hash } = { bytes: 0, hash: createHash('sha256') })
+  const dog = new Watchdog(ctx.signal, ctx.downloadTimeout) // after hashing the partial file: that is no stall
+  let keep = false
   let renamed = false
   try {
-    let res: Response
-    try {
-      res = await ctx.fetch(url, { headers: requestHeaders(ctx, url), signal: dog.controller.signal })
-    } catch (e) {
-      throw dog.translate(e, ctx, url)
+    const get = async (from: number) => {
+      const headers = requestHeaders(ctx, url)
+      if (from > 0) headers.range = `bytes=${from}-`
+      try {
+        return await ctx.fetch(url, { headers, signal: dog.controller.signal })
+      } catch (e) {
+        throw dog.translate(e, ctx, url)
+      }
+    }
+    let res = await get(bytes)
+    if (bytes > 0 && res.status === 416) {
+      await res.body?.cancel().catch(() => {})
+      bytes = 0
+      hash = createHash('sha256')
+      res = await get(0)
     }
     if (!res.ok || !res.body) {
       await res.body?.cancel().catch(() => {})
       throw statusError(ctx, res, name, meta.commit)
     }
-    const hash = createHash('sha256')
-    let bytes = 0
-    const file = await open(tmp, 'wx').catch((e: unknown) => {
+    if (bytes > 0 && !resumes(res, bytes)) {
+      bytes = 0 // the server sent the whole file: start over
+      hash = createHash('sha256')
+    }
+    const start = bytes
+    const total = meta.size ?? (res.headers.get('content-encoding') ? undefined : contentLength(res, start))
+    const file = await open(tmp, start > 0 ? 'a' : resumable ? 'w' : 'wx').catch((e: unknown) => {
       throw ioError(e, `Cannot write to the hub cache folder ${blobs}`)
     })
+    keep = resumable
     const reader = res.body.getReader()
     try {
+      progress(ctx, name, bytes, total)
       for (;;) {
         let chunk: Awaited<ReturnType<typeof reader.read>>
         try {
@@ -465,6 +578,7 @@ async function download(ctx: Context, name: string, meta: Metadata): Promise<str
         await file.write(chunk.value).catch((e: unknown) => {
           throw ioError(e, `Cannot write ${tmp}`)
         })
+        progress(ctx, name, bytes, total)
       }
     } finally {
       reader.cancel().catch(() => {})
@@ -472,14 +586,14 @@ async function download(ctx: Context, name: string, meta: Metadata): Promise<str
     }
     if (ctx.signal?.aborted) throw new AbortError()
     const digest = hash.digest('hex')
-    const expectedSize =
-      meta.size ?? (res.headers.get('content-encoding') ? undefined : Number(res.headers.get('content-length') ?? NaN))
-    if (expectedSize !== undefined && Number.isFinite(expectedSize) && bytes !== expectedSize) {
+    if (total !== undefined && Number.isFinite(total) && bytes !== total) {
+      keep = resumable && bytes < total // a short read resumes; too many bytes cannot
       throw transientError(
-        `Download of ${name} of ${ctx.repoId} from ${url} is incomplete: got ${bytes} bytes, expected ${expectedSize}`,
+        `Download of ${name} of ${ctx.repoId} from ${url} is incomplete: got ${bytes} bytes, expected ${total}`,
       )
     }
     if (meta.linked && etag && /^[0-9a-f]{64}$/.test(etag) && digest !== etag) {
+      keep = false
       throw transientError(
         `Download of ${name} of ${ctx.repoId} from ${url} is corrupted: sha256 ${digest}, expected ${etag}`,
       )
@@ -491,11 +605,28 @@ async function download(ctx: Context, name: string, meta: Metadata): Promise<str
     } catch (e) {
       // Another process may hold a finished copy (renaming over it can fail on Windows): keep that.
       if (!(await isFile(blob))) throw ioError(e, `Cannot store ${blob}`)
+      keep = false
     }
     return blob
   } finally {
     dog.dispose()
-    if (!renamed) await rm(tmp, { force: true }).catch(() => {})
+    if (!renamed && !keep) await rm(tmp, { force: true }).catch(() => {})
+  }
+}
+
+/** The size of the whole file from a 200's content-length, or a 206's `start + content-length`. */
+function contentLength(res: Response, start: number): number | undefined {
+  const n = Number(res.headers.get('content-length') ?? Number.NaN)
+  return Number.isFinite(n) ? start + n : undefined
+}
+
+/** Reports download progress; a throwing callback fails the download (the partial file is kept). */
+function progress(ctx: Context, file: string, loaded: number, total: number | undefined): void {
+  if (!ctx.onProgress) return
+  try {
+    ctx.onProgress({ file, loaded, total })
+  } catch (e) {
+    throw Object.assign(new RagrankError('ERR_CALLBACK', `options.onProgress threw: ${describe(e)}`), { cause: e })
   }
 }
 
@@ -642,7 +773,17 @@ async function resolveOnline(ctx: Context, required: string[], optional: string[
   return { dir: snapshotDir(ctx, commit), files, commit }
 }
 
-const HUB_KEYS = optionKeys('revision', 'cacheDir', 'endpoint', 'token', 'offline', 'signal', 'fetch', 'env')
+const HUB_KEYS = optionKeys(
+  'revision',
+  'cacheDir',
+  'endpoint',
+  'token',
+  'offline',
+  'signal',
+  'fetch',
+  'env',
+  'onProgress',
+)
 
 /**
  * Resolves files of a hub model repo to local paths in the Hugging Face cache, downloading what
@@ -669,6 +810,9 @@ export async function resolveHubFiles(
   const revision = checkRelPath(o.revision ?? 'main', 'revision')
   checkSignal(o.signal)
   if (o.fetch !== undefined && typeof o.fetch !== 'function') throw typeError('options.fetch must be a function')
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+    throw typeError('options.onProgress must be a function')
+  }
   for (const k of ['cacheDir', 'endpoint', 'token'] as const) {
     if (o[k] !== undefined && typeof o[k] !== 'string') throw typeError(`options.${k} must be a string`)
   }
@@ -701,6 +845,7 @@ export async function resolveHubFiles(
     },
     metadataTimeout: seconds(env.HF_HUB_ETAG_TIMEOUT, 10),
     downloadTimeout: seconds(env.HF_HUB_DOWNLOAD_TIMEOUT, 10),
+    onProgress: o.onProgress,
   }
   const offline = o.offline ?? isTrue(env.HF_HUB_OFFLINE || env.TRANSFORMERS_OFFLINE)
   if (offline) return resolveFromCache(ctx, requiredList, optionalList, 'offline mode is on')

@@ -1,75 +1,197 @@
 import { existsSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join, posix, resolve } from 'node:path'
 import { RagrankError, typeError } from '../errors'
+import { oneOf } from '../internal/validate'
 import { isHubId, resolveHubFiles, type HubOptions } from './hub'
+import { checkExternalData, externalDataOf, isPlainLocation } from './onnx-external-data'
+import { poolingPath, readModules, type SentenceTransformersFiles } from './sentence-transformers'
+
+/** transformers.js' `dtype` names: which ONNX file of `onnx/` to load. */
+export const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const
+export type Dtype = (typeof DTYPES)[number]
+
+/** The file names of each dtype, first found wins (transformers.js' suffixes; `int8` also takes Optimum's `model_quantized`). */
+const DTYPE_FILES: Record<Dtype, string[]> = {
+  fp32: ['model'],
+  fp16: ['model_fp16'],
+  q8: ['model_quantized'],
+  int8: ['model_int8', 'model_quantized'],
+  uint8: ['model_uint8'],
+  q4: ['model_q4'],
+  q4f16: ['model_q4f16'],
+  bnb4: ['model_bnb4'],
+}
 
 /** Where a model comes from and which ONNX file to use. */
 export interface ModelSourceOptions extends Omit<HubOptions, 'signal'> {
   /** The ONNX file inside the folder, e.g. `'onnx/model_O4.onnx'`. */
   file?: string
-  /** Use `onnx/model_quantized.onnx` (the int8 export of Optimum / transformers.js). */
+  /**
+   * The ONNX file by transformers.js' names: `'fp32'` `onnx/model.onnx` (default), `'fp16'`
+   * `model_fp16`, `'q8'` `model_quantized`, `'int8'` `model_int8` (else `model_quantized`),
+   * `'uint8'` `model_uint8`, `'q4'` `model_q4`, `'q4f16'` `model_q4f16`, `'bnb4'` `model_bnb4`;
+   * each in `onnx/`, else at the top of the folder.
+   */
+  dtype?: Dtype
+  /** Use `onnx/model_quantized.onnx` (the int8 export of Optimum / transformers.js): `dtype: 'q8'`. */
   quantized?: boolean
 }
 
-export interface ModelFiles {
+export interface ModelFiles extends SentenceTransformersFiles {
   model: string
   tokenizer: string
   tokenizerConfig?: string
   config?: string
+  /** The external data files the ONNX graph keeps its weights in (`model.onnx_data`, `model.onnx.data`, ...). */
+  externalData?: string[]
+}
+
+/** Which optional files to look for besides the model, tokenizer and configs. */
+export interface ResolveWhat {
+  /** The sentence-transformers files of an embedding model. */
+  sentenceTransformers?: boolean
 }
 
 function modelCandidates(o: ModelSourceOptions): string[] {
   if (o.file !== undefined) {
     if (typeof o.file !== 'string' || o.file === '') throw typeError('options.file must be a non-empty string')
+    if (o.dtype !== undefined) throw typeError('options.file and options.dtype both choose the ONNX file: pass one')
     return o.file.includes('/') ? [o.file] : [`onnx/${o.file}`, o.file]
   }
-  return o.quantized ? ['onnx/model_quantized.onnx', 'model_quantized.onnx'] : ['onnx/model.onnx', 'model.onnx']
+  let dtype = o.dtype === undefined ? undefined : oneOf(o.dtype, DTYPES, 'options.dtype')
+  if (o.quantized === true) {
+    if (dtype !== undefined && dtype !== 'q8') {
+      throw typeError(`options.quantized means dtype 'q8'; it contradicts options.dtype '${dtype}'`)
+    }
+    dtype = 'q8'
+  }
+  const names = DTYPE_FILES[dtype ?? 'fp32']
+  return [...names.map((n) => `onnx/${n}.onnx`), ...names.map((n) => `${n}.onnx`)]
 }
 
+const ST_FILES = ['modules.json', 'sentence_bert_config.json', 'config_sentence_transformers.json']
+const DEFAULT_POOLING = '1_Pooling/config.json'
+
 /**
- * Resolves a model folder in the Hugging Face / Optimum / transformers.js layout, or a hub
- * id (`org/name`) through the Hugging Face cache (downloading when needed and allowed).
+ * Resolves a model folder in the Hugging Face / Optimum / transformers.js / sentence-transformers
+ * layout, or a hub id (`org/name`) through the Hugging Face cache (downloading when needed and
+ * allowed), with the external data files its graph names. Missing or truncated files are errors
+ * here, at load.
  */
 export async function resolveModelFiles(
   source: string,
   o: ModelSourceOptions = {},
   signal?: AbortSignal,
+  what: ResolveWhat = {},
 ): Promise<ModelFiles> {
   if (typeof source !== 'string' || source === '') throw typeError('model must be a folder path or a hub id (org/name)')
   const candidates = modelCandidates(o)
-  if (!isHubId(source)) {
-    const dir = resolve(source)
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-      throw new RagrankError(
-        'ERR_MODEL_NOT_FOUND',
-        `model folder ${dir} does not exist (nor is ${JSON.stringify(source)} a hub id org/name)`,
-      )
-    }
-    const pick = (names: string[]) => names.map((n) => join(dir, n)).find((p) => existsSync(p))
-    const model = pick(candidates)
-    const tokenizer = pick(['tokenizer.json'])
-    if (!model || !tokenizer) {
-      const missing = [!model && `one of ${candidates.join(', ')}`, !tokenizer && 'tokenizer.json'].filter(Boolean)
-      throw new RagrankError('ERR_MODEL_NOT_FOUND', `model folder ${dir} lacks ${missing.join(' and ')}`)
-    }
-    return { model, tokenizer, tokenizerConfig: pick(['tokenizer_config.json']), config: pick(['config.json']) }
+  const files = isHubId(source)
+    ? await fromHub(source, candidates, o, signal, what)
+    : fromFolder(source, candidates, what)
+  return { ...files, externalData: checkExternalData(files.model) }
+}
+
+function fromFolder(source: string, candidates: string[], what: ResolveWhat): ModelFiles {
+  const dir = resolve(source)
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new RagrankError(
+      'ERR_MODEL_NOT_FOUND',
+      `model folder ${dir} does not exist (nor is ${JSON.stringify(source)} a hub id org/name)`,
+    )
   }
-  const { revision, cacheDir, endpoint, token, offline, fetch, env } = o // the hub's options only: it rejects unknown keys
-  const hubOptions = { revision, cacheDir, endpoint, token, offline, fetch, env, signal }
+  const pick = (...names: string[]) => names.map((n) => join(dir, ...n.split('/'))).find((p) => existsSync(p))
+  const model = pick(...candidates)
+  const tokenizer = pick('tokenizer.json')
+  if (!model || !tokenizer) {
+    const missing = [!model && `one of ${candidates.join(', ')}`, !tokenizer && 'tokenizer.json'].filter(Boolean)
+    throw new RagrankError('ERR_MODEL_NOT_FOUND', `model folder ${dir} lacks ${missing.join(' and ')}`)
+  }
+  const files: ModelFiles = {
+    model,
+    tokenizer,
+    tokenizerConfig: pick('tokenizer_config.json'),
+    config: pick('config.json'),
+  }
+  if (!what.sentenceTransformers) return files
+  const modules = pick('modules.json')
+  const pooling = poolingPath(readModules(modules))
+  return {
+    ...files,
+    modules,
+    sentenceBertConfig: pick('sentence_bert_config.json'),
+    sentenceTransformersConfig: pick('config_sentence_transformers.json'),
+    pooling: pick(pooling === undefined ? DEFAULT_POOLING : posix.join(pooling, 'config.json')),
+  }
+}
+
+async function fromHub(
+  source: string,
+  candidates: string[],
+  o: ModelSourceOptions,
+  signal: AbortSignal | undefined,
+  what: ResolveWhat,
+): Promise<ModelFiles> {
+  const { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress } = o // the hub's options only
+  const hubOptions = { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress, signal }
+  const st = what.sentenceTransformers ? [...ST_FILES, DEFAULT_POOLING] : []
   const hub = await resolveHubFiles(
     source,
     ['tokenizer.json'],
-    [...candidates, 'tokenizer_config.json', 'config.json'],
+    ['tokenizer_config.json', 'config.json', ...st],
     hubOptions,
   )
-  const model = candidates.map((c) => hub.files[c]).find((p) => p !== undefined)
-  if (!model) {
+  // Everything else comes from the same commit, and once cached (or known missing) costs no request.
+  const pinned = { ...hubOptions, revision: hub.commit }
+  // One candidate at a time: a repo with both onnx/model.onnx and model.onnx downloads only the first.
+  let chosen: string | undefined
+  let model: string | undefined
+  let unreachable: unknown
+  for (const c of candidates) {
+    try {
+      model = (await resolveHubFiles(source, [], [c], pinned)).files[c]
+    } catch (e) {
+      // The hub went away (or the tokenizer came from the cache for that reason): a later candidate may be cached.
+      if ((e as RagrankError)?.code !== 'ERR_NETWORK') throw e
+      unreachable ??= e
+      continue
+    }
+    if (model !== undefined) {
+      chosen = c
+      break
+    }
+  }
+  if (model === undefined || chosen === undefined) {
+    if (unreachable !== undefined) throw unreachable
     throw new RagrankError('ERR_MODEL_NOT_FOUND', `hub model ${source} has none of ${candidates.join(', ')}`)
   }
-  return {
+  const files: ModelFiles = {
     model,
     tokenizer: hub.files['tokenizer.json'] as string,
     tokenizerConfig: hub.files['tokenizer_config.json'],
     config: hub.files['config.json'],
+  }
+  // The weights of a large export live next to its graph: fetch the files the graph names.
+  const folder = posix.dirname(chosen)
+  const external = externalDataOf(model).map((r) => r.location)
+  const bad = external.find((l) => !isPlainLocation(l))
+  if (bad !== undefined) {
+    throw new RagrankError('ERR_MODEL_LOAD', `${model} names an external data file outside its folder: ${bad}`)
+  }
+  const extra = external.map((l) => (folder === '.' ? l : `${folder}/${l}`))
+  let pooling: string | undefined = hub.files[DEFAULT_POOLING]
+  const custom = what.sentenceTransformers ? poolingPath(readModules(hub.files['modules.json'])) : undefined
+  const customFile = custom === undefined ? undefined : posix.join(custom, 'config.json')
+  if (customFile !== undefined && customFile !== DEFAULT_POOLING) {
+    pooling = (await resolveHubFiles(source, [], [customFile], pinned)).files[customFile]
+  }
+  if (extra.length > 0) await resolveHubFiles(source, extra, [], pinned)
+  if (!what.sentenceTransformers) return files
+  return {
+    ...files,
+    modules: hub.files['modules.json'],
+    sentenceBertConfig: hub.files['sentence_bert_config.json'],
+    sentenceTransformersConfig: hub.files['config_sentence_transformers.json'],
+    pooling,
   }
 }

@@ -87,28 +87,57 @@ fn run_error(what: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Inference, format!("inference failed: {what}"))
 }
 
-/// `model_max_length` (tokenizer) and `max_position_embeddings` (model) bound the input.
+/// Model types whose position ids start after the padding index (`padding_idx + 1`, as
+/// `create_position_ids_from_input_ids` in transformers): their `max_position_embeddings` (514, 8194)
+/// counts `pad_token_id + 1` rows no input token can use, so 512 / 8192 tokens fit, not 514 / 8194.
+const OFFSET_POSITION_TYPES: &[&str] = &[
+    "roberta",
+    "xlm-roberta",
+    "xlm-roberta-xl",
+    "camembert",
+    "longformer",
+    "mpnet",
+    "data2vec-text",
+    "roberta-prelayernorm",
+];
+
+/// A positive integer setting of a config, if present and plausible (HF writes `1e30` for "unbounded").
+fn usize_key(v: &Option<serde_json::Value>, key: &str) -> Option<usize> {
+    v.as_ref()
+        .and_then(|v| v.get(key))
+        .and_then(|x| x.as_f64())
+        .filter(|x| (2.0..1e7).contains(x))
+        .map(|x| x as usize)
+}
+
+/// Tokens the model's position table can take, from `config.json`.
+fn position_limit(cfg: &Option<serde_json::Value>) -> Option<usize> {
+    let positions = usize_key(cfg, "max_position_embeddings")?;
+    let model_type = cfg.as_ref().and_then(|c| c.get("model_type")).and_then(|t| t.as_str());
+    let offset = match model_type {
+        Some(t) if OFFSET_POSITION_TYPES.contains(&t) => {
+            let pad = cfg
+                .as_ref()
+                .and_then(|c| c.get("pad_token_id"))
+                .and_then(|p| p.as_u64())
+                .unwrap_or(1) as usize;
+            pad + 1
+        }
+        _ => 0,
+    };
+    positions.checked_sub(offset).filter(|&n| n >= 2)
+}
+
+/// Tokens per input: the caller's `cap` (an explicit option, or sentence-transformers'
+/// `max_seq_length`) if given, else the tokenizer's `model_max_length`; either way clamped to
+/// what the position table holds. 512 when nothing says.
 fn effective_max_length(
     cap: Option<usize>,
     tok_cfg: &Option<serde_json::Value>,
     cfg: &Option<serde_json::Value>,
 ) -> usize {
-    let from = |v: &Option<serde_json::Value>, key: &str| {
-        v.as_ref()
-            .and_then(|v| v.get(key))
-            .and_then(|x| x.as_f64())
-            .filter(|x| (2.0..1e7).contains(x))
-            .map(|x| x as usize)
-    };
-    [
-        cap,
-        from(tok_cfg, "model_max_length"),
-        from(cfg, "max_position_embeddings"),
-    ]
-    .into_iter()
-    .flatten()
-    .min()
-    .unwrap_or(512)
+    let wanted = cap.or_else(|| usize_key(tok_cfg, "model_max_length"));
+    [wanted, position_limit(cfg)].into_iter().flatten().min().unwrap_or(512)
 }
 
 impl Encoder {
@@ -378,5 +407,44 @@ fn pool(tokens: &[f32], dim: usize, len: usize, pooling: Pooling, dst: &mut [f32
             }
             dst.iter_mut().for_each(|x| *x /= len.max(1) as f32);
         }
+    }
+}
+
+#[cfg(test)]
+mod max_length_tests {
+    use super::effective_max_length;
+    use serde_json::json;
+
+    fn max_len(cap: Option<usize>, tok: serde_json::Value, cfg: serde_json::Value) -> usize {
+        effective_max_length(cap, &Some(tok), &Some(cfg))
+    }
+
+    #[test]
+    fn offset_positions_leave_room_for_the_padding_index() {
+        let unbounded = json!({ "model_max_length": 1e30 });
+        let xlmr = json!({ "model_type": "xlm-roberta", "max_position_embeddings": 514, "pad_token_id": 1 });
+        assert_eq!(max_len(None, unbounded.clone(), xlmr), 512);
+        let m3 = json!({ "model_type": "xlm-roberta", "max_position_embeddings": 8194, "pad_token_id": 1 });
+        assert_eq!(max_len(None, json!({}), m3), 8192);
+        let roberta = json!({ "model_type": "roberta", "max_position_embeddings": 514 });
+        assert_eq!(
+            max_len(None, unbounded.clone(), roberta),
+            512,
+            "pad_token_id defaults to 1"
+        );
+        let bert = json!({ "model_type": "bert", "max_position_embeddings": 512 });
+        assert_eq!(max_len(None, unbounded, bert), 512, "BERT positions start at 0");
+    }
+
+    #[test]
+    fn a_cap_replaces_model_max_length_but_not_the_position_limit() {
+        let tok = json!({ "model_max_length": 64 });
+        let bert = json!({ "model_type": "bert", "max_position_embeddings": 128 });
+        assert_eq!(max_len(None, tok.clone(), bert.clone()), 64);
+        assert_eq!(max_len(Some(100), tok.clone(), bert.clone()), 100);
+        assert_eq!(max_len(Some(16), tok.clone(), bert.clone()), 16);
+        assert_eq!(max_len(Some(4096), tok, bert), 128, "clamped to the positions");
+        assert_eq!(effective_max_length(None, &None, &None), 512);
+        assert_eq!(effective_max_length(Some(1000), &None, &None), 1000);
     }
 }

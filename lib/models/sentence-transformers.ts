@@ -1,0 +1,162 @@
+/**
+ * What a sentence-transformers model folder (a hub download of an embedding model) says about
+ * using it, read from its files:
+ *   modules.json                       the modules: where the Pooling config is, whether a Normalize follows
+ *   sentence_bert_config.json          max_seq_length, do_lower_case
+ *   {pooling path}/config.json         pooling_mode_* (1_Pooling/config.json in every hub export)
+ *   config_sentence_transformers.json  prompts, default_prompt_name
+ *   tokenizer_config.json              padding_side (decoder-only embedders pad on the left)
+ */
+import { readFileSync } from 'node:fs'
+import { RagrankError } from '../errors'
+
+/** Every pooling kind ragrank names; sentence-transformers' `pooling_mode_*` keys map to these. */
+export const POOLINGS = ['mean', 'cls', 'max', 'meansqrt', 'weightedmean', 'lasttoken'] as const
+export type Pooling = (typeof POOLINGS)[number]
+export type PaddingSide = 'right' | 'left'
+
+/** The sentence-transformers files of a folder (absolute paths, when present). */
+export interface SentenceTransformersFiles {
+  modules?: string
+  sentenceBertConfig?: string
+  pooling?: string
+  sentenceTransformersConfig?: string
+}
+
+/** The settings read from them; each is `undefined` when the files do not say. */
+export interface SentenceTransformersSettings {
+  maxSeqLength?: number
+  doLowerCase?: boolean
+  pooling?: Pooling
+  /** Whether a Normalize module follows (only known when modules.json is there). */
+  normalize?: boolean
+  /** Pooling that leaves the prompt's tokens out (`include_prompt: false`). */
+  excludesPrompt?: boolean
+  prompts: Record<string, string>
+  defaultPromptName?: string
+  /** Modules after pooling that ragrank does not apply (Dense, LayerNorm, ...), by type. */
+  otherModules: string[]
+  paddingSide?: PaddingSide
+}
+
+export const POOLING_MODE_KEYS: Record<string, Pooling> = {
+  pooling_mode_cls_token: 'cls',
+  pooling_mode_mean_tokens: 'mean',
+  pooling_mode_max_tokens: 'max',
+  pooling_mode_mean_sqrt_len_tokens: 'meansqrt',
+  pooling_mode_weightedmean_tokens: 'weightedmean',
+  pooling_mode_lasttoken: 'lasttoken',
+}
+
+const ST = 'sentence_transformers.models.'
+const APPLIED_MODULES = new Set([`${ST}Transformer`, `${ST}Pooling`, `${ST}Normalize`])
+
+export interface ModuleEntry {
+  path: string
+  type: string
+}
+
+const bad = (file: string, why: string) => new RagrankError('ERR_MODEL_LOAD', `${file}: ${why}`)
+
+/** A JSON object file, or `undefined` when `file` is; invalid JSON is ERR_MODEL_LOAD naming the file. */
+export function readJsonObject(file: string | undefined): Record<string, unknown> | undefined {
+  if (file === undefined) return undefined
+  let v: unknown
+  try {
+    v = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (e) {
+    throw bad(file, `not valid JSON (${(e as Error).message})`)
+  }
+  if (typeof v !== 'object' || v === null) throw bad(file, 'expected a JSON object')
+  return v as Record<string, unknown>
+}
+
+/** The entries of modules.json (an array of `{ idx, name, path, type }`). */
+export function readModules(file: string | undefined): ModuleEntry[] | undefined {
+  if (file === undefined) return undefined
+  let v: unknown
+  try {
+    v = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (e) {
+    throw bad(file, `not valid JSON (${(e as Error).message})`)
+  }
+  if (!Array.isArray(v)) throw bad(file, 'expected an array of modules')
+  return v.map((m, i) => {
+    if (typeof m !== 'object' || m === null || typeof m.type !== 'string') throw bad(file, `module ${i} has no type`)
+    return { path: typeof m.path === 'string' ? m.path : '', type: m.type }
+  })
+}
+
+/** The folder of the Pooling module, relative (`1_Pooling` in every hub export). */
+export function poolingPath(modules: ModuleEntry[] | undefined): string | undefined {
+  const p = modules?.find((m) => m.type === `${ST}Pooling`)?.path
+  return p === undefined ? undefined : p.replace(/^\.?\/+|\/+$/g, '')
+}
+
+function poolingOf(file: string, cfg: Record<string, unknown>): Pooling | undefined {
+  if (typeof cfg.pooling_mode === 'string') {
+    const named = cfg.pooling_mode.replace(/_token(s)?$/, '').replace(/_/g, '')
+    const kind = (POOLINGS as readonly string[]).find((p) => p === named || `${p}len` === named)
+    if (!kind) throw bad(file, `unknown pooling_mode ${JSON.stringify(cfg.pooling_mode)}`)
+    return kind as Pooling
+  }
+  const on = Object.entries(POOLING_MODE_KEYS).filter(([key]) => cfg[key] === true)
+  if (on.length > 1) {
+    throw bad(file, `several pooling modes at once (${on.map(([k]) => k).join(', ')}) are not supported`)
+  }
+  return on[0]?.[1]
+}
+
+function stringRecord(file: string, v: unknown): Record<string, string> {
+  if (v === undefined || v === null) return {}
+  if (typeof v !== 'object' || Array.isArray(v)) throw bad(file, 'prompts must be an object of strings')
+  const out: Record<string, string> = {}
+  for (const [k, p] of Object.entries(v)) {
+    if (typeof p !== 'string') throw bad(file, `prompt ${JSON.stringify(k)} is not a string`)
+    out[k] = p
+  }
+  return out
+}
+
+/** Reads the files; a file present but malformed is ERR_MODEL_LOAD naming it. */
+export function readSentenceTransformers(
+  files: SentenceTransformersFiles,
+  tokenizerConfig: string | undefined,
+): SentenceTransformersSettings {
+  const modules = readModules(files.modules)
+  const sbert = readJsonObject(files.sentenceBertConfig)
+  const pooling = readJsonObject(files.pooling)
+  const st = readJsonObject(files.sentenceTransformersConfig)
+  const tok = readJsonObject(tokenizerConfig)
+  const maxSeq = sbert?.max_seq_length
+  const prompts = files.sentenceTransformersConfig ? stringRecord(files.sentenceTransformersConfig, st?.prompts) : {}
+  const defaultName = st?.default_prompt_name
+  if (typeof defaultName === 'string' && !(defaultName in prompts)) {
+    throw bad(files.sentenceTransformersConfig as string, `default_prompt_name ${defaultName} is not in prompts`)
+  }
+  const side = tok?.padding_side
+  return {
+    maxSeqLength: Number.isInteger(maxSeq) && (maxSeq as number) >= 2 ? (maxSeq as number) : undefined,
+    doLowerCase: typeof sbert?.do_lower_case === 'boolean' ? sbert.do_lower_case : undefined,
+    pooling: pooling && files.pooling ? poolingOf(files.pooling, pooling) : undefined,
+    normalize: modules ? modules.some((m) => m.type === `${ST}Normalize`) : undefined,
+    excludesPrompt: pooling?.include_prompt === false,
+    prompts,
+    defaultPromptName: typeof defaultName === 'string' ? defaultName : undefined,
+    otherModules: (modules ?? []).map((m) => m.type).filter((t) => !APPLIED_MODULES.has(t)),
+    paddingSide: side === 'left' || side === 'right' ? side : undefined,
+  }
+}
+
+/** The prompt a query gets: `query`, else the default prompt. */
+export function queryPrompt(s: SentenceTransformersSettings): string | undefined {
+  return s.prompts.query ?? defaultPrompt(s)
+}
+
+/** The prompt a document gets: the first of `document`, `passage`, `corpus` (as sentence-transformers' encode_document), else the default. */
+export function documentPrompt(s: SentenceTransformersSettings): string | undefined {
+  return s.prompts.document ?? s.prompts.passage ?? s.prompts.corpus ?? defaultPrompt(s)
+}
+
+const defaultPrompt = (s: SentenceTransformersSettings) =>
+  s.defaultPromptName === undefined ? undefined : s.prompts[s.defaultPromptName]
