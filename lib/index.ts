@@ -50,7 +50,7 @@ export type {
   VectorStorage,
 } from './indexes/vector'
 export { evaluate } from './evaluate'
-export type { Evaluation, Qrels, Run } from './evaluate'
+export type { EvaluateOptions, Evaluation, MetricConvention, Qrels, Run } from './evaluate'
 export { AbortError, RagrankError } from './errors'
 export type { ErrorCode } from './errors'
 export { CrossEncoder } from './models/cross-encoder'
