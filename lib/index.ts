@@ -31,7 +31,10 @@ export type {
 export { HybridRetriever } from './retrieval/hybrid'
 export type { HybridRetrieverOptions, HybridSource } from './retrieval/hybrid'
 export { MultiQueryRetriever } from './retrieval/multi-query'
+export { RescoringRetriever } from './retrieval/rescoring'
+export type { CandidateSource, Rescorer, RescoringRetrieverOptions } from './retrieval/rescoring'
 export type {
+  MultiQueryMerge,
   MultiQueryRetrieveOptions,
   MultiQueryRetrieverOptions,
   QueryVariantSource,
