@@ -1,7 +1,7 @@
 // Parity with Haystack 3.4.1 on fixtures made by scripts/fixtures/make_haystack3.py: BM25L as
 // InMemoryDocumentStore scores it (Lv & Zhai: an absent query term adds 0), and the
-// auto-merging tutorial's pipeline (examples/05) on the committed excerpt and, when
-// target/haystack-tutorial-bbc.json and the BBC CSV are present, on BBC News.
+// auto-merging tutorial's pipeline (examples/05) on the committed excerpt and, when the BBC CSV
+// is present (../shared/data or RAGRANK_DATA), on BBC News.
 import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import { Bm25Index } from '../dist/index.mjs'
@@ -26,16 +26,22 @@ for (const c of bm25l.cases) {
 
 test('bm25l keeps the bm25s / Haystack 2.x formula: documents without a query term share a nonzero floor there, 0 in bm25l-lvzhai', (t) => {
   const docs = bm25l.corpus.map((tokens, i) => ({ id: String(i), tokens }))
-  const query = bm25l.queries[0]
+  const query = bm25l.queries.find((q) => q.length >= 3)
   const old = new Bm25Index({ variant: 'bm25l' })
   const lz = new Bm25Index({ variant: 'bm25l-lvzhai' })
   old.add(docs)
   lz.add(docs)
   const [a, b] = [old, lz].map((ix) => new Map(ix.search(query, { topK: docs.length }).map((h) => [h.id, h.score])))
   const matching = docs.filter((d) => d.tokens.some((tok) => query.includes(tok)))
-  for (const d of matching) t.true(a.get(d.id) > b.get(d.id), 'the old formula adds idf * tfc(0) for each absent term')
-  const differ = matching.filter((d) => Math.abs(a.get(d.id) - b.get(d.id)) > 1e-6)
-  t.true(differ.length > 0)
+  let partial = 0
+  for (const d of matching) {
+    const missesOne = query.some((tok) => !d.tokens.includes(tok))
+    if (missesOne) partial++
+    if (missesOne)
+      t.true(a.get(d.id) > b.get(d.id) + 1e-6, `doc ${d.id}: the old formula adds idf * tfc(0) per absent term`)
+    else t.true(Math.abs(a.get(d.id) - b.get(d.id)) < 1e-5, `doc ${d.id} has every term: the same score`)
+  }
+  t.true(partial > 0)
 })
 
 const tutorialFixture = json('../fixtures/haystack-tutorial.json')
@@ -52,10 +58,22 @@ async function compare(t, articles, want, withText) {
   t.is(r.neverRetrievable, want.neverRetrievable)
   const bm25 = r.bm25.map((h) => ({ ...hitRow(h.node, withText), score: h.score }))
   t.deepEqual(bm25.map(key).sort(), want.bm25.map(key).sort(), 'the BM25 top 10')
-  bm25.forEach((h) => {
-    const w = want.bm25.find((x) => key(x) === key(h))
-    t.true(Math.abs(h.score - w.score) <= 1e-6 * w.score, `${key(h)}: ${h.score} vs ${w.score}`)
-  })
+  // Scores per key, sorted: without text one article's level-1 nodes share a key.
+  const scores = (list) => {
+    const m = new Map()
+    for (const h of list)
+      m.set(
+        key(h),
+        [...(m.get(key(h)) ?? []), h.score].sort((x, y) => x - y),
+      )
+    return m
+  }
+  const wantScores = scores(want.bm25)
+  for (const [k, got] of scores(bm25))
+    got.forEach((s, i) => {
+      const w = wantScores.get(k)[i]
+      t.true(Math.abs(s - w) <= 1e-5 * w, `${k}: ${s} vs ${w}`)
+    })
   t.deepEqual(r.merged.map((h) => key(hitRow(h.node, withText))).sort(), want.merged.map(key).sort(), 'after merging')
   return r
 }
@@ -76,13 +94,12 @@ test('--all-leaves: the childless roots Haystack cannot handle are retrieved and
   for (const h of found) t.deepEqual(h.leafIds, [h.id])
 })
 
-const bbcFixture = new URL('../target/haystack-tutorial-bbc.json', import.meta.url)
 test('the auto-merging tutorial on BBC News: 10 -> 7, the same nodes as Haystack', async (t) => {
-  if (!existsSync(BBC_CSV) || !existsSync(bbcFixture)) {
-    t.log(`skipped: needs ${BBC_CSV} and target/haystack-tutorial-bbc.json (make_haystack3.py writes it)`)
+  if (!existsSync(BBC_CSV)) {
+    t.log(`skipped: ${BBC_CSV} not found (set RAGRANK_DATA to the data folder)`)
     return t.pass()
   }
-  const want = JSON.parse(readFileSync(bbcFixture, 'utf8'))
+  const want = json('../fixtures/haystack-tutorial-bbc.json')
   const r = await compare(t, readArticles(BBC_CSV), want, false)
   t.is(r.bm25.length, 10)
   t.is(r.merged.length, 7)

@@ -32,13 +32,14 @@ test('rescoring: candidates come only from the source; 0.4 sparse + 0.6 dense ov
   const want = { a: 0.4 * 3 + 0.6 * 0.1, b: 0.4 * 2 + 0.6 * 0.2, c: 0.4 * 1 + 0.6 * 0.9 }
   t.deepEqual(
     out.map((d) => d.id),
-    ['a', 'b', 'c'],
+    ['a', 'c', 'b'],
+    'c, third by sparse, passes b on its dense score',
   )
   for (const d of out) t.true(Math.abs(d.score - want[d.id]) < 1e-12, d.id)
   t.deepEqual(dense.calls[0].filter.ids.sort(), ['a', 'b', 'c'], 'the dense lookup is restricted to the candidates')
   t.is(dense.calls[0].topK, 3)
   t.deepEqual(
-    out[2].fusion.map((f) => f.list),
+    out[1].fusion.map((f) => f.list),
     [0, 1],
   )
 })

@@ -80,6 +80,8 @@ const multi = new MultiQueryRetriever({ retriever: rescored, merge: 'max' })
 // Offline stand-in for the model (not a model): small talk is spotted by a few phrases; the
 // standalone query is the last user turn, with the earlier turns' words appended when the last
 // turn leans on them (it is short); the variants drop the short words, and add the earlier turns.
+const PARTICLE = /(은|는|이|가|을|를|에|의|에서|으로|로|와|과|도|란|이란)$/
+const ASKING = /^(뭐|뭐야|무엇|무엇인가요|무엇인지|어떻게|왜|알려줘|알려줄래|설명해줘|설명해|궁금해|대해|대해서)$/
 const SMALL_TALK = /^(안녕|고마워|감사|반가워|잘 ?지내|너는? (누구|뭐)|힘들|기분|심심|좋아|싫어|ㅋ|ㅎ|응|아니)/
 function standIn(body) {
   const transcript = body.messages.at(-1).content.replace(/^Conversation:\n/, '')
@@ -92,16 +94,14 @@ function standIn(body) {
   const chitChat = SMALL_TALK.test(last) || /(요즘|너무) (힘들|우울|신나)/.test(last)
   const leansOnEarlier = earlier !== '' && last.split(/\s+/).length <= 4
   const standalone = leansOnEarlier ? `${earlier} ${last}` : last
+  // Variant 1: the content words (particles and the asking words dropped); 2: the earlier turns too.
   const keywords = standalone
+    .replace(/[?？!.]/g, ' ')
     .split(/\s+/)
-    .filter((w) => w.length >= 2)
+    .filter((w) => w !== '' && !ASKING.test(w))
+    .map((w) => (w.length > 2 ? w.replace(PARTICLE, '') : w))
     .join(' ')
-  const variants = chitChat
-    ? []
-    : [
-        { strategy: 'synonyms', query: keywords },
-        ...(earlier && !leansOnEarlier ? [{ strategy: 'cause-effect', query: `${last} ${earlier}` }] : []),
-      ]
+  const variants = chitChat ? [] : [keywords, ...(earlier && !leansOnEarlier ? [`${last} ${earlier}`] : [])]
   return JSON.stringify({
     needs_retrieval: !chitChat,
     standalone_query: chitChat ? '' : standalone,
