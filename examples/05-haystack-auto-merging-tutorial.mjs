@@ -35,23 +35,34 @@ export function readArticles(path) {
     }))
 }
 
+/** Rows of tab-separated fields; a field that starts with `"` is quoted (`""` is a quote), as Python's csv writes. */
 function parseTsv(text) {
   const rows = []
   let row = []
   let field = ''
   let quoted = false
+  const endField = () => {
+    row.push(field)
+    field = ''
+  }
   for (let i = 0; i < text.length; i++) {
     const c = text[i]
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++
-      else if (c === '"') quoted = false
-      else field += c
+      if (c !== '"') field += c
+      else if (text[i + 1] === '"') field += text[++i]
+      else quoted = false
     } else if (c === '"' && field === '') quoted = true
-    else if (c === '\t') row.push(field), (field = '')
-    else if (c === '\n') row.push(field), rows.push(row), (row = []), (field = '')
-    else if (c !== '\r') field += c
+    else if (c === '\t') endField()
+    else if (c === '\n') {
+      endField()
+      rows.push(row)
+      row = []
+    } else if (c !== '\r') field += c
   }
-  if (field !== '' || row.length > 0) row.push(field), rows.push(row)
+  if (field !== '' || row.length > 0) {
+    endField()
+    rows.push(row)
+  }
   return rows
 }
 
