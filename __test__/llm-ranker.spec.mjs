@@ -1,5 +1,6 @@
 import test from 'ava'
 import { AbortError, LLMRanker, OpenAIChatGenerator } from '../dist/index.mjs'
+import { readFileSync } from 'node:fs'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const docs = [
@@ -339,4 +340,26 @@ test('sliding windows: the windows decide what is kept, the final call only orde
     t.deepEqual(ids(await ranker.rerank('q', input)), want, final)
     t.deepEqual(failures, [])
   }
+})
+
+test("scripted replies against Haystack 3.4.1's LLMRanker: the same ranking, except where ragrank differs on purpose", async (t) => {
+  const f = JSON.parse(readFileSync(new URL('../fixtures/haystack-llm-ranker.json', import.meta.url), 'utf8'))
+  // docs/LLM.md, "Where it differs from Haystack": duplicates once, no float/boolean coercion, bare integers,
+  // fenced and prose-wrapped JSON are read.
+  const differs = {
+    'repeated index': ['beta', 'alpha'],
+    'float index': f.documents,
+    'bare integers': ['alpha', 'gamma'],
+    fenced: ['gamma'],
+    'prose around': ['gamma'],
+  }
+  for (const c of f.cases) {
+    const ranker = new LLMRanker({ chatGenerator: { chat: async () => ({ text: c.reply }) }, onFailure: () => {} })
+    const got = (await ranker.rerank('q', f.documents)).map((d) => d.text)
+    if (c.name in differs) {
+      t.deepEqual(got, differs[c.name], c.name)
+      t.notDeepEqual(got, c.ranked, `${c.name}: Haystack answers otherwise`)
+    } else t.deepEqual(got, c.ranked, c.name)
+  }
+  t.true(f.cases.some((c) => c.name === 'numeric strings' && c.ranked.length === 2))
 })
