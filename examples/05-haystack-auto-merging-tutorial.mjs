@@ -111,4 +111,5 @@ async function main() {
   for (const t of r.merged.map((h) => title(h.node)).sort()) console.log(`  ${t}`)
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await main()
+// Run only as a script, not when a test imports the pipeline.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main()
