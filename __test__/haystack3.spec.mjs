@@ -1,5 +1,6 @@
 // Parity with Haystack 3.4.1 on fixtures made by scripts/fixtures/make_haystack3.py: BM25L as
-// InMemoryDocumentStore scores it (Lv & Zhai: an absent query term adds 0), and the
+// InMemoryDocumentStore scores it (Lv & Zhai: an absent query term adds 0; and `bm25l` against
+// Haystack 2.31's, from make_haystack_bm25l.py in .venv-py), and the
 // auto-merging tutorial's pipeline (examples/05) on the committed excerpt and, when the BBC CSV
 // is present (../shared/data or RAGRANK_DATA), on BBC News.
 import test from 'ava'
@@ -20,6 +21,24 @@ for (const c of bm25l.cases) {
       c.scores[qi].forEach((want, i) =>
         t.true(Math.abs(got[i] - want) <= 1e-5 * Math.abs(want) + 1e-6, `query ${qi} doc ${i}: ${got[i]} vs ${want}`),
       )
+    })
+  })
+}
+
+const bm25l2 = json('../fixtures/haystack2-bm25l.json')
+for (const c of bm25l2.cases) {
+  test(`bm25l k1=${c.k1} b=${c.b} delta=${c.delta} matches Haystack ${bm25l2.haystack} on the documents it returns`, (t) => {
+    const index = new Bm25Index({ variant: 'bm25l', k1: c.k1, b: c.b, delta: c.delta })
+    index.add(bm25l2.corpus.map((tokens, i) => ({ id: String(i), tokens })))
+    bm25l2.queries.forEach((query, qi) => {
+      // ragrank returns the documents with a query term; Haystack 2.x also scores the others (the shared floor).
+      for (const h of index.search(query, { topK: bm25l2.corpus.length })) {
+        const want = c.scores[qi][Number(h.id)]
+        t.true(
+          Math.abs(h.score - want) <= 1e-5 * Math.abs(want) + 1e-6,
+          `query ${qi} doc ${h.id}: ${h.score} vs ${want}`,
+        )
+      }
     })
   })
 }
