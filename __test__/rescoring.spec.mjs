@@ -136,3 +136,30 @@ test("multi-query merge 'max' ranks by each document's best score over the varia
   t.throws(() => new MultiQueryRetriever({ retriever, merge: 'mean' }), { instanceOf: RangeError })
   t.throws(() => new MultiQueryRetriever({ retriever, merge: 'max', rrfK: 10 }), { instanceOf: RangeError })
 })
+
+test('rescoring with the real indexes: BM25 candidates, the dense score looked up for those ids only', async (t) => {
+  const { Bm25Index, VectorIndex, VectorRetriever } = await import('../dist/index.mjs')
+  const docs = [
+    { id: 'a', text: 'cats sleep all day', v: [1, 0, 0] },
+    { id: 'b', text: 'cats and dogs', v: [0, 1, 0] },
+    { id: 'c', text: 'dogs bark', v: [0.9, 0.1, 0] },
+    { id: 'z', text: 'felines nap', v: [1, 0, 0] }, // the best dense match, no shared word
+  ]
+  const bm25 = new Bm25Index()
+  bm25.add(docs.map(({ id, text }) => ({ id, text })))
+  const vectors = new VectorIndex({ dim: 3 })
+  vectors.add(docs.map(({ id, v }) => ({ id, vector: new Float32Array(v) })))
+  const dense = new VectorRetriever({ index: vectors, embed: async () => new Float32Array([1, 0, 0]) })
+  const r = new RescoringRetriever({
+    candidates: { retriever: bm25, weight: 0.4 },
+    rescorers: [{ retriever: dense, weight: 0.6 }],
+  })
+  const out = await r.retrieve('cats', { topK: 5 })
+  t.deepEqual(out.map((d) => d.id).sort(), ['a', 'b'], 'only the BM25 candidates, never z')
+  t.is(out[0].id, 'a')
+  const filtered = await r.retrieve('cats', { topK: 5, filter: { ids: ['b', 'z'] } })
+  t.deepEqual(
+    filtered.map((d) => d.id),
+    ['b'],
+  )
+})

@@ -104,6 +104,11 @@ async function main() {
     `${r.nodes.length} nodes, ${r.searched.length} searched (${allLeaves ? 'every node without children' : 'level 1, as the tutorial'}); ` +
       `${r.neverRetrievable} articles are never retrievable`,
   )
+  if (r.neverRetrievable > 0)
+    console.log(
+      '(--all-leaves searches every node without children instead: ragrank returns a childless root as itself, ' +
+        "where Haystack's AutoMergingRetriever raises on a hit without a parent)",
+    )
   const title = (n) => `${n.meta.title} (${n.sourceId}, level ${n.level})`
   console.log(`\nBM25 top ${r.bm25.length}:`)
   for (const t of r.bm25.map((h) => title(h.node)).sort()) console.log(`  ${t}`)
