@@ -94,6 +94,11 @@ test('rescoring: a rescorer that cannot take filter.ids is refused; bad options 
     ['a'],
   )
   t.deepEqual(await new RescoringRetriever({ candidates: scored({}), rescorers: [ok] }).retrieve('q'), [])
+  const broken = { retrieve: async () => [undefined] }
+  await t.throwsAsync(new RescoringRetriever({ candidates: broken, rescorers: [ok] }).retrieve('q'), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG',
+  })
 })
 
 test("multi-query merge 'max' ranks by each document's best score over the variants, 'sum' by the sum", async (t) => {

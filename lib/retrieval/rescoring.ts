@@ -105,7 +105,7 @@ export class RescoringRetriever implements Retriever {
       signal,
     )
     if (candidates.length === 0) return []
-    const ids = [...new Set(candidates.map((d) => d.id))]
+    const ids = [...new Set(candidates.map((d, i) => candidateId(d, i)))]
     const only: RetrieveFilter = { ...(isPlainObject(filter) ? filter : {}), ids }
     const scored = await retrieveAll(
       this.#rescorers.map((retriever, i) => ({
@@ -128,6 +128,13 @@ export class RescoringRetriever implements Retriever {
       topK,
     })
   }
+}
+
+/** A candidate's id, checked here because the rescorers are asked for these ids before fusion checks the lists. */
+function candidateId(d: unknown, i: number): string {
+  if (!isPlainObject(d) || typeof d.id !== 'string' || d.id === '')
+    throw typeError(`candidates.retrieve must resolve to { id: non-empty string, score }[]; item ${i} is not`)
+  return d.id
 }
 
 function weight(v: unknown, name: string): number {
