@@ -178,8 +178,8 @@ function leafIndex(nodes) {
   return ix
 }
 const embedFn = (v) => async () => (typeof v === 'function' ? v() : v)
-const localChat = () =>
-  new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, timeoutMs: 300, apiKey: 'k' })
+const localChat = (api = 'chat-completions') =>
+  new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, timeoutMs: 300, apiKey: 'k', api })
 
 /** A target: `call(subject, ...args)`, the args drawn from `args` plus sometimes one stray trailing argument. */
 const t = (name, group, args, call, more = {}) => ({
@@ -354,6 +354,7 @@ const chatGeneratorOpts = options({
   retryDelayMs: hostileNumber,
   temperature: hostileNumber,
   responseFormat: fc.constantFrom('json_schema', 'none'),
+  api: fc.constantFrom('chat-completions', 'responses'),
   body: near(fc.dictionary(fc.string({ maxLength: 3 }), hostileLeaf, { maxKeys: 2 })),
   headers: near(fc.dictionary(fc.string({ maxLength: 3 }), text, { maxKeys: 2 })),
   env: near(fc.constant({ OPENAI_API_KEY: 'k' })),
@@ -692,6 +693,9 @@ export const TARGETS = [
   ),
   t('new OpenAIChatGenerator', 'llm', [chatGeneratorOpts], (_, o) => new OpenAIChatGenerator(o).usage),
   t('OpenAIChatGenerator.chat', 'llm', [chatRequest], (_, r) => localChat().chat(r), { signalOf: signalAt(0) }),
+  t('OpenAIChatGenerator.chat (responses)', 'llm', [chatRequest], (_, r) => localChat('responses').chat(r), {
+    signalOf: signalAt(0),
+  }),
   t('isChatGenerator', 'llm', [anything], (_, v) => isChatGenerator(v)),
 
   // models
