@@ -125,8 +125,11 @@ export interface NativeEncoderOptions {
   sessions: number
 }
 
-/** `run`: query id -> ranked document ids; `qrels`: query id -> document id -> grade. */
-export declare function nativeEvaluate(run: Record<string, Array<string>>, qrels: Record<string, Record<string, number>>, metrics: Array<string>): NativeEvaluation
+/**
+ * `run`: query id -> ranked document ids; `qrels`: query id -> document id -> grade;
+ * `convention`: `trec_eval` (default) or `competition`.
+ */
+export declare function nativeEvaluate(run: Record<string, Array<string>>, qrels: Record<string, Record<string, number>>, metrics: Array<string>, convention?: string | undefined | null): NativeEvaluation
 
 export interface NativeEvaluation {
   mean: Record<string, number>

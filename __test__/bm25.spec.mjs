@@ -243,7 +243,7 @@ test('bad option values are RangeErrors from Rust that name the option', (t) => 
     [{ delta: -0.5 }, /^options\.delta /],
     [
       { variant: 'bm26' },
-      /^options\.variant must be one of 'lucene', 'robertson', 'atire', 'bm25l', 'bm25\+', 'bm25plus', got "bm26"/,
+      /^options\.variant must be one of 'lucene', 'robertson', 'atire', 'bm25l', 'bm25l-lvzhai', 'bm25\+', 'bm25plus', got "bm26"/,
     ],
     [{ analyzer: { segmentation: 'words' } }, /^options\.analyzer\.segmentation /],
     [{ analyzer: { cjk: 'trigram' } }, /^options\.analyzer\.cjk /],

@@ -149,3 +149,46 @@ test('AbortSignal: rejects at once with AbortError, during a request and during 
   await t.throwsAsync(waiting, { instanceOf: AbortError })
   t.true(Date.now() - started < 5000)
 })
+
+test("api 'responses': POST /responses with the turns as input and text.format; the output_text is the reply", async (t) => {
+  const srv = await startChatServer({
+    script: [{ content: '{"a":1}', usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } }, '{}'],
+  })
+  t.teardown(srv.close)
+  const gen = new OpenAIChatGenerator({ baseURL: srv.baseURL, apiKey: 'sk-test', api: 'responses' })
+  t.is(gen.api, 'responses')
+  const turns = [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: 'hi' },
+  ]
+  const reply = await gen.chat({ messages: turns, responseFormat: format })
+  t.is(reply.text, '{"a":1}')
+  t.deepEqual(reply.usage, { promptTokens: 7, completionTokens: 3, totalTokens: 10 })
+  t.is(reply.model, 'gpt-4.1-mini')
+  const { body, url } = srv.requests[0]
+  t.is(url, '/v1/responses')
+  t.deepEqual(body.input, turns)
+  t.false('messages' in body)
+  t.false('response_format' in body)
+  t.deepEqual(body.text, { format: { type: 'json_schema', name: 'x', schema: format.schema } })
+  const obj = new OpenAIChatGenerator({ baseURL: srv.baseURL, api: 'responses', responseFormat: 'json_object' })
+  await obj.chat({ messages: user('x'), responseFormat: format })
+  t.deepEqual(srv.requests[1].body.text, { format: { type: 'json_object' } })
+  t.is(new OpenAIChatGenerator({ baseURL: srv.baseURL }).api, 'chat-completions', 'chat completions stays the default')
+})
+
+test("api 'responses': a refusal, no message and a non-Responses body fail with ERR_LLM; a bad api is a RangeError", async (t) => {
+  const refusal = { output: [{ type: 'message', content: [{ type: 'refusal', refusal: 'no' }] }] }
+  const srv = await startChatServer({
+    script: [{ json: refusal }, { json: { output: [] } }, { json: { choices: [] } }],
+  })
+  t.teardown(srv.close)
+  const gen = new OpenAIChatGenerator({ baseURL: srv.baseURL, api: 'responses', maxRetries: 0 })
+  await t.throwsAsync(gen.chat({ messages: user('x') }), { code: 'ERR_LLM', message: /refused \(no\)/ })
+  await t.throwsAsync(gen.chat({ messages: user('x') }), { code: 'ERR_LLM', message: /without text/ })
+  await t.throwsAsync(gen.chat({ messages: user('x') }), { code: 'ERR_LLM', message: /without an output array/ })
+  t.throws(() => new OpenAIChatGenerator({ baseURL: srv.baseURL, api: 'completions' }), {
+    instanceOf: RangeError,
+    code: 'ERR_INVALID_ARG',
+  })
+})

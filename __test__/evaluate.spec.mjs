@@ -40,3 +40,29 @@ test('bad metrics and inputs are clear errors', (t) => {
   t.throws(() => evaluate({ q: [{ id: 1 }] }, fx.qrels, ['ndcg@10']), { instanceOf: TypeError })
   t.throws(() => evaluate(fx.run, { q: { a: 'x' } }, ['ndcg@10']), { instanceOf: TypeError })
 })
+
+test('convention competition (and the trec_eval default) against the hand-computed fixture', (t) => {
+  const f = JSON.parse(readFileSync(new URL('../fixtures/competition-metrics.json', import.meta.url), 'utf8'))
+  // The fixture writes each value as the arithmetic done by hand, to keep the reasoning visible.
+  const value = (expr) => Function(`return ${expr}`)()
+  const run = Object.fromEntries(Object.entries(f.run).map(([q, ids]) => [q, ids.map((id) => ({ id }))]))
+  for (const convention of ['competition', 'trec_eval']) {
+    const got = evaluate(run, f.qrels, ['map@3', 'mrr@3'], convention === 'trec_eval' ? {} : { convention })
+    const want = f[convention]
+    t.deepEqual(Object.keys(got.perQuery).sort(), Object.keys(want.perQuery).sort(), convention)
+    for (const [q, metrics] of Object.entries(want.perQuery))
+      for (const [m, expr] of Object.entries(metrics))
+        t.true(Math.abs(got.perQuery[q][m] - value(expr)) < 1e-12, `${convention} ${q} ${m}`)
+    for (const [m, expr] of Object.entries(want.mean))
+      t.true(Math.abs(got.mean[m] - value(expr)) < 1e-12, `${convention} mean ${m}`)
+  }
+  t.throws(() => evaluate(run, f.qrels, ['map@3'], { convention: 'trec' }), {
+    instanceOf: RangeError,
+    code: 'ERR_INVALID_ARG',
+  })
+  t.throws(() => evaluate(run, f.qrels, ['map@3'], { convention: 3 }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG',
+  })
+  t.throws(() => evaluate(run, f.qrels, ['map@3'], { conventions: 'competition' }), { instanceOf: TypeError })
+})

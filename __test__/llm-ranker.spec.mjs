@@ -1,5 +1,6 @@
 import test from 'ava'
 import { AbortError, LLMRanker, OpenAIChatGenerator } from '../dist/index.mjs'
+import { readFileSync } from 'node:fs'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const docs = [
@@ -77,9 +78,17 @@ test('{"documents": []} means nothing is relevant: an empty result, not a fallba
 
 test('duplicate, out-of-range and non-integer indices are dropped; bare integers are accepted', async (t) => {
   const { ranker, failures } = await setup(t, [
-    '{"documents":[{"index":2},{"index":2},{"index":0},{"index":9},{"index":"1"},{"index":1.5},{"index":true},{"idx":3},4,{"index":1}]}',
+    '{"documents":[{"index":2},{"index":2},{"index":0},{"index":9},{"index":"1.0"},{"index":1.5},{"index":true},{"idx":3},4,{"index":1}]}',
   ])
   t.deepEqual(ids(await ranker.rerank('q', docs)), ['b', 'd', 'a'])
+  t.deepEqual(failures, [])
+})
+
+test('integral strings are indices: a reply made only of {"index": "3"} is a ranking, not a fallback', async (t) => {
+  const { ranker, failures } = await setup(t, [
+    '{"documents":[{"index":"3"},{"index":" 1 "},"4",{"index":"3"},{"index":"two"},{"index":"-1"},{"index":"1e0"}]}',
+  ])
+  t.deepEqual(ids(await ranker.rerank('q', docs)), ['c', 'a', 'd'])
   t.deepEqual(failures, [])
 })
 
@@ -89,7 +98,7 @@ test('garbage and wrong types fall back to the input order, cut to topK, and rep
     '{"documents":{"index":1}}',
     '[{"index":1}]',
     '{"ranking":[1]}',
-    '{"documents":[{"index":"2"},{"index":7}]}',
+    '{"documents":[{"index":"two"},{"index":7}]}',
   ]
   const { ranker, failures } = await setup(t, replies, { ranker: { topK: 3 } })
   for (let i = 0; i < replies.length; i++) {
@@ -184,6 +193,27 @@ test('a custom prompt is used; a template without exactly {{query}} and {{docume
       String(prompt),
     )
   }
+})
+
+test('Jinja constructs in a custom prompt are rejected with a message instead of reaching the model as text', (t) => {
+  const gen = { chat: async () => ({ text: '{}' }) }
+  const prompts = {
+    '{% for': '{{query}}\n{% for d in documents %}{{documents}}{% endfor %}',
+    '{{ d.content': '{{query}} {{documents}} {{ d.content }}',
+    '{{ loop.index': '{{query}} {{documents}} [{{ loop.index }}]',
+    '{{ query | upper': '{{ query | upper }} {{query}} {{documents}}',
+    '{#': '{# a comment #}{{query}} {{documents}}',
+  }
+  for (const [shown, prompt] of Object.entries(prompts)) {
+    const e = t.throws(() => new LLMRanker({ chatGenerator: gen, prompt }), {
+      instanceOf: TypeError,
+      code: 'ERR_INVALID_ARG',
+    })
+    t.true(e.message.includes(`not rendered: ${JSON.stringify(shown).slice(0, -1)}`), e.message)
+  }
+  t.notThrows(
+    () => new LLMRanker({ chatGenerator: gen, prompt: 'JSON like {"a": {"b": 1}} is fine: {{query}} {{documents}}' }),
+  )
 })
 
 test('bad input is a TypeError/RangeError, never a crash; no key means no default generator', (t) => {
@@ -289,4 +319,47 @@ test('sliding windows: the last call orders window winners against each other', 
   t.deepEqual(ids(await ranker.rerank('q', input)), ['d3 q10', 'd4 q9', 'd0 q5'])
   t.deepEqual(log.at(-1), ['d0 q5', 'd3 q10', 'd4 q9'], 'the final call sees the merged winners')
   t.is(log.length, 3)
+})
+
+test('sliding windows: the windows decide what is kept, the final call only orders; [] keeps the merged order', async (t) => {
+  // Windows [d0..d2], [d3..d5], [d6..d8] each keep their first two; the final call sees the
+  // best three by merged weight (d0, d3, d6) and names only d3, or nothing.
+  const input = Array.from({ length: 9 }, (_, i) => `d${i}`)
+  for (const [final, want] of [
+    ['{"documents":[{"index":2}]}', ['d3', 'd0', 'd6', 'd1', 'd4', 'd7']],
+    ['{"documents":[]}', ['d0', 'd3', 'd6', 'd1', 'd4', 'd7']],
+  ]) {
+    const { ranker, failures } = await setup(
+      t,
+      async (body) => {
+        const texts = shown(body.messages.at(-1).content).map((d) => d.text)
+        return texts.join() === 'd0,d3,d6' ? final : '{"documents":[{"index":1},{"index":2}]}'
+      },
+      { ranker: { window: { size: 3, step: 3, concurrency: 1 }, topK: 9 } },
+    )
+    t.deepEqual(ids(await ranker.rerank('q', input)), want, final)
+    t.deepEqual(failures, [])
+  }
+})
+
+test("scripted replies against Haystack 3.4.1's LLMRanker: the same ranking, except where ragrank differs on purpose", async (t) => {
+  const f = JSON.parse(readFileSync(new URL('../fixtures/haystack-llm-ranker.json', import.meta.url), 'utf8'))
+  // docs/LLM.md, "Where it differs from Haystack": duplicates once, no float/boolean coercion, bare integers,
+  // fenced and prose-wrapped JSON are read.
+  const differs = {
+    'repeated index': ['beta', 'alpha'],
+    'float index': f.documents,
+    'bare integers': ['alpha', 'gamma'],
+    fenced: ['gamma'],
+    'prose around': ['gamma'],
+  }
+  for (const c of f.cases) {
+    const ranker = new LLMRanker({ chatGenerator: { chat: async () => ({ text: c.reply }) }, onFailure: () => {} })
+    const got = (await ranker.rerank('q', f.documents)).map((d) => d.text)
+    if (c.name in differs) {
+      t.deepEqual(got, differs[c.name], c.name)
+      t.notDeepEqual(got, c.ranked, `${c.name}: Haystack answers otherwise`)
+    } else t.deepEqual(got, c.ranked, c.name)
+  }
+  t.true(f.cases.some((c) => c.name === 'numeric strings' && c.ranked.length === 2))
 })

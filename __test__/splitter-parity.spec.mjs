@@ -1,4 +1,4 @@
-// Parity with Haystack 2.31 HierarchicalDocumentSplitter on fixtures made by
+// Parity with Haystack 3.4.1 HierarchicalDocumentSplitter on fixtures made by
 // scripts/fixtures/make_haystack_splits.py (contents, levels, block sizes, parent/child structure).
 import test from 'ava'
 import { readFileSync } from 'node:fs'

@@ -1,6 +1,6 @@
 import { native } from './internal/native'
 import { callNative, typeError } from './errors'
-import { isPlainObject, stringArray, isArray } from './internal/validate'
+import { isPlainObject, stringArray, isArray, oneOf, optionKeys, optionsObject } from './internal/validate'
 
 /** Query id -> ranked hits (read in the order given; `score` is not used). */
 export type Run = Record<string, ReadonlyArray<{ id: string; score?: number }>>
@@ -15,14 +15,38 @@ export interface Evaluation {
 }
 
 /**
- * Retrieval metrics with trec_eval's conventions: `map@k` (and `map`), `mrr@k`, `ndcg@k`
+ * Which conventions `evaluate` follows. `trec_eval` (the default) is described on
+ * `evaluate`. `competition` is how the Korean science QA competition scored runs, where
+ * some queries must retrieve nothing: `map@k` divides by the relevant documents found in
+ * the top k (not by all relevant ones), and every query of `qrels` is averaged, one
+ * without a relevant document (`{}`) scoring 1 on every metric when the run retrieved
+ * nothing for it and 0 otherwise.
+ */
+export type MetricConvention = 'trec_eval' | 'competition'
+
+export interface EvaluateOptions {
+  /** Default `'trec_eval'`. */
+  convention?: MetricConvention
+}
+
+const EVALUATE_KEYS = optionKeys('convention')
+
+/**
+ * Retrieval metrics with trec_eval's conventions (or the competition's, see `MetricConvention`): `map@k` (and `map`), `mrr@k`, `ndcg@k`
  * (gain = grade, log2 discount), `recall@k`, `p@k`. Queries evaluated are those of `qrels`
  * with a relevant document; a query missing from `run` scores 0.
  */
-export function evaluate(run: Run, qrels: Qrels, metrics: readonly string[]): Evaluation {
+export function evaluate(
+  run: Run,
+  qrels: Qrels,
+  metrics: readonly string[],
+  options: EvaluateOptions = {},
+): Evaluation {
   if (!isPlainObject(run)) throw typeError('run must be an object: query id -> [{ id, score }]')
   if (!isPlainObject(qrels)) throw typeError('qrels must be an object: query id -> { docId: grade }')
   const list = stringArray(metrics, 'metrics')
+  const o = optionsObject(options, 'options', EVALUATE_KEYS)
+  const convention = oneOf(o.convention ?? 'trec_eval', ['trec_eval', 'competition'], 'options.convention')
   // Null-prototype copies: any query or document id, "__proto__" too, stays an own key.
   const ids: Record<string, string[]> = Object.create(null)
   for (const [qid, hits] of Object.entries(run)) {
@@ -44,6 +68,6 @@ export function evaluate(run: Run, qrels: Qrels, metrics: readonly string[]): Ev
     }
     judgments[qid] = grades
   }
-  const { mean, perQueryJson } = callNative(() => native.nativeEvaluate(ids, judgments, list))
+  const { mean, perQueryJson } = callNative(() => native.nativeEvaluate(ids, judgments, list, convention))
   return { mean, perQuery: JSON.parse(perQueryJson) as Evaluation['perQuery'] }
 }

@@ -31,7 +31,10 @@ export type {
 export { HybridRetriever } from './retrieval/hybrid'
 export type { HybridRetrieverOptions, HybridSource } from './retrieval/hybrid'
 export { MultiQueryRetriever } from './retrieval/multi-query'
+export { RescoringRetriever } from './retrieval/rescoring'
+export type { CandidateSource, Rescorer, RescoringRetrieverOptions } from './retrieval/rescoring'
 export type {
+  MultiQueryMerge,
   MultiQueryRetrieveOptions,
   MultiQueryRetrieverOptions,
   QueryVariantSource,
@@ -50,7 +53,7 @@ export type {
   VectorStorage,
 } from './indexes/vector'
 export { evaluate } from './evaluate'
-export type { Evaluation, Qrels, Run } from './evaluate'
+export type { EvaluateOptions, Evaluation, MetricConvention, Qrels, Run } from './evaluate'
 export { AbortError, RagrankError } from './errors'
 export type { ErrorCode } from './errors'
 export { CrossEncoder } from './models/cross-encoder'

@@ -16,6 +16,7 @@ const {
   AutoMergingRetriever,
   HybridRetriever,
   MultiQueryRetriever,
+  RescoringRetriever,
   VectorRetriever,
   CompressionRetriever,
   rerank,
@@ -177,8 +178,8 @@ function leafIndex(nodes) {
   return ix
 }
 const embedFn = (v) => async () => (typeof v === 'function' ? v() : v)
-const localChat = () =>
-  new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, timeoutMs: 300, apiKey: 'k' })
+const localChat = (api = 'chat-completions') =>
+  new OpenAIChatGenerator({ baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, timeoutMs: 300, apiKey: 'k', api })
 
 /** A target: `call(subject, ...args)`, the args drawn from `args` plus sometimes one stray trailing argument. */
 const t = (name, group, args, call, more = {}) => ({
@@ -267,8 +268,14 @@ const multiQueryOpts = options({
   queries: near(fc.oneof(fc.array(text, { maxLength: 3 }), fc.constant(h('fn', ['x'])))),
   includeOriginal: bool,
   concurrency: topK,
+  merge: fc.constantFrom('rrf', 'max', 'sum'),
   k: hostileNumber,
   candidates: topK,
+})
+const rescoringOpts = options({
+  candidates: hybridSource,
+  rescorers: near(fc.array(hybridSource, { maxLength: 2 })),
+  scoreNormalization: fc.constantFrom('minmax', 'zscore', 'none'),
 })
 const variantsSource = near(fc.oneof(fc.array(text, { maxLength: 3 }), fc.constant(h('fn', 'rejects')), anything))
 const vectorRetrieverOpts = options({
@@ -347,6 +354,7 @@ const chatGeneratorOpts = options({
   retryDelayMs: hostileNumber,
   temperature: hostileNumber,
   responseFormat: fc.constantFrom('json_schema', 'none'),
+  api: fc.constantFrom('chat-completions', 'responses'),
   body: near(fc.dictionary(fc.string({ maxLength: 3 }), hostileLeaf, { maxKeys: 2 })),
   headers: near(fc.dictionary(fc.string({ maxLength: 3 }), text, { maxKeys: 2 })),
   env: near(fc.constant({ OPENAI_API_KEY: 'k' })),
@@ -528,7 +536,12 @@ export const TARGETS = [
 
   // fusion and evaluation
   t('fuse', 'retrieval', [near(fc.array(scoredList, { maxLength: 3 })), fuseOpts], (_, l, o) => fuse(l, o)),
-  t('evaluate', 'retrieval', [run, qrels, metrics], (_, r, q, m) => evaluate(r, q, m)),
+  t(
+    'evaluate',
+    'retrieval',
+    [run, qrels, metrics, options({ convention: fc.constantFrom('trec_eval', 'competition') })],
+    (_, r, q, m, o) => evaluate(r, q, m, o),
+  ),
 
   // retrievers
   t('new HybridRetriever', 'retrieval', [hybridOpts], (_, o) => new HybridRetriever(withFakes(o))),
@@ -555,6 +568,14 @@ export const TARGETS = [
         retriever: bm25(),
         queries: typeof qs === 'function' || isRealArray(qs) ? qs : () => qs,
       }).retrieve(q, o),
+    { signalOf: signalAt(2) },
+  ),
+  t('new RescoringRetriever', 'retrieval', [rescoringOpts], (_, o) => new RescoringRetriever(withFakes(o))),
+  t(
+    'RescoringRetriever.retrieve',
+    'retrieval',
+    [fakeRetriever, text, options({ topK, signal, filter })],
+    (_, r, q, o) => new RescoringRetriever({ candidates: fake(r), rescorers: [bm25()] }).retrieve(q, o),
     { signalOf: signalAt(2) },
   ),
   t('new VectorRetriever', 'retrieval', [vectorRetrieverOpts], (_, o) => new VectorRetriever(o)),
@@ -672,6 +693,9 @@ export const TARGETS = [
   ),
   t('new OpenAIChatGenerator', 'llm', [chatGeneratorOpts], (_, o) => new OpenAIChatGenerator(o).usage),
   t('OpenAIChatGenerator.chat', 'llm', [chatRequest], (_, r) => localChat().chat(r), { signalOf: signalAt(0) }),
+  t('OpenAIChatGenerator.chat (responses)', 'llm', [chatRequest], (_, r) => localChat('responses').chat(r), {
+    signalOf: signalAt(0),
+  }),
   t('isChatGenerator', 'llm', [anything], (_, v) => isChatGenerator(v)),
 
   // models
@@ -828,6 +852,10 @@ const STRICT_CALLS = {
   'new HybridRetriever': (o) => new HybridRetriever({ retrievers: [bm25()], ...o }),
   'HybridRetriever.retrieve': (o) => new HybridRetriever({ retrievers: [bm25()] }).retrieve('cat', o),
   'MultiQueryRetriever.retrieve': (o) => new MultiQueryRetriever({ retriever: bm25() }).retrieve('cat', o),
+  'new RescoringRetriever': (o) => new RescoringRetriever({ candidates: bm25(), rescorers: [bm25()], ...o }),
+  'RescoringRetriever.retrieve': (o) =>
+    new RescoringRetriever({ candidates: bm25(), rescorers: [bm25()] }).retrieve('cat', o),
+  evaluate: (o) => evaluate({}, {}, ['map@3'], o),
   'new HierarchicalSplitter': (o) => new HierarchicalSplitter({ blockSizes: [4], ...o }),
   'AutoMergingRetriever.retrieve': (o) =>
     new AutoMergingRetriever({ retriever: bm25(), store: tree() }).retrieve('cat', o),

@@ -22,7 +22,7 @@ import { filterParts } from './filter'
 import type { Filter } from './filter'
 
 /** BM25 variants, with the formulas of bm25s. */
-export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25+'
+export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25l-lvzhai' | 'bm25+'
 
 /** How text becomes index terms (the analysis runs in Rust). */
 export interface AnalyzerOptions {

@@ -179,13 +179,19 @@ export class LLMRanker {
     }
     const merged = mergeWindows(lists, [...new Set(starts)], w.size, texts.length)
     if (merged.length <= 1) return merged
+    // The windows decide which documents are kept; the final call only orders the head. A
+    // head document it leaves out is not rejected (the tail behind it was never re-judged
+    // either): it follows the ones it named, in merged order, so `[]` keeps the merged order.
     const head = merged.slice(0, w.size)
-    const final = await this.#callOnce(
-      query,
-      head.map((i) => texts[i]),
-      signal,
-    )
-    return [...final.map((i) => head[i]), ...merged.slice(head.length)]
+    const final = (
+      await this.#callOnce(
+        query,
+        head.map((i) => texts[i]),
+        signal,
+      )
+    ).map((i) => head[i])
+    const named = new Set(final)
+    return [...final, ...head.filter((i) => !named.has(i)), ...merged.slice(head.length)]
   }
 
   async #callOnce(query: string, texts: string[], signal: AbortSignal | undefined): Promise<number[]> {
@@ -197,22 +203,30 @@ export class LLMRanker {
 }
 
 /**
- * 0-based positions from a ranking reply. Entries may be `{ "index": n }` or bare `n`;
- * duplicates, out-of-range and non-integer indices are dropped. Entries that are all
- * unusable make the reply unusable; an empty list is a valid "nothing is relevant".
+ * 0-based positions from a ranking reply. Entries may be `{ "index": n }` or bare `n`, and
+ * `n` a number or an integral string (`"3"`: models often quote numbers); duplicates,
+ * out-of-range and non-integer indices are dropped. Entries that are all unusable make the
+ * reply unusable; an empty list is a valid "nothing is relevant".
  */
 export function parseRanking(reply: Record<string, unknown>, text: string, count: number): number[] {
   const list = reply.documents
   if (!isArray(list)) throw replyError(`the reply has no "documents" array: ${text.slice(0, 200)}`)
   const seen = new Set<number>()
   for (const entry of list) {
-    const n = isPlainObject(entry) ? entry.index : entry
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > count) continue
+    const n = indexValue(isPlainObject(entry) ? entry.index : entry)
+    if (n === undefined || n < 1 || n > count) continue
     seen.add(n - 1)
   }
   if (list.length > 0 && seen.size === 0)
     throw replyError(`the reply names no valid document index (1..${count}): ${text.slice(0, 200)}`)
   return [...seen]
+}
+
+/** A number that is an integer, or a string of decimal digits (surrounding spaces allowed); else undefined. */
+function indexValue(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined
+  if (typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v)) return Number(v)
+  return undefined
 }
 
 /**

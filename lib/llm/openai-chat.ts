@@ -32,6 +32,12 @@ export interface OpenAIChatGeneratorOptions {
   temperature?: number
   /** `json_schema` (default) sends the schema; `json_object` only asks for JSON (older llama.cpp, some proxies); `none` sends neither. */
   responseFormat?: 'json_schema' | 'json_object' | 'none'
+  /**
+   * The wire format: `chat-completions` (default: `POST /chat/completions`, what compatible
+   * servers speak) or `responses` (`POST /responses`, OpenAI's Responses API, which Haystack's
+   * default generator uses). Same requests and replies on this side either way.
+   */
+  api?: 'chat-completions' | 'responses'
   /** Extra fields merged into every request body (e.g. `{ seed: 1 }`). */
   body?: Record<string, unknown>
   /** Extra headers (e.g. an organisation or a proxy token). */
@@ -51,6 +57,7 @@ const GENERATOR_KEYS = optionKeys(
     'retryDelayMs',
     'temperature',
     'responseFormat',
+    'api',
     'body',
     'headers',
     'env',
@@ -64,13 +71,14 @@ const RETRY_AFTER_CAP_MS = 60_000
 
 /**
  * A chat-completions client over `fetch`, for OpenAI and the servers that copy its API
- * (Ollama, vLLM, llama.cpp, LiteLLM). One POST endpoint does not justify a runtime SDK
+ * (Ollama, vLLM, llama.cpp, LiteLLM); with `api: 'responses'`, a Responses API client. One POST endpoint does not justify a runtime SDK
  * dependency for a retrieval library; timeouts, retries and abort are done here as in
  * the hub client.
  */
 export class OpenAIChatGenerator implements ChatGenerator {
   readonly model: string
   readonly baseURL: string
+  readonly api: 'chat-completions' | 'responses'
   readonly #apiKey?: string
   readonly #timeoutMs: number
   readonly #maxRetries: number
@@ -113,6 +121,7 @@ export class OpenAIChatGenerator implements ChatGenerator {
       ['json_schema', 'json_object', 'none'],
       'options.responseFormat',
     )
+    this.api = oneOf(o.api ?? 'chat-completions', ['chat-completions', 'responses'], 'options.api')
     this.#body = o.body === undefined ? {} : { ...optionsObject(o.body, 'options.body') }
     const headers = optionsObject(o.headers, 'options.headers')
     for (const [k, v] of Object.entries(headers))
@@ -129,16 +138,27 @@ export class OpenAIChatGenerator implements ChatGenerator {
     const r = optionsObject(request, 'request', REQUEST_KEYS)
     const messages = checkMessages(r.messages)
     const signal = checkSignal(r.signal)
-    const body: Record<string, unknown> = { model: this.model, temperature: this.#temperature, ...this.#body, messages }
+    const responses = this.api === 'responses'
+    const body: Record<string, unknown> = { model: this.model, temperature: this.#temperature, ...this.#body }
+    // The Responses API takes the same role/content turns, as `input`.
+    body[responses ? 'input' : 'messages'] = messages
     if (r.responseFormat !== undefined && this.#format !== 'none') {
       const f = optionsObject(r.responseFormat, 'request.responseFormat', RESPONSE_FORMAT_KEYS)
       if (typeof f.name !== 'string' || !isPlainObject(f.schema))
         throw typeError('request.responseFormat must be { name, schema }')
       jsonValue(f.schema, 'request.responseFormat.schema')
-      body.response_format =
-        this.#format === 'json_schema'
-          ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema } }
-          : { type: 'json_object' }
+      if (responses)
+        body.text = {
+          format:
+            this.#format === 'json_schema'
+              ? { type: 'json_schema', name: f.name, schema: f.schema }
+              : { type: 'json_object' },
+        }
+      else
+        body.response_format =
+          this.#format === 'json_schema'
+            ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema } }
+            : { type: 'json_object' }
     }
     const payload = JSON.stringify(body)
     for (let attempt = 0; ; attempt++) {
@@ -172,7 +192,8 @@ export class OpenAIChatGenerator implements ChatGenerator {
     payload: string,
     signal: AbortSignal | undefined,
   ): Promise<{ reply: ChatReply } | { error: Error; retry: boolean; retryAfterMs?: number }> {
-    const url = `${this.baseURL}/chat/completions`
+    const responses = this.api === 'responses'
+    const url = `${this.baseURL}/${responses ? 'responses' : 'chat/completions'}`
     const controller = new AbortController()
     let timedOut = false
     const timer = setTimeout(() => {
@@ -197,7 +218,7 @@ export class OpenAIChatGenerator implements ChatGenerator {
           retry: res.status === 429 || res.status >= 500,
           retryAfterMs: retryAfter(res.headers),
         }
-      return { reply: parseCompletion(text, url) }
+      return { reply: responses ? parseResponse(text, url) : parseCompletion(text, url) }
     } catch (e) {
       if (signal?.aborted) throw new AbortError()
       if (e instanceof RagrankError) throw e
@@ -255,13 +276,16 @@ function retryAfter(h: Headers): number | undefined {
   return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - Date.now()), RETRY_AFTER_CAP_MS)
 }
 
-function parseCompletion(text: string, url: string): ChatReply {
-  let j: unknown
+function parseJson(text: string, url: string): unknown {
   try {
-    j = JSON.parse(text)
+    return JSON.parse(text)
   } catch {
     throw new RagrankError('ERR_LLM', `${url} did not answer with JSON: ${text.slice(0, 200)}`)
   }
+}
+
+function parseCompletion(text: string, url: string): ChatReply {
+  const j = parseJson(text, url)
   const choice = isPlainObject(j) && isArray(j.choices) ? j.choices[0] : undefined
   const message = isPlainObject(choice) ? choice.message : undefined
   if (!isPlainObject(message)) throw new RagrankError('ERR_LLM', `${url} answered without choices[0].message`)
@@ -280,6 +304,38 @@ function parseCompletion(text: string, url: string): ChatReply {
     }
   }
   if (typeof (j as { model?: unknown }).model === 'string') reply.model = (j as { model: string }).model
+  return reply
+}
+
+/**
+ * A Responses API reply: the text is the `output_text` parts of the `message` items of
+ * `output`, joined (the SDKs' `output_text`); a `refusal` part or no text is an error.
+ */
+function parseResponse(text: string, url: string): ChatReply {
+  const j = parseJson(text, url)
+  if (!isPlainObject(j) || !isArray(j.output))
+    throw new RagrankError('ERR_LLM', `${url} answered without an output array`)
+  const parts = j.output
+    .filter((item) => isPlainObject(item) && item.type === 'message' && isArray(item.content))
+    .flatMap((item) => (item as { content: unknown[] }).content)
+    .filter(isPlainObject)
+  const texts = parts.filter((p) => p.type === 'output_text' && typeof p.text === 'string').map((p) => p.text as string)
+  if (texts.length === 0) {
+    const refusal = parts.find((p) => p.type === 'refusal' && typeof p.refusal === 'string')
+    const why = refusal ? `: refused (${refusal.refusal})` : typeof j.status === 'string' ? ` (status ${j.status})` : ''
+    throw new RagrankError('ERR_LLM', `${url} answered without text${why}`)
+  }
+  const reply: ChatReply = { text: texts.join('') }
+  const u = j.usage
+  if (isPlainObject(u)) {
+    const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0)
+    reply.usage = {
+      promptTokens: n(u.input_tokens),
+      completionTokens: n(u.output_tokens),
+      totalTokens: n(u.total_tokens),
+    }
+  }
+  if (typeof j.model === 'string') reply.model = j.model
   return reply
 }
 

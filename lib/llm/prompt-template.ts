@@ -1,6 +1,8 @@
 import { typeError } from '../errors'
 
 const VARIABLE = /\{\{\s*([A-Za-z_][\w]*)\s*\}\}/g
+/** What is left of a Jinja tag, expression or comment once the plain variables are removed. */
+const UNRENDERED = /\{%[\s\S]{0,40}|\{\{[\s\S]{0,40}|\{#[\s\S]{0,40}/
 
 /**
  * A prompt with `{{name}}` placeholders. Construction checks the template uses exactly
@@ -10,6 +12,14 @@ export class PromptTemplate {
   readonly template: string
   constructor(template: unknown, variables: readonly string[], name = 'options.prompt') {
     if (typeof template !== 'string' || template.trim() === '') throw typeError(`${name} must be a non-empty string`)
+    // Jinja-style constructs (Haystack's prompts) would reach the model as literal text: refuse them.
+    const construct = UNRENDERED.exec(template.replace(VARIABLE, ''))
+    if (construct)
+      throw typeError(
+        `${name} uses template syntax that is not rendered: ${JSON.stringify(construct[0])}. Only plain ` +
+          `${variables.map((v) => `{{${v}}}`).join(' and ')} are substituted (no loops, filters, attributes or ` +
+          'comments); {{documents}} is already the numbered list of documents',
+      )
     const used = new Set([...template.matchAll(VARIABLE)].map((m) => m[1]))
     const unknown = [...used].filter((v) => !variables.includes(v))
     const missing = variables.filter((v) => !used.has(v))

@@ -12,7 +12,15 @@ import {
   type Retriever,
   supportsFilter,
 } from './retriever'
-import { booleanOption, hasMethod, optionKeys, optionsObject, positiveInteger, stringArray } from '../internal/validate'
+import {
+  booleanOption,
+  hasMethod,
+  oneOf,
+  optionKeys,
+  optionsObject,
+  positiveInteger,
+  stringArray,
+} from '../internal/validate'
 
 /** Rewrites a query into variants; in practice an LLM call. */
 export type QueryVariantsFunction = (
@@ -34,7 +42,14 @@ export interface MultiQueryRetrieverOptions {
   includeOriginal?: boolean
   /** Retrievals in flight at once (default 4). */
   concurrency?: number
-  /** RRF constant (default 60). */
+  /**
+   * How the variants' lists become one (default `'rrf'`): `'rrf'` by rank; `'max'` by each
+   * document's best score over the variants (the competition pipeline's "top 3 by best
+   * score"); `'sum'` by the sum of its scores. Score merges need scores on one scale, as
+   * one retriever's are for every variant.
+   */
+  merge?: MultiQueryMerge
+  /** RRF constant (default 60). Only for `merge: 'rrf'`. */
   rrfK?: number
   /** @deprecated use `rrfK` (`k` reads as a result count; see `FuseOptions.k`). */
   k?: number
@@ -42,12 +57,24 @@ export interface MultiQueryRetrieverOptions {
   candidates?: number
 }
 
+/** How `MultiQueryRetriever` merges the variants' lists. */
+export type MultiQueryMerge = 'rrf' | 'max' | 'sum'
+
 export interface MultiQueryRetrieveOptions extends RetrieveOptions {
   /** This call's variants, used instead of the constructor's `queries` (e.g. rewrites you already have). */
   queries?: readonly string[]
 }
 
-const MULTI_QUERY_KEYS = optionKeys('retriever', 'queries', 'includeOriginal', 'concurrency', 'rrfK', 'k', 'candidates')
+const MULTI_QUERY_KEYS = optionKeys(
+  'retriever',
+  'queries',
+  'includeOriginal',
+  'concurrency',
+  'merge',
+  'rrfK',
+  'k',
+  'candidates',
+)
 const MULTI_QUERY_RETRIEVE_KEYS = optionKeys(...RETRIEVE_KEYS, 'queries')
 
 /**
@@ -64,6 +91,7 @@ export class MultiQueryRetriever implements Retriever {
   readonly #includeOriginal: boolean
   readonly #concurrency: number
   readonly #rrfK?: number
+  readonly #merge: MultiQueryMerge
   readonly #candidates: number
 
   constructor(options: MultiQueryRetrieverOptions) {
@@ -80,7 +108,8 @@ export class MultiQueryRetriever implements Retriever {
           : [...stringArray(o.queries, 'options.queries')]
     this.#includeOriginal = booleanOption(o.includeOriginal, 'options.includeOriginal', true)
     this.#concurrency = o.concurrency === undefined ? 4 : positiveInteger(o.concurrency, 'options.concurrency')
-    this.#rrfK = rrfConstant(o, 'rrf')
+    this.#merge = oneOf(o.merge ?? 'rrf', ['rrf', 'max', 'sum'], 'options.merge')
+    this.#rrfK = rrfConstant(o, this.#merge === 'rrf' ? 'rrf' : 'weighted') // rrfK only means something to RRF
     this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
   }
 
@@ -105,7 +134,10 @@ export class MultiQueryRetriever implements Retriever {
       filter,
       who: `retriever.retrieve (query ${i})`,
     }))
-    return fuse(await retrieveAll(calls, this.#concurrency, signal), { rrfK: this.#rrfK, topK })
+    const lists = await retrieveAll(calls, this.#concurrency, signal)
+    if (this.#merge === 'rrf') return fuse(lists, { rrfK: this.#rrfK, topK })
+    const summed = fuse(lists, { method: 'weighted', scoreNormalization: 'none' })
+    return (this.#merge === 'sum' ? summed : byBestScore(summed)).slice(0, topK)
   }
 
   async #rewrites(query: string, signal: AbortSignal | undefined): Promise<readonly string[]> {
@@ -118,6 +150,23 @@ export class MultiQueryRetriever implements Retriever {
     )
     return stringArray(out, 'the queries function result')
   }
+}
+
+/**
+ * Re-scores summed results by each document's best score: the list that gave it keeps its
+ * contribution, the others contribute 0. Stable, so ties keep the fused order (best rank).
+ */
+function byBestScore(fused: Fused[]): Fused[] {
+  return fused
+    .map((d) => {
+      const best = d.fusion.reduce((a, b) => (b.score > a.score ? b : a))
+      return {
+        ...d,
+        score: best.score,
+        fusion: d.fusion.map((c) => ({ ...c, contribution: c === best ? c.score : 0 })),
+      }
+    })
+    .sort((a, b) => b.score - a.score)
 }
 
 /** The original (optionally) and the rewrites, trimmed, empty and whitespace-equal ones dropped. */

@@ -40,8 +40,12 @@ export interface AutoMergingOptions {
   store: readonly StoredNode[] | NodeStore
   /** A parent replaces its matched children when matched / all children > threshold. In (0, 1); default 0.5. */
   threshold?: number
-  /** Leaves to ask the retriever for, at least the call's `topK`; default `4 * topK`. */
-  candidates?: number
+  /**
+   * Leaves to ask the retriever for, at least the call's `topK`; default `4 * topK`. `'topK'`
+   * asks for exactly the call's `topK`, as a Haystack pipeline does (its retriever's `top_k`
+   * hits go to the AutoMergingRetriever): the faithful setting when porting one.
+   */
+  candidates?: number | 'topK'
   /** @deprecated use `candidates`, the depth option's name in every other composite retriever. */
   candidateK?: number
   /** Default `max`. */
@@ -92,8 +96,8 @@ const AUTO_MERGING_KEYS = optionKeys(
  */
 export class AutoMergingRetriever implements Retriever {
   readonly threshold: number
-  /** Leaves asked for per call (undefined: `4 * topK`). */
-  readonly candidates: number | undefined
+  /** Leaves asked for per call (undefined: `4 * topK`; `'topK'`: the call's `topK`). */
+  readonly candidates: number | 'topK' | undefined
   readonly strict: boolean
   readonly #retriever: Retriever
   readonly #store: NodeStore
@@ -113,13 +117,14 @@ export class AutoMergingRetriever implements Retriever {
       throw rangeError(`threshold must be strictly between 0 and 1, got ${this.threshold}`)
     }
     const depth = renamedOption(o, 'candidates', 'candidateK')
-    this.candidates = depth.value === undefined ? undefined : positiveInteger(depth.value, depth.name)
+    this.candidates =
+      depth.value === undefined || depth.value === 'topK' ? depth.value : positiveInteger(depth.value, depth.name)
     this.strict = booleanOption(o.strict, 'options.strict', false)
     this.#parentScore = toParentScore(o.parentScore)
   }
 
   /** @deprecated use `candidates` */
-  get candidateK(): number | undefined {
+  get candidateK(): number | 'topK' | undefined {
     return this.candidates
   }
 
@@ -136,7 +141,7 @@ export class AutoMergingRetriever implements Retriever {
     checkFilterSupport(filter, [{ retriever: this.#retriever, who: 'retriever' }])
     throwIfAborted(signal) // even for topK 0: an aborted call never resolves
     if (k === 0) return []
-    const depth = Math.max(this.candidates ?? 4 * k, k)
+    const depth = this.candidates === 'topK' ? k : Math.max(this.candidates ?? 4 * k, k)
     const hits = await abortable(
       this.#retriever.retrieve(query, { topK: depth, signal, ...withFilter(filter) }),
       signal,

@@ -10,6 +10,12 @@
 //! - `mrr@k` is the reciprocal rank of the first relevant document within k;
 //! - queries evaluated: those of `qrels` with at least one relevant document; a query
 //!   missing from the run scores 0 on every metric (trec_eval `-c`).
+//!
+//! [`Convention::Competition`] computes them as the Korean science QA competition
+//! (upstage) scored its runs, where some queries (chit-chat) must retrieve nothing:
+//! - `map@k` divides by the relevant documents found in the top k (0 when none is);
+//! - every query of `qrels` counts: one with no relevant document scores 1 on every
+//!   metric when the run retrieved nothing for it, and 0 otherwise.
 use std::collections::{BTreeMap, HashMap};
 
 use rustc_hash::FxHashSet;
@@ -64,6 +70,26 @@ impl Metric {
     }
 }
 
+/// How the per-query values are computed and which queries are averaged (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Convention {
+    #[default]
+    TrecEval,
+    Competition,
+}
+
+impl Convention {
+    pub fn parse(name: &str) -> Result<Convention> {
+        match name {
+            "trec_eval" => Ok(Convention::TrecEval),
+            "competition" => Ok(Convention::Competition),
+            _ => Err(Error::invalid(format!(
+                "options.convention must be 'trec_eval' or 'competition', got {name:?}"
+            ))),
+        }
+    }
+}
+
 pub type Run = HashMap<String, Vec<String>>;
 pub type Qrels = HashMap<String, HashMap<String, f64>>;
 
@@ -76,17 +102,34 @@ pub struct Evaluation {
 }
 
 pub fn evaluate(run: &Run, qrels: &Qrels, metrics: &[Metric]) -> Evaluation {
+    evaluate_with(run, qrels, metrics, Convention::TrecEval)
+}
+
+pub fn evaluate_with(run: &Run, qrels: &Qrels, metrics: &[Metric], convention: Convention) -> Evaluation {
     let mut per_query = BTreeMap::new();
     let empty = Vec::new();
+    let competition = convention == Convention::Competition;
     for (qid, judged) in qrels {
         let relevant = judged.values().filter(|&&g| g > 0.0).count();
-        if relevant == 0 {
+        if relevant == 0 && !competition {
             continue;
         }
         let ranked = dedupe(run.get(qid).unwrap_or(&empty));
         let values = metrics
             .iter()
-            .map(|m| (m.name.clone(), score(m, &ranked, judged, relevant)))
+            .map(|m| {
+                let v = if relevant == 0 {
+                    // Nothing to find: right only when nothing was retrieved.
+                    if ranked.is_empty() {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                } else {
+                    score(m, &ranked, judged, relevant, convention)
+                };
+                (m.name.clone(), v)
+            })
             .collect();
         per_query.insert(qid.clone(), values);
     }
@@ -114,7 +157,7 @@ fn grade(judged: &HashMap<String, f64>, id: &str) -> f64 {
     judged.get(id).copied().unwrap_or(0.0).max(0.0)
 }
 
-fn score(m: &Metric, ranked: &[&str], judged: &HashMap<String, f64>, relevant: usize) -> f64 {
+fn score(m: &Metric, ranked: &[&str], judged: &HashMap<String, f64>, relevant: usize, convention: Convention) -> f64 {
     let cut = m.k.unwrap_or(usize::MAX).min(ranked.len());
     let top = &ranked[..cut];
     let is_rel = |id: &&str| grade(judged, id) > 0.0;
@@ -128,7 +171,11 @@ fn score(m: &Metric, ranked: &[&str], judged: &HashMap<String, f64>, relevant: u
                     sum += hits as f64 / (i + 1) as f64;
                 }
             }
-            sum / relevant as f64
+            match convention {
+                Convention::TrecEval => sum / relevant as f64,
+                Convention::Competition if hits == 0 => 0.0,
+                Convention::Competition => sum / hits as f64,
+            }
         }
         MetricKind::Mrr => top.iter().position(is_rel).map_or(0.0, |i| 1.0 / (i + 1) as f64),
         MetricKind::Recall => top.iter().filter(|id| is_rel(id)).count() as f64 / relevant as f64,
@@ -194,6 +241,44 @@ mod tests {
         let e = evaluate(&run, &qrels, &[Metric::parse("ndcg@10").unwrap()]);
         assert_eq!(e.per_query.len(), 1);
         assert_eq!(e.mean["ndcg@10"], 0.0);
+    }
+
+    #[test]
+    fn competition_convention_by_hand() {
+        let run: Run = [
+            ("q1", &["a", "x", "b"][..]),
+            ("q2", &["x", "y", "c"][..]),
+            ("q3", &[][..]),
+            ("q4", &["z"][..]),
+        ]
+        .into_iter()
+        .map(|(q, ids)| (q.to_string(), ids.iter().map(|s| s.to_string()).collect()))
+        .collect();
+        let qrels: Qrels = [
+            ("q1".to_string(), q(&[("a", 1.0), ("b", 1.0), ("c", 1.0)])),
+            ("q2".to_string(), q(&[("c", 1.0)])),
+            ("q3".to_string(), HashMap::new()),
+            ("q4".to_string(), q(&[("z", 0.0)])),
+        ]
+        .into();
+        let metrics = [Metric::parse("map@3").unwrap(), Metric::parse("mrr@3").unwrap()];
+        let c = evaluate_with(&run, &qrels, &metrics, Convention::Competition);
+        // q1: (1 + 2/3) / 2 hits; q2: (1/3) / 1 hit; q3: nothing to find, nothing retrieved: 1; q4: retrieved: 0.
+        let want = [(1.0 + 2.0 / 3.0) / 2.0, 1.0 / 3.0, 1.0, 0.0];
+        for (qid, w) in ["q1", "q2", "q3", "q4"].iter().zip(want) {
+            assert!((c.per_query[*qid]["map@3"] - w).abs() < 1e-12, "{qid}");
+        }
+        assert!((c.mean["map@3"] - want.iter().sum::<f64>() / 4.0).abs() < 1e-12);
+        assert!((c.mean["mrr@3"] - (1.0 + 1.0 / 3.0 + 1.0 + 0.0) / 4.0).abs() < 1e-12);
+        let t = evaluate(&run, &qrels, &metrics);
+        assert_eq!(
+            t.per_query.len(),
+            2,
+            "trec_eval leaves out queries without a relevant document"
+        );
+        assert!((t.per_query["q1"]["map@3"] - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-12);
+        assert!(Convention::parse("trec").is_err());
+        assert_eq!(Convention::parse("competition").unwrap(), Convention::Competition);
     }
 
     #[test]

@@ -18,11 +18,12 @@ fn scratch_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
-const VARIANTS: [Variant; 5] = [
+const VARIANTS: [Variant; 6] = [
     Variant::Lucene,
     Variant::Robertson,
     Variant::Atire,
     Variant::Bm25l,
+    Variant::Bm25lLvZhai,
     Variant::Bm25plus,
 ];
 

@@ -140,14 +140,26 @@ pub fn split_document(text: &str, cfg: &SplitConfig, cancel: &AtomicBool) -> Res
     Ok(nodes)
 }
 
-/// Byte ranges (relative to the node) of the non-empty windows of `size` units.
+/// Byte ranges (relative to the node) of the non-empty windows of `size` units. With an
+/// overlap, a window after the first chunk whose units beyond those already covered add no
+/// text (only overlap, or the empty unit a trailing separator leaves) is skipped, as in
+/// Haystack 3.x: it would be a chunk contained in the previous one.
 fn chunk(ends: &[u32], size: usize, overlap: usize) -> Vec<(u32, u32)> {
     let start_of = |u: usize| if u == 0 { 0 } else { ends[u - 1] };
-    windows(ends.len(), size, overlap)
-        .into_iter()
-        .map(|(a, b)| (start_of(a), ends[b - 1]))
-        .filter(|(s, e)| e > s)
-        .collect()
+    let mut out = Vec::new();
+    let mut covered = 0;
+    for (a, b) in windows(ends.len(), size, overlap) {
+        let fresh = a.max(covered);
+        if overlap > 0 && !out.is_empty() && (fresh >= b || start_of(fresh) >= ends[b - 1]) {
+            continue;
+        }
+        covered = covered.max(b);
+        let (s, e) = (start_of(a), ends[b - 1]);
+        if e > s {
+            out.push((s, e));
+        }
+    }
+    out
 }
 
 /// Rewrites the offsets of one document's nodes from UTF-8 bytes to UTF-16 code units.
@@ -249,10 +261,18 @@ mod tests {
     }
 
     #[test]
-    fn overlap_only_leaf_from_a_trailing_empty_unit() {
+    fn no_overlap_only_leaf_from_a_trailing_empty_unit() {
+        // Haystack 2.x also made "d " (the overlap "d " plus the empty unit after the last space).
         let nodes = run("a b c d e f g", &[4, 2], 1, "word");
         let leaves: Vec<&str> = nodes.iter().filter(|n| n.3 == Some(1)).map(|n| n.0.as_str()).collect();
-        assert_eq!(leaves, ["a b ", "b c ", "c d ", "d "]);
+        assert_eq!(leaves, ["a b ", "b c ", "c d "]);
+        let nodes = run("a b c ", &[2], 1, "word");
+        let chunks: Vec<&str> = nodes[1..].iter().map(|n| n.0.as_str()).collect();
+        assert_eq!(chunks, ["a b ", "b c "]);
+        // Without overlap the window of the empty unit is empty, and dropped as before.
+        let nodes = run("a b c ", &[2], 0, "word");
+        let chunks: Vec<&str> = nodes[1..].iter().map(|n| n.0.as_str()).collect();
+        assert_eq!(chunks, ["a b ", "c "]);
     }
 
     #[test]

@@ -14,19 +14,25 @@ pub enum Variant {
     Robertson,
     /// idf `ln(N / df)`, tf `tf (k1 + 1) / (tf + k1 L)`.
     Atire,
-    /// idf `ln((N + 1) / (df + 0.5))`, tf `(k1 + 1)(c + delta) / (k1 + c + delta)`, `c = tf / L`.
+    /// idf `ln((N + 1) / (df + 0.5))`, tf `(k1 + 1)(c + delta) / (k1 + c + delta)`, `c = tf / L`;
+    /// a query term absent from a document still adds `idf * tfc(0)` (bm25s, Haystack <= 2.x).
     Bm25l,
+    /// BM25L as Lv & Zhai (2011) and Haystack 3.x: the same idf and tf, but `delta` lifts only
+    /// the terms a document contains, so an absent term adds 0.
+    #[serde(rename = "bm25l-lvzhai")]
+    Bm25lLvZhai,
     /// idf `ln((N + 1) / df)`, tf `(k1 + 1) tf / (k1 L + tf) + delta`.
     #[serde(rename = "bm25+")]
     Bm25plus,
 }
 
 /// The `variant` option's names (`bm25plus` is an alias of `bm25+`).
-const VARIANTS: [(&str, Variant); 6] = [
+const VARIANTS: [(&str, Variant); 7] = [
     ("lucene", Variant::Lucene),
     ("robertson", Variant::Robertson),
     ("atire", Variant::Atire),
     ("bm25l", Variant::Bm25l),
+    ("bm25l-lvzhai", Variant::Bm25lLvZhai),
     ("bm25+", Variant::Bm25plus),
     ("bm25plus", Variant::Bm25plus),
 ];
@@ -102,7 +108,7 @@ impl Params {
             Variant::Lucene => (1.0 + (n - df + 0.5) / (df + 0.5)).ln(),
             Variant::Robertson => ((n - df + 0.5) / (df + 0.5)).max(1.0).ln(),
             Variant::Atire => (n / df).ln(),
-            Variant::Bm25l => ((n + 1.0) / (df + 0.5)).ln(),
+            Variant::Bm25l | Variant::Bm25lLvZhai => ((n + 1.0) / (df + 0.5)).ln(),
             Variant::Bm25plus => ((n + 1.0) / df).ln(),
         }
     }
@@ -113,7 +119,7 @@ impl Params {
         match self.variant {
             Variant::Lucene | Variant::Robertson => tf / (k1 * l + tf),
             Variant::Atire => tf * (k1 + 1.0) / (tf + k1 * l),
-            Variant::Bm25l => {
+            Variant::Bm25l | Variant::Bm25lLvZhai => {
                 let c = tf / l;
                 (k1 + 1.0) * (c + self.delta) / (k1 + c + self.delta)
             }
@@ -130,7 +136,10 @@ impl Params {
     /// Whether every stored impact is > 0 (idf > 0 and a term-frequency part increasing in
     /// tf). Robertson clamps idf at 0 and ATIRE's idf is 0 for a term in every document.
     pub fn positive_impacts(&self) -> bool {
-        matches!(self.variant, Variant::Lucene | Variant::Bm25l | Variant::Bm25plus)
+        matches!(
+            self.variant,
+            Variant::Lucene | Variant::Bm25l | Variant::Bm25lLvZhai | Variant::Bm25plus
+        )
     }
 
     /// `L` for a document of length `dl`.
@@ -156,6 +165,19 @@ mod tests {
         assert_eq!(from_json("{}").unwrap(), Params::default());
         let p = from_json(r#"{"k1":1.2,"variant":"bm25+"}"#).unwrap();
         assert_eq!((p.variant, p.k1, p.b, p.delta), (Variant::Bm25plus, 1.2, 0.75, 0.5));
+    }
+
+    #[test]
+    fn the_two_bm25l_differ_only_in_the_absent_term() {
+        let old = from_json(r#"{"variant":"bm25l"}"#).unwrap();
+        let lz = from_json(r#"{"variant":"bm25l-lvzhai"}"#).unwrap();
+        assert_eq!(lz.variant, Variant::Bm25lLvZhai);
+        assert_eq!(
+            (old.idf(10.0, 3.0), old.tfc(2.0, 1.2)),
+            (lz.idf(10.0, 3.0), lz.tfc(2.0, 1.2))
+        );
+        assert!(old.shifts() && !lz.shifts() && lz.positive_impacts());
+        assert!(serde_json::to_string(&lz).unwrap().contains("\"bm25l-lvzhai\""));
     }
 
     #[test]
