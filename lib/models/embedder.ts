@@ -14,6 +14,8 @@ import {
 } from './encoder'
 import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
+import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher'
+import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort'
 
 export type Pooling = 'mean' | 'cls'
 
@@ -26,6 +28,12 @@ export interface EmbedderOptions extends LoadOptions {
   queryPrefix?: string
   /** Prepended to passages by `embedDocuments`, e.g. `'passage: '` (e5). */
   documentPrefix?: string
+  /**
+   * How concurrent single-text `embed`/`embedQuery` calls are joined into shared native
+   * batches: default `{ maxBatch: 32, maxWaitMs: 0 }` (adaptive: no wait when idle); `false`
+   * runs each call alone. Calls of several texts are never coalesced. See docs/CONCURRENCY.md.
+   */
+  coalesce?: CoalesceOptions | false
 }
 
 export interface EmbedOptions extends BatchCallOptions {
@@ -33,7 +41,17 @@ export interface EmbedOptions extends BatchCallOptions {
   normalize?: boolean
 }
 
-const EMBEDDER_KEYS = optionKeys(...LOAD_KEYS, 'pooling', 'normalize', 'queryPrefix', 'documentPrefix')
+const EMBEDDER_KEYS = optionKeys(...LOAD_KEYS, 'pooling', 'normalize', 'queryPrefix', 'documentPrefix', 'coalesce')
+/** Texts per coalesced batch: the default batch size. */
+const COALESCE_DEFAULTS = { maxBatch: 32, maxWaitMs: 0 }
+
+/** One single-text embed call, as a coalesced batch takes it. */
+interface OneText {
+  text: string
+  pool: Pooling
+  normalize: boolean
+  batch: ReturnType<typeof batchOptions>
+}
 const EMBED_KEYS = optionKeys(...BATCH_CALL_KEYS, 'pooling', 'normalize')
 
 /** Vectors of `count` texts, row-major in one Float32Array of `count * dim`. */
@@ -49,9 +67,12 @@ export class Embedder extends EncoderModel {
   readonly #normalize: boolean
   readonly #queryPrefix: string
   readonly #documentPrefix: string
+  readonly #batcher: Batcher<OneText, Float32Array> | undefined
 
   private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: EmbedderOptions) {
     super(encoder, files, runtime)
+    const coalesce = coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
+    this.#batcher = coalesce ? new Batcher((calls, signal) => this.#embedCalls(calls, signal), coalesce) : undefined
     this.#pooling = pooling(o.pooling ?? 'mean')
     this.#normalize = booleanOption(o.normalize, 'options.normalize', true)
     this.#queryPrefix = o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix')
@@ -61,6 +82,7 @@ export class Embedder extends EncoderModel {
   static async load(model: string, options: EmbedderOptions = {}): Promise<Embedder> {
     const o = optionsObject(options, 'options', EMBEDDER_KEYS) as EmbedderOptions
     pooling(o.pooling ?? 'mean')
+    coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
     const { encoder, files, runtime } = await loadEncoder(model, o)
     if (encoder.outputRank !== 2 && encoder.outputRank !== 3) {
       throw new RagrankError('ERR_MODEL_LOAD', `${files.model} does not output token or sentence vectors`)
@@ -73,7 +95,10 @@ export class Embedder extends EncoderModel {
     return this.encoder.width
   }
 
-  /** Embeds texts as given (no prefix). */
+  /**
+   * Embeds texts as given (no prefix). Concurrent calls of one text share native batches
+   * (see the `coalesce` option); an aborted `signal` rejects only this call.
+   */
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
     this.checkOpen()
     const list = stringArray(texts, 'texts')
@@ -81,6 +106,13 @@ export class Embedder extends EncoderModel {
     const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)
     const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
     const batch = batchOptions(this.runtime, o)
+    if (list.length === 1 && this.#batcher) {
+      const signal = checkSignal(o.signal)
+      throwIfAborted(signal)
+      const key = `${pool}|${normalize}|${batch.batchSize}|${batch.maxLength}`
+      const data = await this.#batcher.submit(key, { text: list[0], pool, normalize, batch }, signal)
+      return { data, dim: this.dim, count: 1 }
+    }
     const data: Float32Array = await runUnlessEmpty(
       list.length,
       () => new Float32Array(0),
@@ -88,6 +120,18 @@ export class Embedder extends EncoderModel {
       (token) => this.encoder.embed(list, pool, normalize, batch, token),
     )
     return { data, dim: this.dim, count: list.length }
+  }
+
+  /** Single-text calls of one batch key embedded in one native call, split back per call. */
+  async #embedCalls(calls: OneText[], signal: AbortSignal): Promise<Float32Array[]> {
+    this.checkOpen()
+    const { pool, normalize, batch } = calls[0]
+    const texts = calls.map((c) => c.text)
+    const data: Float32Array = await runCancellable(signal, (token) =>
+      this.encoder.embed(texts, pool, normalize, batch, token),
+    )
+    const d = this.dim
+    return calls.map((_, i) => data.slice(i * d, (i + 1) * d))
   }
 
   /** One query vector, with the query prefix. */
