@@ -28,7 +28,7 @@ use crate::chunk::Chunk;
 use crate::index::{check_row, Metric, Part, Storage, VectorIndex};
 use crate::kernels::Kernels;
 use crate::select::{RowMask, Selection};
-use crate::share::share_rows;
+use crate::share::{share_rows, sync_pool};
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -264,6 +264,16 @@ impl VectorIndex {
     pub fn search_uses_pool(&self, opts: &SearchOptions) -> bool {
         let c = self.config();
         opts.meta.is_some() || self.parts.iter().any(|p| p.chunk.scan_bytes(c) >= PAR_MIN_BYTES)
+    }
+
+    /// `search` for a caller that must not wait on a pool's queue (the JS event loop): small
+    /// scans run on the calling thread, larger ones on `sync_pool`, never on the global pool.
+    pub fn search_sync(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<Hit>> {
+        if self.search_uses_pool(opts) {
+            sync_pool().install(|| self.search(query, opts))
+        } else {
+            self.search(query, opts)
+        }
     }
 
     /// The best `top_k` rows for one query, best first (ties: earlier added first).

@@ -687,3 +687,29 @@ fn a_repeated_filter_sees_every_add_and_remove_in_between() {
         .iter()
         .all(|h| h.len() == last.len()));
 }
+
+#[test]
+fn a_sync_search_does_not_wait_for_work_on_the_global_pool() {
+    // 5 MB of rows: above the size at which a scan is shared out across threads.
+    let (idx, _) = build(20_000, 64, Metric::Dot, Storage::F32, 21);
+    let q = random(1, 64, 22);
+    let opts = SearchOptions {
+        top_k: 5,
+        ..Default::default()
+    };
+    assert!(idx.search_uses_pool(&opts));
+    let threads = rayon::current_num_threads();
+    let started = std::sync::Arc::new(std::sync::Barrier::new(threads + 1));
+    for _ in 0..threads {
+        let started = started.clone();
+        rayon::spawn(move || {
+            started.wait();
+            std::thread::sleep(std::time::Duration::from_secs(3));
+        });
+    }
+    started.wait();
+    let t = std::time::Instant::now();
+    let hits = idx.search_sync(&q, &opts).unwrap();
+    assert!(t.elapsed() < std::time::Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(hits, search(&idx, &q, 5));
+}
