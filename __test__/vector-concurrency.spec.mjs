@@ -67,7 +67,10 @@ test('sync calls do not wait for a pending searchBatch, which searches the snaps
   await new Promise((r) => setTimeout(r, 20))
   const t0 = process.hrtime.bigint()
   // The first query itself, added after the call: the batch must not see it.
-  index.add(['late'], queries.subarray(0, dim).map((x) => x * 100))
+  index.add(
+    ['late'],
+    queries.subarray(0, dim).map((x) => x * 100),
+  )
   t.is(index.size, 100_001)
   t.is(index.search(queries.subarray(0, dim), { topK: 1 })[0].id, 'late')
   const syncMs = Number(process.hrtime.bigint() - t0) / 1e6
@@ -83,11 +86,10 @@ test('searchAsync equals search, for concurrent calls of mixed options sharing b
   const dim = 32
   const index = new VectorIndex({ dim, metric: 'cosine' })
   const data = randomVectors(3000, dim, 4)
-  index.add(
-    ids(3000).map((id, i) => ({ id, vector: data.subarray(i * dim, (i + 1) * dim), meta: { k: i % 3 } })),
-  )
+  index.add(ids(3000).map((id, i) => ({ id, vector: data.subarray(i * dim, (i + 1) * dim), meta: { k: i % 3 } })))
   const queries = randomVectors(64, dim, 5)
-  const opts = (i) => [{ topK: 5 }, { topK: 2, filter: { meta: { k: 1 } } }, { topK: 7, filter: { ids: ids(50) } }][i % 3]
+  const opts = (i) =>
+    [{ topK: 5 }, { topK: 2, filter: { meta: { k: 1 } } }, { topK: 7, filter: { ids: ids(50) } }][i % 3]
   const q = (i) => queries.subarray(i * dim, (i + 1) * dim)
   const got = await Promise.all(Array.from({ length: 64 }, (_, i) => index.searchAsync(q(i), opts(i))))
   got.forEach((hits, i) => same(t, hits, index.search(q(i), opts(i)), `query ${i}`))

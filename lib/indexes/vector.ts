@@ -326,7 +326,9 @@ export class VectorIndex {
     const { topK, ids, meta, fields } = calls[0].shape
     const d = this.#dim
     const q = new Float32Array(calls.length * d)
-    calls.forEach((c, i) => q.set(c.query, i * d))
+    calls.forEach((c, i) => {
+      q.set(c.query, i * d)
+    })
     return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, ids, meta, fields, token)).then(toHits)
   }
 

@@ -79,6 +79,7 @@ export class Batcher<I, O> {
   #running = false
   #scheduled = false
   #timer: ReturnType<typeof setTimeout> | undefined
+  #drained: (() => void)[] = []
 
   constructor(run: RunBatch<I, O>, options: Required<CoalesceOptions>) {
     this.#run = run
@@ -100,6 +101,12 @@ export class Batcher<I, O> {
       else this.#queues.set(key, [entry])
       this.#kick(queue?.length ?? 1)
     })
+  }
+
+  /** Resolves once no call is queued or running (at once when idle): e.g. before freeing what batches use. */
+  idle(): Promise<void> {
+    if (!this.#running && this.#queues.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.#drained.push(resolve))
   }
 
   /** Calls waiting for a batch. */
@@ -151,6 +158,7 @@ export class Batcher<I, O> {
       this.#running = false
       // What queued meanwhile goes at once: waiting longer would only add latency.
       if (this.#queues.size > 0) this.#dispatch()
+      else for (const resolve of this.#drained.splice(0)) resolve()
     })
   }
 
@@ -163,7 +171,9 @@ export class Batcher<I, O> {
         batch.controller.signal,
       )
       if (out.length !== entries.length) throw new Error(`a batch of ${entries.length} gave ${out.length} results`)
-      entries.forEach((e, i) => this.#settle(e, () => e.resolve(out[i])))
+      entries.forEach((e, i) => {
+        this.#settle(e, () => e.resolve(out[i]))
+      })
     } catch (error) {
       const left = entries.filter((e) => !e.settled)
       if (left.length === 1 || entries.length === 1) {

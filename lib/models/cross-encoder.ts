@@ -68,6 +68,7 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x))
 const CROSS_ENCODER_KEYS = optionKeys(
   ...LOAD_KEYS,
   ...['topK', 'scoreThreshold', 'activation', 'queryPrefix', 'documentPrefix', 'metaFields', 'metaSeparator'],
+  'coalesce',
 )
 const RERANK_KEYS = optionKeys(...BATCH_CALL_KEYS, 'topK', 'scoreThreshold', 'activation')
 
@@ -165,9 +166,13 @@ export class CrossEncoder extends EncoderModel {
     return finish(p, scores, 0)
   }
 
+  /** Coalesced calls already accepted finish before `dispose` frees the sessions. */
+  protected override acceptedWork(): Promise<void> | undefined {
+    return this.#batcher?.idle()
+  }
+
   /** The pairs of many rerank calls (of one batch key) scored in one native call. */
   async #scoreCalls(calls: Pairs[], signal: AbortSignal): Promise<Float32Array[]> {
-    this.checkOpen()
     const texts: string[] = []
     const queryOf: number[] = []
     calls.forEach((c, qi) => {

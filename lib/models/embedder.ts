@@ -122,9 +122,13 @@ export class Embedder extends EncoderModel {
     return { data, dim: this.dim, count: list.length }
   }
 
+  /** Coalesced calls already accepted finish before `dispose` frees the sessions. */
+  protected override acceptedWork(): Promise<void> | undefined {
+    return this.#batcher?.idle()
+  }
+
   /** Single-text calls of one batch key embedded in one native call, split back per call. */
   async #embedCalls(calls: OneText[], signal: AbortSignal): Promise<Float32Array[]> {
-    this.checkOpen()
     const { pool, normalize, batch } = calls[0]
     const texts = calls.map((c) => c.text)
     const data: Float32Array = await runCancellable(signal, (token) =>
