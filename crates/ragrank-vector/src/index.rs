@@ -414,6 +414,7 @@ impl VectorIndex {
             if self.parts.len() != before {
                 self.rebase();
             }
+            self.merge_inline();
         }
         removed
     }

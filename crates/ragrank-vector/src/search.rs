@@ -57,6 +57,10 @@ const QUERY_BLOCK: usize = 64;
 /// Below this many queries the batch search runs single-query scans.
 const MIN_GEMM_QUERIES: usize = 4;
 
+/// Hits beyond `k` a f32 or f16 scan keeps for the final rescoring: rows whose scores differ
+/// only by rounding at the k-th place are all rescored, so the same k come back on every path.
+const RESCORE_MARGIN: usize = 8;
+
 /// The int8 shortlist rescored exactly from the f32 originals.
 pub fn shortlist_len(k: usize) -> usize {
     (4 * k).max(k + 32)
@@ -203,22 +207,23 @@ impl VectorIndex {
         }
     }
 
-    /// How many hits a scan keeps: the int8 shortlist, or `k`.
+    /// How many hits a scan keeps for the final rescoring: the int8 shortlist, or `k` plus
+    /// `RESCORE_MARGIN`.
     fn keep(&self, k: usize) -> usize {
         if self.config().storage == Storage::Int8 {
             shortlist_len(k)
         } else {
-            k
+            k + RESCORE_MARGIN
         }
     }
 
-    /// The final hits of a scan (int8: the shortlist rescored exactly).
+    /// The final hits of a scan: its shortlist rescored by one kernel (`exact`). A scan's
+    /// scores depend on the path (the blocked batch kernel, a row's place in a block of four,
+    /// a chunk boundary) by float rounding; rescoring makes every returned score the same
+    /// function of query and row, so `search`, `searchBatch` and a coalesced `searchAsync`
+    /// agree bit for bit whatever the batch or chunk layout.
     fn finish_top(&self, q: &Prepared, top: KBest, k: usize) -> Vec<Hit> {
-        if self.config().storage == Storage::Int8 {
-            self.rescore(q, top.into_sorted(), k)
-        } else {
-            top.into_sorted()
-        }
+        self.rescore(q, top.into_sorted(), k)
     }
 
     /// The rows of `p`'s chunk a search may return: live, in the id filter (global slots,
@@ -354,7 +359,7 @@ impl VectorIndex {
     }
 
     /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order.
-    /// Scores agree with `search` up to float rounding. `cancel` is checked between row ranges.
+    /// Scores equal `search`'s (see `finish_top`). `cancel` is checked between row ranges.
     pub fn search_batch(&self, queries: &[f32], top_k: usize, cancel: &AtomicBool) -> Result<Vec<Vec<Hit>>> {
         let opts = SearchOptions {
             top_k,

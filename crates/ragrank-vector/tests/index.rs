@@ -237,22 +237,18 @@ fn a_filter_scores_only_the_allowed_rows() {
 
 #[test]
 fn batch_agrees_with_single_queries_in_every_mode() {
-    // 40k x 64 values crosses the parallel threshold.
+    // 40k x 72 values crosses the parallel threshold; 72 leaves kernel tails.
     for metric in METRICS {
         for storage in STORAGES {
-            let (idx, _) = build(40_000, 64, metric, storage, 5);
+            let (idx, _) = build(40_000, 72, metric, storage, 5);
             for m in [2usize, 9] {
-                let qs = random(m, 64, 6 + m as u64);
+                let qs = random(m, 72, 6 + m as u64);
                 let batch = idx.search_batch(&qs, 10, &NEVER).unwrap();
                 assert_eq!(batch.len(), m);
-                for (q, got) in qs.chunks_exact(64).zip(&batch) {
+                for (q, got) in qs.chunks_exact(72).zip(&batch) {
                     let single = search(&idx, q, 10);
-                    let a: Vec<u32> = got.iter().map(|h| h.slot).collect();
-                    let b: Vec<u32> = single.iter().map(|h| h.slot).collect();
-                    assert_eq!(a, b, "{metric:?} {storage:?} m={m}");
-                    for (x, y) in got.iter().zip(&single) {
-                        assert!((x.score - y.score).abs() <= 1e-4 * y.score.abs().max(1.0));
-                    }
+                    // Bit for bit: both paths end in the same rescoring.
+                    assert_eq!(got, &single, "{metric:?} {storage:?} m={m}");
                 }
             }
         }
