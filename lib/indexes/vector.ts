@@ -335,7 +335,7 @@ export class VectorIndex {
   /**
    * Many queries (`queries` holds m x dim values, row after row) in one pass per block of
    * the index, on all cores off the event loop; one hit list per query, in query order.
-   * Scores agree with `search` up to float rounding.
+   * Scores equal `search`'s bit for bit.
    */
   searchBatch(queries: VectorInput, options: VectorBatchOptions = {}): Promise<VectorHit[][]> {
     try {
