@@ -183,3 +183,21 @@ test('after interleaved adds, upserts, removes, saves and loads, every search pa
     }
   }
 })
+
+test('load takes the coalesce option too', async (t) => {
+  const dim = 8
+  const index = new VectorIndex({ dim })
+  index.add(ids(20), randomVectors(20, dim, 12))
+  const path = join(dir, 'coalesce.rgv')
+  await index.save(path)
+  const q = randomVectors(1, dim, 13)
+  for (const coalesce of [false, { maxBatch: 2, maxWaitMs: 1 }, undefined]) {
+    const back = await VectorIndex.load(path, { coalesce })
+    t.deepEqual(await Promise.all([back.searchAsync(q), back.searchAsync(q), back.searchAsync(q)]), [
+      index.search(q),
+      index.search(q),
+      index.search(q),
+    ])
+  }
+  await t.throwsAsync(VectorIndex.load(path, { coalesce: { maxBatch: -1 } }), { instanceOf: RangeError })
+})
