@@ -95,6 +95,10 @@ export declare class NativeVectorIndex {
   /** Whether rows are still read from a memory-mapped file. */
   get mapped(): boolean
   has(id: string): boolean
+  /**
+   * Writes the snapshot of the call: adds and removes made while it writes go on and
+   * are not in the file.
+   */
   save(path: string, cancel?: CancelToken | undefined | null): Promise<void>
   static load(path: string, mmap: boolean, cancel?: CancelToken | undefined | null): Promise<NativeVectorIndex>
 }

@@ -1,17 +1,20 @@
-//! `NativeVectorIndex`: the core vector index behind a read-write lock. `add`, `remove` and
-//! `search` are synchronous; `searchBatch`, `save` and `load` run on the libuv pool.
-use std::path::PathBuf;
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+//! `NativeVectorIndex`: the core vector index as published snapshots (`SharedIndex`).
+//! `add`, `remove`, `search` and the getters are synchronous; `searchBatch`, `save` and `load`
+//! run on the libuv pool. Every read takes the current snapshot without a lock, so no call
+//! waits for a save, a batch or a background merge; a sync search that needs threads runs
+//! on the vector crate's own pool (`search_sync`), never behind work on the global one.
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, Either, Float32Array, Float32ArraySlice, Float64ArraySlice, Uint32Array};
 use napi_derive::napi;
 use ragrank_core::filter::MetaFilter;
-use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, VectorIndex};
+use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, SharedIndex, VectorIndex};
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
 use crate::hits::{fill_buffer, metas_json, utf16_len};
-use crate::task::{save_task, BlockingTask};
+use crate::task::BlockingTask;
 
 /// Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
 /// array); `lib/vector.ts` builds the objects. For a batch, `queryEnds[i]` is the end of
@@ -44,16 +47,6 @@ fn search_options(
             .transpose()
             .or_napi()?,
     })
-}
-
-type Shared = Arc<RwLock<VectorIndex>>;
-
-fn read(index: &Shared) -> RwLockReadGuard<'_, VectorIndex> {
-    index.read().unwrap_or_else(|p| p.into_inner())
-}
-
-fn write(index: &Shared) -> RwLockWriteGuard<'_, VectorIndex> {
-    index.write().unwrap_or_else(|p| p.into_inner())
 }
 
 fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>], include_fields: bool) -> NativeVectorHits {
@@ -89,7 +82,7 @@ fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>], include_fields: bool) ->
 
 #[napi]
 pub struct NativeVectorIndex {
-    inner: Shared,
+    inner: Arc<SharedIndex>,
 }
 
 #[napi]
@@ -100,7 +93,7 @@ impl NativeVectorIndex {
         guard(|| {
             let config = Config::from_options(dim, metric.as_deref(), storage.as_deref()).or_napi()?;
             Ok(NativeVectorIndex {
-                inner: Arc::new(RwLock::new(VectorIndex::new(config).or_napi()?)),
+                inner: SharedIndex::new(VectorIndex::new(config).or_napi()?),
             })
         })
     }
@@ -120,17 +113,26 @@ impl NativeVectorIndex {
                 metas: metas.unwrap_or_default(),
                 texts: texts.unwrap_or_default(),
             };
-            Ok(write(&self.inner).add_with(&ids, &vectors, fields, upsert).or_napi()? as u32)
+            let added = self
+                .inner
+                .write(|index| index.add_with(&ids, &vectors, fields, upsert))
+                .or_napi()?;
+            Ok(added as u32)
         })
     }
 
     #[napi]
     pub fn remove(&self, ids: Vec<String>) -> napi::Result<u32> {
         guard(|| {
-            let mut index = write(&self.inner);
-            // Removing copies the mapped rows that stay: not from a file changed in place.
-            index.check_file().or_napi()?;
-            Ok(index.remove(&ids) as u32)
+            let removed = self
+                .inner
+                .write(|index| {
+                    // Not from a file changed in place: its rows may differ from the ids'.
+                    index.check_file()?;
+                    Ok(index.remove(&ids))
+                })
+                .or_napi()?;
+            Ok(removed as u32)
         })
     }
 
@@ -148,9 +150,9 @@ impl NativeVectorIndex {
         mut out: Float64ArraySlice,
     ) -> napi::Result<Either<String, NativeVectorHits>> {
         guard(|| {
-            let index = read(&self.inner);
+            let index = self.inner.snapshot();
             let opts = search_options(&index, top_k, filter_ids, filter_meta)?;
-            let hits = index.search(&query, &opts).or_napi()?;
+            let hits = index.search_sync(&query, &opts).or_napi()?;
             // SAFETY: the slice views a live JS typed array that nothing else touches during
             // this synchronous call.
             let out = unsafe { out.as_mut() };
@@ -178,10 +180,10 @@ impl NativeVectorIndex {
         include_fields: bool,
         cancel: Option<&CancelToken>,
     ) -> AsyncTask<BlockingTask<NativeVectorHits>> {
-        let index = self.inner.clone();
+        // The snapshot of the call: adds made while the task waits are not searched.
+        let index = self.inner.snapshot();
         let queries = queries.to_vec();
         BlockingTask::spawn(cancel, move |cancel| {
-            let index = read(&index);
             let opts = search_options(&index, top_k, filter_ids, filter_meta)?;
             let results = index.search_batch_with(&queries, &opts, cancel).or_napi()?;
             Ok(to_hits(&index, &results, include_fields))
@@ -190,38 +192,43 @@ impl NativeVectorIndex {
 
     #[napi(getter)]
     pub fn size(&self) -> u32 {
-        read(&self.inner).len() as u32
+        self.inner.snapshot().len() as u32
     }
 
     #[napi(getter)]
     pub fn dim(&self) -> u32 {
-        read(&self.inner).dim() as u32
+        self.inner.snapshot().dim() as u32
     }
 
     #[napi(getter)]
     pub fn metric(&self) -> String {
-        read(&self.inner).config().metric.name().into()
+        self.inner.snapshot().config().metric.name().into()
     }
 
     #[napi(getter)]
     pub fn storage(&self) -> String {
-        read(&self.inner).config().storage.name().into()
+        self.inner.snapshot().config().storage.name().into()
     }
 
     /// Whether rows are still read from a memory-mapped file.
     #[napi(getter)]
     pub fn mapped(&self) -> bool {
-        read(&self.inner).is_mapped()
+        self.inner.snapshot().is_mapped()
     }
 
     #[napi]
     pub fn has(&self, id: String) -> bool {
-        read(&self.inner).contains(&id)
+        self.inner.snapshot().contains(&id)
     }
 
+    /// Writes the snapshot of the call: adds and removes made while it writes go on and
+    /// are not in the file.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn save(&self, path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
-        save_task(&self.inner, path, cancel, persist::save)
+        let index = self.inner.snapshot();
+        BlockingTask::spawn(cancel, move |cancel| {
+            persist::save(&index, Path::new(&path), cancel).or_napi()
+        })
     }
 
     #[napi(ts_return_type = "Promise<NativeVectorIndex>")]
@@ -234,7 +241,7 @@ impl NativeVectorIndex {
             cancel,
             move |cancel| persist::load(&PathBuf::from(path), mmap, cancel).or_napi(),
             |index| NativeVectorIndex {
-                inner: Arc::new(RwLock::new(index)),
+                inner: SharedIndex::new(index),
             },
         )
     }

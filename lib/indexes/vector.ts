@@ -3,6 +3,7 @@ import { native } from '../internal/native'
 import { callNative, rangeError, typeError } from '../errors'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
+import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher'
 import {
   anyInteger,
   booleanOption,
@@ -48,6 +49,12 @@ export interface VectorIndexOptions {
   metric?: VectorMetric
   /** Default `'f32'`. */
   storage?: VectorStorage
+  /**
+   * How concurrent `searchAsync` calls are joined into native batches (see docs/CONCURRENCY.md):
+   * default `{ maxBatch: 64, maxWaitMs: 0 }` (adaptive: no wait when idle); `false` runs each
+   * call as its own batch, for callers that batch themselves with `searchBatch`.
+   */
+  coalesce?: CoalesceOptions | false
 }
 
 /** A hit: sorted by score, best first; ties go to the vector added first. */
@@ -80,6 +87,10 @@ export interface VectorSearchOptions {
   includeFields?: boolean
 }
 
+export interface VectorSearchAsyncOptions extends VectorSearchOptions {
+  signal?: AbortSignal
+}
+
 export interface VectorBatchOptions {
   /** As in `search` (default 10). */
   topK?: number
@@ -94,8 +105,8 @@ export interface VectorLoadOptions {
   /**
    * Read the rows through a read-only memory map instead of copying them (default false):
    * processes that map the same file share one copy in the page cache, and loading costs
-   * one checksum pass. The first `add` or `remove` copies the rows into memory; the file is
-   * never written.
+   * one checksum pass. Adds and removes leave the mapped rows mapped (new rows go to memory,
+   * removals are tombstones) until a background merge copies them; the file is never written.
    *
    * Deploy a new file under a mapped path by writing it elsewhere in the same folder and
    * renaming it over the old one (as `save` does): mapped readers keep the old file until
@@ -104,6 +115,8 @@ export interface VectorLoadOptions {
    * during a running scan can still kill the process with SIGBUS (see the README).
    */
   mmap?: boolean
+  /** As in the constructor's options. */
+  coalesce?: CoalesceOptions | false
   signal?: AbortSignal
 }
 
@@ -112,31 +125,50 @@ export type VectorInput = Float32Array | readonly number[]
 
 const FROM_NATIVE = Symbol('fromNative')
 
-const INDEX_KEYS = optionKeys('dim', 'metric', 'storage')
+const INDEX_KEYS = optionKeys('dim', 'metric', 'storage', 'coalesce')
 const ADD_KEYS = optionKeys('upsert')
 const ITEM_KEYS = optionKeys('id', 'vector', 'meta', 'text')
 const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
+const SEARCH_ASYNC_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 // `filter` is reserved: the filter work of issue 16 makes searchBatch filter too.
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
-const LOAD_KEYS = optionKeys('mmap', 'signal')
+const LOAD_KEYS = optionKeys('mmap', 'coalesce', 'signal')
+/** Queries per coalesced batch: past 64 the blocked batch search gains little per query. */
+const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
+
+/** One `searchAsync` call's options that a native batch shares (the batch key). */
+interface SearchShape {
+  topK: number
+  ids?: string[]
+  meta?: Record<string, unknown>
+  fields: boolean
+}
 
 /**
  * Exact (brute-force) vector top-k whose scans run in Rust with SIMD kernels chosen for the
  * CPU at run time (AVX-512, AVX2/FMA, NEON or scalar).
  *
- * Synchronous: `add`, `remove`, `search` (a large index is scanned on all cores).
- * Off the event loop (Promises on the libuv pool): `searchBatch` (cancellable), `save`, `load`.
- * A call that throws leaves the index unchanged.
+ * Synchronous: `add`, `remove`, `search` (a large index is scanned on all cores, on a pool
+ * of its own: never behind other work), the getters and `has`. Reads run on an immutable
+ * snapshot and never wait for a writer, a save or a batch; writes are visible at once.
+ * Off the event loop (Promises on the libuv pool): `searchAsync` (concurrent calls coalesced
+ * into batches), `searchBatch` (cancellable), `save` (of the snapshot at the call), `load`.
+ * A call that throws leaves the index unchanged. See docs/CONCURRENCY.md.
  */
 export class VectorIndex {
   readonly #native: NativeVectorIndex
   readonly #dim: number
   readonly #out = new HitBuffer()
+  readonly #batcher: Batcher<{ query: Float32Array; shape: SearchShape }, VectorHit[]> | undefined
 
   constructor(options: VectorIndexOptions) {
-    const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeVectorIndex } | undefined)?.[FROM_NATIVE])
+    const restored = readValue(
+      () => (options as { [FROM_NATIVE]?: NativeVectorIndex; coalesce?: unknown } | undefined)?.[FROM_NATIVE],
+    )
+    let coalesce: ReturnType<typeof coalesceOption>
     if (restored) {
       this.#native = restored
+      coalesce = coalesceOption((options as { coalesce?: unknown }).coalesce, 'options.coalesce', COALESCE_DEFAULTS)
     } else {
       // Types only: the range of dim, the metric and storage names and their defaults are Rust's.
       if (!isPlainObject(options)) throw typeError('options must be an object such as { dim: 384 }')
@@ -148,9 +180,11 @@ export class VectorIndex {
       const storage = options.storage ?? undefined
       optionalString(metric, 'options.metric')
       optionalString(storage, 'options.storage')
+      coalesce = coalesceOption(options.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
       this.#native = callNative(() => new native.NativeVectorIndex(dim, metric, storage))
     }
     this.#dim = this.#native.dim
+    this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal), coalesce) : undefined
   }
 
   /** Number of vectors. */
@@ -241,7 +275,10 @@ export class VectorIndex {
     return callNative(() => this.#native.add(ids, values, upsert, metas, texts))
   }
 
-  /** Removes vectors by id; returns how many were present (unknown ids are ignored). O(size). */
+  /**
+   * Removes vectors by id; returns how many were present (unknown ids are ignored). Costs a
+   * copy of one bit per row of the chunks touched; the rows are reclaimed by background merges.
+   */
   remove(ids: readonly string[]): number {
     const list = stringArray(ids, 'ids')
     return callNative(() => this.#native.remove(list))
@@ -260,9 +297,45 @@ export class VectorIndex {
   }
 
   /**
+   * `search` off the event loop: concurrent calls with the same `topK`, `filter` and
+   * `includeFields` are joined into one native batch (see the `coalesce` option), so a
+   * server awaiting one search per request gets `searchBatch` throughput. An aborted
+   * `signal` rejects this call at once with an AbortError; the batch stops only when all
+   * its calls aborted.
+   */
+  searchAsync(query: VectorInput, options: VectorSearchAsyncOptions = {}): Promise<VectorHit[]> {
+    try {
+      const q = this.#vectors(query, 'query', false)
+      const o = optionsObject(options, 'options', SEARCH_ASYNC_KEYS)
+      const topK = topKOption(o.topK)
+      const f = o.filter === undefined ? {} : filterParts(o.filter)
+      const shape: SearchShape = { topK, ids: f.ids, meta: f.meta, fields: includeFieldsOption(o.includeFields) }
+      const signal = checkSignal(o.signal)
+      throwIfAborted(signal)
+      if (!this.#batcher) return this.#runBatch([{ query: q, shape }], signal).then((r) => r[0])
+      // Copied: the caller may reuse its array before the batch starts.
+      const input = { query: Float32Array.from(q), shape }
+      return this.#batcher.submit(shapeKey(shape), input, signal)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /** One native batch of `searchAsync` calls, which share one shape. */
+  #runBatch(calls: { query: Float32Array; shape: SearchShape }[], signal: AbortSignal | undefined) {
+    const { topK, ids, meta, fields } = calls[0].shape
+    const d = this.#dim
+    const q = new Float32Array(calls.length * d)
+    calls.forEach((c, i) => {
+      q.set(c.query, i * d)
+    })
+    return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, ids, meta, fields, token)).then(toHits)
+  }
+
+  /**
    * Many queries (`queries` holds m x dim values, row after row) in one pass per block of
    * the index, on all cores off the event loop; one hit list per query, in query order.
-   * Scores agree with `search` up to float rounding.
+   * Scores equal `search`'s bit for bit.
    */
   searchBatch(queries: VectorInput, options: VectorBatchOptions = {}): Promise<VectorHit[][]> {
     try {
@@ -301,8 +374,9 @@ export class VectorIndex {
     const o = optionsObject(options, 'options', LOAD_KEYS)
     const mmap = booleanOption(o.mmap, 'options.mmap', false)
     const signal = checkSignal(o.signal)
+    coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
     const inner = await runCancellable(signal, (token) => native.NativeVectorIndex.load(path, mmap, token))
-    return new VectorIndex({ [FROM_NATIVE]: inner } as unknown as VectorIndexOptions)
+    return new VectorIndex({ [FROM_NATIVE]: inner, coalesce: o.coalesce } as unknown as VectorIndexOptions)
   }
 
   #vectors(v: unknown, name: string, many: boolean): Float32Array {
@@ -329,6 +403,12 @@ const includeFieldsOption = (v: unknown): boolean => booleanOption(v, 'options.i
 
 function topKOption(v: unknown): number {
   return Math.min(parseTopK(v), 0xffffffff)
+}
+
+/** Calls of equal keys may share a native batch. */
+function shapeKey(s: SearchShape): string {
+  if (s.ids === undefined && s.meta === undefined) return `${s.topK}|${s.fields}`
+  return `${s.topK}|${s.fields}|${JSON.stringify([s.ids ?? null, s.meta ?? null])}`
 }
 
 /** Columns to objects: one list per query. */

@@ -24,6 +24,8 @@ import {
   topK,
 } from '../internal/validate'
 import type { ModelFiles } from './model-files'
+import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher'
+import { runCancellable, throwIfAborted, checkSignal } from '../internal/abort'
 
 /** A candidate: a string, or a document with text (and optionally id, meta and a prior score); the rankers' one `Candidate`. */
 export type RerankInput = Candidate
@@ -47,6 +49,12 @@ export interface CrossEncoderOptions extends LoadOptions {
   /** Metadata fields written before the text, joined by `metaSeparator` (as Haystack's meta_fields_to_embed). */
   metaFields?: readonly string[]
   metaSeparator?: string
+  /**
+   * How concurrent `rerank` calls are joined into shared native batches (pairs still go in
+   * batches of `batchSize`): default `{ maxBatch: 16, maxWaitMs: 0 }` (adaptive: no wait when
+   * idle); `false` runs each call alone. `rerankMany` is never coalesced. See docs/CONCURRENCY.md.
+   */
+  coalesce?: CoalesceOptions | false
 }
 
 export interface RerankOptions extends BatchCallOptions {
@@ -60,6 +68,7 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x))
 const CROSS_ENCODER_KEYS = optionKeys(
   ...LOAD_KEYS,
   ...['topK', 'scoreThreshold', 'activation', 'queryPrefix', 'documentPrefix', 'metaFields', 'metaSeparator'],
+  'coalesce',
 )
 const RERANK_KEYS = optionKeys(...BATCH_CALL_KEYS, 'topK', 'scoreThreshold', 'activation')
 
@@ -68,6 +77,16 @@ interface Prepared<D> {
   indices: number[]
   texts: string[]
 }
+
+/** One rerank call's pairs, as a coalesced batch takes them. */
+interface Pairs {
+  query: string
+  texts: string[]
+  batch: ReturnType<typeof batchOptions>
+}
+
+/** Rerank calls per coalesced batch: 16 calls of tens of documents fill every session. */
+const COALESCE_DEFAULTS = { maxBatch: 16, maxWaitMs: 0 }
 
 /**
  * A cross-encoder reranker on ONNX Runtime. Tokenisation and inference run off the event
@@ -81,9 +100,12 @@ export class CrossEncoder extends EncoderModel {
     Pick<CrossEncoderOptions, 'activation' | 'queryPrefix' | 'documentPrefix' | 'metaSeparator'>
   > &
     Pick<CrossEncoderOptions, 'topK' | 'scoreThreshold' | 'metaFields'>
+  readonly #batcher: Batcher<Pairs, Float32Array> | undefined
 
   private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: CrossEncoderOptions) {
     super(encoder, files, runtime)
+    const coalesce = coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
+    this.#batcher = coalesce ? new Batcher((calls, signal) => this.#scoreCalls(calls, signal), coalesce) : undefined
     this.#defaults = {
       activation: activation(o.activation ?? 'sigmoid'),
       queryPrefix: o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix'),
@@ -102,6 +124,7 @@ export class CrossEncoder extends EncoderModel {
   static async load(model: string, options: CrossEncoderOptions = {}): Promise<CrossEncoder> {
     const o = optionsObject(options, 'options', CROSS_ENCODER_KEYS) as CrossEncoderOptions
     activation(o.activation ?? 'sigmoid')
+    coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
     const { encoder, files, runtime } = await loadEncoder(model, o)
     if (encoder.outputRank !== 2 || encoder.width > 2) {
       throw new RagrankError(
@@ -116,15 +139,79 @@ export class CrossEncoder extends EncoderModel {
    * Scores each document against the query and returns them best first (ties keep input
    * order). Duplicates are scored once, by the rankers' one rule (`dedupe`: the same `id`,
    * or without ids the same text): the copy with the highest prior `score` is kept, and
-   * the result's `index` is that copy's input position.
+   * the result's `index` is that copy's input position. Concurrent calls share native
+   * batches (see the `coalesce` option); an aborted `signal` rejects only this call.
    */
   async rerank<D extends RerankInput>(
     query: string,
     documents: readonly D[],
     options: RerankOptions = {},
   ): Promise<Reranked<D>[]> {
-    const [result] = await this.rerankMany([{ query, documents }], options)
-    return result
+    if (!this.#batcher) {
+      const [result] = await this.rerankMany([{ query, documents }], options)
+      return result
+    }
+    this.checkOpen()
+    const o = optionsObject(options, 'options', RERANK_KEYS) as RerankOptions
+    const finish = this.#finisher(o)
+    const batch = batchOptions(this.runtime, o)
+    const signal = checkSignal(o.signal)
+    const q = this.#defaults.queryPrefix + checkString(query, 'query')
+    const p = this.#prepare(documents, 'documents')
+    throwIfAborted(signal)
+    if (p.texts.length === 0) return finish(p, new Float32Array(0), 0)
+    // Only calls whose batching and truncation agree share a batch: both can change scores.
+    const key = `${batch.batchSize}|${batch.maxLength}`
+    const scores = await this.#batcher.submit(key, { query: q, texts: p.texts, batch }, signal)
+    return finish(p, scores, 0)
+  }
+
+  /** Coalesced calls already accepted finish before `dispose` frees the sessions. */
+  protected override acceptedWork(): Promise<void> | undefined {
+    return this.#batcher?.idle()
+  }
+
+  /** The pairs of many rerank calls (of one batch key) scored in one native call. */
+  async #scoreCalls(calls: Pairs[], signal: AbortSignal): Promise<Float32Array[]> {
+    const texts: string[] = []
+    const queryOf: number[] = []
+    calls.forEach((c, qi) => {
+      for (const t of c.texts) {
+        texts.push(t)
+        queryOf.push(qi)
+      }
+    })
+    const queries = calls.map((c) => c.query)
+    const scores: Float32Array = await runCancellable(signal, (token) =>
+      this.encoder.scorePairs(queries, texts, queryOf, calls[0].batch, token),
+    )
+    let at = 0
+    return calls.map((c) => {
+      const mine = scores.subarray(at, at + c.texts.length)
+      at += c.texts.length
+      return mine
+    })
+  }
+
+  /** Turns raw scores into a call's sorted, thresholded results (its options resolved once). */
+  #finisher(o: RerankOptions) {
+    const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)
+    const k = topK(o.topK, this.#defaults.topK)
+    const threshold =
+      o.scoreThreshold === undefined
+        ? this.#defaults.scoreThreshold
+        : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity)
+    return <D>(p: Prepared<D>, scores: Float32Array, at: number): Reranked<D>[] => {
+      const scored = p.docs.map((doc, j) => {
+        const raw = scores[at + j]
+        const score = act === 'sigmoid' ? sigmoid(raw) : raw
+        const base: object = typeof doc === 'string' ? { text: doc } : (doc as object)
+        return { ...base, score, index: p.indices[j] } as Reranked<D>
+      })
+      const kept = threshold === undefined ? scored : scored.filter((d) => d.score >= threshold)
+      kept.sort((a, b) => b.score - a.score || a.index - b.index)
+      return k === undefined ? kept : kept.slice(0, k)
+    }
   }
 
   /** Many queries in one call: all pairs are batched and scheduled together. */
@@ -135,12 +222,7 @@ export class CrossEncoder extends EncoderModel {
     this.checkOpen()
     if (!isArray(requests)) throw typeError('requests must be an array of { query, documents }')
     const o = optionsObject(options, 'options', RERANK_KEYS) as RerankOptions
-    const act = o.activation === undefined ? this.#defaults.activation : activation(o.activation)
-    const k = topK(o.topK, this.#defaults.topK)
-    const threshold =
-      o.scoreThreshold === undefined
-        ? this.#defaults.scoreThreshold
-        : finiteNumber(o.scoreThreshold, 'options.scoreThreshold', -Infinity)
+    const finish = this.#finisher(o)
     const batch = batchOptions(this.runtime, o)
     const queries: string[] = []
     const texts: string[] = []
@@ -163,16 +245,9 @@ export class CrossEncoder extends EncoderModel {
     )
     let at = 0
     return prepared.map((p) => {
-      const scored = p.docs.map((doc, j) => {
-        const raw = scores[at + j]
-        const score = act === 'sigmoid' ? sigmoid(raw) : raw
-        const base: object = typeof doc === 'string' ? { text: doc } : (doc as object)
-        return { ...base, score, index: p.indices[j] } as Reranked<D>
-      })
+      const out = finish(p, scores, at)
       at += p.docs.length
-      const kept = threshold === undefined ? scored : scored.filter((d) => d.score >= threshold)
-      kept.sort((a, b) => b.score - a.score || a.index - b.index)
-      return k === undefined ? kept : kept.slice(0, k)
+      return out
     })
   }
 

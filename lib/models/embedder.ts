@@ -22,6 +22,8 @@ import {
 } from './sentence-transformers'
 import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
+import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher'
+import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort'
 
 export type { Pooling } from './sentence-transformers'
 
@@ -48,6 +50,12 @@ export interface EmbedderOptions extends LoadOptions {
    * `passage` or `corpus` prompt of `config_sentence_transformers.json`, else the default prompt.
    */
   documentPrefix?: string
+  /**
+   * How concurrent single-text `embed`/`embedQuery` calls are joined into shared native
+   * batches: default `{ maxBatch: 32, maxWaitMs: 0 }` (adaptive: no wait when idle); `false`
+   * runs each call alone. Calls of several texts are never coalesced. See docs/CONCURRENCY.md.
+   */
+  coalesce?: CoalesceOptions | false
 }
 
 export interface EmbedOptions extends BatchCallOptions {
@@ -55,7 +63,17 @@ export interface EmbedOptions extends BatchCallOptions {
   normalize?: boolean
 }
 
-const EMBEDDER_KEYS = optionKeys(...LOAD_KEYS, 'pooling', 'normalize', 'queryPrefix', 'documentPrefix')
+const EMBEDDER_KEYS = optionKeys(...LOAD_KEYS, 'pooling', 'normalize', 'queryPrefix', 'documentPrefix', 'coalesce')
+/** Texts per coalesced batch: the default batch size. */
+const COALESCE_DEFAULTS = { maxBatch: 32, maxWaitMs: 0 }
+
+/** One single-text embed call, as a coalesced batch takes it. */
+interface OneText {
+  text: string
+  pool: Pooling
+  normalize: boolean
+  batch: ReturnType<typeof batchOptions>
+}
 const EMBED_KEYS = optionKeys(...BATCH_CALL_KEYS, 'pooling', 'normalize')
 
 /** Vectors of `count` texts, row-major in one Float32Array of `count * dim`. */
@@ -72,6 +90,7 @@ export class Embedder extends EncoderModel {
   readonly #queryPrefix: string
   readonly #documentPrefix: string
   readonly #lowercase: boolean
+  readonly #batcher: Batcher<OneText, Float32Array> | undefined
 
   private constructor(
     encoder: NativeEncoder,
@@ -81,6 +100,8 @@ export class Embedder extends EncoderModel {
     st: SentenceTransformersSettings,
   ) {
     super(encoder, files, runtime)
+    const coalesce = coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
+    this.#batcher = coalesce ? new Batcher((calls, signal) => this.#embedCalls(calls, signal), coalesce) : undefined
     this.#pooling = o.pooling ?? st.pooling ?? 'mean'
     this.#normalize = o.normalize ?? st.normalize ?? true
     this.#queryPrefix = o.queryPrefix ?? queryPrompt(st) ?? ''
@@ -97,6 +118,7 @@ export class Embedder extends EncoderModel {
     const o = optionsObject(options, 'options', EMBEDDER_KEYS) as EmbedderOptions
     if (o.pooling !== undefined) nativePooling(pooling(o.pooling), 'options.pooling')
     booleanOption(o.normalize, 'options.normalize', true)
+    coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
     if (o.queryPrefix !== undefined) checkString(o.queryPrefix, 'options.queryPrefix')
     if (o.documentPrefix !== undefined) checkString(o.documentPrefix, 'options.documentPrefix')
     const { encoder, files, runtime, settings } = await loadEncoder(model, o, { sentenceTransformers: true })
@@ -135,7 +157,11 @@ export class Embedder extends EncoderModel {
     return this.encoder.width
   }
 
-  /** Embeds texts as given (no prefix; lowercased when `sentence_bert_config.json` says `do_lower_case`). */
+  /**
+   * Embeds texts as given (no prefix; lowercased when `sentence_bert_config.json` says `do_lower_case`).
+   * Concurrent calls of one text share native batches (see the `coalesce` option); an aborted
+   * `signal` rejects only this call.
+   */
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Embeddings> {
     this.checkOpen()
     const list = stringArray(texts, 'texts')
@@ -144,6 +170,13 @@ export class Embedder extends EncoderModel {
     const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
     const batch = batchOptions(this.runtime, o)
     const input = this.#lowercase ? list.map((t) => t.toLowerCase()) : list // as sentence-transformers' do_lower_case
+    if (list.length === 1 && this.#batcher) {
+      const signal = checkSignal(o.signal)
+      throwIfAborted(signal)
+      const key = `${pool}|${normalize}|${batch.batchSize}|${batch.maxLength}`
+      const data = await this.#batcher.submit(key, { text: input[0], pool, normalize, batch }, signal)
+      return { data, dim: this.dim, count: 1 }
+    }
     const data: Float32Array = await runUnlessEmpty(
       list.length,
       () => new Float32Array(0),
@@ -151,6 +184,22 @@ export class Embedder extends EncoderModel {
       (token) => this.encoder.embed(input, pool, normalize, batch, token),
     )
     return { data, dim: this.dim, count: list.length }
+  }
+
+  /** Coalesced calls already accepted finish before `dispose` frees the sessions. */
+  protected override acceptedWork(): Promise<void> | undefined {
+    return this.#batcher?.idle()
+  }
+
+  /** Single-text calls of one batch key embedded in one native call, split back per call. */
+  async #embedCalls(calls: OneText[], signal: AbortSignal): Promise<Float32Array[]> {
+    const { pool, normalize, batch } = calls[0]
+    const texts = calls.map((c) => c.text)
+    const data: Float32Array = await runCancellable(signal, (token) =>
+      this.encoder.embed(texts, pool, normalize, batch, token),
+    )
+    const d = this.dim
+    return calls.map((_, i) => data.slice(i * d, (i + 1) * d))
   }
 
   /** One query vector, with the query prefix. */

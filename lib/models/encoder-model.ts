@@ -24,8 +24,17 @@ export abstract class EncoderModel {
    * with `ERR_DISPOSED`. Calling it again does nothing.
    */
   dispose(): void {
+    if (this.#disposed) return
     this.#disposed = true
-    this.encoder.dispose()
+    // Calls accepted before dispose but still waiting in a coalescing queue count as running.
+    const accepted = this.acceptedWork()
+    if (accepted) void accepted.then(() => this.encoder.dispose())
+    else this.encoder.dispose()
+  }
+
+  /** Work accepted but maybe not yet started (a coalescing queue): dispose frees the sessions after it. */
+  protected acceptedWork(): Promise<void> | undefined {
+    return undefined
   }
 
   /** Tokens per input (a text, or a query-document pair) at most. */

@@ -17,6 +17,14 @@ export interface VectorSearchIndex {
     query: Float32Array,
     options: { topK?: number; filter?: RetrieveFilter },
   ): readonly { id: string; score: number }[] | Promise<readonly { id: string; score: number }[]>
+  /**
+   * The async single-query search, used instead of `search` when present (`VectorIndex`'s
+   * coalesces concurrent calls into batches, off the event loop).
+   */
+  searchAsync?(
+    query: Float32Array,
+    options: { topK?: number; filter?: RetrieveFilter; signal?: AbortSignal },
+  ): Promise<readonly { id: string; score: number }[]>
   /** True when `search` honours `filter` inside its scan; without it the retriever refuses filters. */
   readonly supportsFilter?: boolean
 }
@@ -92,7 +100,13 @@ export class VectorRetriever implements Retriever {
     if (topK === 0) return []
     const vector = queryVector(await abortable(this.#embed(text, { signal }), signal))
     throwIfAborted(signal)
-    const hits = await abortable(Promise.resolve(this.#index.search(vector, { topK, ...withFilter(filter) })), signal)
+    const index = this.#index
+    const hits = await abortable(
+      typeof index.searchAsync === 'function'
+        ? index.searchAsync(vector, { topK, ...withFilter(filter), signal })
+        : Promise.resolve(index.search(vector, { topK, ...withFilter(filter) })),
+      signal,
+    )
     if (!isArray(hits)) throw typeError('index.search must return an array of { id, score }')
     const out = hits.slice(0, topK).map((h, i) => hit(h, i))
     return this.#documents ? abortable(this.#withFields(out), signal) : out

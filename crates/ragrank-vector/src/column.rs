@@ -1,5 +1,5 @@
 //! A column of plain values that is either owned or a window of a read-only memory map.
-//! A mapped column is copied into memory the first time the index changes.
+//! A mapped column stays mapped: changes go to new chunks, and a merge copies it.
 use std::fs::File;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -134,24 +134,6 @@ impl<T: Pod> Column<T> {
             Column::Owned(_) => None,
             Column::Mapped { map, .. } => Some(map),
         }
-    }
-
-    /// Keeps the rows (of `width` values) whose flag in `keep` is set, in order.
-    pub fn retain_rows(&mut self, width: usize, keep: &[bool]) {
-        if width == 0 || self.as_slice().is_empty() {
-            return;
-        }
-        let v = self.to_mut();
-        let mut w = 0;
-        for (r, &k) in keep.iter().enumerate() {
-            if k {
-                if w != r {
-                    v.copy_within(r * width..(r + 1) * width, w * width);
-                }
-                w += 1;
-            }
-        }
-        v.truncate(w * width);
     }
 }
 

@@ -21,16 +21,6 @@ fn push_lazy<T>(col: &mut Vec<Option<T>>, rows_before: usize, v: Option<T>) {
     col.push(v);
 }
 
-fn retain<T>(col: &mut Vec<Option<T>>, keep: &[bool]) {
-    if !col.is_empty() {
-        let mut flags = keep.iter();
-        col.retain(|_| *flags.next().expect("one flag per row"));
-        if col.iter().all(Option::is_none) {
-            col.clear();
-        }
-    }
-}
-
 impl Fields {
     pub fn meta(&self, slot: u32) -> Option<&Value> {
         self.metas.get(slot as usize).and_then(Option::as_ref)
@@ -53,10 +43,5 @@ impl Fields {
     pub(crate) fn push(&mut self, rows_before: usize, meta: Option<Value>, text: Option<Box<str>>) {
         push_lazy(&mut self.metas, rows_before, meta);
         push_lazy(&mut self.texts, rows_before, text);
-    }
-
-    pub(crate) fn retain(&mut self, keep: &[bool]) {
-        retain(&mut self.metas, keep);
-        retain(&mut self.texts, keep);
     }
 }

@@ -1,23 +1,25 @@
 //! The rows, their ids, and the validation every change goes through before it touches
 //! anything (a failed call leaves the index as it was).
 //!
-//! Rows are kept in insertion order (slot order); removal compacts, so slot order stays
-//! insertion order and the earlier-added row wins a score tie. Storage:
+//! Rows live in immutable chunks (`chunk`) in insertion order; a snapshot (`VectorIndex`) is
+//! a list of chunks with tombstones. Slots number the rows of all chunks in order, so slot
+//! order is insertion order and the earlier-added row wins a score tie. Storage:
 //! - `f32`: 4 bytes per value.
 //! - `f16`: 2 bytes per value; scores are computed in f32 from the stored halves.
 //! - `int8`: 1 byte per value (symmetric per-row scale) scanned for a shortlist, plus the
 //!   f32 originals (4 more bytes) that rescore the shortlist exactly. Memory is 5 bytes per
 //!   value, but a scan reads only the int8 codes, and a memory-mapped index pages in only
 //!   the originals of shortlisted rows.
+use std::sync::Arc;
+
 use half::f16;
 use ragrank_core::names::{by_name, name_of};
 use ragrank_core::{Error, ErrorKind, Result};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
-use crate::column::{Column, MappedFile};
-use crate::fields::Fields;
-use crate::kernels::Kernels;
-use crate::select::MaskCache;
+use crate::chunk::Chunk;
+use crate::column::MappedFile;
+use crate::select::RowMask;
 
 /// Largest dimension accepted (larger is almost surely a mistake in the call).
 pub const MAX_DIM: usize = 1 << 16;
@@ -103,23 +105,44 @@ fn dim_error(dim: impl std::fmt::Display) -> Error {
     Error::invalid(format!("options.dim must be in [1, {MAX_DIM}], got {dim}"))
 }
 
-#[derive(Default)]
+/// Rows merged into one chunk by the writer itself: merging them costs well under a
+/// millisecond. Larger merges run in the background (`shared`).
+pub const INLINE_MERGE_BYTES: usize = 2 << 20;
+pub const INLINE_MERGE_ROWS: usize = 8192;
+/// A chunk is merged with the chunks after it once they hold at least 1 / MERGE_RATIO of its
+/// live rows: every chunk then holds more than MERGE_RATIO times the rows of all later
+/// chunks, so there are O(log n) chunks and a row is copied O(log n) times in all.
+const MERGE_RATIO: usize = 2;
+
+/// One chunk of a snapshot and its tombstones.
+#[derive(Clone)]
+pub(crate) struct Part {
+    pub(crate) chunk: Arc<Chunk>,
+    /// The live rows, or None when all are (copy-on-write: a remove copies this mask only).
+    pub(crate) alive: Option<Arc<RowMask>>,
+    /// Slot of the chunk's first row: slots number the rows of all chunks in order, removed
+    /// ones included, so slot order is insertion order and ties go to the earlier-added row.
+    pub(crate) base: usize,
+}
+
+impl Part {
+    pub(crate) fn live(&self) -> usize {
+        self.alive.as_ref().map_or(self.chunk.rows(), |m| m.count())
+    }
+    pub(crate) fn is_alive(&self, row: usize) -> bool {
+        self.alive.as_ref().is_none_or(|m| m.contains(row))
+    }
+}
+
+/// A snapshot of the index: chunks shared with other snapshots, plus tombstones. Cloning
+/// costs O(chunks); a change (`add`, `remove`) applies to a clone, which is then published
+/// whole (see `shared::SharedIndex`), so a reader never sees a change half made.
+#[derive(Default, Clone)]
 pub struct VectorIndex {
     pub(crate) config: Option<Config>,
-    pub(crate) ids: Vec<Box<str>>,
-    pub(crate) slots: FxHashMap<Box<str>, u32>,
-    /// f32 rows (storage f32) or the int8 rescoring originals.
-    pub(crate) f32s: Column<f32>,
-    pub(crate) f16s: Column<f16>,
-    pub(crate) i8s: Column<i8>,
-    /// Per-row int8 scale: value = code * scale.
-    pub(crate) scales: Column<f32>,
-    /// Per-row squared norm of the scanned values (metric l2 only).
-    pub(crate) sqnorms: Column<f32>,
-    /// Optional metadata and text per row.
-    pub(crate) fields: Fields,
-    /// Rows of recent metadata filters; emptied by every change.
-    pub(crate) masks: MaskCache,
+    pub(crate) parts: Vec<Part>,
+    /// Live rows in all.
+    pub(crate) live: usize,
 }
 
 /// Optional metadata (a JSON object) and text per added row: each list empty or one per id.
@@ -127,6 +150,40 @@ pub struct VectorIndex {
 pub struct NewFields {
     pub metas: Vec<Option<serde_json::Value>>,
     pub texts: Vec<Option<String>>,
+}
+
+/// Metadata and text by slot (see `VectorIndex::fields`).
+pub struct FieldsView<'a>(&'a VectorIndex);
+
+impl FieldsView<'_> {
+    pub fn meta(&self, slot: u32) -> Option<&serde_json::Value> {
+        let (p, r) = self.0.locate(slot);
+        p.chunk.fields.meta(r as u32)
+    }
+    pub fn text(&self, slot: u32) -> Option<&str> {
+        let (p, r) = self.0.locate(slot);
+        p.chunk.fields.text(r as u32)
+    }
+    pub fn has_metas(&self) -> bool {
+        self.0.parts.iter().any(|p| p.chunk.fields.has_metas())
+    }
+    pub fn has_texts(&self) -> bool {
+        self.0.parts.iter().any(|p| p.chunk.fields.has_texts())
+    }
+}
+
+/// Chunks to merge (consecutive, by position in the snapshot), and whether the writer may
+/// do it inline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergePlan {
+    pub parts: std::ops::Range<usize>,
+    pub inline: bool,
+}
+
+/// A merge built from one snapshot, to be installed into a later one (`install_merge`).
+pub struct Merged {
+    sources: Vec<Part>,
+    chunk: Chunk,
 }
 
 impl VectorIndex {
@@ -140,6 +197,23 @@ impl VectorIndex {
         })
     }
 
+    /// An index of one chunk (a load).
+    pub(crate) fn of_chunk(config: Config, chunk: Chunk) -> VectorIndex {
+        let mut index = VectorIndex {
+            config: Some(config),
+            ..Default::default()
+        };
+        if chunk.rows() > 0 {
+            index.live = chunk.rows();
+            index.parts.push(Part {
+                chunk: Arc::new(chunk),
+                alive: None,
+                base: 0,
+            });
+        }
+        index
+    }
+
     pub fn config(&self) -> Config {
         self.config.expect("constructed with a config")
     }
@@ -149,45 +223,75 @@ impl VectorIndex {
     }
 
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.live
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.live == 0
+    }
+
+    /// How many chunks hold the rows.
+    pub fn chunks(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// One past the last slot (removed rows still hold theirs until a merge).
+    pub fn slot_span(&self) -> usize {
+        self.parts.last().map_or(0, |p| p.base + p.chunk.rows())
+    }
+
+    /// The part and row of a live id.
+    fn find(&self, id: &str) -> Option<(usize, usize)> {
+        self.parts.iter().enumerate().rev().find_map(|(i, p)| {
+            let r = *p.chunk.slots.get(id)? as usize;
+            p.is_alive(r).then_some((i, r))
+        })
     }
 
     pub fn contains(&self, id: &str) -> bool {
-        self.slots.contains_key(id)
+        self.find(id).is_some()
+    }
+
+    /// The part holding `slot`, and the row in its chunk.
+    pub(crate) fn locate(&self, slot: u32) -> (&Part, usize) {
+        let slot = slot as usize;
+        let i = self.parts.partition_point(|p| p.base <= slot) - 1;
+        let p = &self.parts[i];
+        (p, slot - p.base)
     }
 
     pub fn id(&self, slot: u32) -> &str {
-        &self.ids[slot as usize]
+        let (p, r) = self.locate(slot);
+        &p.chunk.ids[r]
     }
 
-    /// Metadata and texts of the rows.
-    pub fn fields(&self) -> &Fields {
-        &self.fields
+    /// Metadata and texts of the rows, by slot.
+    pub fn fields(&self) -> FieldsView<'_> {
+        FieldsView(self)
     }
 
     /// Slots of the known ids, sorted and deduplicated (unknown ids are skipped).
     pub fn slots_of<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
-        let mut v: Vec<u32> = ids.into_iter().filter_map(|id| self.slots.get(id).copied()).collect();
+        let mut v: Vec<u32> = ids
+            .into_iter()
+            .filter_map(|id| self.find(id).map(|(i, r)| (self.parts[i].base + r) as u32))
+            .collect();
         v.sort_unstable();
         v.dedup();
         v
     }
 
-    /// Whether the rows are read from a memory map (until the first change copies them).
+    /// Whether rows are read from a memory map (the chunk a load mapped, until a merge copies it).
     pub fn is_mapped(&self) -> bool {
-        self.f32s.is_mapped() || self.f16s.is_mapped() || self.i8s.is_mapped()
+        self.parts.iter().any(|p| p.chunk.is_mapped())
     }
 
     /// `ERR_INDEX_CHANGED` if the rows are read from a mapped file that was changed in place
     /// since the load (see `MappedFile`). Every call that reads the rows checks this first.
     pub fn check_file(&self) -> Result<()> {
-        [self.f32s.mapped_file(), self.f16s.mapped_file(), self.i8s.mapped_file()]
-            .into_iter()
-            .flatten()
+        self.parts
+            .iter()
+            .flat_map(|p| p.chunk.mapped_files())
             .try_for_each(MappedFile::check_unchanged)
     }
 
@@ -198,10 +302,12 @@ impl VectorIndex {
         self.add_with(ids, vectors, NewFields::default(), upsert)
     }
 
-    /// `add` with metadata and text per row (see `NewFields`).
+    /// `add` with metadata and text per row (see `NewFields`). The rows become one new
+    /// chunk (O(batch)); tiny trailing chunks are then merged inline (`merge_inline`).
     pub fn add_with(&mut self, ids: &[String], vectors: &[f32], fields: NewFields, upsert: bool) -> Result<usize> {
         self.check_file()?;
-        let Config { dim, metric, storage } = self.config();
+        let config = self.config();
+        let Config { dim, metric, storage } = config;
         for (name, len) in [("metas", fields.metas.len()), ("texts", fields.texts.len())] {
             if len != 0 && len != ids.len() {
                 return Err(Error::invalid(format!(
@@ -253,20 +359,14 @@ impl VectorIndex {
                     .map_err(|why| Error::invalid(format!("vector {r} (id {:?}) {why}", ids[r])))?,
             );
         }
+        if ids.is_empty() {
+            return Ok(0);
+        }
         if upsert {
             self.remove(ids);
         }
-        self.masks.clear();
-        let values = ids.len() * dim;
-        match storage {
-            Storage::F32 => self.f32s.reserve(values),
-            Storage::F16 => self.f16s.reserve(values),
-            Storage::Int8 => {
-                self.f32s.reserve(values);
-                self.i8s.reserve(values);
-            }
-        }
-        let k = Kernels::best();
+        let mut chunk = Chunk::default();
+        chunk.reserve(config, ids.len());
         let mut normalised = vec![0f32; dim];
         let mut metas = fields.metas.into_iter();
         let mut texts = fields.texts.into_iter();
@@ -279,71 +379,149 @@ impl VectorIndex {
             } else {
                 row
             };
-            match storage {
-                Storage::F32 => self.f32s.to_mut().extend_from_slice(v),
-                Storage::F16 => self.f16s.to_mut().extend(v.iter().map(|&x| f16::from_f32(x))),
-                Storage::Int8 => {
-                    self.f32s.to_mut().extend_from_slice(v);
-                    let scale = quantize_into(v, self.i8s.to_mut());
-                    self.scales.to_mut().push(scale);
-                }
-            }
-            if metric == Metric::L2 {
-                let sq = match storage {
-                    Storage::F16 => {
-                        let h = &self.f16s.as_slice()[self.f16s.as_slice().len() - dim..];
-                        h.iter().map(|x| x.to_f32() * x.to_f32()).sum()
-                    }
-                    _ => (k.dot_f32)(v, v),
-                };
-                self.sqnorms.to_mut().push(sq);
-            }
             let (meta, text) = (metas.next().flatten(), texts.next().flatten());
-            self.fields.push(self.ids.len(), meta, text.map(String::into_boxed_str));
-            let id: Box<str> = id.as_str().into();
-            self.slots.insert(id.clone(), self.ids.len() as u32);
-            self.ids.push(id);
+            chunk.push_row(config, id.as_str().into(), v, meta, text.map(String::into_boxed_str));
         }
+        self.live += chunk.rows();
+        self.parts.push(Part {
+            chunk: Arc::new(chunk),
+            alive: None,
+            base: self.slot_span(),
+        });
+        self.merge_inline();
         Ok(ids.len())
     }
 
     /// Removes rows by id and returns how many were present; unknown ids are ignored.
-    /// O(rows): the remaining rows are compacted so slot order stays insertion order.
+    /// Costs a copy of the tombstones of the chunks touched (one bit a row), not of rows;
+    /// a chunk left without live rows is dropped at once, others are reclaimed by merges.
     pub fn remove<S: AsRef<str>>(&mut self, ids: &[S]) -> usize {
-        let mut keep = vec![true; self.len()];
         let mut removed = 0;
         for id in ids {
-            if let Some(&s) = self.slots.get(id.as_ref()) {
-                if keep[s as usize] {
-                    keep[s as usize] = false;
+            if let Some((i, r)) = self.find(id.as_ref()) {
+                let p = &mut self.parts[i];
+                let rows = p.chunk.rows();
+                let alive = p.alive.get_or_insert_with(|| Arc::new(RowMask::full(rows)));
+                if Arc::make_mut(alive).unset(r) {
                     removed += 1;
                 }
             }
         }
-        if removed == 0 {
-            return 0;
+        if removed > 0 {
+            self.live -= removed;
+            let before = self.parts.len();
+            self.parts.retain(|p| p.live() > 0);
+            if self.parts.len() != before {
+                self.rebase();
+            }
+            self.merge_inline();
         }
-        self.masks.clear();
-        let dim = self.dim();
-        self.f32s.retain_rows(dim, &keep);
-        self.f16s.retain_rows(dim, &keep);
-        self.i8s.retain_rows(dim, &keep);
-        self.scales.retain_rows(1, &keep);
-        self.sqnorms.retain_rows(1, &keep);
-        self.fields.retain(&keep);
-        let mut flags = keep.iter();
-        self.ids.retain(|_| *flags.next().expect("one flag per id"));
-        self.rebuild_slots();
         removed
     }
 
-    pub(crate) fn rebuild_slots(&mut self) {
-        self.slots = self
-            .ids
-            .iter()
-            .enumerate()
-            .map(|(s, id)| (id.clone(), s as u32))
-            .collect();
+    /// Recomputes every part's first slot after the parts changed.
+    fn rebase(&mut self) {
+        let mut base = 0;
+        for p in &mut self.parts {
+            p.base = base;
+            base += p.chunk.rows();
+        }
+    }
+
+    /// The next merge worth doing: a chunk at least half removed is rewritten alone (its
+    /// memory reclaimed); otherwise the trailing chunks that together hold 1 / MERGE_RATIO
+    /// of the live rows of the chunk before them are merged with it (see `MERGE_RATIO`).
+    pub fn merge_plan(&self) -> Option<MergePlan> {
+        let c = self.config?;
+        let n = self.parts.len();
+        let plan = |parts: std::ops::Range<usize>| {
+            let ps = &self.parts[parts.clone()];
+            let rows: usize = ps.iter().map(Part::live).sum();
+            let bytes: usize = ps.iter().map(|p| p.chunk.scan_bytes(c)).sum();
+            let mapped = ps.iter().any(|p| p.chunk.is_mapped());
+            MergePlan {
+                inline: !mapped && rows <= INLINE_MERGE_ROWS && bytes <= INLINE_MERGE_BYTES,
+                parts,
+            }
+        };
+        if let Some(i) = self.parts.iter().position(|p| 2 * p.live() <= p.chunk.rows()) {
+            return Some(plan(i..i + 1));
+        }
+        let mut first = n;
+        let mut later = 0;
+        while first > 0 {
+            let before = self.parts[first - 1].live();
+            if first < n && before > MERGE_RATIO * later {
+                break;
+            }
+            later += before;
+            first -= 1;
+        }
+        (n - first >= 2).then(|| plan(first..n))
+    }
+
+    /// Runs the merges small enough for the writer (bounded by `INLINE_MERGE_BYTES`).
+    pub fn merge_inline(&mut self) {
+        while let Some(plan) = self.merge_plan().filter(|p| p.inline) {
+            let merged = self.build_merge(&plan);
+            let installed = self.install_merge(merged);
+            debug_assert!(installed, "built from this very snapshot");
+        }
+    }
+
+    /// The merged chunk of `plan`'s parts, built from this snapshot (e.g. in the background
+    /// while writers go on).
+    pub fn build_merge(&self, plan: &MergePlan) -> Merged {
+        let sources = self.parts[plan.parts.clone()].to_vec();
+        let chunk = Chunk::merged(self.config(), sources.iter().map(|p| (&*p.chunk, p.alive.as_deref())));
+        Merged { sources, chunk }
+    }
+
+    /// Replaces the merged chunks with their merge, if they are still here in a row; rows
+    /// removed since the merge was built are removed from it. Returns whether it did.
+    pub fn install_merge(&mut self, merged: Merged) -> bool {
+        let Merged { sources, chunk } = merged;
+        let Some(first) = self.parts.iter().position(|p| Arc::ptr_eq(&p.chunk, &sources[0].chunk)) else {
+            return false;
+        };
+        let now = match self.parts.get(first..first + sources.len()) {
+            Some(now) if now.iter().zip(&sources).all(|(a, b)| Arc::ptr_eq(&a.chunk, &b.chunk)) => now,
+            _ => return false,
+        };
+        // The merged chunk holds the rows live when it was built; drop those removed since.
+        let mut alive = RowMask::full(chunk.rows());
+        let mut row = 0;
+        for (then, now) in sources.iter().zip(now) {
+            for r in (0..then.chunk.rows()).filter(|&r| then.is_alive(r)) {
+                if !now.is_alive(r) {
+                    alive.unset(row);
+                }
+                row += 1;
+            }
+        }
+        let live = alive.count();
+        let part = Part {
+            chunk: Arc::new(chunk),
+            alive: (live < row).then(|| Arc::new(alive)),
+            base: 0,
+        };
+        let parts = first..first + sources.len();
+        if live == 0 {
+            self.parts.drain(parts);
+        } else {
+            self.parts.splice(parts, [part]);
+        }
+        self.rebase();
+        true
+    }
+
+    /// The live rows in slot order: their chunk and row.
+    pub(crate) fn live_rows(&self) -> impl Iterator<Item = (&Chunk, usize)> + Clone {
+        self.parts.iter().flat_map(|p| {
+            (0..p.chunk.rows())
+                .filter(move |&r| p.is_alive(r))
+                .map(move |r| (&*p.chunk, r))
+        })
     }
 }
 

@@ -17,6 +17,9 @@
 //!
 //! Version 1 files (no fields section; flags and the two lengths read as zero) still load.
 //!
+//! A save writes the live rows of one snapshot, chunk after chunk, so the file is the same
+//! as that of one index holding those rows; a load makes one chunk (over the map with `mmap`).
+//!
 //! The magic, version and trailer are `ragrank_core::checksummed`'s envelope: writes go to
 //! a temporary file renamed over the target, so readers (including other processes that
 //! mapped the old file) never see a half-written index, and a cancelled save leaves the
@@ -29,6 +32,7 @@ use bytemuck::Pod;
 use ragrank_core::checksummed::{self, Format, PayloadWriter};
 use ragrank_core::{check_cancel, Error, Result};
 
+use crate::chunk::Chunk;
 use crate::column::{Column, MappedFile};
 use crate::index::{Config, Metric, Storage, VectorIndex};
 
@@ -78,19 +82,23 @@ pub fn save(index: &VectorIndex, path: &Path, cancel: &AtomicBool) -> Result<()>
 
 fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
     let c = index.config();
-    let ids_bytes: usize = index.ids.iter().map(|s| s.len()).sum();
-    let f = &index.fields;
+    let rows = || index.live_rows();
+    let ids_bytes: usize = rows().map(|(ch, r)| ch.ids[r].len()).sum();
+    let f = index.fields();
     let metas: Option<Vec<Vec<u8>>> = f.has_metas().then(|| {
-        f.metas
-            .iter()
-            .map(|m| m.as_ref().map_or_else(Vec::new, |m| m.to_string().into_bytes()))
+        rows()
+            .map(|(ch, r)| {
+                ch.fields
+                    .meta(r as u32)
+                    .map_or_else(Vec::new, |m| m.to_string().into_bytes())
+            })
             .collect()
     });
-    let texts: Option<Vec<&[u8]>> = f
+    let texts: Option<Vec<Option<&str>>> = f
         .has_texts()
-        .then(|| f.texts.iter().map(|t| t.as_deref().unwrap_or("").as_bytes()).collect());
+        .then(|| rows().map(|(ch, r)| ch.fields.text(r as u32)).collect());
     let meta_bytes: usize = metas.iter().flatten().map(Vec::len).sum();
-    let text_bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
+    let text_bytes: usize = texts.iter().flatten().map(|t| t.map_or(0, str::len)).sum();
     let flags = if metas.is_some() { HAS_METAS } else { 0 } | if texts.is_some() { HAS_TEXTS } else { 0 };
     let mut header = Vec::with_capacity(HEADER - checksummed::HEADER);
     header.extend_from_slice(&(c.dim as u32).to_le_bytes());
@@ -102,19 +110,61 @@ fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
     header.extend_from_slice(&(meta_bytes as u64).to_le_bytes());
     header.extend_from_slice(&(text_bytes as u64).to_le_bytes());
     section(w, &header)?;
-    strings(w, index.ids.iter().map(|id| id.as_bytes()))?;
-    for bytes in columns(index) {
-        section(w, bytes)?;
+    strings(w, rows().map(|(ch, r)| ch.ids[r].as_bytes()))?;
+    let d = c.dim;
+    if c.storage.keeps_f32() {
+        column(w, index, d, |ch| &ch.f32s)?;
+    }
+    if c.storage == Storage::F16 {
+        column(w, index, d, |ch| &ch.f16s)?;
+    }
+    if c.storage == Storage::Int8 {
+        column(w, index, d, |ch| &ch.i8s)?;
+        column(w, index, 1, |ch| &ch.scales)?;
+    }
+    if c.metric == Metric::L2 {
+        column(w, index, 1, |ch| &ch.sqnorms)?;
     }
     if let Some(metas) = &metas {
         strings(w, metas.iter().map(Vec::as_slice))?;
     }
     if let Some(texts) = texts {
-        let present: Vec<u8> = f.texts.iter().map(|t| u8::from(t.is_some())).collect();
+        let present: Vec<u8> = texts.iter().map(|t| u8::from(t.is_some())).collect();
         section(w, &present)?;
-        strings(w, texts.into_iter())?;
+        strings(w, texts.iter().map(|t| t.unwrap_or("").as_bytes()))?;
     }
     Ok(())
+}
+
+/// One row column (`width` values a row) of every live row, as one section: a chunk without
+/// tombstones is written in one piece, others run by run of live rows.
+fn column<T: Pod>(
+    w: &mut PayloadWriter,
+    index: &VectorIndex,
+    width: usize,
+    col: impl Fn(&Chunk) -> &Column<T>,
+) -> Result<()> {
+    for p in &index.parts {
+        let values = col(&p.chunk).as_slice();
+        let Some(alive) = &p.alive else {
+            w.put(bytemuck::cast_slice(values))?;
+            continue;
+        };
+        let mut r = 0;
+        let rows = p.chunk.rows();
+        while r < rows {
+            if !alive.contains(r) {
+                r += 1;
+                continue;
+            }
+            let start = r;
+            while r < rows && alive.contains(r) {
+                r += 1;
+            }
+            w.put(bytemuck::cast_slice(&values[start * width..r * width]))?;
+        }
+    }
+    section(w, &[])
 }
 
 /// Byte strings as two sections: their end offsets (`u64` each), then their bytes.
@@ -133,26 +183,6 @@ fn strings<'a>(w: &mut PayloadWriter, items: impl Iterator<Item = &'a [u8]> + Cl
         blob.extend_from_slice(b);
     }
     section(w, &blob)
-}
-
-/// The row columns a storage and metric use, in file order.
-fn columns(index: &VectorIndex) -> Vec<&[u8]> {
-    let c = index.config();
-    let mut v: Vec<&[u8]> = Vec::new();
-    if c.storage.keeps_f32() {
-        v.push(bytemuck::cast_slice(index.f32s.as_slice()));
-    }
-    if c.storage == Storage::F16 {
-        v.push(bytemuck::cast_slice(index.f16s.as_slice()));
-    }
-    if c.storage == Storage::Int8 {
-        v.push(bytemuck::cast_slice(index.i8s.as_slice()));
-        v.push(bytemuck::cast_slice(index.scales.as_slice()));
-    }
-    if c.metric == Metric::L2 {
-        v.push(bytemuck::cast_slice(index.sqnorms.as_slice()));
-    }
-    v
 }
 
 fn damaged() -> Error {
@@ -199,7 +229,8 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
         return Err(Error::corrupt("vector index file has an unknown metric or storage"));
     };
     let config = Config { dim, metric, storage };
-    let mut index = VectorIndex::new(config).map_err(|e| Error::corrupt(format!("vector index file: {e}")))?;
+    VectorIndex::new(config).map_err(|e| Error::corrupt(format!("vector index file: {e}")))?;
+    let mut chunk = Chunk::default();
     let count = usize::try_from(u64_at(20)).map_err(|_| damaged())?;
     let ids_bytes = usize::try_from(u64_at(28)).map_err(|_| damaged())?;
     let flags = data[18];
@@ -215,33 +246,33 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     };
     // `strings` checks `count` against the file before anything is reserved for it.
     let ids = sections.strings(data, count, ids_bytes)?;
-    index.ids.reserve(count);
+    chunk.ids.reserve(count);
     for id in ids {
         if id.is_empty() {
             return Err(Error::corrupt("vector index file has an empty id"));
         }
-        index.ids.push(utf8(id)?.into());
+        chunk.ids.push(utf8(id)?.into());
     }
-    index.rebuild_slots();
-    if index.slots.len() != count {
+    chunk.rebuild_slots();
+    if chunk.slots.len() != count {
         return Err(Error::corrupt("vector index file repeats an id"));
     }
     let rows = count.checked_mul(dim).ok_or_else(damaged)?;
     if storage.keeps_f32() {
-        index.f32s = sections.column(&map, rows, keep_mapped)?;
+        chunk.f32s = sections.column(&map, rows, keep_mapped)?;
     }
     if storage == Storage::F16 {
-        index.f16s = sections.column(&map, rows, keep_mapped)?;
+        chunk.f16s = sections.column(&map, rows, keep_mapped)?;
     }
     if storage == Storage::Int8 {
-        index.i8s = sections.column(&map, rows, keep_mapped)?;
-        index.scales = sections.column(&map, count, keep_mapped)?;
+        chunk.i8s = sections.column(&map, rows, keep_mapped)?;
+        chunk.scales = sections.column(&map, count, keep_mapped)?;
     }
     if metric == Metric::L2 {
-        index.sqnorms = sections.column(&map, count, keep_mapped)?;
+        chunk.sqnorms = sections.column(&map, count, keep_mapped)?;
     }
     if flags & HAS_METAS != 0 {
-        index.fields.metas = sections
+        chunk.fields.metas = sections
             .strings(data, count, meta_bytes)?
             .map(|m| match m {
                 [] => Ok(None),
@@ -256,7 +287,7 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     }
     if flags & HAS_TEXTS != 0 {
         let present = sections.take(data, count, 1)?;
-        index.fields.texts = sections
+        chunk.fields.texts = sections
             .strings(data, count, text_bytes)?
             .zip(present)
             .map(|(t, &p)| Ok((p != 0).then(|| utf8(t)).transpose()?.map(Box::from)))
@@ -266,7 +297,7 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
         return Err(Error::corrupt("vector index file has trailing bytes"));
     }
     check_cancel(cancel)?;
-    Ok(index)
+    Ok(VectorIndex::of_chunk(config, chunk))
 }
 
 fn utf8(b: &[u8]) -> Result<&str> {

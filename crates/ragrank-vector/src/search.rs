@@ -1,5 +1,8 @@
 //! Exact top-k search.
 //!
+//! Every scan walks the snapshot's chunks in order, each with the rows its tombstones and
+//! filters allow, into one selection keyed by slot, so the hits equal those of one chunk.
+//!
 //! One query: a scan of every row with the dispatched dot kernel; once the corpus is large,
 //! the calling thread and the pool share its row chunks (`share`), each with its own top-k
 //! selection, merged. int8 storage scans the codes for a shortlist and rescores it exactly
@@ -19,10 +22,13 @@ use rayon::prelude::*;
 
 use ragrank_core::filter::MetaFilter;
 
-use crate::index::{check_row, Metric, Storage, VectorIndex};
+use std::sync::Arc;
+
+use crate::chunk::Chunk;
+use crate::index::{check_row, Metric, Part, Storage, VectorIndex};
 use crate::kernels::Kernels;
 use crate::select::{RowMask, Selection};
-use crate::share::share_rows;
+use crate::share::{share_rows, sync_pool};
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -50,6 +56,10 @@ const BLOCK_ROWS: usize = 128;
 const QUERY_BLOCK: usize = 64;
 /// Below this many queries the batch search runs single-query scans.
 const MIN_GEMM_QUERIES: usize = 4;
+
+/// Hits beyond `k` a f32 or f16 scan keeps for the final rescoring: rows whose scores differ
+/// only by rounding at the k-th place are all rescored, so the same k come back on every path.
+const RESCORE_MARGIN: usize = 8;
 
 /// The int8 shortlist rescored exactly from the f32 originals.
 pub fn shortlist_len(k: usize) -> usize {
@@ -163,54 +173,111 @@ impl VectorIndex {
         })
     }
 
-    fn finisher(&self, q_sqnorm: f32) -> Finish<'_> {
+    fn finisher<'a>(&self, chunk: &'a Chunk, q_sqnorm: f32) -> Finish<'a> {
         Finish {
-            sqnorms: (self.config().metric == Metric::L2).then(|| self.sqnorms.as_slice()),
+            sqnorms: (self.config().metric == Metric::L2).then(|| chunk.sqnorms.as_slice()),
             q_sqnorm,
         }
     }
 
-    /// The exact score of one row from f32 (or f16) values.
-    fn exact(&self, q: &Prepared, slot: usize) -> f32 {
-        let (d, k) = (self.dim(), Kernels::best());
+    /// The exact score of one slot from f32 (or f16) values.
+    fn exact(&self, q: &Prepared, slot: u32) -> f32 {
+        let (p, r) = self.locate(slot);
+        let (d, k, ch) = (self.dim(), Kernels::best(), &*p.chunk);
         let dot = match self.config().storage {
-            Storage::F16 => (k.dot_f16)(&q.f32s, &self.f16s.as_slice()[slot * d..(slot + 1) * d]),
-            _ => (k.dot_f32)(&q.f32s, &self.f32s.as_slice()[slot * d..(slot + 1) * d]),
+            Storage::F16 => (k.dot_f16)(&q.f32s, &ch.f16s.as_slice()[r * d..(r + 1) * d]),
+            _ => (k.dot_f32)(&q.f32s, &ch.f32s.as_slice()[r * d..(r + 1) * d]),
         };
-        self.finisher(q.sqnorm).apply(dot, slot)
+        self.finisher(ch, q.sqnorm).apply(dot, r)
     }
 
-    /// The per-row scorer of one prepared query: approximate (int8 codes) for int8 storage,
-    /// exact otherwise. Slices and kernels are resolved once, outside the scan loop.
-    fn scorer<'a>(&'a self, q: &'a Prepared) -> RowScorer<'a> {
+    /// The per-row scorer of one prepared query over one chunk: approximate (int8 codes) for
+    /// int8 storage, exact otherwise. Slices and kernels are resolved once, outside the scan loop.
+    fn scorer<'a>(&self, chunk: &'a Chunk, q: &'a Prepared) -> RowScorer<'a> {
         RowScorer {
             d: self.dim(),
             q,
-            fin: self.finisher(q.sqnorm),
+            fin: self.finisher(chunk, q.sqnorm),
             kern: Kernels::best(),
             rows: match self.config().storage {
-                Storage::F32 => RowData::F32(self.f32s.as_slice()),
-                Storage::F16 => RowData::F16(self.f16s.as_slice()),
-                Storage::Int8 => RowData::Int8(self.i8s.as_slice(), self.scales.as_slice()),
+                Storage::F32 => RowData::F32(chunk.f32s.as_slice()),
+                Storage::F16 => RowData::F16(chunk.f16s.as_slice()),
+                Storage::Int8 => RowData::Int8(chunk.i8s.as_slice(), chunk.scales.as_slice()),
             },
         }
     }
 
-    /// How many hits a scan keeps: the int8 shortlist, or `k`.
+    /// How many hits a scan keeps for the final rescoring: the int8 shortlist, or `k` plus
+    /// `RESCORE_MARGIN`.
     fn keep(&self, k: usize) -> usize {
         if self.config().storage == Storage::Int8 {
             shortlist_len(k)
         } else {
-            k
+            k + RESCORE_MARGIN
         }
     }
 
-    /// The final hits of a scan (int8: the shortlist rescored exactly).
+    /// The final hits of a scan: its shortlist rescored by one kernel (`exact`). A scan's
+    /// scores depend on the path (the blocked batch kernel, a row's place in a block of four,
+    /// a chunk boundary) by float rounding; rescoring makes every returned score the same
+    /// function of query and row, so `search`, `searchBatch` and a coalesced `searchAsync`
+    /// agree bit for bit whatever the batch or chunk layout.
     fn finish_top(&self, q: &Prepared, top: KBest, k: usize) -> Vec<Hit> {
-        if self.config().storage == Storage::Int8 {
-            self.rescore(q, top.into_sorted(), k)
+        self.rescore(q, top.into_sorted(), k)
+    }
+
+    /// The rows of `p`'s chunk a search may return: live, in the id filter (global slots,
+    /// sorted) and passing the metadata filter, each when set.
+    fn selection(&self, p: &Part, ids: Option<&[u32]>, meta: Option<&MetaFilter>) -> Selection {
+        let (ch, n) = (&*p.chunk, p.chunk.rows());
+        if let Some(slots) = ids {
+            let at = |end: usize| slots.partition_point(|&s| (s as usize) < end);
+            let mine = &slots[at(p.base)..at(p.base + n)];
+            return Selection::Only(
+                mine.iter()
+                    .map(|&s| s - p.base as u32)
+                    .filter(|&r| p.is_alive(r as usize) && meta.is_none_or(|f| f.matches(ch.fields.meta(r))))
+                    .collect(),
+            );
+        }
+        match (meta, &p.alive) {
+            (None, None) => Selection::All,
+            (None, Some(alive)) => Selection::Mask(alive.clone()),
+            (Some(f), alive) => {
+                let passing = ch.masks.get(n, &ch.fields, f);
+                match alive {
+                    None => Selection::Mask(passing),
+                    Some(alive) => Selection::Mask(Arc::new(passing.and(alive))),
+                }
+            }
+        }
+    }
+
+    /// Each part's selection, and how many rows they allow in all.
+    fn selections(&self, opts: &SearchOptions) -> (Vec<Selection>, usize) {
+        let sels: Vec<Selection> = self
+            .parts
+            .iter()
+            .map(|p| self.selection(p, opts.filter.as_deref(), opts.meta.as_ref()))
+            .collect();
+        let count = sels.iter().zip(&self.parts).map(|(s, p)| s.count(p.chunk.rows())).sum();
+        (sels, count)
+    }
+
+    /// Whether a search would use a thread pool: a scan large enough to share out, or a
+    /// metadata filter (whose mask may be built in parallel).
+    pub fn search_uses_pool(&self, opts: &SearchOptions) -> bool {
+        let c = self.config();
+        opts.meta.is_some() || self.parts.iter().any(|p| p.chunk.scan_bytes(c) >= PAR_MIN_BYTES)
+    }
+
+    /// `search` for a caller that must not wait on a pool's queue (the JS event loop): small
+    /// scans run on the calling thread, larger ones on `sync_pool`, never on the global pool.
+    pub fn search_sync(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<Hit>> {
+        if self.search_uses_pool(opts) {
+            sync_pool().install(|| self.search(query, opts))
         } else {
-            top.into_sorted()
+            self.search(query, opts)
         }
     }
 
@@ -218,45 +285,44 @@ impl VectorIndex {
     pub fn search(&self, query: &[f32], opts: &SearchOptions) -> Result<Vec<Hit>> {
         self.check_file()?;
         let q = self.prepare(query, "query")?;
-        let sel = Selection::new(
-            self.len(),
-            opts.filter.as_deref(),
-            opts.meta.as_ref(),
-            &self.fields,
-            &self.masks,
-        );
-        let rows = Rows::of(&sel, self.len());
-        let k = opts.top_k.min(rows.len());
+        let (sels, count) = self.selections(opts);
+        let k = opts.top_k.min(count);
         if k == 0 {
             return Ok(Vec::new());
         }
-        let top = self.scan(rows, self.keep(k), &self.scorer(&q));
+        let keep = self.keep(k);
+        let mut top = KBest::new(keep);
+        for (p, sel) in self.parts.iter().zip(&sels) {
+            top = self.scan(p, Rows::of(sel, p.chunk.rows()), keep, top, &self.scorer(&p.chunk, &q));
+        }
         Ok(self.finish_top(&q, top, k))
     }
 
     fn rescore(&self, q: &Prepared, shortlist: Vec<Hit>, k: usize) -> Vec<Hit> {
         let mut top = KBest::new(k);
         for h in shortlist {
-            top.push(h.slot, self.exact(q, h.slot as usize));
+            top.push(h.slot, self.exact(q, h.slot));
         }
         top.into_sorted()
     }
 
-    /// The `k` best of `rows`; a large scan is shared out in chunks (see `share`).
-    fn scan(&self, rows: Rows, k: usize, sc: &RowScorer) -> KBest {
+    /// `top` with the best of `rows` of part `p` offered; a large scan is shared out in
+    /// chunks (see `share`).
+    fn scan(&self, p: &Part, rows: Rows, keep: usize, mut top: KBest, sc: &RowScorer) -> KBest {
+        let base = p.base;
         let run = |top: &mut KBest, range: std::ops::Range<usize>| match rows {
             Rows::All(_) => {
                 let mut scores = [0f32; SCAN_BLOCK];
                 for start in range.clone().step_by(SCAN_BLOCK) {
                     let block = &mut scores[..SCAN_BLOCK.min(range.end - start)];
                     sc.score_block(start, block);
-                    top.push_run(start as u32, block);
+                    top.push_run((base + start) as u32, block);
                 }
             }
             Rows::Only(_) => {
                 for i in range {
                     let s = rows.slot(i);
-                    top.push(s as u32, sc.score(s));
+                    top.push((base + s) as u32, sc.score(s));
                 }
             }
             Rows::Mask(mask, _) => {
@@ -267,32 +333,33 @@ impl VectorIndex {
                     let set = bits.count_ones() as usize;
                     if set * 4 < n {
                         // Few rows: scoring them one by one beats the block kernel.
-                        for_each_bit(bits, |i| top.push((start + i) as u32, sc.score(start + i)));
+                        for_each_bit(bits, |i| top.push((base + start + i) as u32, sc.score(start + i)));
                     } else {
                         let block = &mut scores[..n];
                         sc.score_block(start, block);
-                        offer(top, bits, start, block);
+                        offer(top, bits, base + start, block);
                     }
                 }
             }
         };
+        if rows.len() == 0 {
+            return top;
+        }
         let (n, threads) = (rows.span(), rayon::current_num_threads());
         let row_bytes = self.dim() * self.config().storage.bytes_per_value();
         if n * row_bytes < PAR_MIN_BYTES || threads < 2 {
-            let mut top = KBest::new(k);
             run(&mut top, 0..n);
             return top;
         }
         let bounds = (MIN_CHUNK_BYTES / row_bytes, MAX_CHUNK_BYTES / row_bytes, SCAN_BLOCK);
         let alternate = n * row_bytes > ALTERNATE_MIN_BYTES;
-        share_rows(n, bounds, alternate, || KBest::new(k), run)
+        share_rows(n, bounds, alternate, || KBest::new(keep), run)
             .into_iter()
-            .reduce(KBest::merge)
-            .expect("one participant at least")
+            .fold(top, KBest::merge)
     }
 
     /// Top-k for each of the `queries.len() / dim` queries (row-major), in query order.
-    /// Scores agree with `search` up to float rounding. `cancel` is checked between row ranges.
+    /// Scores equal `search`'s (see `finish_top`). `cancel` is checked between row ranges.
     pub fn search_batch(&self, queries: &[f32], top_k: usize, cancel: &AtomicBool) -> Result<Vec<Vec<Hit>>> {
         let opts = SearchOptions {
             top_k,
@@ -323,45 +390,54 @@ impl VectorIndex {
             .map(|(i, q)| self.prepare(q, &format!("query {i}")))
             .collect::<Result<Vec<_>>>()?;
         let m = prepared.len();
-        let n = self.len();
-        let sel = Selection::new(n, opts.filter.as_deref(), opts.meta.as_ref(), &self.fields, &self.masks);
-        let k = opts.top_k.min(sel.count(n));
+        let (sels, count) = self.selections(opts);
+        let k = opts.top_k.min(count);
         if k == 0 || m == 0 {
             return Ok(vec![Vec::new(); m]);
         }
         let keep = self.keep(k);
+        let mut tops: Vec<KBest> = (0..m).map(|_| KBest::new(keep)).collect();
         if m < MIN_GEMM_QUERIES {
-            let mut out = Vec::with_capacity(m);
-            for q in &prepared {
+            for (top, q) in tops.iter_mut().zip(&prepared) {
                 check_cancel(cancel)?;
-                let top = self.scan(Rows::of(&sel, n), keep, &self.scorer(q));
-                out.push(self.finish_top(q, top, k));
-            }
-            return Ok(out);
-        }
-        // The blocked scan skips rows by mask: an id filter becomes one too.
-        let mask = match sel {
-            Selection::All => None,
-            Selection::Only(s) => Some(std::sync::Arc::new(RowMask::of_slots(n, &s))),
-            Selection::Mask(m) => Some(m),
-        };
-        let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
-        let parts = share_rows(
-            self.len(),
-            (4 * BLOCK_ROWS, 64 * BLOCK_ROWS, BLOCK_ROWS),
-            false,
-            || BatchPart::new(self, &prepared, keep),
-            |part, rows| {
-                if !cancel.load(Ordering::Relaxed) {
-                    self.batch_range(part, rows, &qmat, mask.as_deref());
+                for (p, sel) in self.parts.iter().zip(&sels) {
+                    let t = std::mem::replace(top, KBest::new(0));
+                    *top = self.scan(p, Rows::of(sel, p.chunk.rows()), keep, t, &self.scorer(&p.chunk, q));
                 }
-            },
-        );
-        let tops = parts
-            .into_iter()
-            .map(|p| p.tops)
-            .reduce(|a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect())
-            .expect("one participant at least");
+            }
+        } else {
+            let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
+            for (p, sel) in self.parts.iter().zip(sels) {
+                check_cancel(cancel)?;
+                let n = p.chunk.rows();
+                if sel.count(n) == 0 {
+                    continue;
+                }
+                // The blocked scan skips rows by mask: an id filter becomes one too.
+                let mask = match sel {
+                    Selection::All => None,
+                    Selection::Only(s) => Some(Arc::new(RowMask::of_slots(n, &s))),
+                    Selection::Mask(m) => Some(m),
+                };
+                let states = share_rows(
+                    n,
+                    (4 * BLOCK_ROWS, 64 * BLOCK_ROWS, BLOCK_ROWS),
+                    false,
+                    || BatchPart::new(self, &p.chunk, &prepared, keep),
+                    |part, rows| {
+                        if !cancel.load(Ordering::Relaxed) {
+                            self.batch_range(p, part, rows, &qmat, mask.as_deref());
+                        }
+                    },
+                );
+                for state in states {
+                    for (top, t) in tops.iter_mut().zip(state.tops) {
+                        let mine = std::mem::replace(top, KBest::new(0));
+                        *top = mine.merge(t);
+                    }
+                }
+            }
+        }
         check_cancel(cancel)?;
         Ok(tops
             .into_par_iter()
@@ -370,9 +446,17 @@ impl VectorIndex {
             .collect())
     }
 
-    /// All queries of a batch against rows `range`, a block at a time, into `part`.
-    fn batch_range(&self, part: &mut BatchPart, range: std::ops::Range<usize>, qmat: &[f32], mask: Option<&RowMask>) {
+    /// All queries of a batch against rows `range` of part `p`, a block at a time, into `part`.
+    fn batch_range(
+        &self,
+        p: &Part,
+        part: &mut BatchPart,
+        range: std::ops::Range<usize>,
+        qmat: &[f32],
+        mask: Option<&RowMask>,
+    ) {
         let c = self.config();
+        let (ch, base) = (&*p.chunk, p.base);
         let (d, m) = (c.dim, part.tops.len());
         let BatchPart { tops, fins, buf, tile } = part;
         let kern = Kernels::best();
@@ -385,14 +469,14 @@ impl VectorIndex {
             }
             // f16 and int8 blocks are widened to f32 once, then reused by every query block.
             let block: &[f32] = match c.storage {
-                Storage::F32 => &self.f32s.as_slice()[start * d..(start + nb) * d],
+                Storage::F32 => &ch.f32s.as_slice()[start * d..(start + nb) * d],
                 Storage::F16 => {
-                    self.f16s.as_slice()[start * d..(start + nb) * d].convert_to_f32_slice(&mut buf[..nb * d]);
+                    ch.f16s.as_slice()[start * d..(start + nb) * d].convert_to_f32_slice(&mut buf[..nb * d]);
                     &buf[..nb * d]
                 }
                 Storage::Int8 => {
-                    let codes = &self.i8s.as_slice()[start * d..(start + nb) * d];
-                    let scales = &self.scales.as_slice()[start..start + nb];
+                    let codes = &ch.i8s.as_slice()[start * d..(start + nb) * d];
+                    let scales = &ch.scales.as_slice()[start..start + nb];
                     for ((out, row), &s) in buf.chunks_exact_mut(d).zip(codes.chunks_exact(d)).zip(scales) {
                         for (o, &x) in out.iter_mut().zip(row) {
                             *o = x as f32 * s;
@@ -408,11 +492,11 @@ impl VectorIndex {
                 for (qi, scores) in tile.chunks_exact_mut(nb).take(mq).enumerate() {
                     fins[q0 + qi].apply_run(start, scores);
                     match mask {
-                        None => tops[q0 + qi].push_run(start as u32, scores),
+                        None => tops[q0 + qi].push_run((base + start) as u32, scores),
                         Some(m) => {
                             for (j, run) in scores.chunks(64).enumerate() {
                                 let at = start + 64 * j;
-                                offer(&mut tops[q0 + qi], m.bits(at, run.len()), at, run);
+                                offer(&mut tops[q0 + qi], m.bits(at, run.len()), base + at, run);
                             }
                         }
                     }
@@ -424,13 +508,13 @@ impl VectorIndex {
     }
 }
 
-/// Offers the scores of rows `start..` whose bit is set in `bits` (row `start` in bit 0).
+/// Offers the scores of slots `slot..` whose bit is set in `bits` (slot `slot` in bit 0).
 #[inline]
-fn offer(top: &mut KBest, bits: u64, start: usize, scores: &[f32]) {
+fn offer(top: &mut KBest, bits: u64, slot: usize, scores: &[f32]) {
     if bits.count_ones() as usize == scores.len() {
-        top.push_run(start as u32, scores);
+        top.push_run(slot as u32, scores);
     } else {
-        for_each_bit(bits, |i| top.push((start + i) as u32, scores[i]));
+        for_each_bit(bits, |i| top.push((slot + i) as u32, scores[i]));
     }
 }
 
@@ -453,11 +537,11 @@ struct BatchPart<'a> {
 }
 
 impl<'a> BatchPart<'a> {
-    fn new(index: &'a VectorIndex, qs: &[Prepared], keep: usize) -> Self {
+    fn new(index: &VectorIndex, chunk: &'a Chunk, qs: &[Prepared], keep: usize) -> Self {
         let d = index.dim();
         BatchPart {
             tops: (0..qs.len()).map(|_| KBest::new(keep)).collect(),
-            fins: qs.iter().map(|q| index.finisher(q.sqnorm)).collect(),
+            fins: qs.iter().map(|q| index.finisher(chunk, q.sqnorm)).collect(),
             buf: if index.config().storage == Storage::F32 {
                 Vec::new()
             } else {

@@ -9,7 +9,7 @@ use crate::fields::Fields;
 
 /// Rows (as 64-row words) evaluated per parallel task when building a mask.
 const MASK_WORDS_PER_TASK: usize = 64;
-/// Masks of the most recent distinct filters kept until the index changes (n / 8 bytes each).
+/// Masks of the most recent distinct filters kept per chunk (n / 8 bytes each).
 const CACHED_MASKS: usize = 8;
 
 /// One bit per row: set when the row may be returned.
@@ -26,10 +26,7 @@ impl RowMask {
         if !fields.has_metas() {
             // Every row has no metadata: one evaluation decides them all.
             if filter.matches(None) {
-                words.iter_mut().for_each(|w| *w = u64::MAX);
-                if !n.is_multiple_of(64) {
-                    *words.last_mut().expect("n > 0") = (1u64 << (n % 64)) - 1;
-                }
+                return RowMask::full(n);
             }
         } else {
             words
@@ -57,6 +54,31 @@ impl RowMask {
             words,
             count: slots.len(),
         }
+    }
+
+    /// Every row of `0..n` set.
+    pub fn full(n: usize) -> RowMask {
+        let mut words = vec![u64::MAX; n.div_ceil(64)];
+        if !n.is_multiple_of(64) {
+            *words.last_mut().expect("n > 0") = (1u64 << (n % 64)) - 1;
+        }
+        RowMask { words, count: n }
+    }
+
+    /// Unsets `slot`; returns whether it was set.
+    pub fn unset(&mut self, slot: usize) -> bool {
+        let (w, b) = (slot / 64, 1u64 << (slot % 64));
+        let was = self.words[w] & b != 0;
+        self.words[w] &= !b;
+        self.count -= usize::from(was);
+        was
+    }
+
+    /// The rows set in both masks (of the same length).
+    pub fn and(&self, other: &RowMask) -> RowMask {
+        let words: Vec<u64> = self.words.iter().zip(&other.words).map(|(a, b)| a & b).collect();
+        let count = words.iter().map(|w| w.count_ones() as usize).sum();
+        RowMask { words, count }
     }
 
     /// How many rows are set.
@@ -92,7 +114,8 @@ impl RowMask {
 
 /// The masks of recent metadata filters: evaluating a filter costs a walk of every row's
 /// metadata (pointer chasing, 40-180 ns a row), while a server repeats the same few
-/// filters (one per tenant) between changes. Emptied by every change of the rows.
+/// filters (one per tenant). One cache per chunk, whose rows never change: an add or a
+/// remove never invalidates it (tombstones are applied to the mask per search).
 #[derive(Debug, Default)]
 pub struct MaskCache(Mutex<Vec<(String, Arc<RowMask>)>>);
 
@@ -123,10 +146,6 @@ impl MaskCache {
         }
         mask
     }
-
-    pub fn clear(&mut self) {
-        self.0.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
-    }
 }
 
 /// The rows a scan visits.
@@ -140,22 +159,6 @@ pub enum Selection {
 }
 
 impl Selection {
-    /// From an id filter (sorted, unique slots) and a metadata filter, either optional.
-    pub fn new(
-        n: usize,
-        slots: Option<&[u32]>,
-        meta: Option<&MetaFilter>,
-        fields: &Fields,
-        cache: &MaskCache,
-    ) -> Selection {
-        match (slots, meta) {
-            (None, None) => Selection::All,
-            (Some(s), None) => Selection::Only(s.to_vec()),
-            (Some(s), Some(f)) => Selection::Only(s.iter().copied().filter(|&x| f.matches(fields.meta(x))).collect()),
-            (None, Some(f)) => Selection::Mask(cache.get(n, fields, f)),
-        }
-    }
-
     /// How many rows may be returned.
     pub fn count(&self, n: usize) -> usize {
         match self {
@@ -171,13 +174,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_cache_keeps_recent_filters_and_forgets_on_clear() {
+    fn the_cache_keeps_recent_filters() {
         let mut fields = Fields::default();
         for i in 0..100 {
             fields.push(i, Some(serde_json::json!({ "k": i % 4 })), None);
         }
         let f = |k: usize| MetaFilter::compile(&serde_json::json!({ "k": k }), "f").unwrap();
-        let mut cache = MaskCache::default();
+        let cache = MaskCache::default();
         let first = cache.get(100, &fields, &f(1));
         assert_eq!(first.count(), 25);
         assert!(Arc::ptr_eq(&first, &cache.get(100, &fields, &f(1))));
@@ -185,9 +188,6 @@ mod tests {
             cache.get(100, &fields, &f(k + 10));
         }
         assert!(!Arc::ptr_eq(&first, &cache.get(100, &fields, &f(1))), "evicted");
-        let again = cache.get(100, &fields, &f(1));
-        cache.clear();
-        assert!(!Arc::ptr_eq(&again, &cache.get(100, &fields, &f(1))));
     }
 
     #[test]

@@ -5,6 +5,25 @@
 //! selections) across all the chunks it claims.
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// The pool of synchronous searches, apart from rayon's global pool: a sync call blocks its
+/// caller (the JS event loop) for as long as it runs, so it must never queue behind a long
+/// batch, merge or index build on the global pool (measured: a 8.9 ms search took 264-413
+/// ms behind a BM25 `searchBatch`). Only sync searches use it, one at a time per JS thread,
+/// so nothing long occupies it; when the global pool is busy too, the OS shares the cores
+/// between both instead of one waiting for the other.
+pub fn sync_pool() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("ragrank-sync-{i}"))
+            .build()
+            .expect("a thread pool")
+    })
+}
 
 /// Rows `0..n` shared out in chunks of about n / (16 x threads) rows, kept within
 /// `min_rows..=max_rows` and rounded up to a multiple of `align`: small enough to bound the

@@ -1,0 +1,151 @@
+//! A chunk: an immutable run of rows (ids, row columns, fields) added together, or merged
+//! from consecutive chunks. Chunks are shared by every snapshot that holds them (`Arc`), so
+//! an add builds a chunk of its own rows only and never copies the index; removal is a
+//! tombstone kept beside the chunk in the snapshot (see `index::Part`), never a change here.
+use half::f16;
+use rustc_hash::FxHashMap;
+
+use crate::column::{Column, MappedFile};
+use crate::fields::Fields;
+use crate::index::{quantize_into, Config, Metric, Storage};
+use crate::kernels::Kernels;
+use crate::select::{MaskCache, RowMask};
+
+#[derive(Default)]
+pub struct Chunk {
+    pub(crate) ids: Vec<Box<str>>,
+    /// Row of each id in this chunk (a removed row keeps its entry: the tombstone decides).
+    pub(crate) slots: FxHashMap<Box<str>, u32>,
+    /// f32 rows (storage f32) or the int8 rescoring originals.
+    pub(crate) f32s: Column<f32>,
+    pub(crate) f16s: Column<f16>,
+    pub(crate) i8s: Column<i8>,
+    /// Per-row int8 scale: value = code * scale.
+    pub(crate) scales: Column<f32>,
+    /// Per-row squared norm of the scanned values (metric l2 only).
+    pub(crate) sqnorms: Column<f32>,
+    pub(crate) fields: Fields,
+    /// Rows of recent metadata filters. The rows never change, so the masks never go stale.
+    pub(crate) masks: MaskCache,
+}
+
+impl Chunk {
+    pub fn rows(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        self.f32s.is_mapped() || self.f16s.is_mapped() || self.i8s.is_mapped()
+    }
+
+    pub fn mapped_files(&self) -> impl Iterator<Item = &MappedFile> {
+        [self.f32s.mapped_file(), self.f16s.mapped_file(), self.i8s.mapped_file()]
+            .into_iter()
+            .flatten()
+    }
+
+    /// Bytes a scan of this chunk reads.
+    pub fn scan_bytes(&self, c: Config) -> usize {
+        self.rows() * c.dim * c.storage.bytes_per_value()
+    }
+
+    pub(crate) fn rebuild_slots(&mut self) {
+        self.slots = self
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(s, id)| (id.clone(), s as u32))
+            .collect();
+    }
+
+    /// Room for `rows` more rows in the columns `c` uses.
+    pub(crate) fn reserve(&mut self, c: Config, rows: usize) {
+        let values = rows * c.dim;
+        match c.storage {
+            Storage::F32 => self.f32s.reserve(values),
+            Storage::F16 => self.f16s.reserve(values),
+            Storage::Int8 => {
+                self.f32s.reserve(values);
+                self.i8s.reserve(values);
+            }
+        }
+        self.ids.reserve(rows);
+    }
+
+    /// Appends one checked row (already normalised for cosine) while the chunk is built.
+    pub(crate) fn push_row(
+        &mut self,
+        c: Config,
+        id: Box<str>,
+        v: &[f32],
+        meta: Option<serde_json::Value>,
+        text: Option<Box<str>>,
+    ) {
+        match c.storage {
+            Storage::F32 => self.f32s.to_mut().extend_from_slice(v),
+            Storage::F16 => self.f16s.to_mut().extend(v.iter().map(|&x| f16::from_f32(x))),
+            Storage::Int8 => {
+                self.f32s.to_mut().extend_from_slice(v);
+                let scale = quantize_into(v, self.i8s.to_mut());
+                self.scales.to_mut().push(scale);
+            }
+        }
+        if c.metric == Metric::L2 {
+            let sq = match c.storage {
+                Storage::F16 => {
+                    let h = &self.f16s.as_slice()[self.f16s.as_slice().len() - c.dim..];
+                    h.iter().map(|x| x.to_f32() * x.to_f32()).sum()
+                }
+                _ => (Kernels::best().dot_f32)(v, v),
+            };
+            self.sqnorms.to_mut().push(sq);
+        }
+        self.fields.push(self.ids.len(), meta, text);
+        self.slots.insert(id.clone(), self.ids.len() as u32);
+        self.ids.push(id);
+    }
+
+    /// The live rows of `parts` (chunks with their tombstones: `alive` None means all),
+    /// copied in order into one new chunk. Stored values are copied as they are, so scores
+    /// do not change.
+    pub(crate) fn merged<'a>(
+        c: Config,
+        parts: impl Iterator<Item = (&'a Chunk, Option<&'a RowMask>)> + Clone,
+    ) -> Chunk {
+        let rows = parts
+            .clone()
+            .map(|(ch, alive)| alive.map_or(ch.rows(), RowMask::count))
+            .sum();
+        let mut out = Chunk::default();
+        out.reserve(c, rows);
+        let d = c.dim;
+        for (ch, alive) in parts {
+            for r in (0..ch.rows()).filter(|&r| alive.is_none_or(|m| m.contains(r))) {
+                let span = r * d..(r + 1) * d;
+                if c.storage.keeps_f32() {
+                    out.f32s.to_mut().extend_from_slice(&ch.f32s.as_slice()[span.clone()]);
+                }
+                match c.storage {
+                    Storage::F16 => out.f16s.to_mut().extend_from_slice(&ch.f16s.as_slice()[span]),
+                    Storage::Int8 => {
+                        out.i8s.to_mut().extend_from_slice(&ch.i8s.as_slice()[span]);
+                        out.scales.to_mut().push(ch.scales.as_slice()[r]);
+                    }
+                    Storage::F32 => {}
+                }
+                if c.metric == Metric::L2 {
+                    out.sqnorms.to_mut().push(ch.sqnorms.as_slice()[r]);
+                }
+                let r32 = r as u32;
+                out.fields.push(
+                    out.ids.len(),
+                    ch.fields.meta(r32).cloned(),
+                    ch.fields.text(r32).map(Box::from),
+                );
+                out.ids.push(ch.ids[r].clone());
+            }
+        }
+        out.rebuild_slots();
+        out
+    }
+}

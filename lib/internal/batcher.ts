@@ -1,0 +1,223 @@
+import { AbortError, rangeError, typeError } from '../errors'
+import { isPlainObject, optionKeys, checkKeys, readValue } from './validate'
+
+/**
+ * Coalescing of concurrent single calls into batches (e.g. vector searches, rerank calls),
+ * so a server doing `await index.searchAsync(q)` per request gets batch throughput.
+ *
+ * Adaptive: a call that finds nothing running is dispatched at once (on a microtask, so
+ * the calls of one synchronous burst share a batch; no timer, no added latency). While a
+ * batch runs, calls queue; when it completes, the queued calls (up to `maxBatch`) go as the
+ * next batch. With `maxWaitMs` > 0, a call that finds nothing running also waits up to that
+ * long for others (or until `maxBatch` are queued). Calls only share a batch with calls of
+ * the same key (options that the batch cannot vary per call).
+ *
+ * Each caller keeps its own AbortSignal: an aborted caller rejects at once and leaves its
+ * batch (or the queue); the batch itself is cancelled only when all its callers aborted. A
+ * batch that fails is retried call by call, so an error reaches only the call that caused it.
+ */
+export interface CoalesceOptions {
+  /** Calls per batch at most (default given by the owner, e.g. 64 queries). */
+  maxBatch?: number
+  /** How long a call that finds nothing running waits for others, in ms (default 0: adaptive only). */
+  maxWaitMs?: number
+}
+
+/** Runs one batch: one output per input, in order. `signal` fires when every caller aborted. */
+export type RunBatch<I, O> = (inputs: I[], signal: AbortSignal) => Promise<readonly O[]>
+
+interface Entry<I, O> {
+  input: I
+  seq: number
+  resolve: (o: O) => void
+  reject: (e: unknown) => void
+  settled: boolean
+  signal?: AbortSignal
+  onAbort?: () => void
+  /** The batch it runs in, once dispatched. */
+  batch?: Running
+}
+
+interface Running {
+  live: number
+  controller: AbortController
+}
+
+/** Longest wait accepted: a coalescing wait is meant to be short. */
+const MAX_WAIT_MS = 1000
+const COALESCE_KEYS = optionKeys('maxBatch', 'maxWaitMs')
+
+/** `coalesce` as an owner's option: false (off), or `{ maxBatch?, maxWaitMs? }` over the defaults. */
+export function coalesceOption(
+  v: unknown,
+  name: string,
+  defaults: Required<CoalesceOptions>,
+): Required<CoalesceOptions> | false {
+  if (v === undefined || v === true) return defaults
+  if (v === false) return false
+  if (!isPlainObject(v)) throw typeError(`${name} must be false or an object { maxBatch?, maxWaitMs? }`)
+  checkKeys(v, COALESCE_KEYS, name)
+  const maxBatch = readValue(() => v.maxBatch) ?? defaults.maxBatch
+  const maxWaitMs = readValue(() => v.maxWaitMs) ?? defaults.maxWaitMs
+  if (typeof maxBatch !== 'number' || !Number.isInteger(maxBatch)) {
+    throw typeError(`${name}.maxBatch must be an integer`)
+  }
+  if (maxBatch < 1 || maxBatch > 65536) throw rangeError(`${name}.maxBatch must be in [1, 65536], got ${maxBatch}`)
+  if (typeof maxWaitMs !== 'number' || Number.isNaN(maxWaitMs)) throw typeError(`${name}.maxWaitMs must be a number`)
+  if (maxWaitMs < 0 || maxWaitMs > MAX_WAIT_MS) {
+    throw rangeError(`${name}.maxWaitMs must be in [0, ${MAX_WAIT_MS}], got ${maxWaitMs}`)
+  }
+  return { maxBatch, maxWaitMs }
+}
+
+export class Batcher<I, O> {
+  readonly #run: RunBatch<I, O>
+  readonly #maxBatch: number
+  readonly #maxWaitMs: number
+  readonly #queues = new Map<string, Entry<I, O>[]>()
+  #seq = 0
+  #running = false
+  #scheduled = false
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #drained: (() => void)[] = []
+
+  constructor(run: RunBatch<I, O>, options: Required<CoalesceOptions>) {
+    this.#run = run
+    this.#maxBatch = options.maxBatch
+    this.#maxWaitMs = options.maxWaitMs
+  }
+
+  /** The result of `input` from the batch it joins (only with calls of the same `key`). */
+  submit(key: string, input: I, signal?: AbortSignal): Promise<O> {
+    if (signal?.aborted) return Promise.reject(new AbortError())
+    return new Promise<O>((resolve, reject) => {
+      const entry: Entry<I, O> = { input, seq: this.#seq++, resolve, reject, settled: false, signal }
+      if (signal) {
+        entry.onAbort = () => this.#abort(entry)
+        signal.addEventListener('abort', entry.onAbort, { once: true })
+      }
+      const queue = this.#queues.get(key)
+      if (queue) queue.push(entry)
+      else this.#queues.set(key, [entry])
+      this.#kick(queue?.length ?? 1)
+    })
+  }
+
+  /** Resolves once no call is queued or running (at once when idle): e.g. before freeing what batches use. */
+  idle(): Promise<void> {
+    if (!this.#running && this.#queues.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.#drained.push(resolve))
+  }
+
+  /** Calls waiting for a batch. */
+  get queued(): number {
+    let n = 0
+    for (const q of this.#queues.values()) n += q.length
+    return n
+  }
+
+  #kick(queueLength: number): void {
+    if (this.#running) return // the running batch's completion dispatches the next
+    if (this.#maxWaitMs === 0 || queueLength >= this.#maxBatch) {
+      if (this.#timer !== undefined) {
+        clearTimeout(this.#timer)
+        this.#timer = undefined
+      }
+      if (!this.#scheduled) {
+        this.#scheduled = true
+        queueMicrotask(() => {
+          this.#scheduled = false
+          this.#dispatch()
+        })
+      }
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined
+        this.#dispatch()
+      }, this.#maxWaitMs)
+    }
+  }
+
+  /** Sends the queue whose first call has waited longest, up to `maxBatch` calls. */
+  #dispatch(): void {
+    if (this.#running) return
+    let key: string | undefined
+    let oldest = Infinity
+    for (const [k, q] of this.#queues) {
+      if (q[0].seq < oldest) {
+        oldest = q[0].seq
+        key = k
+      }
+    }
+    if (key === undefined) return
+    const queue = this.#queues.get(key) as Entry<I, O>[]
+    const entries = queue.splice(0, this.#maxBatch)
+    if (queue.length === 0) this.#queues.delete(key)
+    this.#running = true
+    this.#execute(entries).finally(() => {
+      this.#running = false
+      // What queued meanwhile goes at once: waiting longer would only add latency.
+      if (this.#queues.size > 0) this.#dispatch()
+      else for (const resolve of this.#drained.splice(0)) resolve()
+    })
+  }
+
+  async #execute(entries: Entry<I, O>[]): Promise<void> {
+    const batch: Running = { live: entries.length, controller: new AbortController() }
+    for (const e of entries) e.batch = batch
+    try {
+      const out = await this.#run(
+        entries.map((e) => e.input),
+        batch.controller.signal,
+      )
+      if (out.length !== entries.length) throw new Error(`a batch of ${entries.length} gave ${out.length} results`)
+      entries.forEach((e, i) => {
+        this.#settle(e, () => e.resolve(out[i]))
+      })
+    } catch (error) {
+      const left = entries.filter((e) => !e.settled)
+      if (left.length === 1 || entries.length === 1) {
+        for (const e of left) this.#settle(e, () => e.reject(error))
+        return
+      }
+      // One bad call fails the whole batch: run each alone, so each gets its own outcome.
+      await Promise.all(
+        left.map(async (e) => {
+          const alone: Running = { live: 1, controller: new AbortController() }
+          e.batch = alone
+          try {
+            const [o] = await this.#run([e.input], alone.controller.signal)
+            this.#settle(e, () => e.resolve(o))
+          } catch (err) {
+            this.#settle(e, () => e.reject(err))
+          }
+        }),
+      )
+    }
+  }
+
+  #settle(e: Entry<I, O>, done: () => void): void {
+    if (e.settled) return
+    e.settled = true
+    if (e.onAbort) e.signal?.removeEventListener('abort', e.onAbort)
+    done()
+  }
+
+  #abort(e: Entry<I, O>): void {
+    if (e.settled) return
+    if (e.batch === undefined) {
+      // Still queued: leave the queue.
+      for (const [k, q] of this.#queues) {
+        const i = q.indexOf(e)
+        if (i >= 0) {
+          q.splice(i, 1)
+          if (q.length === 0) this.#queues.delete(k)
+          break
+        }
+      }
+    } else if (--e.batch.live === 0) {
+      e.batch.controller.abort()
+    }
+    this.#settle(e, () => e.reject(new AbortError()))
+  }
+}
