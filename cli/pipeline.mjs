@@ -25,7 +25,24 @@ export function bm25Options(o = {}) {
     throw new UsageError(
       `unknown analyzer "${o.analyzer}"; choose unicode (default, with --stopwords/--stemmer) or bm25s`,
     )
+  // The core checks the values it knows (a stopword list or stemmer it lacks): a bad flag is a usage error (exit 2)
+  // found before any input is read, not a runtime error after it.
+  asUsage('--variant/--k1/--b/--analyzer/--stopwords/--stemmer', () => new Bm25Index(out))
   return out
+}
+
+/**
+ * Runs `make` (a constructor fed from flags) and turns the TypeError/RangeError the library throws for a bad value
+ * into a UsageError naming the flags, so every bad value exits 2 as documented.
+ */
+export function asUsage(flags, make) {
+  try {
+    return make()
+  } catch (e) {
+    if ((e instanceof TypeError || e instanceof RangeError) && e.code === 'ERR_INVALID_ARG')
+      throw new UsageError(`${flags}: ${e.message}`)
+    throw e
+  }
 }
 
 /**
@@ -50,18 +67,27 @@ export async function buildBm25(docs, options, { onProgress, signal, chunk = 200
   return index
 }
 
-/** query id -> hits, every query searched in one parallel batch. */
-export async function bm25Run(index, queries, topK) {
-  const hits = await index.searchBatch(
-    queries.map((q) => q.text),
-    { topK },
-  )
-  return Object.fromEntries(queries.map((q, i) => [q.id, hits[i]]))
+/** query id -> hits, the queries searched in parallel batches (`chunk` at a time, for progress). */
+export async function bm25Run(index, queries, topK, { onProgress, chunk = 1000 } = {}) {
+  const out = {}
+  for (let i = 0; i < queries.length; i += chunk) {
+    const part = queries.slice(i, i + chunk)
+    const hits = await index.searchBatch(
+      part.map((q) => q.text),
+      { topK },
+    )
+    part.forEach((q, j) => (out[q.id] = hits[j]))
+    onProgress?.(i + part.length)
+  }
+  return out
 }
 
-export async function retrieverRun(retriever, queries, topK) {
+export async function retrieverRun(retriever, queries, topK, { onProgress } = {}) {
   const out = {}
-  for (const q of queries) out[q.id] = await retriever.retrieve(q.text, { topK })
+  for (const [i, q] of queries.entries()) {
+    out[q.id] = await retriever.retrieve(q.text, { topK })
+    onProgress?.(i + 1)
+  }
   return out
 }
 
@@ -79,14 +105,20 @@ export async function loadCrossEncoder(dir) {
   return CrossEncoder.load(modelFolder(dir, 'reranker'))
 }
 
-/** Reranks the first `depth` hits of each query of `run` with a cross-encoder. */
-export async function rerankRun(encoder, queries, run, depth = 20) {
-  const requests = queries.map((q) => ({
-    query: q.text,
-    documents: (run[q.id] ?? []).slice(0, depth).map((h) => ({ id: h.id, text: h.text ?? '' })),
-  }))
-  const results = await encoder.rerankMany(requests)
-  return Object.fromEntries(queries.map((q, i) => [q.id, results[i]]))
+/** Reranks the first `depth` hits of each query of `run` with a cross-encoder (`chunk` queries per call). */
+export async function rerankRun(encoder, queries, run, depth = 20, { onProgress, chunk = 32 } = {}) {
+  const out = {}
+  for (let i = 0; i < queries.length; i += chunk) {
+    const part = queries.slice(i, i + chunk)
+    const requests = part.map((q) => ({
+      query: q.text,
+      documents: (run[q.id] ?? []).slice(0, depth).map((h) => ({ id: h.id, text: h.text ?? '' })),
+    }))
+    const results = await encoder.rerankMany(requests)
+    part.forEach((q, j) => (out[q.id] = results[j]))
+    onProgress?.(i + part.length)
+  }
+  return out
 }
 
 export async function loadEmbedder(dir) {
@@ -97,18 +129,22 @@ export async function loadEmbedder(dir) {
 export async function embedAll(embedder, docs, { onProgress, signal, chunk = 256 } = {}) {
   const index = new VectorIndex({ dim: embedder.dim })
   for (let i = 0; i < docs.length; i += chunk) {
-    const part = docs.slice(i, i + chunk)
-    const { data } = await embedder.embedDocuments(
-      part.map((d) => d.text),
-      { signal },
-    )
-    index.add(
-      part.map((d) => d.id),
-      data,
-    )
+    await embedInto(embedder, index, docs.slice(i, i + chunk), { signal })
     onProgress?.(Math.min(i + chunk, docs.length))
   }
   return index
+}
+
+/** Embeds `docs` and adds their vectors to `index`. */
+export async function embedInto(embedder, index, docs, { signal } = {}) {
+  const { data } = await embedder.embedDocuments(
+    docs.map((d) => d.text),
+    { signal },
+  )
+  index.add(
+    docs.map((d) => d.id),
+    data,
+  )
 }
 
 /** A dense retriever over `docs`: embeds every document once with the model in `dir`. */
