@@ -57,13 +57,12 @@ export function blockSizes(s) {
 }
 
 function splitter(o) {
-  const flag = o.split !== undefined ? '--split' : '--block-sizes'
   const options = {
     blockSizes: blockSizes(o.split ?? o.blockSizes),
     splitBy: o.splitBy,
     overlap: nonNegative(o.overlap ?? 0, '--overlap'),
   }
-  return asUsage(`${flag}/--overlap`, () => new HierarchicalSplitter(options))
+  return asUsage(() => new HierarchicalSplitter(options))
 }
 
 /** --text-column and --id-column (undefined unless given: then a wrong one is an error, not row numbers). */
@@ -98,6 +97,7 @@ export async function indexCommand(input, o, signal) {
   if (isStdout(o.output))
     throw new UsageError('index writes an index file and its sidecar files: give -o a file path, not -')
   const options = bm25Options(o)
+  nonNegative(o.overlap, '--overlap') // checked even without --split, where it has no effect
   const split = o.split ? splitter(o) : undefined
   const source = openDocuments(input, columnsOf(o))
   const embedder = o.embed ? await loadEmbedder(o.embed) : undefined
@@ -260,7 +260,7 @@ export async function evalCommand(o) {
   for (const k of ['corpus', 'queries', 'qrels']) if (!o[k]) throw new UsageError(`missing --${k} <file>`)
   const target = evalJsonTarget(o)
   const metrics = metricList(o.metrics)
-  asUsage('--metrics', () => evaluate({}, {}, metrics))
+  asUsage(() => evaluate({}, {}, metrics))
   const variants = String(o.variants)
     .split(',')
     .map((v) => v.trim())
@@ -347,7 +347,7 @@ function positive(v, name) {
 }
 
 function nonNegative(v, name) {
-  const n = Number(v)
+  const n = String(v).trim() === '' ? Number.NaN : Number(v)
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a non-negative integer, got ${v}`)
   return n
 }

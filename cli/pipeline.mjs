@@ -14,11 +14,16 @@ export function bm25Options(o = {}) {
   const out = { variant }
   for (const k of ['k1', 'b']) {
     if (o[k] === undefined) continue
-    const v = Number(o[k])
+    const v = String(o[k]).trim() === '' ? Number.NaN : Number(o[k])
     if (!Number.isFinite(v) || v < 0) throw new UsageError(`--${k} must be a non-negative number, got ${o[k]}`)
     out[k] = v
   }
-  if (o.analyzer === 'bm25s') out.analyzer = 'bm25s'
+  if (o.analyzer === 'bm25s') {
+    // The preset has its own stopwords and stemmer: silently dropping the flags would index something else.
+    if (o.stopwords !== undefined || o.stemmer !== undefined)
+      throw new UsageError('--stopwords/--stemmer apply to --analyzer unicode; bm25s is a preset with its own')
+    out.analyzer = 'bm25s'
+  }
   else if (o.analyzer === undefined || o.analyzer === 'unicode') {
     out.analyzer = { stopwords: o.stopwords ?? null, stemmer: o.stemmer ?? null }
   } else
@@ -27,21 +32,35 @@ export function bm25Options(o = {}) {
     )
   // The core checks the values it knows (a stopword list or stemmer it lacks): a bad flag is a usage error (exit 2)
   // found before any input is read, not a runtime error after it.
-  asUsage('--variant/--k1/--b/--analyzer/--stopwords/--stemmer', () => new Bm25Index(out))
+  asUsage(() => new Bm25Index(out))
   return out
+}
+
+/** The flag behind each option path the core names in its messages (`options.analyzer.stopwords must be ...`). */
+const FLAG_OF = {
+  'analyzer.stopwords': '--stopwords',
+  'analyzer.stemmer': '--stemmer',
+  analyzer: '--analyzer',
+  variant: '--variant',
+  k1: '--k1',
+  b: '--b',
+  overlap: '--overlap',
+  blockSizes: '--block-sizes/--split',
+  splitBy: '--split-by',
+  metric: '--metrics',
 }
 
 /**
  * Runs `make` (a constructor fed from flags) and turns the TypeError/RangeError the library throws for a bad value
- * into a UsageError naming the flags, so every bad value exits 2 as documented.
+ * into a UsageError naming the flag, so every bad value exits 2 as documented.
  */
-export function asUsage(flags, make) {
+export function asUsage(make) {
   try {
     return make()
   } catch (e) {
-    if ((e instanceof TypeError || e instanceof RangeError) && e.code === 'ERR_INVALID_ARG')
-      throw new UsageError(`${flags}: ${e.message}`)
-    throw e
+    if (!((e instanceof TypeError || e instanceof RangeError) && e.code === 'ERR_INVALID_ARG')) throw e
+    const key = Object.keys(FLAG_OF).find((k) => new RegExp(`(^|[ .])${k}\\b`).test(e.message))
+    throw new UsageError(key ? `${FLAG_OF[key]}: ${e.message}` : e.message)
   }
 }
 
