@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // ragrank command line: index, search, eval, split, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
+import { interrupt as controller } from '../cli/interrupt.mjs'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import { EXIT } from '../cli/errors.mjs'
@@ -7,9 +8,6 @@ import { evalCommand, scriptCommand, indexCommand, searchCommand, splitCommand }
 import { VARIANTS } from '../cli/pipeline.mjs'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-// Ctrl-C aborts the running work; saves are atomic, so no half-written file stays behind.
-const controller = new AbortController()
-process.once('SIGINT', () => controller.abort())
 // A closed pipe (`ragrank search ... | head -1`) is the reader saying it has enough: stop quietly, not with a stack.
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(EXIT.OK)
