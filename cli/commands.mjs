@@ -225,7 +225,8 @@ export async function searchCommand(indexPath, query, o) {
 /** Where eval's JSON goes: `--json` (stdout), `--output FILE|-`, or the deprecated `--json FILE`. */
 function evalJsonTarget(o) {
   if (typeof o.json === 'string') {
-    if (o.output !== undefined) throw new UsageError('give the JSON file once: --output FILE (--json FILE is deprecated)')
+    if (o.output !== undefined)
+      throw new UsageError('give the JSON file once: --output FILE (--json FILE is deprecated)')
     process.emitWarning('eval --json FILE is deprecated: use --output FILE (--json alone prints the JSON)', {
       type: 'DeprecationWarning',
       code: 'RAGRANK_DEP_EVAL_JSON_FILE',

@@ -23,8 +23,7 @@ export function bm25Options(o = {}) {
     if (o.stopwords !== undefined || o.stemmer !== undefined)
       throw new UsageError('--stopwords/--stemmer apply to --analyzer unicode; bm25s is a preset with its own')
     out.analyzer = 'bm25s'
-  }
-  else if (o.analyzer === undefined || o.analyzer === 'unicode') {
+  } else if (o.analyzer === undefined || o.analyzer === 'unicode') {
     out.analyzer = { stopwords: o.stopwords ?? null, stemmer: o.stemmer ?? null }
   } else
     throw new UsageError(
@@ -95,7 +94,7 @@ export async function bm25Run(index, queries, topK, { onProgress, chunk = 1000 }
       part.map((q) => q.text),
       { topK },
     )
-    part.forEach((q, j) => (out[q.id] = hits[j]))
+    for (const [j, q] of part.entries()) out[q.id] = hits[j]
     onProgress?.(i + part.length)
   }
   return out
@@ -134,7 +133,7 @@ export async function rerankRun(encoder, queries, run, depth = 20, { onProgress,
       documents: (run[q.id] ?? []).slice(0, depth).map((h) => ({ id: h.id, text: h.text ?? '' })),
     }))
     const results = await encoder.rerankMany(requests)
-    part.forEach((q, j) => (out[q.id] = results[j]))
+    for (const [j, q] of part.entries()) out[q.id] = results[j]
     onProgress?.(i + part.length)
   }
   return out

@@ -57,7 +57,8 @@ if (!existsSync(corpus) || statSync(corpus).size < sizeMB * 1e6 * 0.99) {
 const bytes = statSync(corpus).size
 
 // The child reports its own peak RSS on exit, to fd 3, so the CLI's stdout and stderr stay its own.
-const report = 'import{writeSync}from"node:fs";process.on("exit",()=>writeSync(3,String(process.resourceUsage().maxRSS)))'
+const report =
+  'import{writeSync}from"node:fs";process.on("exit",()=>writeSync(3,String(process.resourceUsage().maxRSS)))'
 const hook = `data:text/javascript,${encodeURIComponent(report)}`
 const args =
   command === 'split'
