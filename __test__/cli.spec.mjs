@@ -452,16 +452,20 @@ test('--json prints JSON to stdout and --output FILE writes it, "-" meaning stdo
   t.is(built.status, 0, built.stderr)
   t.like(JSON.parse(built.stdout), { output: idx, documents: 384, indexed: 384, split: false, embedded: false })
   t.is(cli(['index', 'demo/corpus.jsonl', '-o', '-']).status, 2) // an index is files, not a stream
-  // search: --output FILE writes the JSON lines --json prints; --output - prints them.
+  // search: --output FILE writes the JSON lines --json prints (stdout keeps the text, or JSON with --json too);
+  // --output - prints them.
   const printed = cli(['search', idx, 'festival', '--json', '-k', '3'])
   t.is(printed.status, 0, printed.stderr)
   t.is(JSON.parse(printed.stdout).hits.length, 3)
   const out = join(dir, 'hits.jsonl')
   const written = cli(['search', idx, 'festival', '-k', '3', '--output', out])
   t.is(written.status, 0, written.stderr)
-  t.is(written.stdout, '')
+  t.regex(written.stdout, /^ {2}1\. \d+\.\d{4} {2}en\//)
   t.is(readFileSync(out, 'utf8'), printed.stdout)
   t.is(cli(['search', idx, 'festival', '-k', '3', '-o', '-']).stdout, printed.stdout)
+  const both = join(dir, 'both.jsonl')
+  t.is(cli(['search', idx, 'festival', '-k', '3', '--json', '-o', both]).stdout, printed.stdout)
+  t.is(readFileSync(both, 'utf8'), printed.stdout)
   // eval: --json prints the JSON instead of the table; --output FILE writes it next to the table; - is stdout.
   const evalJson = cli([...DEMO_EVAL, '--json'])
   t.is(evalJson.status, 0, evalJson.stderr)
@@ -473,6 +477,7 @@ test('--json prints JSON to stdout and --output FILE writes it, "-" meaning stdo
   const table = cli([...DEMO_EVAL, '--output', file])
   t.regex(table.stdout, /^configuration +map@3/)
   t.deepEqual(JSON.parse(readFileSync(file, 'utf8')), results)
+  t.deepEqual(JSON.parse(cli([...DEMO_EVAL, '--json', '--output', file]).stdout), results)
   // split: -o - is stdout, like no -o.
   const nodes = cli(['split', 'demo/corpus.jsonl', '-o', '-'])
   t.is(nodes.status, 0, nodes.stderr)

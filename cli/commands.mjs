@@ -196,44 +196,57 @@ const hitLines = (hits) =>
     )
     .join('')
 
+/**
+ * Where a command's JSON goes, the same rule everywhere: to stdout with --json or --output -, to a file with
+ * --output FILE (then stdout keeps the human-readable output, unless --json asks for JSON there too).
+ */
+function jsonTargets(o) {
+  return { stdout: o.json === true || o.output === '-', file: isStdout(o.output) ? undefined : o.output }
+}
+
 export async function searchCommand(indexPath, query, o) {
   const topK = positive(o.topK, '--top-k')
   const candidates = positive(o.candidates, '--candidates')
-  // --output writes what --json prints: JSON lines, to a file (or stdout for "-").
-  const json = o.json || o.output !== undefined
+  const targets = jsonTargets(o)
   const { index, nodes } = await openIndex(indexPath)
   let retriever = nodes && o.merge ? new AutoMergingRetriever({ retriever: index, store: nodes }) : index
   if (o.hybrid) retriever = hybrid(retriever, await storedDense(indexPath, o.model))
   const encoder = o.rerank ? await loadCrossEncoder(o.rerank) : undefined
   const textOf = (h) => h.text ?? h.node?.text ?? ''
-  const run = async (q, out) => {
+  const run = async (q, file) => {
     let hits = await retriever.retrieve(q, { topK: encoder ? Math.max(topK, candidates) : topK })
     hits = hits.map((h) => ({ id: h.id, score: h.score, text: textOf(h) }))
     if (encoder)
       hits = (await encoder.rerank(q, hits)).slice(0, topK).map(({ id, score, text }) => ({ id, score, text }))
-    await out.write(json ? `${JSON.stringify({ query: q, hits })}\n` : hitLines(hits))
+    const line = `${JSON.stringify({ query: q, hits })}\n`
+    await writeTo(process.stdout, targets.stdout ? line : hitLines(hits))
+    await file?.write(line)
   }
-  await withOutput(o.output, async (out) => {
-    if (query !== undefined) return run(query, out)
-    // Interactive: one query per line until end of input (Ctrl-D).
-    const rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY })
-    if (process.stdin.isTTY) console.error('type a query and press Enter; Ctrl-D to quit')
-    for await (const line of rl) if (line.trim()) await run(line.trim(), out)
-  })
+  const file = targets.file ? openOutput(targets.file) : undefined
+  try {
+    if (query !== undefined) await run(query, file)
+    else {
+      // Interactive: one query per line until end of input (Ctrl-D).
+      const rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY })
+      if (process.stdin.isTTY) console.error('type a query and press Enter; Ctrl-D to quit')
+      for await (const line of rl) if (line.trim()) await run(line.trim(), file)
+    }
+    await file?.commit()
+  } catch (e) {
+    file?.discard()
+    throw e
+  }
 }
 
-/** Where eval's JSON goes: `--json` (stdout), `--output FILE|-`, or the deprecated `--json FILE`. */
-function evalJsonTarget(o) {
-  if (typeof o.json === 'string') {
-    if (o.output !== undefined)
-      throw new UsageError('give the JSON file once: --output FILE (--json FILE is deprecated)')
-    process.emitWarning('eval --json FILE is deprecated: use --output FILE (--json alone prints the JSON)', {
-      type: 'DeprecationWarning',
-      code: 'RAGRANK_DEP_EVAL_JSON_FILE',
-    })
-    return o.json
-  }
-  return o.json ? '-' : o.output
+/** eval's JSON targets, with the deprecated `--json FILE` read as `--output FILE`. */
+function evalJsonTargets(o) {
+  if (typeof o.json !== 'string') return jsonTargets(o)
+  if (o.output !== undefined) throw new UsageError('give the JSON file once: --output FILE (--json FILE is deprecated)')
+  process.emitWarning('eval --json FILE is deprecated: use --output FILE (--json alone prints the JSON)', {
+    type: 'DeprecationWarning',
+    code: 'RAGRANK_DEP_EVAL_JSON_FILE',
+  })
+  return jsonTargets({ output: o.json })
 }
 
 /** Warns (stderr) when the judgements cannot match anything, which would otherwise show as a table of zeros. */
@@ -259,7 +272,7 @@ function warnIfUnjudged(docs, queries, qrels) {
 
 export async function evalCommand(o) {
   for (const k of ['corpus', 'queries', 'qrels']) if (!o[k]) throw new UsageError(`missing --${k} <file>`)
-  const target = evalJsonTarget(o)
+  const targets = evalJsonTargets(o)
   const metrics = metricList(o.metrics)
   asUsage(() => evaluate({}, {}, metrics))
   const variants = String(o.variants)
@@ -318,9 +331,8 @@ export async function evalCommand(o) {
   }
   const json = `${JSON.stringify({ corpus: o.corpus, queries: queries.length, metrics, results }, null, 2)}\n`
   // JSON on stdout replaces the table, so stdout stays one parseable document.
-  if (!isStdout(target ?? '')) await writeTo(process.stdout, `${metricsTable(results, metrics)}\n`)
-  if (target === '-') await writeTo(process.stdout, json)
-  else if (target !== undefined) writeAtomic(target, json)
+  await writeTo(process.stdout, targets.stdout ? json : `${metricsTable(results, metrics)}\n`)
+  if (targets.file) writeAtomic(targets.file, json)
 }
 
 /** Streams the documents a batch at a time and writes their nodes as JSON lines as they come. */
