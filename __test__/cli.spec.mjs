@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Bm25Index } from '../dist/index.js'
+import { Bm25Index, HierarchicalSplitter } from '../dist/index.js'
 import { buildBm25 } from '../cli/pipeline.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -555,4 +555,14 @@ test('a failure midway through split -o FILE leaves no file (the nodes are strea
   t.is(r.status, 1)
   t.regex(r.stderr, /d\.jsonl:5001: invalid JSON/)
   t.deepEqual(readdirSync(dir), ['d.jsonl'])
+})
+
+test('split streams the corpus in batches and writes what one split of all documents gives', (t) => {
+  const dir = tmp()
+  const docs = manyDocs(4_500) // three batches of up to 2,000
+  writeFileSync(join(dir, 'm.jsonl'), docs.map((d) => JSON.stringify(d)).join('\n'))
+  const r = cli(['split', join(dir, 'm.jsonl'), '--block-sizes', '4,2', '-o', join(dir, 'nodes.jsonl')])
+  t.is(r.status, 0, r.stderr)
+  const whole = new HierarchicalSplitter({ blockSizes: [4, 2] }).split(docs)
+  t.is(readFileSync(join(dir, 'nodes.jsonl'), 'utf8'), whole.map((n) => `${JSON.stringify(n)}\n`).join(''))
 })
