@@ -566,3 +566,24 @@ test('split streams the corpus in batches and writes what one split of all docum
   const whole = new HierarchicalSplitter({ blockSizes: [4, 2] }).split(docs)
   t.is(readFileSync(join(dir, 'nodes.jsonl'), 'utf8'), whole.map((n) => `${JSON.stringify(n)}\n`).join(''))
 })
+
+// Serial, like the other Ctrl-C test: a concurrent spawnSync would hold up this process's events.
+test.serial(
+  'Ctrl-C stops a command waiting for input (search reading queries) with 130 and no file left',
+  async (t) => {
+    const dir = tmp()
+    const idx = join(dir, 'd.idx')
+    t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx]).status, 0)
+    const child = spawn(process.execPath, [BIN, 'search', idx, '-k', '1', '-o', join(dir, 'hits.jsonl')], { cwd: root })
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    const exited = new Promise((resolve) => child.on('exit', (c) => resolve(c)))
+    child.stdin.write('festival\n') // stdin stays open: search waits for the next query
+    await new Promise((resolve) => child.stdout.once('data', resolve))
+    t.true(readdirSync(dir).some((f) => f.startsWith('hits.jsonl.') && f.endsWith('.tmp')))
+    child.kill('SIGINT')
+    t.is(await exited, 130, stderr)
+    t.regex(stderr, /interrupted: nothing was written/)
+    t.false(readdirSync(dir).some((f) => f.startsWith('hits.jsonl')))
+  },
+)

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // ragrank command line: index, search, eval, split, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
-import { interrupt as controller } from '../cli/interrupt.mjs'
+import { interrupt as controller, stopOnSignal } from '../cli/interrupt.mjs'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import { EXIT } from '../cli/errors.mjs'
@@ -14,6 +14,8 @@ process.stdout.on('error', (e) => {
   console.error(`ragrank: cannot write to stdout: ${e.message}`)
   process.exit(EXIT.RUNTIME)
 })
+// The same for stderr (`2>&1 | head`): there is nowhere left to report to.
+process.stderr.on('error', () => process.exit(process.exitCode ?? EXIT.OK))
 
 const analysis = (cmd) =>
   cmd
@@ -56,7 +58,7 @@ splitting(columns(analysis(program.command('index <input>'))))
   .option('--embed <model>', 'also embed the documents with this model folder, for search --hybrid')
   .option('--json', 'print a JSON summary to stdout: {output, documents, indexed, terms, split, embedded}')
   .option('--no-progress', 'no progress bar')
-  .action((input, o) => indexCommand(input, o, controller.signal))
+  .action((input, o) => indexCommand(input, o, stopOnSignal()))
 
 program
   .command('search <index> [query]')
@@ -96,7 +98,7 @@ splitting(columns(program.command('split <input>')))
   .option('--block-sizes <sizes>', 'units per block at each level', '512,128,32')
   .option('-o, --output <file>', 'JSONL file to write (default and "-": stdout)')
   .option('--json', 'the nodes as JSON lines (always the format; accepted for symmetry with the other commands)')
-  .action((input, o) => splitCommand(input, o))
+  .action((input, o) => splitCommand(input, o, stopOnSignal()))
 
 // Commands that run a script of the package with their arguments untouched (the script parses them, --help included).
 const scripts = [

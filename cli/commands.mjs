@@ -336,11 +336,14 @@ export async function evalCommand(o) {
 }
 
 /** Streams the documents a batch at a time and writes their nodes as JSON lines as they come. */
-export async function splitCommand(input, o) {
+export async function splitCommand(input, o, signal) {
   const split = splitter(o)
   const source = openDocuments(input, columnsOf(o))
   await withOutput(o.output, async (out) => {
-    for await (const docs of batches(source, BATCH)) await out.write(jsonLines(await split.splitAsync(docs)))
+    for await (const docs of batches(source, BATCH)) {
+      stopIfAborted(signal)
+      await out.write(jsonLines(await split.splitAsync(docs, { signal })))
+    }
   })
 }
 

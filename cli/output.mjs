@@ -6,6 +6,12 @@ import { once } from 'node:events'
 import { createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { finished } from 'node:stream/promises'
 
+/** Temporary files not yet renamed into place or removed: an exit (Ctrl-C, EPIPE) removes them. */
+const pending = new Set()
+process.on('exit', () => {
+  for (const tmp of pending) rmSync(tmp, { force: true })
+})
+
 /** True when `path` means standard output. */
 export const isStdout = (path) => path === undefined || path === '-'
 
@@ -32,6 +38,7 @@ export async function writeTo(stream, chunk) {
 export function openOutput(path, stdout = process.stdout) {
   if (isStdout(path)) return { write: (s) => writeTo(stdout, s), commit: async () => {}, discard() {} }
   const tmp = `${path}.${process.pid}.tmp`
+  pending.add(tmp)
   const file = createWriteStream(tmp)
   // Without a listener an open error (missing folder) would be an uncaught exception; write() reports it instead.
   let failed
@@ -46,10 +53,12 @@ export function openOutput(path, stdout = process.stdout) {
       file.end()
       await finished(file) // the data is on disk and the file closed before it is renamed into place
       renameSync(tmp, path)
+      pending.delete(tmp)
     },
     discard() {
       file.destroy()
       rmSync(tmp, { force: true })
+      pending.delete(tmp)
     },
   }
 }
