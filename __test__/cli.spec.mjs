@@ -5,13 +5,17 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Bm25Index } from '../dist/index.js'
+import { Bm25Index, HierarchicalSplitter } from '../dist/index.js'
 import { buildBm25 } from '../cli/pipeline.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(root, 'bin/ragrank.mjs')
 const TINY_RERANKER = join(root, 'fixtures/models/tiny-cross-encoder')
 const cli = (args, input) => spawnSync(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', input })
+/** Runs `command` in bash with pipefail, so the exit status is ragrank's even when it is not the last in the pipe. */
+const shell = (command) => spawnSync('bash', ['-o', 'pipefail', '-c', command], { cwd: root, encoding: 'utf8' })
+const quote = (s) => `'${s.replaceAll("'", "'\\''")}'`
+const RAGRANK = `${quote(process.execPath)} ${quote(BIN)}`
 const tmp = () => mkdtempSync(join(tmpdir(), 'ragrank-cli-'))
 
 /** `n` documents over a small vocabulary with a unique token each, so chunks share terms and each adds new ones. */
@@ -180,7 +184,7 @@ test('search --rerank reorders the BM25 candidates with a cross-encoder (tiny ra
   t.true(hits[0].score >= hits[1].score)
 })
 
-test('eval compares variants on BEIR files with TREC or BEIR qrels, prints a table and writes JSON', (t) => {
+test('eval compares variants on BEIR files with TREC or BEIR qrels, prints a table and writes JSON with --output', (t) => {
   const dir = tmp()
   const out = join(dir, 'e.json')
   writeFileSync(
@@ -193,7 +197,7 @@ test('eval compares variants on BEIR files with TREC or BEIR qrels, prints a tab
       .map(([q, d, g]) => `${q} 0 ${d} ${g}`)
       .join('\n'),
   )
-  const args = [...DEMO_EVAL.slice(0, -2), '--variants', 'lucene,bm25+', '--metrics', 'map@3,mrr@10', '--json', out]
+  const args = [...DEMO_EVAL.slice(0, -2), '--variants', 'lucene,bm25+', '--metrics', 'map@3,mrr@10', '--output', out]
   const beir = cli([...args, '--qrels', 'demo/qrels.tsv'])
   t.is(beir.status, 0, beir.stderr)
   const lines = beir.stdout.trim().split('\n')
@@ -319,7 +323,7 @@ test('bench delegates to bench/run.mjs and passes its options on', (t) => {
 const hasScript = spawnSync('script', ['--version']).status === 0
 
 ;(hasScript ? test : test.skip)(
-  'on a terminal, index shows a progress bar with count, rate and ETA; in a pipe it does not',
+  'on a terminal, index and eval show progress bars with count, rate and ETA; in a pipe they do not',
   (t) => {
     const dir = tmp()
     const docs = Array.from({ length: 20_000 }, (_, i) =>
@@ -333,17 +337,30 @@ const hasScript = spawnSync('script', ['--version']).status === 0
       { encoding: 'utf8' },
     )
     t.is(tty.status, 0, tty.stdout)
-    t.regex(tty.stdout, /indexing \[.+\] 100% \| 20000\/20000 \| \d+\/s \| ETA \d+s/)
+    // The bar fills with the bytes read (the document count is known only at the end) and counts the documents.
+    t.regex(tty.stdout, /indexing \[.+\] 100% \| 20000 documents \| \d+\/s \| ETA \d+s/)
     const piped = cli(['index', join(dir, 'b.jsonl'), '-o', join(dir, 'c.idx')])
     t.is(piped.status, 0)
     t.notRegex(piped.stderr, /indexing \[/)
     t.regex(piped.stderr, /indexed 20000 documents/)
+    // eval shows one bar per step: indexing each variant, then searching.
+    const evalTty = spawnSync(
+      'script',
+      ['-qec', `${process.execPath} ${BIN} ${DEMO_EVAL.join(' ')} --variants lucene,bm25+`, '/dev/null'],
+      { cwd: root, encoding: 'utf8' },
+    )
+    t.is(evalTty.status, 0, evalTty.stdout)
+    for (const step of ['indexing lucene', 'searching lucene', 'indexing bm25\\+', 'searching bm25\\+'])
+      t.regex(evalTty.stdout, new RegExp(`${step} \\[.+\\] 100% \\| \\d+/\\d+ \\| \\d+/s`))
+    t.notRegex(cli(DEMO_EVAL).stderr, /indexing \[/)
   },
 )
 
-test('Ctrl-C during indexing exits 130 and leaves no file behind', async (t) => {
+// Serial: the other tests' spawnSync blocks this process's event loop, which would delay the signal past the work.
+test.serial('Ctrl-C during indexing exits 130 and leaves no file behind', async (t) => {
   const dir = tmp()
-  // Large enough that indexing outlasts the signal sent once the file has been read.
+  // Large enough that indexing outlasts the signal, sent once the streamed nodes' temporary file shows the work has
+  // begun (a fixed delay raced the process start on a loaded machine).
   const words = ['river', 'stone', 'light', 'harbour', 'field', 'cloud', 'north', 'amber', 'salt', 'wind']
   const lines = []
   for (let i = 0; i < 300_000; i++)
@@ -354,13 +371,17 @@ test('Ctrl-C during indexing exits 130 and leaves no file behind', async (t) => 
       }),
     )
   writeFileSync(join(dir, 'big.jsonl'), lines.join('\n'))
-  const child = spawn(process.execPath, [BIN, 'index', join(dir, 'big.jsonl'), '-o', join(dir, 'big.idx')], {
-    cwd: root,
-  })
+  const args = ['index', join(dir, 'big.jsonl'), '-o', join(dir, 'big.idx'), '--split', '4,2']
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: root })
   let stderr = ''
   child.stderr.on('data', (d) => (stderr += d))
-  setTimeout(() => child.kill('SIGINT'), 600)
-  const code = await new Promise((resolve) => child.on('exit', (c) => resolve(c)))
+  const exited = new Promise((resolve) => child.on('exit', (c) => resolve(c)))
+  const started = async () => {
+    while (!readdirSync(dir).some((f) => f.endsWith('.tmp'))) await new Promise((r) => setTimeout(r, 20))
+  }
+  await Promise.race([started(), exited])
+  child.kill('SIGINT')
+  const code = await exited
   t.is(code, 130, stderr)
   t.regex(stderr, /interrupted: nothing was written/)
   t.deepEqual(readdirSync(dir), ['big.jsonl'])
@@ -397,3 +418,172 @@ test('buildBm25 reports progress chunk by chunk up to the total, and stops betwe
   await t.throwsAsync(build, { name: 'AbortError', code: 'ABORT_ERR' })
   t.deepEqual(stopped, [2000])
 })
+
+test('a closed pipe ends the command quietly: search ... | head -1 exits 0 without a stack trace', (t) => {
+  const dir = tmp()
+  const idx = join(dir, 'd.idx')
+  t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx]).status, 0)
+  // Thousands of queries on stdin: far more output than the pipe buffer holds, so writes hit the closed pipe.
+  writeFileSync(join(dir, 'q.txt'), 'festival lanterns\n'.repeat(3000))
+  const json = shell(`${RAGRANK} search ${quote(idx)} --json < ${quote(join(dir, 'q.txt'))} | head -1`)
+  t.is(json.status, 0, json.stderr)
+  t.is(json.stdout.trim().split('\n').length, 1)
+  t.is(JSON.parse(json.stdout).query, 'festival lanterns')
+  t.is(json.stderr, '')
+  const text = shell(`${RAGRANK} split demo/corpus.jsonl --block-sizes 8,4 | head -1`)
+  t.is(text.status, 0, text.stderr)
+  t.notRegex(text.stderr, /EPIPE|at \w+ \(/)
+})
+
+test('--version prints the version of package.json', (t) => {
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  for (const flag of ['--version', '-V']) {
+    const r = cli([flag])
+    t.is(r.status, 0)
+    t.is(r.stdout.trim(), version)
+  }
+})
+
+test('--json prints JSON to stdout and --output FILE writes it, "-" meaning stdout, in every command', (t) => {
+  const dir = tmp()
+  const idx = join(dir, 'd.idx')
+  // index --json: a summary on stdout.
+  const built = cli(['index', 'demo/corpus.jsonl', '-o', idx, '--json'])
+  t.is(built.status, 0, built.stderr)
+  t.like(JSON.parse(built.stdout), { output: idx, documents: 384, indexed: 384, split: false, embedded: false })
+  t.is(cli(['index', 'demo/corpus.jsonl', '-o', '-']).status, 2) // an index is files, not a stream
+  // search: --output FILE writes the JSON lines --json prints (stdout keeps the text, or JSON with --json too);
+  // --output - prints them.
+  const printed = cli(['search', idx, 'festival', '--json', '-k', '3'])
+  t.is(printed.status, 0, printed.stderr)
+  t.is(JSON.parse(printed.stdout).hits.length, 3)
+  const out = join(dir, 'hits.jsonl')
+  const written = cli(['search', idx, 'festival', '-k', '3', '--output', out])
+  t.is(written.status, 0, written.stderr)
+  t.regex(written.stdout, /^ {2}1\. \d+\.\d{4} {2}en\//)
+  t.is(readFileSync(out, 'utf8'), printed.stdout)
+  t.is(cli(['search', idx, 'festival', '-k', '3', '-o', '-']).stdout, printed.stdout)
+  const both = join(dir, 'both.jsonl')
+  t.is(cli(['search', idx, 'festival', '-k', '3', '--json', '-o', both]).stdout, printed.stdout)
+  t.is(readFileSync(both, 'utf8'), printed.stdout)
+  // eval: --json prints the JSON instead of the table; --output FILE writes it next to the table; - is stdout.
+  const evalJson = cli([...DEMO_EVAL, '--json'])
+  t.is(evalJson.status, 0, evalJson.stderr)
+  const results = JSON.parse(evalJson.stdout)
+  t.is(results.queries, 48)
+  t.true(results.results['bm25 lucene']['ndcg@10'] > 0.3)
+  t.deepEqual(JSON.parse(cli([...DEMO_EVAL, '--output', '-']).stdout), results)
+  const file = join(dir, 'e.json')
+  const table = cli([...DEMO_EVAL, '--output', file])
+  t.regex(table.stdout, /^configuration +map@3/)
+  t.deepEqual(JSON.parse(readFileSync(file, 'utf8')), results)
+  t.deepEqual(JSON.parse(cli([...DEMO_EVAL, '--json', '--output', file]).stdout), results)
+  // split: -o - is stdout, like no -o.
+  const nodes = cli(['split', 'demo/corpus.jsonl', '-o', '-'])
+  t.is(nodes.status, 0, nodes.stderr)
+  t.is(nodes.stdout, cli(['split', 'demo/corpus.jsonl', '--json']).stdout)
+  t.true(nodes.stdout.split('\n').filter(Boolean).length > 384)
+})
+
+test('eval --json FILE, the old spelling, still writes the file, with a deprecation warning', (t) => {
+  const dir = tmp()
+  const file = join(dir, 'old.json')
+  const r = cli([...DEMO_EVAL, '--json', file])
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stderr, /DeprecationWarning: eval --json FILE is deprecated: use --output FILE/)
+  t.regex(r.stdout, /^configuration/)
+  t.is(JSON.parse(readFileSync(file, 'utf8')).queries, 48)
+  t.is(cli([...DEMO_EVAL, '--json', file, '--output', file]).status, 2)
+})
+
+test('a wrong --id-column exits 2 naming the columns; without it, the id column or row numbers', (t) => {
+  const dir = tmp()
+  writeFileSync(join(dir, 'd.csv'), 'key,text\nk1,red apples\nk2,green grapes\n')
+  const bad = cli(['index', join(dir, 'd.csv'), '-o', join(dir, 'x.idx'), '--id-column', 'id'])
+  t.is(bad.status, 2)
+  t.regex(bad.stderr, /no column "id" in the header \(key, text\); choose one with --id-column/)
+  t.false(existsSync(join(dir, 'x.idx')))
+  t.is(cli(['split', join(dir, 'd.csv'), '--id-column', 'nope']).status, 2)
+  t.is(cli(['index', join(dir, 'd.csv'), '-o', join(dir, 'n.idx')]).status, 0)
+  t.deepEqual(
+    JSON.parse(cli(['search', join(dir, 'n.idx'), 'grapes', '--json']).stdout).hits.map((h) => h.id),
+    ['2'],
+  )
+})
+
+test('eval warns on stderr when no judged document id occurs in the corpus (the metrics would all be 0)', (t) => {
+  const dir = tmp()
+  writeFileSync(join(dir, 'qrels.tsv'), 'query-id\tcorpus-id\tscore\nq1\tnot-a-doc\t1\nq2\talso-not\t1\n')
+  const r = cli([...DEMO_EVAL.slice(0, -1), join(dir, 'qrels.tsv')])
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stderr, /warning: none of the 2 judged document ids \(e\.g\. "not-a-doc"\) occurs in the corpus/)
+  t.regex(r.stdout, /bm25 lucene +0\.0000/)
+  t.notRegex(cli(DEMO_EVAL).stderr, /warning/)
+})
+
+test('every bad flag value exits 2 with a message naming the flag', (t) => {
+  const cases = [
+    [['index', 'demo/corpus.jsonl', '-o', '/tmp/x.idx', '--stopwords', 'fr'], /--stopwords: .*"fr"/],
+    [['index', 'demo/corpus.jsonl', '-o', '/tmp/x.idx', '--stemmer', 'klingon'], /--stemmer: .*"klingon"/],
+    [['index', 'demo/corpus.jsonl', '-o', '/tmp/x.idx', '--b', '2'], /--b: /],
+    [['index', 'demo/corpus.jsonl', '-o', '/tmp/x.idx', '--k1='], /--k1 must be a non-negative number/],
+    [['index', 'demo/corpus.jsonl', '-o', '/tmp/x.idx', '--analyzer', 'bm25s', '--stemmer', 'english'], /bm25s/],
+    [['index', 'demo/corpus.jsonl', '-o', '/tmp/x.idx', '--overlap', '-1'], /--overlap must be a non-negative/],
+    [['split', 'demo/corpus.jsonl', '--block-sizes', '8,4', '--overlap', '6'], /--overlap: overlap \(6\)/],
+    [['split', 'demo/corpus.jsonl', '--overlap', '1.5'], /--overlap must be a non-negative integer/],
+    [['split', 'demo/corpus.jsonl', '--split-by', 'paragraph'], /--split-by/],
+    [['search', 'demo/corpus.jsonl', 'q', '-k', '0'], /--top-k must be a positive integer/],
+    [[...DEMO_EVAL, '--metrics', 'map@x'], /--metrics: /],
+    [[...DEMO_EVAL, '--metrics', 'foo'], /--metrics: unknown metric "foo"/],
+    [[...DEMO_EVAL, '--variants', 'lucene,bm26'], /unknown variant "bm26"/],
+    [[...DEMO_EVAL, '--candidates', 'many'], /--candidates must be a positive integer/],
+    [[...DEMO_EVAL, '--top-k', '-3'], /--top-k must be a positive integer/],
+  ]
+  for (const [args, message] of cases) {
+    const r = cli(args)
+    t.is(r.status, 2, `${args.join(' ')}: ${r.stderr}`)
+    t.regex(r.stderr, message, args.join(' '))
+  }
+})
+
+test('a failure midway through split -o FILE leaves no file (the nodes are streamed into a temporary file)', (t) => {
+  const dir = tmp()
+  const lines = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ id: `d${i}`, text: `words of doc ${i}` }))
+  lines.push('{"id": broken')
+  writeFileSync(join(dir, 'd.jsonl'), `${lines.join('\n')}\n`)
+  const r = cli(['split', join(dir, 'd.jsonl'), '--block-sizes', '4,2', '-o', join(dir, 'nodes.jsonl')])
+  t.is(r.status, 1)
+  t.regex(r.stderr, /d\.jsonl:5001: invalid JSON/)
+  t.deepEqual(readdirSync(dir), ['d.jsonl'])
+})
+
+test('split streams the corpus in batches and writes what one split of all documents gives', (t) => {
+  const dir = tmp()
+  const docs = manyDocs(4_500) // three batches of up to 2,000
+  writeFileSync(join(dir, 'm.jsonl'), docs.map((d) => JSON.stringify(d)).join('\n'))
+  const r = cli(['split', join(dir, 'm.jsonl'), '--block-sizes', '4,2', '-o', join(dir, 'nodes.jsonl')])
+  t.is(r.status, 0, r.stderr)
+  const whole = new HierarchicalSplitter({ blockSizes: [4, 2] }).split(docs)
+  t.is(readFileSync(join(dir, 'nodes.jsonl'), 'utf8'), whole.map((n) => `${JSON.stringify(n)}\n`).join(''))
+})
+
+// Serial, like the other Ctrl-C test: a concurrent spawnSync would hold up this process's events.
+test.serial(
+  'Ctrl-C stops a command waiting for input (search reading queries) with 130 and no file left',
+  async (t) => {
+    const dir = tmp()
+    const idx = join(dir, 'd.idx')
+    t.is(cli(['index', 'demo/corpus.jsonl', '-o', idx]).status, 0)
+    const child = spawn(process.execPath, [BIN, 'search', idx, '-k', '1', '-o', join(dir, 'hits.jsonl')], { cwd: root })
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    const exited = new Promise((resolve) => child.on('exit', (c) => resolve(c)))
+    child.stdin.write('festival\n') // stdin stays open: search waits for the next query
+    await new Promise((resolve) => child.stdout.once('data', resolve))
+    t.true(readdirSync(dir).some((f) => f.startsWith('hits.jsonl.') && f.endsWith('.tmp')))
+    child.kill('SIGINT')
+    t.is(await exited, 130, stderr)
+    t.regex(stderr, /interrupted: nothing was written/)
+    t.false(readdirSync(dir).some((f) => f.startsWith('hits.jsonl')))
+  },
+)

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // ragrank command line: index, search, eval, split, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
+import { interrupt as controller, stopOnSignal } from '../cli/interrupt.mjs'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import { EXIT } from '../cli/errors.mjs'
@@ -7,9 +8,14 @@ import { evalCommand, scriptCommand, indexCommand, searchCommand, splitCommand }
 import { VARIANTS } from '../cli/pipeline.mjs'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-// Ctrl-C aborts the running work; saves are atomic, so no half-written file stays behind.
-const controller = new AbortController()
-process.once('SIGINT', () => controller.abort())
+// A closed pipe (`ragrank search ... | head -1`) is the reader saying it has enough: stop quietly, not with a stack.
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(EXIT.OK)
+  console.error(`ragrank: cannot write to stdout: ${e.message}`)
+  process.exit(EXIT.RUNTIME)
+})
+// The same for stderr (`2>&1 | head`): there is nowhere left to report to.
+process.stderr.on('error', () => process.exit(process.exitCode ?? EXIT.OK))
 
 const analysis = (cmd) =>
   cmd
@@ -26,7 +32,7 @@ const analysis = (cmd) =>
 const columns = (cmd) =>
   cmd
     .option('--text-column <name>', 'CSV/TSV column holding the text', 'text')
-    .option('--id-column <name>', 'CSV/TSV column holding the id (default: row number)', 'id')
+    .option('--id-column <name>', 'CSV/TSV column holding the id (default: the "id" column, else the row number)')
 const splitting = (cmd) =>
   cmd
     .addOption(
@@ -50,14 +56,16 @@ splitting(columns(analysis(program.command('index <input>'))))
     'split documents hierarchically (e.g. 512,128,32) and index the leaves; search then auto-merges',
   )
   .option('--embed <model>', 'also embed the documents with this model folder, for search --hybrid')
+  .option('--json', 'print a JSON summary to stdout: {output, documents, indexed, terms, split, embedded}')
   .option('--no-progress', 'no progress bar')
-  .action((input, o) => indexCommand(input, o, controller.signal))
+  .action((input, o) => indexCommand(input, o, stopOnSignal()))
 
 program
   .command('search <index> [query]')
   .description('search an index; without a query, read queries from stdin one per line')
   .option('-k, --top-k <n>', 'hits to return', '10')
-  .option('--json', 'one JSON object per query: {query, hits: [{id, score, text}]}')
+  .option('--json', 'print one JSON object per query to stdout: {query, hits: [{id, score, text}]}')
+  .option('-o, --output <file>', 'also write the hits as JSON lines to this file ("-": to stdout, as --json)')
   .option('--rerank <model>', 'rerank the candidates with a cross-encoder model folder')
   .option('--candidates <n>', 'BM25 candidates given to --rerank', '50')
   .option('--no-merge', 'for a split index: return leaves instead of auto-merged blocks')
@@ -80,15 +88,17 @@ columns(analysis(program.command('eval')))
   .option('--candidates <n>', 'candidates given to --rerank', '20')
   .option('--hybrid', 'also evaluate dense and hybrid (BM25 + dense, RRF); needs --model')
   .option('--model <dir>', 'embedding model folder for --hybrid')
-  .option('--json <file>', 'also write the results as JSON')
+  .option('--json [file]', 'print the results as JSON to stdout instead of the table (--json FILE: deprecated)')
+  .option('-o, --output <file>', 'also write the results as JSON to this file ("-": to stdout, as --json)')
   .option('--no-progress', 'no progress bar')
   .action((o) => evalCommand(o))
 
 splitting(columns(program.command('split <input>')))
   .description('split documents hierarchically and write the nodes as JSONL')
   .option('--block-sizes <sizes>', 'units per block at each level', '512,128,32')
-  .option('-o, --output <file>', 'JSONL file to write (default: stdout)')
-  .action((input, o) => splitCommand(input, o))
+  .option('-o, --output <file>', 'JSONL file to write (default and "-": stdout)')
+  .option('--json', 'the nodes as JSON lines (always the format; accepted for symmetry with the other commands)')
+  .action((input, o) => splitCommand(input, o, stopOnSignal()))
 
 // Commands that run a script of the package with their arguments untouched (the script parses them, --help included).
 const scripts = [

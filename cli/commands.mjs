@@ -1,18 +1,30 @@
-// The ragrank subcommands. Each takes the parsed options and writes to stdout; errors are thrown as UsageError
-// (exit 2) or InputError / library errors (exit 1) and reported by bin/ragrank.mjs.
+// The ragrank subcommands. Each takes the parsed options and writes to stdout (or the file of --output); errors are
+// thrown as UsageError (exit 2) or InputError / library errors (exit 1) and reported by bin/ragrank.mjs.
+// Output conventions, the same in every command: --json prints JSON to stdout, --output FILE writes it to FILE, and
+// "-" as an output file means stdout.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { createInterface } from 'node:readline/promises'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, VectorIndex, VectorRetriever, evaluate } from 'ragrank'
-import { EXIT, UsageError } from './errors.mjs'
 import {
+  AbortError,
+  AutoMergingRetriever,
+  Bm25Index,
+  HierarchicalSplitter,
+  VectorIndex,
+  VectorRetriever,
+  evaluate,
+} from 'ragrank'
+import { EXIT, UsageError } from './errors.mjs'
+import { isStdout, openOutput, withOutput, writeAtomic, writeTo } from './output.mjs'
+import {
+  asUsage,
   bm25Options,
   bm25Run,
   buildBm25,
   denseRetriever,
-  embedAll,
+  embedInto,
   hybrid,
   loadEmbedder,
   loadCrossEncoder,
@@ -21,8 +33,8 @@ import {
   retrieverRun,
   VARIANTS,
 } from './pipeline.mjs'
-import { progressBar } from './progress.mjs'
-import { readDocuments, readQrels, readQueries, requirePath } from './readers.mjs'
+import { progressBar, readingBar } from './progress.mjs'
+import { openDocuments, readDocuments, readJsonl, readQrels, readQueries, requirePath } from './readers.mjs'
 import { metricsTable } from './table.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -33,6 +45,10 @@ export const vectorsPath = (indexPath) => `${indexPath}.vectors`
 /** Texts of an index built with --embed: dense-only hits of `search --hybrid` get their text from here. */
 export const textsPath = (indexPath) => `${indexPath}.texts.jsonl`
 
+/** Documents read and processed at a time by index and split: bounds memory, whatever the corpus size. */
+const BATCH = 2000
+const jsonLines = (items) => items.map((x) => `${JSON.stringify(x)}\n`).join('')
+
 export function blockSizes(s) {
   const sizes = String(s).split(',').map(Number)
   if (sizes.some((n) => !Number.isInteger(n) || n < 1))
@@ -40,75 +56,116 @@ export function blockSizes(s) {
   return sizes
 }
 
-/** Writes a file through a temp name and a rename, so an interrupted run never leaves half a file. */
-function writeAtomic(path, text) {
-  const tmp = `${path}.${process.pid}.tmp`
-  try {
-    writeFileSync(tmp, text)
-    renameSync(tmp, path)
-  } finally {
-    rmSync(tmp, { force: true })
-  }
-}
-
 function splitter(o) {
-  return new HierarchicalSplitter({
+  const options = {
     blockSizes: blockSizes(o.split ?? o.blockSizes),
     splitBy: o.splitBy,
-    overlap: Number(o.overlap ?? 0),
-  })
+    overlap: nonNegative(o.overlap ?? 0, '--overlap'),
+  }
+  return asUsage(() => new HierarchicalSplitter(options))
 }
 
+/** --text-column and --id-column (undefined unless given: then a wrong one is an error, not row numbers). */
+const columnsOf = (o) => ({ textColumn: o.textColumn, idColumn: o.idColumn })
+
+/** The documents of `source` in arrays of up to `size`. */
+async function* batches(source, size) {
+  let batch = []
+  for await (const d of source) {
+    batch.push(d)
+    if (batch.length === size) {
+      yield batch
+      batch = []
+    }
+  }
+  if (batch.length > 0) yield batch
+}
+
+const stopIfAborted = (signal) => {
+  if (signal?.aborted) throw new AbortError()
+}
+// A batch blocks the loop for tens of milliseconds: yield so SIGINT and the progress bar's redraw get their turn.
+const yieldToLoop = () => new Promise((r) => setImmediate(r))
+
+/**
+ * Streams the input a batch at a time: split (with --split), add to the index, embed (with --embed), and write the
+ * sidecars as it goes, so memory holds the index and one batch, never the file. The sidecars are written to
+ * temporary files and put in place only after the index is saved.
+ */
 export async function indexCommand(input, o, signal) {
   if (!o.output) throw new UsageError('missing -o <index file>')
-  const docs = readDocuments(input, { textColumn: o.textColumn, idColumn: o.idColumn })
+  if (isStdout(o.output))
+    throw new UsageError('index writes an index file and its sidecar files: give -o a file path, not -')
   const options = bm25Options(o)
-  let nodes
-  let toIndex = docs
-  if (o.split) {
-    nodes = await splitter(o).splitAsync(docs, { signal })
-    toIndex = nodes.filter((n) => n.childrenIds.length === 0).map((n) => ({ id: n.id, text: n.text }))
-  }
-  const bar = progressBar('indexing', toIndex.length, { enabled: o.progress && process.stderr.isTTY })
-  let index
+  nonNegative(o.overlap, '--overlap') // checked even without --split, where it has no effect
+  const split = o.split ? splitter(o) : undefined
+  const source = openDocuments(input, columnsOf(o))
+  const embedder = o.embed ? await loadEmbedder(o.embed) : undefined
+  const index = new Bm25Index(options)
+  const vectors = embedder ? new VectorIndex({ dim: embedder.dim }) : undefined
+  const nodesOut = split ? openOutput(nodesPath(o.output)) : undefined
+  const textsOut = embedder ? openOutput(textsPath(o.output)) : undefined
+  const bar = readingBar(embedder ? 'indexing and embedding' : 'indexing', source, {
+    enabled: o.progress && process.stderr.isTTY,
+  })
+  let documents = 0
+  let indexed = 0
   try {
-    index = await buildBm25(toIndex, options, { signal, onProgress: (n) => bar.update(n) })
+    for await (const docs of batches(source, BATCH)) {
+      stopIfAborted(signal)
+      documents += docs.length
+      let toIndex = docs
+      if (split) {
+        const nodes = await split.splitAsync(docs, { signal })
+        await nodesOut.write(jsonLines(nodes))
+        toIndex = nodes.filter((n) => n.childrenIds.length === 0).map((n) => ({ id: n.id, text: n.text }))
+      }
+      index.add(toIndex)
+      if (embedder) {
+        for (let i = 0; i < toIndex.length; i += 256)
+          await embedInto(embedder, vectors, toIndex.slice(i, i + 256), { signal })
+        await textsOut.write(jsonLines(toIndex.map((d) => ({ id: d.id, text: d.text }))))
+      }
+      indexed += toIndex.length
+      bar.update(documents)
+      await yieldToLoop()
+    }
+    stopIfAborted(signal)
+    // Sidecars of an earlier build would not match the new index: remove them first, so an interruption below leaves
+    // at worst an index without sidecars (search then says to rebuild), never a mismatched pair.
+    for (const f of [nodesPath(o.output), vectorsPath(o.output), textsPath(o.output)]) rmSync(f, { force: true })
+    await index.save(o.output, { signal })
+    if (vectors) await vectors.save(vectorsPath(o.output), { signal })
+    await textsOut?.commit()
+    await nodesOut?.commit()
+  } catch (e) {
+    nodesOut?.discard()
+    textsOut?.discard()
+    throw e
   } finally {
     bar.stop()
   }
-  let vectors
-  if (o.embed) {
-    const embedder = await loadEmbedder(o.embed)
-    const vbar = progressBar('embedding', toIndex.length, { enabled: o.progress && process.stderr.isTTY })
-    vectors = await embedAll(embedder, toIndex, { signal, onProgress: (n) => vbar.update(n) }).finally(() =>
-      vbar.stop(),
-    )
-  }
-  // Sidecars of an earlier build would not match the new index: remove them first, so an interruption below leaves
-  // at worst an index without sidecars (search then says to rebuild), never a mismatched pair.
-  for (const f of [nodesPath(o.output), vectorsPath(o.output), textsPath(o.output)]) rmSync(f, { force: true })
-  await index.save(o.output, { signal })
-  if (vectors) {
-    await vectors.save(vectorsPath(o.output), { signal })
-    writeAtomic(textsPath(o.output), `${toIndex.map((d) => JSON.stringify({ id: d.id, text: d.text })).join('\n')}\n`)
-  }
-  if (nodes) writeAtomic(nodesPath(o.output), `${nodes.map((n) => JSON.stringify(n)).join('\n')}\n`)
   const s = index.stats()
-  console.error(
-    `indexed ${toIndex.length} ${nodes ? `leaves of ${docs.length} documents` : 'documents'} (${s.terms} terms) → ${o.output}`,
-  )
+  const what = split ? `${indexed} leaves of ${documents} documents` : `${indexed} documents`
+  console.error(`indexed ${what} (${s.terms} terms) → ${o.output}`)
+  if (o.json)
+    await writeTo(
+      process.stdout,
+      `${JSON.stringify({ output: o.output, documents, indexed, terms: s.terms, split: !!split, embedded: !!vectors })}\n`,
+    )
+}
+
+/** Every line of a JSONL sidecar, read as a stream (a split index's nodes can outgrow one string). */
+async function readSidecar(path) {
+  const out = []
+  for await (const { value } of readJsonl(path)) out.push(value)
+  return out
 }
 
 async function openIndex(path) {
   requirePath(path, 'index file')
   const index = await Bm25Index.load(path)
-  const sidecar = nodesPath(path)
-  const nodes = existsSync(sidecar)
-    ? readFileSync(sidecar, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : undefined
+  const nodes = existsSync(nodesPath(path)) ? await readSidecar(nodesPath(path)) : undefined
   return { index, nodes }
 }
 
@@ -122,12 +179,7 @@ async function storedDense(indexPath, model) {
     throw new UsageError(
       `--model makes ${embedder.dim}-dimensional vectors but the index holds ${vectors.dim}: use the model given to --embed`,
     )
-  const texts = existsSync(textsPath(indexPath))
-    ? readFileSync(textsPath(indexPath), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : []
+  const texts = existsSync(textsPath(indexPath)) ? await readSidecar(textsPath(indexPath)) : []
   return new VectorRetriever({
     index: vectors,
     embed: embedder,
@@ -135,86 +187,164 @@ async function storedDense(indexPath, model) {
   })
 }
 
+/** The hits of one query as text lines for a terminal. */
+const hitLines = (hits) =>
+  hits
+    .map(
+      (h, i) =>
+        `${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${h.id}  ${h.text.replace(/\s+/g, ' ').slice(0, 100)}\n`,
+    )
+    .join('')
+
+/**
+ * Where a command's JSON goes, the same rule everywhere: to stdout with --json or --output -, to a file with
+ * --output FILE (then stdout keeps the human-readable output, unless --json asks for JSON there too).
+ */
+function jsonTargets(o) {
+  return { stdout: o.json === true || o.output === '-', file: isStdout(o.output) ? undefined : o.output }
+}
+
 export async function searchCommand(indexPath, query, o) {
   const topK = positive(o.topK, '--top-k')
+  const candidates = positive(o.candidates, '--candidates')
+  const targets = jsonTargets(o)
   const { index, nodes } = await openIndex(indexPath)
   let retriever = nodes && o.merge ? new AutoMergingRetriever({ retriever: index, store: nodes }) : index
   if (o.hybrid) retriever = hybrid(retriever, await storedDense(indexPath, o.model))
   const encoder = o.rerank ? await loadCrossEncoder(o.rerank) : undefined
   const textOf = (h) => h.text ?? h.node?.text ?? ''
-  const run = async (q) => {
-    let hits = await retriever.retrieve(q, {
-      topK: encoder ? Math.max(topK, positive(o.candidates, '--candidates')) : topK,
-    })
+  const run = async (q, file) => {
+    let hits = await retriever.retrieve(q, { topK: encoder ? Math.max(topK, candidates) : topK })
     hits = hits.map((h) => ({ id: h.id, score: h.score, text: textOf(h) }))
     if (encoder)
       hits = (await encoder.rerank(q, hits)).slice(0, topK).map(({ id, score, text }) => ({ id, score, text }))
-    if (o.json) console.log(JSON.stringify({ query: q, hits }))
-    else
-      for (const [i, h] of hits.entries())
-        console.log(
-          `${String(i + 1).padStart(3)}. ${h.score.toFixed(4)}  ${h.id}  ${h.text.replace(/\s+/g, ' ').slice(0, 100)}`,
-        )
+    const line = `${JSON.stringify({ query: q, hits })}\n`
+    await writeTo(process.stdout, targets.stdout ? line : hitLines(hits))
+    await file?.write(line)
   }
-  if (query !== undefined) return run(query)
-  // Interactive: one query per line until end of input (Ctrl-D).
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY })
-  if (process.stdin.isTTY) console.error('type a query and press Enter; Ctrl-D to quit')
-  for await (const line of rl) if (line.trim()) await run(line.trim())
+  const file = targets.file ? openOutput(targets.file) : undefined
+  try {
+    if (query !== undefined) await run(query, file)
+    else {
+      // Interactive: one query per line until end of input (Ctrl-D).
+      const rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY })
+      if (process.stdin.isTTY) console.error('type a query and press Enter; Ctrl-D to quit')
+      for await (const line of rl) if (line.trim()) await run(line.trim(), file)
+    }
+    await file?.commit()
+  } catch (e) {
+    file?.discard()
+    throw e
+  }
+}
+
+/** eval's JSON targets, with the deprecated `--json FILE` read as `--output FILE`. */
+function evalJsonTargets(o) {
+  if (typeof o.json !== 'string') return jsonTargets(o)
+  if (o.output !== undefined) throw new UsageError('give the JSON file once: --output FILE (--json FILE is deprecated)')
+  process.emitWarning('eval --json FILE is deprecated: use --output FILE (--json alone prints the JSON)', {
+    type: 'DeprecationWarning',
+    code: 'RAGRANK_DEP_EVAL_JSON_FILE',
+  })
+  return jsonTargets({ output: o.json })
+}
+
+/** Warns (stderr) when the judgements cannot match anything, which would otherwise show as a table of zeros. */
+function warnIfUnjudged(docs, queries, qrels) {
+  const judgedQueries = Object.keys(qrels)
+  const queryIds = new Set(queries.map((q) => q.id))
+  if (judgedQueries.length > 0 && !judgedQueries.some((q) => queryIds.has(q)))
+    console.error(
+      `ragrank: warning: none of the ${judgedQueries.length} judged query ids (e.g. ${JSON.stringify(judgedQueries[0])}) ` +
+        'is a query id of --queries: every metric will be 0',
+    )
+  const judgedDocs = new Set(Object.values(qrels).flatMap((j) => Object.keys(j)))
+  const docIds = new Set(docs.map((d) => d.id))
+  if (judgedDocs.size > 0 && ![...judgedDocs].some((d) => docIds.has(d))) {
+    const [judged] = judgedDocs
+    console.error(
+      `ragrank: warning: none of the ${judgedDocs.size} judged document ids (e.g. ${JSON.stringify(judged)}) occurs ` +
+        `in the corpus (ids like ${JSON.stringify(docs[0]?.id)}): every metric will be 0; check that the qrels belong ` +
+        'to this corpus and, for CSV/TSV, the --id-column',
+    )
+  }
 }
 
 export async function evalCommand(o) {
   for (const k of ['corpus', 'queries', 'qrels']) if (!o[k]) throw new UsageError(`missing --${k} <file>`)
+  const targets = evalJsonTargets(o)
   const metrics = metricList(o.metrics)
+  asUsage(() => evaluate({}, {}, metrics))
   const variants = String(o.variants)
     .split(',')
     .map((v) => v.trim())
   for (const v of variants)
     if (!VARIANTS.includes(v)) throw new UsageError(`unknown variant "${v}"; choose from ${VARIANTS.join(', ')}`)
-  if (o.hybrid && !o.model) throw new UsageError('--hybrid needs --model <embedding model folder>')
-  const docs = readDocuments(o.corpus, { textColumn: o.textColumn, idColumn: o.idColumn })
-  const queries = readQueries(o.queries)
-  const qrels = readQrels(o.qrels)
+  const options = Object.fromEntries(variants.map((variant) => [variant, bm25Options({ ...o, variant })]))
   const depth = positive(o.topK, '--top-k')
+  const candidates = positive(o.candidates, '--candidates')
+  if (o.hybrid && !o.model) throw new UsageError('--hybrid needs --model <embedding model folder>')
+  const docs = await readDocuments(o.corpus, columnsOf(o))
+  const queries = await readQueries(o.queries)
+  const qrels = await readQrels(o.qrels)
+  warnIfUnjudged(docs, queries, qrels)
+  const show = o.progress && process.stderr.isTTY
+  /** Runs `step(onProgress)` under a bar of `total` items. */
+  const withBar = async (label, total, step) => {
+    const bar = progressBar(label, total, { enabled: show })
+    try {
+      return await step((n) => bar.update(n))
+    } finally {
+      bar.stop()
+    }
+  }
   const results = {}
   let first
   for (const variant of variants) {
-    const index = await buildBm25(docs, bm25Options({ ...o, variant }))
-    first ??= { index, run: await bm25Run(index, queries, depth) }
-    results[`bm25 ${variant}`] = evaluate(
-      variant === variants[0] ? first.run : await bm25Run(index, queries, depth),
-      qrels,
-      metrics,
-    ).mean
+    const index = await withBar(`indexing ${variant}`, docs.length, (onProgress) =>
+      buildBm25(docs, options[variant], { onProgress }),
+    )
+    const run = await withBar(`searching ${variant}`, queries.length, (onProgress) =>
+      bm25Run(index, queries, depth, { onProgress }),
+    )
+    first ??= { index, run }
+    results[`bm25 ${variant}`] = evaluate(run, qrels, metrics).mean
   }
   if (o.rerank) {
     const encoder = await loadCrossEncoder(o.rerank)
-    const n = positive(o.candidates, '--candidates')
-    const reranked = await rerankRun(encoder, queries, first.run, n)
-    for (const q of queries) reranked[q.id] = [...reranked[q.id], ...first.run[q.id].slice(n)]
-    results[`bm25 ${variants[0]} + rerank top ${n}`] = evaluate(reranked, qrels, metrics).mean
+    const reranked = await withBar('reranking', queries.length, (onProgress) =>
+      rerankRun(encoder, queries, first.run, candidates, { onProgress }),
+    )
+    for (const q of queries) reranked[q.id] = [...reranked[q.id], ...first.run[q.id].slice(candidates)]
+    results[`bm25 ${variants[0]} + rerank top ${candidates}`] = evaluate(reranked, qrels, metrics).mean
   }
   if (o.hybrid) {
-    const bar = progressBar('embedding', docs.length, { enabled: o.progress && process.stderr.isTTY })
-    const dense = await denseRetriever(o.model, docs, { onProgress: (n) => bar.update(n) }).finally(() => bar.stop())
-    results.dense = evaluate(await retrieverRun(dense, queries, depth), qrels, metrics).mean
-    results[`hybrid bm25 ${variants[0]} + dense (rrf)`] = evaluate(
-      await retrieverRun(hybrid(first.index, dense), queries, depth),
-      qrels,
-      metrics,
-    ).mean
+    const dense = await withBar('embedding', docs.length, (onProgress) => denseRetriever(o.model, docs, { onProgress }))
+    const denseRun = await withBar('searching dense', queries.length, (onProgress) =>
+      retrieverRun(dense, queries, depth, { onProgress }),
+    )
+    results.dense = evaluate(denseRun, qrels, metrics).mean
+    const hybridRun = await withBar('searching hybrid', queries.length, (onProgress) =>
+      retrieverRun(hybrid(first.index, dense), queries, depth, { onProgress }),
+    )
+    results[`hybrid bm25 ${variants[0]} + dense (rrf)`] = evaluate(hybridRun, qrels, metrics).mean
   }
-  console.log(metricsTable(results, metrics))
-  if (o.json)
-    writeAtomic(o.json, `${JSON.stringify({ corpus: o.corpus, queries: queries.length, metrics, results }, null, 2)}\n`)
+  const json = `${JSON.stringify({ corpus: o.corpus, queries: queries.length, metrics, results }, null, 2)}\n`
+  // JSON on stdout replaces the table, so stdout stays one parseable document.
+  await writeTo(process.stdout, targets.stdout ? json : `${metricsTable(results, metrics)}\n`)
+  if (targets.file) writeAtomic(targets.file, json)
 }
 
-export async function splitCommand(input, o) {
-  const docs = readDocuments(input, { textColumn: o.textColumn, idColumn: o.idColumn })
-  const nodes = await splitter(o).splitAsync(docs)
-  const text = `${nodes.map((n) => JSON.stringify(n)).join('\n')}\n`
-  if (o.output) writeAtomic(o.output, text)
-  else process.stdout.write(text)
+/** Streams the documents a batch at a time and writes their nodes as JSON lines as they come. */
+export async function splitCommand(input, o, signal) {
+  const split = splitter(o)
+  const source = openDocuments(input, columnsOf(o))
+  await withOutput(o.output, async (out) => {
+    for await (const docs of batches(source, BATCH)) {
+      stopIfAborted(signal)
+      await out.write(jsonLines(await split.splitAsync(docs, { signal })))
+    }
+  })
 }
 
 /** Runs a script of the package (the demo, or the benchmarks of a repository clone) with the given arguments. */
@@ -229,5 +359,11 @@ export function scriptCommand(rel, args) {
 function positive(v, name) {
   const n = Number(v)
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, got ${v}`)
+  return n
+}
+
+function nonNegative(v, name) {
+  const n = String(v).trim() === '' ? Number.NaN : Number(v)
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a non-negative integer, got ${v}`)
   return n
 }

@@ -14,18 +14,53 @@ export function bm25Options(o = {}) {
   const out = { variant }
   for (const k of ['k1', 'b']) {
     if (o[k] === undefined) continue
-    const v = Number(o[k])
+    const v = String(o[k]).trim() === '' ? Number.NaN : Number(o[k])
     if (!Number.isFinite(v) || v < 0) throw new UsageError(`--${k} must be a non-negative number, got ${o[k]}`)
     out[k] = v
   }
-  if (o.analyzer === 'bm25s') out.analyzer = 'bm25s'
-  else if (o.analyzer === undefined || o.analyzer === 'unicode') {
+  if (o.analyzer === 'bm25s') {
+    // The preset has its own stopwords and stemmer: silently dropping the flags would index something else.
+    if (o.stopwords !== undefined || o.stemmer !== undefined)
+      throw new UsageError('--stopwords/--stemmer apply to --analyzer unicode; bm25s is a preset with its own')
+    out.analyzer = 'bm25s'
+  } else if (o.analyzer === undefined || o.analyzer === 'unicode') {
     out.analyzer = { stopwords: o.stopwords ?? null, stemmer: o.stemmer ?? null }
   } else
     throw new UsageError(
       `unknown analyzer "${o.analyzer}"; choose unicode (default, with --stopwords/--stemmer) or bm25s`,
     )
+  // The core checks the values it knows (a stopword list or stemmer it lacks): a bad flag is a usage error (exit 2)
+  // found before any input is read, not a runtime error after it.
+  asUsage(() => new Bm25Index(out))
   return out
+}
+
+/** The flag behind each option path the core names in its messages (`options.analyzer.stopwords must be ...`). */
+const FLAG_OF = {
+  'analyzer.stopwords': '--stopwords',
+  'analyzer.stemmer': '--stemmer',
+  analyzer: '--analyzer',
+  variant: '--variant',
+  k1: '--k1',
+  b: '--b',
+  overlap: '--overlap',
+  blockSizes: '--block-sizes/--split',
+  splitBy: '--split-by',
+  metric: '--metrics',
+}
+
+/**
+ * Runs `make` (a constructor fed from flags) and turns the TypeError/RangeError the library throws for a bad value
+ * into a UsageError naming the flag, so every bad value exits 2 as documented.
+ */
+export function asUsage(make) {
+  try {
+    return make()
+  } catch (e) {
+    if (!((e instanceof TypeError || e instanceof RangeError) && e.code === 'ERR_INVALID_ARG')) throw e
+    const key = Object.keys(FLAG_OF).find((k) => new RegExp(`(^|[ .])${k}\\b`).test(e.message))
+    throw new UsageError(key ? `${FLAG_OF[key]}: ${e.message}` : e.message)
+  }
 }
 
 /**
@@ -50,18 +85,27 @@ export async function buildBm25(docs, options, { onProgress, signal, chunk = 200
   return index
 }
 
-/** query id -> hits, every query searched in one parallel batch. */
-export async function bm25Run(index, queries, topK) {
-  const hits = await index.searchBatch(
-    queries.map((q) => q.text),
-    { topK },
-  )
-  return Object.fromEntries(queries.map((q, i) => [q.id, hits[i]]))
+/** query id -> hits, the queries searched in parallel batches (`chunk` at a time, for progress). */
+export async function bm25Run(index, queries, topK, { onProgress, chunk = 1000 } = {}) {
+  const out = {}
+  for (let i = 0; i < queries.length; i += chunk) {
+    const part = queries.slice(i, i + chunk)
+    const hits = await index.searchBatch(
+      part.map((q) => q.text),
+      { topK },
+    )
+    for (const [j, q] of part.entries()) out[q.id] = hits[j]
+    onProgress?.(i + part.length)
+  }
+  return out
 }
 
-export async function retrieverRun(retriever, queries, topK) {
+export async function retrieverRun(retriever, queries, topK, { onProgress } = {}) {
   const out = {}
-  for (const q of queries) out[q.id] = await retriever.retrieve(q.text, { topK })
+  for (const [i, q] of queries.entries()) {
+    out[q.id] = await retriever.retrieve(q.text, { topK })
+    onProgress?.(i + 1)
+  }
   return out
 }
 
@@ -79,14 +123,20 @@ export async function loadCrossEncoder(dir) {
   return CrossEncoder.load(modelFolder(dir, 'reranker'))
 }
 
-/** Reranks the first `depth` hits of each query of `run` with a cross-encoder. */
-export async function rerankRun(encoder, queries, run, depth = 20) {
-  const requests = queries.map((q) => ({
-    query: q.text,
-    documents: (run[q.id] ?? []).slice(0, depth).map((h) => ({ id: h.id, text: h.text ?? '' })),
-  }))
-  const results = await encoder.rerankMany(requests)
-  return Object.fromEntries(queries.map((q, i) => [q.id, results[i]]))
+/** Reranks the first `depth` hits of each query of `run` with a cross-encoder (`chunk` queries per call). */
+export async function rerankRun(encoder, queries, run, depth = 20, { onProgress, chunk = 32 } = {}) {
+  const out = {}
+  for (let i = 0; i < queries.length; i += chunk) {
+    const part = queries.slice(i, i + chunk)
+    const requests = part.map((q) => ({
+      query: q.text,
+      documents: (run[q.id] ?? []).slice(0, depth).map((h) => ({ id: h.id, text: h.text ?? '' })),
+    }))
+    const results = await encoder.rerankMany(requests)
+    for (const [j, q] of part.entries()) out[q.id] = results[j]
+    onProgress?.(i + part.length)
+  }
+  return out
 }
 
 export async function loadEmbedder(dir) {
@@ -97,18 +147,22 @@ export async function loadEmbedder(dir) {
 export async function embedAll(embedder, docs, { onProgress, signal, chunk = 256 } = {}) {
   const index = new VectorIndex({ dim: embedder.dim })
   for (let i = 0; i < docs.length; i += chunk) {
-    const part = docs.slice(i, i + chunk)
-    const { data } = await embedder.embedDocuments(
-      part.map((d) => d.text),
-      { signal },
-    )
-    index.add(
-      part.map((d) => d.id),
-      data,
-    )
+    await embedInto(embedder, index, docs.slice(i, i + chunk), { signal })
     onProgress?.(Math.min(i + chunk, docs.length))
   }
   return index
+}
+
+/** Embeds `docs` and adds their vectors to `index`. */
+export async function embedInto(embedder, index, docs, { signal } = {}) {
+  const { data } = await embedder.embedDocuments(
+    docs.map((d) => d.text),
+    { signal },
+  )
+  index.add(
+    docs.map((d) => d.id),
+    data,
+  )
 }
 
 /** A dense retriever over `docs`: embeds every document once with the model in `dir`. */

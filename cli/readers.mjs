@@ -1,8 +1,15 @@
 // Input formats of the CLI: documents (JSONL incl. BEIR corpus.jsonl, CSV/TSV, a folder of .txt/.md), queries
 // (BEIR queries.jsonl or "id<TAB>text" lines) and judgements (TREC qrels or BEIR qrels TSV). Every parse error
 // names the file and line.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+//
+// Every reader streams: a file is read in chunks and decoded a line (or a CSV record) at a time, so no string ever
+// holds the whole file. That is what lets a corpus larger than V8's maximum string length (~512 MB) be split or
+// indexed at all, and keeps memory to the records in flight rather than the file: readFileSync(file, 'utf8') on
+// such a file fails with "Invalid string length" before a single record is parsed.
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { extname, join, relative } from 'node:path'
+import { createInterface } from 'node:readline'
+import { parse as csvParser } from 'csv-parse'
 import { InputError, UsageError } from './errors.mjs'
 
 export function requirePath(path, what) {
@@ -10,97 +17,131 @@ export function requirePath(path, what) {
   return path
 }
 
-const lines = (file) =>
-  readFileSync(file, 'utf8')
-    .replace(/^\uFEFF/, '')
-    .split(/\r?\n/)
+/** A file, or a readable stream someone else controls (tests, stdin), as a stream. */
+const streamOf = (source) => (typeof source === 'string' ? createReadStream(source) : source)
+const nameOf = (source, name) => name ?? (typeof source === 'string' ? source : '<stream>')
 
-/** Each non-empty line of a JSONL file parsed, with its 1-based line number. */
-export function readJsonl(file) {
-  const out = []
-  lines(file).forEach((raw, i) => {
-    if (raw.trim() === '') return
+/** The lines of a file or stream with their 1-based numbers, one at a time (a leading BOM removed). */
+export async function* readLines(source) {
+  const rl = createInterface({ input: streamOf(source), crlfDelay: Number.POSITIVE_INFINITY })
+  let line = 0
+  for await (const raw of rl) {
+    line++
+    yield { raw: line === 1 ? raw.replace(/^\uFEFF/, '') : raw, line }
+  }
+}
+
+/** Each non-empty line of a JSONL file or stream parsed, with its 1-based line number. */
+export async function* readJsonl(source, name) {
+  const file = nameOf(source, name)
+  for await (const { raw, line } of readLines(source)) {
+    if (raw.trim() === '') continue
     let value
     try {
       value = JSON.parse(raw)
     } catch (e) {
-      throw new InputError(file, i + 1, `invalid JSON (${e.message})`)
+      throw new InputError(file, line, `invalid JSON (${e.message})`)
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value))
-      throw new InputError(file, i + 1, 'expected a JSON object per line')
-    out.push({ value, line: i + 1 })
-  })
-  return out
+      throw new InputError(file, line, 'expected a JSON object per line')
+    yield { value, line }
+  }
 }
 
 /**
- * Rows of a CSV/TSV file as arrays of fields, each with the line it starts on. Quoted fields may hold the
- * separator, doubled quotes and newlines (RFC 4180).
+ * Rows of a CSV/TSV file or stream as arrays of fields, each with the line it starts on, parsed by csv-parse:
+ * quoted fields may hold the separator, doubled quotes and newlines (RFC 4180); a stray quote inside an unquoted
+ * field is kept as text, and a row may have any number of fields (readTableDocuments checks them against the header,
+ * naming the line).
  */
-export function readDelimited(file, sep) {
-  const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '')
-  const rows = []
-  let row = []
-  let field = ''
-  let quoted = false
-  let line = 1
-  let rowLine = 1
-  let fieldStart = true
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else {
-        if (c === '\n') line++
-        field += c
-      }
-    } else if (c === '"' && fieldStart) quoted = true
-    else if (c === sep) {
-      row.push(field)
-      field = ''
-      fieldStart = true
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++
-      row.push(field)
-      if (row.length > 1 || row[0] !== '') rows.push({ fields: row, line: rowLine })
-      row = []
-      field = ''
-      fieldStart = true
-      line++
-      rowLine = line
-      continue
-    } else field += c
-    if (c !== sep) fieldStart = false
+export async function* readDelimited(source, sep, name) {
+  const file = nameOf(source, name)
+  const parser = streamOf(source).pipe(
+    csvParser({
+      delimiter: sep,
+      bom: true,
+      info: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: true,
+      // Every line ending, even mixed in one file (csv-parse otherwise guesses one from the first line).
+      record_delimiter: ['\r\n', '\n', '\r'],
+    }),
+  )
+  try {
+    for await (const { record, info } of parser) {
+      // info.lines is the line a record ends on; a quoted field's own newlines take it back to where it starts.
+      const inner = record.reduce((n, f) => n + (f.match(/\n/g)?.length ?? 0), 0)
+      yield { fields: record, line: info.lines - inner }
+    }
+  } catch (e) {
+    if (!e.code?.startsWith?.('CSV_')) throw e
+    const message = e.code === 'CSV_QUOTE_NOT_CLOSED' ? 'unterminated quoted field' : e.message
+    throw new InputError(file, e.lines, message)
   }
-  if (quoted) throw new InputError(file, rowLine, 'unterminated quoted field')
-  row.push(field)
-  if (row.length > 1 || row[0] !== '') rows.push({ fields: row, line: rowLine })
-  return rows
 }
 
 const TEXT_EXT = new Set(['.txt', '.md', '.markdown'])
 
-/**
- * Documents `{ id, text, meta }` from a JSONL file (`id`/`_id`, `text`/`content`, optional `title` prepended and
- * `meta`/`metadata`), a CSV/TSV file with a header (text column chosen by `textColumn`, id by `idColumn` or the row
- * number), or a folder of .txt/.md files (id = path relative to the folder).
- */
-export function readDocuments(input, { textColumn = 'text', idColumn = 'id' } = {}) {
-  requirePath(input, 'input')
-  if (statSync(input).isDirectory()) return readFolder(input)
+/** The format `openDocuments` reads `input` as, or a UsageError. */
+function formatOf(input) {
+  if (statSync(input).isDirectory()) return 'folder'
   const ext = extname(input).toLowerCase()
-  if (ext === '.jsonl' || ext === '.ndjson') return readJsonlDocuments(input)
-  if (ext === '.csv' || ext === '.tsv')
-    return readTableDocuments(input, ext === '.tsv' ? '\t' : ',', textColumn, idColumn)
+  if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl'
+  if (ext === '.csv' || ext === '.tsv') return ext.slice(1)
   throw new UsageError(`cannot tell the format of ${input}: use .jsonl, .csv, .tsv or a folder of .txt/.md files`)
 }
 
-function readJsonlDocuments(file) {
+/**
+ * Documents `{ id, text, meta }` from a JSONL file (`id`/`_id`, `text`/`content`, optional `title` prepended and
+ * `meta`/`metadata`), a CSV/TSV file with a header (text column chosen by `textColumn`; id column `idColumn`, which
+ * must exist when given, and without it the `id` column if there is one, else the row number), or a folder of
+ * .txt/.md files (id = path relative to the folder), as an async iterable read one document at a time.
+ *
+ * `progress()` says how far the reading is, as `{ done, total }` in bytes of a file (or files of a folder), for a
+ * progress bar over a corpus whose document count is not known until it has been read.
+ */
+export function openDocuments(input, { textColumn = 'text', idColumn } = {}) {
+  requirePath(input, 'input')
+  const format = formatOf(input)
+  if (format === 'folder') {
+    const files = textFiles(input)
+    if (files.length === 0) throw new InputError(input, 0, 'no .txt or .md files in this folder')
+    let done = 0
+    return {
+      progress: () => ({ done, total: files.length }),
+      async *[Symbol.asyncIterator]() {
+        for (const path of files) {
+          yield { id: relative(input, path).split('\\').join('/'), text: readFileSync(path, 'utf8') }
+          done++
+        }
+      },
+    }
+  }
+  const stream = createReadStream(input)
+  const total = statSync(input).size
+  return {
+    // bytesRead runs ahead of parsing by at most one read buffer (64 KiB): close enough for a bar.
+    progress: () => ({ done: stream.bytesRead, total }),
+    [Symbol.asyncIterator]:
+      format === 'jsonl'
+        ? () => jsonlDocuments(stream, input)
+        : () => tableDocuments(stream, input, format === 'tsv' ? '\t' : ',', textColumn, idColumn),
+  }
+}
+
+/** Every document of `input` in an array (for commands that need them all at once, like eval). */
+export async function readDocuments(input, options) {
+  const out = []
+  for await (const d of openDocuments(input, options)) out.push(d)
+  return out
+}
+
+/** Documents of a JSONL file or stream; ids must be unique. */
+export async function* jsonlDocuments(source, name) {
+  const file = nameOf(source, name)
   const seen = new Set()
-  return readJsonl(file).map(({ value: o, line }) => {
+  for await (const { value: o, line } of readJsonl(source, file)) {
     const id = o._id ?? o.id
     if (typeof id !== 'string' && typeof id !== 'number')
       throw new InputError(file, line, 'missing "id" (or BEIR "_id")')
@@ -110,85 +151,98 @@ function readJsonlDocuments(file) {
     if (seen.has(String(id))) throw new InputError(file, line, `duplicate id ${JSON.stringify(String(id))}`)
     seen.add(String(id))
     const meta = o.meta ?? o.metadata
-    return { id: String(id), text, ...(meta && typeof meta === 'object' ? { meta } : {}) }
-  })
+    yield { id: String(id), text, ...(meta && typeof meta === 'object' ? { meta } : {}) }
+  }
 }
 
-function readTableDocuments(file, sep, textColumn, idColumn) {
-  const [header, ...rows] = readDelimited(file, sep)
-  if (!header) throw new InputError(file, 1, 'empty file: expected a header row')
-  const t = header.fields.indexOf(textColumn)
-  if (t < 0)
-    throw new UsageError(
-      `${file}: no column "${textColumn}" in the header (${header.fields.join(', ')}); choose one with --text-column`,
-    )
-  const k = header.fields.indexOf(idColumn)
-  return rows.map(({ fields, line }, n) => {
-    if (fields.length !== header.fields.length) {
-      throw new InputError(
-        file,
-        line,
-        `expected ${header.fields.length} fields as in the header, found ${fields.length}`,
-      )
+/** Documents of a CSV/TSV file or stream with a header row. */
+export async function* tableDocuments(source, name, sep, textColumn = 'text', idColumn = undefined) {
+  const file = nameOf(source, name)
+  let header
+  let t
+  let k
+  let n = 0
+  for await (const { fields, line } of readDelimited(source, sep, file)) {
+    if (!header) {
+      header = fields
+      t = header.indexOf(textColumn)
+      if (t < 0)
+        throw new UsageError(
+          `${file}: no column "${textColumn}" in the header (${header.join(', ')}); choose one with --text-column`,
+        )
+      k = header.indexOf(idColumn ?? 'id')
+      // A named id column that is not there is a mistake to report, not a reason to number the rows silently.
+      if (k < 0 && idColumn !== undefined)
+        throw new UsageError(
+          `${file}: no column "${idColumn}" in the header (${header.join(', ')}); choose one with --id-column, ` +
+            'or leave it out to number the rows',
+        )
+      continue
     }
-    return { id: k >= 0 ? fields[k] : String(n + 1), text: fields[t] }
-  })
+    if (fields.length !== header.length)
+      throw new InputError(file, line, `expected ${header.length} fields as in the header, found ${fields.length}`)
+    n++
+    yield { id: k >= 0 ? fields[k] : String(n), text: fields[t] }
+  }
+  if (!header) throw new InputError(file, 1, 'empty file: expected a header row')
 }
 
-function readFolder(dir) {
+/** The .txt/.md files under `dir`, sorted, depth first. */
+function textFiles(dir) {
   const out = []
   const walk = (d) => {
     for (const name of readdirSync(d).sort()) {
       const path = join(d, name)
       if (statSync(path).isDirectory()) walk(path)
-      else if (TEXT_EXT.has(extname(name).toLowerCase()))
-        out.push({ id: relative(dir, path).split('\\').join('/'), text: readFileSync(path, 'utf8') })
+      else if (TEXT_EXT.has(extname(name).toLowerCase())) out.push(path)
     }
   }
   walk(dir)
-  if (out.length === 0) throw new InputError(dir, 0, 'no .txt or .md files in this folder')
   return out
 }
 
 /** Queries `[{ id, text }]` from BEIR queries.jsonl or a TSV of `id<TAB>text` lines. */
-export function readQueries(file) {
+export async function readQueries(file) {
   requirePath(file, 'queries file')
+  const out = []
   if (extname(file).toLowerCase() === '.jsonl') {
-    return readJsonl(file).map(({ value: o, line }) => {
+    for await (const { value: o, line } of readJsonl(file)) {
       const id = o._id ?? o.id
       if (id === undefined || typeof o.text !== 'string') throw new InputError(file, line, 'expected {"_id", "text"}')
-      return { id: String(id), text: o.text }
-    })
+      out.push({ id: String(id), text: o.text })
+    }
+    return out
   }
-  return lines(file).flatMap((raw, i) => {
-    if (raw.trim() === '') return []
+  for await (const { raw, line } of readLines(file)) {
+    if (raw.trim() === '') continue
     const tab = raw.indexOf('\t')
-    if (tab < 0) throw new InputError(file, i + 1, 'expected "query-id<TAB>text"')
-    return [{ id: raw.slice(0, tab), text: raw.slice(tab + 1) }]
-  })
+    if (tab < 0) throw new InputError(file, line, 'expected "query-id<TAB>text"')
+    out.push({ id: raw.slice(0, tab), text: raw.slice(tab + 1) })
+  }
+  return out
 }
 
 /**
  * Judgements `{ qid: { docId: grade } }` from TREC qrels (`qid iter docid grade`, whitespace-separated) or BEIR
  * qrels (`query-id<TAB>corpus-id<TAB>score`, with or without its header).
  */
-export function readQrels(file) {
+export async function readQrels(file) {
   requirePath(file, 'qrels file')
   const qrels = {}
-  lines(file).forEach((raw, i) => {
+  for await (const { raw, line } of readLines(file)) {
     const parts = raw.trim().split(/\s+/)
-    if (parts[0] === '' || (i === 0 && parts[0] === 'query-id')) return
+    if (parts[0] === '' || (line === 1 && parts[0] === 'query-id')) continue
     if (parts.length !== 3 && parts.length !== 4)
       throw new InputError(
         file,
-        i + 1,
+        line,
         `expected "qid 0 docid grade" (TREC) or "qid<TAB>docid<TAB>grade" (BEIR), found ${parts.length} fields`,
       )
     const [qid, doc, grade] = parts.length === 4 ? [parts[0], parts[2], parts[3]] : parts
     const g = Number(grade)
-    if (!Number.isFinite(g)) throw new InputError(file, i + 1, `grade ${JSON.stringify(grade)} is not a number`)
+    if (!Number.isFinite(g)) throw new InputError(file, line, `grade ${JSON.stringify(grade)} is not a number`)
     qrels[qid] ??= {}
     qrels[qid][doc] = g
-  })
+  }
   return qrels
 }

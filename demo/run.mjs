@@ -62,12 +62,12 @@ const section = (title) => console.log(`\n== ${title} ==`)
 
 async function loadCollection(o) {
   if (!o.data) {
-    const docs = readDocuments(join(here, 'corpus.jsonl'))
+    const docs = await readDocuments(join(here, 'corpus.jsonl'))
     return {
       name: 'demo corpus (fictional, English + Korean)',
       docs,
-      queries: readQueries(join(here, 'queries.jsonl')),
-      qrels: readQrels(join(here, 'qrels.tsv')),
+      queries: await readQueries(join(here, 'queries.jsonl')),
+      qrels: await readQrels(join(here, 'qrels.tsv')),
     }
   }
   if (!existsSync(o.data)) throw new UsageError(`--data folder not found: ${o.data}`)

@@ -29,7 +29,7 @@ if (process.env.CLI_INDEX_CHILD) {
   // api-e2e times the read too; the other modes only their step.
   let c0 = process.cpuUsage()
   let t0 = performance.now()
-  const docs = readDocuments(join(dir, 'corpus.jsonl'), {})
+  const docs = await readDocuments(join(dir, 'corpus.jsonl'), {})
   if (mode !== 'api-e2e') [c0, t0] = [process.cpuUsage(), performance.now()]
   if (mode === 'api-e2e') {
     const index = new Bm25Index(bm25Options())
