@@ -15,11 +15,20 @@ import {
 import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate'
 import type { ModelFiles } from './model-files'
 
-export type Pooling = 'mean' | 'cls'
+/**
+ * How token vectors become one vector, as sentence-transformers' `1_Pooling/config.json` modes: `'mean'`
+ * (masked average), `'cls'` (first token: bge, gte-modernbert), `'max'`, `'meansqrt'` (sum / sqrt(length)),
+ * `'weightedmean'` (positions weighted 1, 2, ...), `'lasttoken'` (decoder-only embedders: Qwen3-Embedding).
+ */
+export type Pooling = 'mean' | 'cls' | 'max' | 'meansqrt' | 'weightedmean' | 'lasttoken'
+/** Which end of a batch row gets the padding: `'left'` for decoder-only models trained that way (Qwen3-Embedding). */
+export type PaddingSide = 'right' | 'left'
 
 export interface EmbedderOptions extends LoadOptions {
   /** Default pooling of token vectors: `'mean'` (default, masked) or `'cls'`. Ignored when the model outputs pooled vectors. */
   pooling?: Pooling
+  /** Padding side of batches (default `'right'`); pooling reads the real tokens of each row either way. */
+  paddingSide?: PaddingSide
   /** L2-normalise vectors (default true), so dot product is cosine. */
   normalize?: boolean
   /** Prepended to queries by `embedQuery`, e.g. `'query: '` (e5) or a bge instruction. */
@@ -33,7 +42,7 @@ export interface EmbedOptions extends BatchCallOptions {
   normalize?: boolean
 }
 
-const EMBEDDER_KEYS = optionKeys(...LOAD_KEYS, 'pooling', 'normalize', 'queryPrefix', 'documentPrefix')
+const EMBEDDER_KEYS = optionKeys(...LOAD_KEYS, 'pooling', 'paddingSide', 'normalize', 'queryPrefix', 'documentPrefix')
 const EMBED_KEYS = optionKeys(...BATCH_CALL_KEYS, 'pooling', 'normalize')
 
 /** Vectors of `count` texts, row-major in one Float32Array of `count * dim`. */
@@ -46,6 +55,7 @@ export interface Embeddings {
 /** A bi-encoder producing one vector per text, batched off the event loop. */
 export class Embedder extends EncoderModel {
   readonly #pooling: Pooling
+  readonly #paddingSide: PaddingSide
   readonly #normalize: boolean
   readonly #queryPrefix: string
   readonly #documentPrefix: string
@@ -53,6 +63,7 @@ export class Embedder extends EncoderModel {
   private constructor(encoder: NativeEncoder, files: ModelFiles, runtime: EncoderRuntime, o: EmbedderOptions) {
     super(encoder, files, runtime)
     this.#pooling = pooling(o.pooling ?? 'mean')
+    this.#paddingSide = paddingSide(o.paddingSide ?? 'right')
     this.#normalize = booleanOption(o.normalize, 'options.normalize', true)
     this.#queryPrefix = o.queryPrefix === undefined ? '' : checkString(o.queryPrefix, 'options.queryPrefix')
     this.#documentPrefix = o.documentPrefix === undefined ? '' : checkString(o.documentPrefix, 'options.documentPrefix')
@@ -61,6 +72,7 @@ export class Embedder extends EncoderModel {
   static async load(model: string, options: EmbedderOptions = {}): Promise<Embedder> {
     const o = optionsObject(options, 'options', EMBEDDER_KEYS) as EmbedderOptions
     pooling(o.pooling ?? 'mean')
+    paddingSide(o.paddingSide ?? 'right')
     const { encoder, files, runtime } = await loadEncoder(model, o)
     if (encoder.outputRank !== 2 && encoder.outputRank !== 3) {
       throw new RagrankError('ERR_MODEL_LOAD', `${files.model} does not output token or sentence vectors`)
@@ -80,7 +92,7 @@ export class Embedder extends EncoderModel {
     const o = optionsObject(options, 'options', EMBED_KEYS) as EmbedOptions
     const pool = o.pooling === undefined ? this.#pooling : pooling(o.pooling)
     const normalize = booleanOption(o.normalize, 'options.normalize', this.#normalize)
-    const batch = batchOptions(this.runtime, o)
+    const batch = { ...batchOptions(this.runtime, o), paddingSide: this.#paddingSide }
     const data: Float32Array = await runUnlessEmpty(
       list.length,
       () => new Float32Array(0),
@@ -105,4 +117,6 @@ export class Embedder extends EncoderModel {
   }
 }
 
-const pooling = (p: unknown): Pooling => oneOf(p, ['mean', 'cls'], 'pooling')
+const POOLINGS: readonly Pooling[] = ['mean', 'cls', 'max', 'meansqrt', 'weightedmean', 'lasttoken']
+const pooling = (p: unknown): Pooling => oneOf(p, POOLINGS, 'pooling')
+const paddingSide = (p: unknown): PaddingSide => oneOf(p, ['right', 'left'], 'paddingSide')
