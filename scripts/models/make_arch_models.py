@@ -1,0 +1,264 @@
+"""Tiny random-weight models of the architectures users download, exported by cli/export_onnx.py (the exporter of
+`ragrank convert`), with sentence-transformers' own outputs on them as the reference ragrank must reproduce.
+
+Writes fixtures/models/arch/<name>/ (the hub layout: config.json, tokenizer.json, tokenizer_config.json, the
+sentence-transformers files, onnx/model.onnx; no PyTorch weights) and fixtures/models/arch-reference.json.
+Every model has the real configuration of its family (position count, padding id, token types, pooling,
+attention pattern) scaled down to 2 layers and a hidden size of 16-32, and a tokenizer of the real kind trained
+on the demo corpus: WordPiece (BERT), SentencePiece Unigram (XLM-R, DeBERTa-v2), byte-level BPE (ModernBERT,
+Qwen3). Seeded: `npm run fixtures:arch` writes the same numbers every time.
+
+    .venv-export/bin/python scripts/models/make_arch_models.py      (npm run setup:export makes the venv)
+"""
+
+import json
+import shutil
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+from sentence_transformers import CrossEncoder, SentenceTransformer
+from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from transformers import (
+    AutoConfig,
+    AutoModel,
+    AutoModelForSequenceClassification,
+    PreTrainedTokenizerFast,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "cli"))
+import export_onnx  # noqa: E402
+
+OUT = ROOT / "fixtures" / "models" / "arch"
+CORPUS = [json.loads(line)["text"] for line in (ROOT / "demo" / "corpus.jsonl").read_text().splitlines()]
+QUERIES = [json.loads(line)["text"] for line in (ROOT / "demo" / "queries.jsonl").read_text().splitlines()]
+warnings.simplefilter("ignore")
+
+
+# ---- tokenizers of the real kinds, trained small ----------------------------------------------------------------
+
+
+def wordpiece():
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.train_from_iterator(CORPUS, trainers.WordPieceTrainer(vocab_size=700, special_tokens=specials))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+    )
+    return tok, dict(pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+
+
+def unigram(specials, template, pair):
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(" {2,}", " ")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    trainer = trainers.UnigramTrainer(vocab_size=600, special_tokens=specials, unk_token=specials[3])
+    tok.train_from_iterator(CORPUS, trainer)
+    ids = [(s, tok.token_to_id(s)) for s in specials]
+    tok.post_processor = processors.TemplateProcessing(single=template, pair=pair, special_tokens=ids)
+    return tok
+
+
+def xlmr_unigram():
+    # XLM-R's ids: <s> 0, <pad> 1, </s> 2, <unk> 3; pairs are `<s> A </s></s> B </s>`, all of token type 0
+    tok = unigram(["<s>", "<pad>", "</s>", "<unk>", "<mask>"], "<s> $A </s>", "<s> $A </s> </s> $B </s>")
+    return tok, dict(bos_token="<s>", pad_token="<pad>", eos_token="</s>", unk_token="<unk>", cls_token="<s>",
+                     sep_token="</s>", mask_token="<mask>")
+
+
+def deberta_unigram():
+    # DeBERTa-v3's spm ids: [PAD] 0, [CLS] 1, [SEP] 2, [UNK] 3
+    tok = unigram(["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"], "[CLS] $A [SEP]", "[CLS] $A [SEP] $B:1 [SEP]:1")
+    return tok, dict(pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", unk_token="[UNK]", mask_token="[MASK]")
+
+
+def byte_bpe(specials, single, pair):
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=700, special_tokens=specials,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(CORPUS, trainer)
+    ids = [(s, tok.token_to_id(s)) for s in specials]
+    tok.post_processor = processors.TemplateProcessing(single=single, pair=pair, special_tokens=ids)
+    return tok
+
+
+def modernbert_bpe():
+    tok = byte_bpe(["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"], "[CLS] $A [SEP]", "[CLS] $A [SEP] $B [SEP]")
+    return tok, dict(unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]", mask_token="[MASK]")
+
+
+def qwen_bpe():
+    # Qwen3-Embedding's tokenizer appends <|endoftext|>, whose vector the last-token pooling takes
+    tok = byte_bpe(["<|endoftext|>", "<|im_start|>", "<|im_end|>"], "$A <|endoftext|>", "$A $B <|endoftext|>")
+    return tok, dict(eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+
+
+# ---- the models --------------------------------------------------------------------------------------------------
+
+SMALL = dict(num_hidden_layers=2, hidden_size=32, num_attention_heads=4, intermediate_size=64)
+# 8194 positions x 32 would be a 1 MB table alone: the long-position models are 16 wide
+NARROW = dict(num_hidden_layers=2, hidden_size=16, num_attention_heads=2, intermediate_size=32)
+XLMR = dict(model_type="xlm-roberta", pad_token_id=1, bos_token_id=0, eos_token_id=2, type_vocab_size=1,
+            layer_norm_eps=1e-5)
+QWEN3_PROMPT = "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:"
+
+MODELS = [
+    # name, family, shape of, config, tokenizer, kind, sentence-transformers settings
+    dict(name="bert-embedder", family="BERT", like="sentence-transformers/all-MiniLM-L6-v2",
+         config=dict(model_type="bert", max_position_embeddings=512, **SMALL), tokenizer=wordpiece,
+         kind="embedder", pooling="mean", normalize=True, max_seq_length=256, model_max_length=512),
+    dict(name="bert-cross-encoder", family="BERT", like="cross-encoder/ms-marco-MiniLM-L6-v2",
+         config=dict(model_type="bert", max_position_embeddings=512, num_labels=1, **SMALL), tokenizer=wordpiece,
+         kind="cross-encoder", model_max_length=512),
+    dict(name="xlmr-e5-embedder", family="XLM-RoBERTa", like="intfloat/multilingual-e5-small",
+         config=dict(max_position_embeddings=514, **XLMR, **SMALL), tokenizer=xlmr_unigram, kind="embedder",
+         pooling="mean", normalize=True, max_seq_length=512, model_max_length=512,
+         prompts={"query": "query: ", "passage": "passage: "}),
+    dict(name="xlmr-m3-embedder", family="XLM-RoBERTa", like="BAAI/bge-m3",
+         config=dict(max_position_embeddings=8194, **XLMR, **NARROW), tokenizer=xlmr_unigram, kind="embedder",
+         pooling="cls", normalize=True, max_seq_length=8192, model_max_length=8192),
+    dict(name="xlmr-reranker-base", family="XLM-RoBERTa", like="BAAI/bge-reranker-base",
+         config=dict(max_position_embeddings=514, num_labels=1, **XLMR, **SMALL), tokenizer=xlmr_unigram,
+         kind="cross-encoder", model_max_length=512),
+    dict(name="xlmr-reranker-v2-m3", family="XLM-RoBERTa", like="BAAI/bge-reranker-v2-m3",
+         config=dict(max_position_embeddings=8194, num_labels=1, **XLMR, **NARROW), tokenizer=xlmr_unigram,
+         kind="cross-encoder", model_max_length=8192),
+    dict(name="modernbert-embedder", family="ModernBERT", like="Alibaba-NLP/gte-modernbert-base",
+         config=dict(model_type="modernbert", max_position_embeddings=8192, global_attn_every_n_layers=2,
+                     local_attention=64, pad_token_id=3, cls_token_id=1, sep_token_id=2, bos_token_id=1,
+                     eos_token_id=2, **SMALL), tokenizer=modernbert_bpe, kind="embedder", pooling="cls",
+         normalize=True, max_seq_length=8192, model_max_length=8192),
+    dict(name="deberta-v2-reranker", family="DeBERTa-v2", like="mixedbread-ai/mxbai-rerank-xsmall-v1",
+         config=dict(model_type="deberta-v2", max_position_embeddings=512, num_labels=1, relative_attention=True,
+                     position_buckets=256, pos_att_type=["p2c", "c2p"], position_biased_input=False,
+                     type_vocab_size=0, norm_rel_ebd="layer_norm", share_att_key=True, max_relative_positions=-1,
+                     pad_token_id=0, layer_norm_eps=1e-7, **SMALL), tokenizer=deberta_unigram,
+         kind="cross-encoder", model_max_length=512),
+    dict(name="qwen3-embedder", family="Qwen3 (decoder-only)", like="Qwen/Qwen3-Embedding-0.6B",
+         config=dict(model_type="qwen3", max_position_embeddings=32768, num_key_value_heads=2, head_dim=8,
+                     rope_theta=1000000.0, tie_word_embeddings=True, rms_norm_eps=1e-6, hidden_act="silu",
+                     **SMALL), tokenizer=qwen_bpe, kind="embedder", pooling="lasttoken", normalize=True,
+         max_seq_length=8192, model_max_length=131072, padding_side="left", prompts={"query": QWEN3_PROMPT}),
+]
+
+LONG = " ".join(CORPUS)  # thousands of tokens with any of these vocabularies
+SHORT_TEXTS = [QUERIES[0], QUERIES[1], CORPUS[0], CORPUS[1], "x", "Velmora " * 30]
+PAIRS = [(QUERIES[0], CORPUS[0]), (QUERIES[0], CORPUS[1]), (QUERIES[1], CORPUS[1]), (QUERIES[1], "짧다"),
+         (QUERIES[2], CORPUS[4]), (QUERIES[0], CORPUS[0] + " " + CORPUS[2])]
+
+
+def build(spec, tmp: Path):
+    """The PyTorch model in the hub layout (safetensors + configs), under tmp/<name>."""
+    torch.manual_seed(20260)
+    tok, specials = spec["tokenizer"]()
+    config = dict(spec["config"])
+    model_type = config.pop("model_type")
+    cfg = AutoConfig.for_model(model_type, vocab_size=tok.get_vocab_size(), **config)
+    if model_type == "deberta-v2":
+        cfg.pad_token_id = tok.token_to_id("[PAD]")
+    if model_type == "bert":
+        cfg.pad_token_id = tok.token_to_id("[PAD]")
+    classifier = spec["kind"] == "cross-encoder"
+    cls = AutoModelForSequenceClassification if classifier else AutoModel
+    cfg.architectures = [type(cls.from_config(cfg)).__name__]
+    model = cls.from_config(cfg, attn_implementation="eager").eval()
+    folder = tmp / spec["name"]
+    model.save_pretrained(folder)
+    # BERT's tokenizer class hands the model token_type_ids (its pairs' segment B is type 1); the generic one does not
+    names = ["input_ids", "token_type_ids", "attention_mask"] if model_type == "bert" else ["input_ids", "attention_mask"]
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=spec["model_max_length"],
+                                   padding_side=spec.get("padding_side", "right"), model_input_names=names, **specials)
+    fast.save_pretrained(folder)
+    if not classifier:
+        st = SentenceTransformer(modules=sentence_modules(spec, folder), prompts=spec.get("prompts"))
+        st.save(str(folder))
+    return folder
+
+
+def sentence_modules(spec, folder):
+    mods = [Transformer(str(folder), max_seq_length=spec["max_seq_length"]),
+            Pooling(spec["config"]["hidden_size"], pooling_mode=spec["pooling"])]
+    return mods + ([Normalize()] if spec["normalize"] else [])
+
+
+def reference(spec, folder: Path):
+    """sentence-transformers' outputs: vectors of SentenceTransformer.encode, logits of CrossEncoder.predict."""
+    long_texts = [LONG[:3000], LONG[:9000]]
+    if spec["kind"] == "embedder":
+        st = SentenceTransformer(str(folder), device="cpu")
+        cases = []
+        for name, texts, limit, prompt in [
+            ("short", SHORT_TEXTS, None, None),
+            ("mixed lengths, over the limit", SHORT_TEXTS[:3] + long_texts, 256, None),
+            ("query prompt", QUERIES[:4], None, "query"),
+        ]:
+            if prompt and prompt not in (spec.get("prompts") or {}):
+                continue
+            st.max_seq_length = limit or spec["max_seq_length"]
+            vectors = st.encode(texts, prompt_name=prompt, batch_size=4, convert_to_numpy=True)
+            lengths = [len(st.tokenize([(st.prompts.get(prompt, "") if prompt else "") + t])["input_ids"][0])
+                       for t in texts]
+            cases.append(dict(name=name, texts=texts, max_length=limit, prompt=st.prompts.get(prompt) if prompt
+                              else None, tokens=lengths, vectors=vectors.astype(float).round(7).tolist()))
+        return dict(pooling=spec["pooling"], normalize=spec["normalize"],
+                    padding_side=spec.get("padding_side", "right"), max_seq_length=spec["max_seq_length"],
+                    cases=cases)
+    cases = []
+    for name, pairs, limit in [("short", PAIRS, None),
+                               ("over the limit", PAIRS[:2] + [(QUERIES[0], t) for t in long_texts], 256)]:
+        ce = CrossEncoder(str(folder), device="cpu", max_length=limit or spec["model_max_length"])
+        logits = ce.predict(pairs, batch_size=4, activation_fn=torch.nn.Identity(), convert_to_numpy=True)
+        lengths = [len(ce.tokenizer(q, d, truncation=True, max_length=ce.max_length)["input_ids"]) for q, d in pairs]
+        cases.append(dict(name=name, pairs=[list(p) for p in pairs], max_length=limit, tokens=lengths,
+                          scores=np.asarray(logits, dtype=float).reshape(len(pairs)).round(7).tolist()))
+    return dict(cases=cases)
+
+
+KEEP = ["config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "modules.json",
+        "sentence_bert_config.json", "config_sentence_transformers.json", "1_Pooling", "2_Normalize"]
+
+
+def main():
+    only = set(sys.argv[1:])
+    refs_path = OUT.parent / "arch-reference.json"
+    refs = json.loads(refs_path.read_text()) if only and refs_path.is_file() else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in MODELS:
+            if only and spec["name"] not in only:
+                continue
+            folder = build(spec, Path(tmp))
+            dest = OUT / spec["name"]
+            shutil.rmtree(dest, ignore_errors=True)
+            dest.mkdir(parents=True)
+            result = export_onnx.export(str(folder), str(dest), log=lambda m: None)
+            for name in KEEP:  # the exporter's copies replaced by the source's own, byte for byte
+                src = folder / name
+                if src.is_dir():
+                    shutil.copytree(src, dest / name, dirs_exist_ok=True)
+                elif src.is_file():
+                    shutil.copyfile(src, dest / name)
+            for stray in set(p.name for p in dest.iterdir()) - set(KEEP) - {"onnx"}:
+                (dest / stray).unlink()
+            size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
+            assert size < 1_000_000, f"{spec['name']} is {size} bytes"
+            refs[spec["name"]] = dict(family=spec["family"], like=spec["like"], kind=spec["kind"],
+                                      bytes=size, export_max_abs_diff=float(f"{result['max_abs_diff']:.2e}"),
+                                      inputs=result["inputs"], **reference(spec, folder))
+            print(f"{spec['name']}: {size} bytes, onnxruntime vs PyTorch {result['max_abs_diff']:.1e}")
+    refs_path.write_text(json.dumps(refs, indent=1, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
