@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// ragrank command line: index, search, eval, split, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
+// ragrank command line: index, search, eval, split, convert, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import { EXIT } from '../cli/errors.mjs'
 import { evalCommand, scriptCommand, indexCommand, searchCommand, splitCommand } from '../cli/commands.mjs'
 import { VARIANTS } from '../cli/pipeline.mjs'
+import { convertCommand, DTYPES } from '../cli/convert.mjs'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 // Ctrl-C aborts the running work; saves are atomic, so no half-written file stays behind.
@@ -89,6 +90,15 @@ splitting(columns(program.command('split <input>')))
   .option('--block-sizes <sizes>', 'units per block at each level', '512,128,32')
   .option('-o, --output <file>', 'JSONL file to write (default: stdout)')
   .action((input, o) => splitCommand(input, o))
+
+program
+  .command('convert <source>')
+  .description('convert a hub model id or a folder of PyTorch weights to an ONNX folder ragrank loads (needs Python)')
+  .option('-o, --output <dir>', 'folder to write (default: <name>-onnx)')
+  .addOption(new Option('--dtype <type>', 'also write a quantized model (int8, uint8, q8)').choices(DTYPES).default('fp32'))
+  .option('--revision <rev>', 'hub branch, tag or commit')
+  .option('--python <path>', 'Python with the exporter packages (default: RAGRANK_CONVERT_PYTHON, .venv-export, python3)')
+  .action((source, o) => convertCommand(source, o))
 
 // Commands that run a script of the package with their arguments untouched (the script parses them, --help included).
 const scripts = [
