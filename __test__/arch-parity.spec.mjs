@@ -26,7 +26,8 @@ function cosine(a, b) {
 }
 
 const embedders = Object.entries(ref).filter(([, r]) => r.kind === 'embedder')
-const crossEncoders = Object.entries(ref).filter(([, r]) => r.kind === 'cross-encoder')
+// a yes/no decoder reranker (Qwen3-Reranker) runs as a 2-label CrossEncoder: score = logit_yes - logit_no
+const crossEncoders = Object.entries(ref).filter(([, r]) => r.kind !== 'embedder')
 
 test('the fixtures cover every architecture of the compatibility table', (t) => {
   const families = new Set(Object.values(ref).map((r) => r.family))
@@ -91,7 +92,8 @@ test('the pooling and padding options change the vectors (the parity above is no
 })
 
 for (const [name, r] of crossEncoders) {
-  test(`${name} (${r.family}, ${r.like} shape): scores match sentence-transformers' CrossEncoder`, async (t) => {
+  const peer = r.kind === 'yes-no-reranker' ? "the model card's transformers scoring" : "sentence-transformers' CrossEncoder"
+  test(`${name} (${r.family}, ${r.like} shape): scores match ${peer}`, async (t) => {
     const model = await CrossEncoder.load(join(root, 'arch', name), { batchSize: 3 })
     try {
       for (const c of r.cases) {
@@ -102,6 +104,11 @@ for (const [name, r] of crossEncoders) {
           const diff = Math.abs(hit.score - c.scores[i])
           t.true(diff <= SCORE_TOLERANCE, `${c.name} #${i} (${c.tokens[i]} tokens): ${hit.score} vs ${c.scores[i]}`)
         })
+        if (c.p_yes) {
+          // the default sigmoid activation is the model card's P(yes)
+          const probs = await model.rerankMany(requests, c.max_length ? { maxLength: c.max_length } : {})
+          probs.forEach(([hit], i) => t.true(Math.abs(hit.score - c.p_yes[i]) <= SCORE_TOLERANCE, `P(yes) #${i}`))
+        }
       }
     } finally {
       model.dispose()

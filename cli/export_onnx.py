@@ -27,7 +27,9 @@ try:
     import onnxruntime as ort
     import torch
     import transformers
-    from transformers import AutoConfig, AutoModel, AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
+
+    import yes_no_reranker as yes_no
 except ImportError as e:  # the CLI turns this into the exact install command
     print(f"missing Python package: {e.name}", file=sys.stderr)
     sys.exit(MISSING)
@@ -81,13 +83,23 @@ class Exported(torch.nn.Module):
 
 
 def load(source: str, revision=None):
+    """The model and what it is exported as: "classifier" (cross-encoder logits), "yes-no" (a decoder reranker,
+    see yes_no_reranker.py) or "encoder" (token vectors for an Embedder)."""
     config = AutoConfig.from_pretrained(source, revision=revision)
-    classifier = is_classifier(config)
-    cls = AutoModelForSequenceClassification if classifier else AutoModel
+    if is_classifier(config):
+        task, cls = "classifier", AutoModelForSequenceClassification
+    elif yes_no.is_yes_no_reranker(config, has_file(source, "modules.json", revision)):
+        task, cls = "yes-no", AutoModelForCausalLM
+    else:
+        task, cls = "encoder", AutoModel
     # eager attention traces to plain MatMul/Softmax; the SDPA and flash paths do not all export
     model = cls.from_pretrained(source, revision=revision, attn_implementation="eager").eval()
     tokenizer = AutoTokenizer.from_pretrained(source, revision=revision)
-    return config, model, tokenizer, classifier
+    return config, model, tokenizer, task
+
+
+def has_file(source, name, revision) -> bool:
+    return (Path(source) / name).is_file() if Path(source).is_dir() else hub_file(source, name, revision) is not None
 
 
 def feeds(tokenizer, names, texts, padding_side="right"):
@@ -104,11 +116,18 @@ def feeds(tokenizer, names, texts, padding_side="right"):
     return out
 
 
-def export(source: str, output: str, dtype: str = "fp32", revision=None, log=print) -> dict:
+def export(source: str, output: str, dtype: str = "fp32", revision=None, log=print,
+           instruction=yes_no.INSTRUCTION) -> dict:
     """Writes OUTPUT/onnx/model.onnx (and the quantized file of `dtype`); returns what was written and checked."""
-    config, model, tokenizer, classifier = load(source, revision)
+    config, model, tokenizer, task = load(source, revision)
     names = input_names(config)
-    wrapper = Exported(model, names, classifier).eval()
+    if task == "yes-no":
+        wrapper = yes_no.YesNoLogits(model, *yes_no.answer_ids(tokenizer)).eval()
+    else:
+        wrapper = Exported(model, names, task == "classifier").eval()
+    classifier = task != "encoder"
+    # decoder embedders are checked left-padded, as they run; the yes/no graph finds the last token itself
+    side = "left" if task == "encoder" and config.model_type in DECODERS else "right"
     out = Path(output)
     (out / "onnx").mkdir(parents=True, exist_ok=True)
     sample = feeds(tokenizer, names, SAMPLES)
@@ -135,7 +154,7 @@ def export(source: str, output: str, dtype: str = "fp32", revision=None, log=pri
         big = sum(t.ByteSize() for t in graph.graph.initializer) > EXTERNAL_DATA_OVER
         onnx.save(graph, str(target), save_as_external_data=big, all_tensors_to_one_file=True, location="model.onnx_data")
     written = [str(target)] + ([str(target) + "_data"] if big else [])
-    diff = check(target, wrapper, tokenizer, names)
+    diff = check(target, wrapper, tokenizer, names, side)
     log(f"onnx/model.onnx: max |onnxruntime - PyTorch| = {diff:.2e} on {len(SAMPLES)} padded samples")
     if dtype in QUANTIZED:
         from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -147,12 +166,13 @@ def export(source: str, output: str, dtype: str = "fp32", revision=None, log=pri
     elif dtype != "fp32":
         raise SystemExit(f"--dtype must be fp32, {', '.join(QUANTIZED)}; got {dtype}")
     copy_configs(source, out, tokenizer, revision)
-    return {"files": written, "max_abs_diff": diff, "inputs": names, "output": output_name}
+    if task == "yes-no":
+        yes_no.write_template(out / "tokenizer.json", tokenizer, instruction)
+    return {"files": written, "max_abs_diff": diff, "inputs": names, "output": output_name, "task": task}
 
 
-def check(path, wrapper, tokenizer, names) -> float:
+def check(path, wrapper, tokenizer, names, side) -> float:
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    side = "left" if wrapper.model.config.model_type in DECODERS else "right"
     sample = feeds(tokenizer, names, list(reversed(SAMPLES)), side)
     with torch.no_grad():
         want = wrapper(*(sample[n] for n in names)).numpy()
@@ -201,8 +221,10 @@ def main():
     p.add_argument("output")
     p.add_argument("--dtype", default="fp32", choices=["fp32", *QUANTIZED])
     p.add_argument("--revision")
+    p.add_argument("--instruction", default=yes_no.INSTRUCTION, help="the task of a yes/no reranker's prompt")
     a = p.parse_args()
-    result = export(a.source, a.output, a.dtype, a.revision, log=lambda m: print(m, file=sys.stderr))
+    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    result = export(a.source, a.output, a.dtype, a.revision, log=log, instruction=a.instruction)
     print(json.dumps(result))
 
 

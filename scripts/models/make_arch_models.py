@@ -12,20 +12,23 @@ Qwen3). Seeded: `npm run fixtures:arch` writes the same numbers every time.
 """
 
 import json
+import math
 import shutil
 import sys
 import tempfile
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import torch
 from sentence_transformers import CrossEncoder, SentenceTransformer
 from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from transformers import (
     AutoConfig,
     AutoModel,
+    AutoModelForCausalLM,
     AutoModelForSequenceClassification,
     PreTrainedTokenizerFast,
 )
@@ -33,14 +36,31 @@ from transformers import (
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "cli"))
 import export_onnx  # noqa: E402
+import yes_no_reranker  # noqa: E402
 
 OUT = ROOT / "fixtures" / "models" / "arch"
 CORPUS = [json.loads(line)["text"] for line in (ROOT / "demo" / "corpus.jsonl").read_text().splitlines()]
+# a yes/no reranker answers with these two tokens
+CORPUS += ["yes", "no"] * 50
 QUERIES = [json.loads(line)["text"] for line in (ROOT / "demo" / "queries.jsonl").read_text().splitlines()]
 warnings.simplefilter("ignore")
 
 
 # ---- tokenizers of the real kinds, trained small ----------------------------------------------------------------
+# The BPE trainer of `tokenizers` is deterministic; its WordPiece and Unigram trainers are not (the vocabulary
+# differs from run to run), so those two vocabularies are counted here, by frequency with ties broken by text.
+
+
+def word_counts(tok):
+    counts = Counter()
+    for text in CORPUS:
+        normalized = tok.normalizer.normalize_str(text) if tok.normalizer else text
+        counts.update(w for w, _ in tok.pre_tokenizer.pre_tokenize_str(normalized))
+    return counts
+
+
+def by_frequency(counts, n):
+    return [p for p, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
 
 
 def wordpiece():
@@ -49,7 +69,15 @@ def wordpiece():
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
-    tok.train_from_iterator(CORPUS, trainers.WordPieceTrainer(vocab_size=700, special_tokens=specials))
+    words = word_counts(tok)
+    chars = sorted({c for w in words for c in w})
+    pieces = Counter({w: n for w, n in words.items() if len(w) > 1})
+    for w, n in words.items():  # word endings as continuation pieces (##ing)
+        for k in range(2, min(len(w), 5)):
+            pieces["##" + w[-k:]] += n
+    vocab = specials + chars + ["##" + c for c in chars]
+    vocab += by_frequency(pieces, 700 - len(vocab))
+    tok.model = models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]")
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
@@ -62,8 +90,17 @@ def unigram(specials, template, pair):
     tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(" {2,}", " ")])
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
     tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
-    trainer = trainers.UnigramTrainer(vocab_size=600, special_tokens=specials, unk_token=specials[3])
-    tok.train_from_iterator(CORPUS, trainer)
+    words = word_counts(tok)
+    pieces = Counter()
+    for w, n in words.items():  # every substring up to 5 characters, weighted by its word's count
+        for i in range(len(w)):
+            for j in range(i + 1, min(len(w), i + 5) + 1):
+                pieces[w[i:j]] += n
+    chars = sorted({c for w in words for c in w})
+    chosen = chars + [p for p in by_frequency(pieces, 600) if len(p) > 1][: 600 - len(chars)]
+    total = sum(pieces[p] for p in chosen)
+    vocab = [(t, 0.0) for t in specials] + [(p, round(math.log(pieces[p] / total), 6)) for p in chosen]
+    tok.model = models.Unigram(vocab, unk_id=3, byte_fallback=False)
     ids = [(s, tok.token_to_id(s)) for s in specials]
     tok.post_processor = processors.TemplateProcessing(single=template, pair=pair, special_tokens=ids)
     return tok
@@ -82,9 +119,20 @@ def deberta_unigram():
     return tok, dict(pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", unk_token="[UNK]", mask_token="[MASK]")
 
 
-def byte_bpe(specials, single, pair):
+# Qwen2/Qwen3's pre-tokenizer: this split, then bytes
+QWEN_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+              r"|\s+(?!\S)|\s+")
+
+
+def byte_bpe(specials, single, pair, qwen=False):
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if qwen:
+        tok.normalizer = normalizers.NFC()
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(QWEN_SPLIT), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    else:
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=700, special_tokens=specials,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
@@ -99,10 +147,19 @@ def modernbert_bpe():
     return tok, dict(unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]", mask_token="[MASK]")
 
 
+QWEN_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"]
+
+
 def qwen_bpe():
     # Qwen3-Embedding's tokenizer appends <|endoftext|>, whose vector the last-token pooling takes
-    tok = byte_bpe(["<|endoftext|>", "<|im_start|>", "<|im_end|>"], "$A <|endoftext|>", "$A $B <|endoftext|>")
+    tok = byte_bpe(QWEN_SPECIALS, "$A <|endoftext|>", "$A $B <|endoftext|>", qwen=True)
     return tok, dict(eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+
+
+def qwen_plain_bpe():
+    # Qwen3-Reranker's tokenizer adds nothing; its prompt brings the chat tokens
+    tok = byte_bpe(QWEN_SPECIALS, "$A", "$A $B", qwen=True)
+    return tok, dict(eos_token="<|im_end|>", pad_token="<|endoftext|>")
 
 
 # ---- the models --------------------------------------------------------------------------------------------------
@@ -153,7 +210,13 @@ MODELS = [
          max_seq_length=8192, model_max_length=131072, padding_side="left", prompts={"query": QWEN3_PROMPT}),
 ]
 
-LONG = " ".join(CORPUS)  # thousands of tokens with any of these vocabularies
+QWEN3 = dict(model_type="qwen3", max_position_embeddings=32768, num_key_value_heads=2, head_dim=8,
+             rope_theta=1000000.0, tie_word_embeddings=True, rms_norm_eps=1e-6, hidden_act="silu", **SMALL)
+MODELS.append(
+    dict(name="qwen3-reranker", family="Qwen3 (decoder-only)", like="Qwen/Qwen3-Reranker-0.6B", config=QWEN3,
+         tokenizer=qwen_plain_bpe, kind="yes-no-reranker", model_max_length=8192))
+
+LONG = " ".join(CORPUS[:-100])  # thousands of tokens with any of these vocabularies
 SHORT_TEXTS = [QUERIES[0], QUERIES[1], CORPUS[0], CORPUS[1], "x", "Velmora " * 30]
 PAIRS = [(QUERIES[0], CORPUS[0]), (QUERIES[0], CORPUS[1]), (QUERIES[1], CORPUS[1]), (QUERIES[1], "짧다"),
          (QUERIES[2], CORPUS[4]), (QUERIES[0], CORPUS[0] + " " + CORPUS[2])]
@@ -171,7 +234,8 @@ def build(spec, tmp: Path):
     if model_type == "bert":
         cfg.pad_token_id = tok.token_to_id("[PAD]")
     classifier = spec["kind"] == "cross-encoder"
-    cls = AutoModelForSequenceClassification if classifier else AutoModel
+    cls = {"cross-encoder": AutoModelForSequenceClassification, "yes-no-reranker": AutoModelForCausalLM}.get(
+        spec["kind"], AutoModel)
     cfg.architectures = [type(cls.from_config(cfg)).__name__]
     model = cls.from_config(cfg, attn_implementation="eager").eval()
     folder = tmp / spec["name"]
@@ -181,7 +245,7 @@ def build(spec, tmp: Path):
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=spec["model_max_length"],
                                    padding_side=spec.get("padding_side", "right"), model_input_names=names, **specials)
     fast.save_pretrained(folder)
-    if not classifier:
+    if spec["kind"] == "embedder":
         st = SentenceTransformer(modules=sentence_modules(spec, folder), prompts=spec.get("prompts"))
         st.save(str(folder))
     return folder
@@ -215,6 +279,8 @@ def reference(spec, folder: Path):
         return dict(pooling=spec["pooling"], normalize=spec["normalize"],
                     padding_side=spec.get("padding_side", "right"), max_seq_length=spec["max_seq_length"],
                     cases=cases)
+    if spec["kind"] == "yes-no-reranker":
+        return yes_no_reference(spec, folder, long_texts)
     cases = []
     for name, pairs, limit in [("short", PAIRS, None),
                                ("over the limit", PAIRS[:2] + [(QUERIES[0], t) for t in long_texts], 256)]:
@@ -223,6 +289,20 @@ def reference(spec, folder: Path):
         lengths = [len(ce.tokenizer(q, d, truncation=True, max_length=ce.max_length)["input_ids"]) for q, d in pairs]
         cases.append(dict(name=name, pairs=[list(p) for p in pairs], max_length=limit, tokens=lengths,
                           scores=np.asarray(logits, dtype=float).reshape(len(pairs)).round(7).tolist()))
+    return dict(cases=cases)
+
+
+def yes_no_reference(spec, folder, long_texts):
+    """The Qwen3-Reranker model card's scoring on the PyTorch model: P(yes), and logit_yes - logit_no."""
+    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    tokenizer = PreTrainedTokenizerFast.from_pretrained(folder)
+    cases = []
+    for name, pairs, limit in [("short", PAIRS, None),
+                               ("over the limit", PAIRS[:2] + [(QUERIES[0], t) for t in long_texts], 256)]:
+        scores, p_yes, lengths = yes_no_reranker.reference_scores(model, tokenizer, pairs,
+                                                                  limit or spec["model_max_length"])
+        cases.append(dict(name=name, pairs=[list(p) for p in pairs], max_length=limit, tokens=lengths,
+                          scores=np.round(scores, 7).tolist(), p_yes=np.round(p_yes, 7).tolist()))
     return dict(cases=cases)
 
 
@@ -244,6 +324,8 @@ def main():
             dest.mkdir(parents=True)
             result = export_onnx.export(str(folder), str(dest), log=lambda m: None)
             for name in KEEP:  # the exporter's copies replaced by the source's own, byte for byte
+                if result["task"] == "yes-no" and name == "tokenizer.json":
+                    continue  # the exporter wrote the prompt into it
                 src = folder / name
                 if src.is_dir():
                     shutil.copytree(src, dest / name, dirs_exist_ok=True)
