@@ -53,6 +53,7 @@ for (const [name, r] of embedders) {
       maxLength: r.max_seq_length,
       batchSize: 3, // batches of mixed lengths, cut differently from sentence-transformers' 4
     })
+    let worst = 1
     try {
       for (const c of r.cases) {
         const texts = c.prompt ? c.texts.map((x) => c.prompt + x) : c.texts
@@ -61,10 +62,12 @@ for (const [name, r] of embedders) {
         c.vectors.forEach((want, i) => {
           const got = data.subarray(i * dim, (i + 1) * dim)
           const cos = cosine(got, want)
+          worst = Math.min(worst, cos)
           t.true(cos >= MIN_COSINE, `${c.name} #${i} (${c.tokens[i]} tokens): cosine ${cos}`)
           if (r.normalize) t.true(Math.abs(Math.hypot(...got) - 1) < 1e-5)
         })
       }
+      t.log(`1 - lowest cosine: ${(1 - worst).toExponential(1)}`)
     } finally {
       model.dispose()
     }
@@ -95,6 +98,7 @@ for (const [name, r] of crossEncoders) {
   const peer = r.kind === 'yes-no-reranker' ? "the model card's transformers scoring" : "sentence-transformers' CrossEncoder"
   test(`${name} (${r.family}, ${r.like} shape): scores match ${peer}`, async (t) => {
     const model = await CrossEncoder.load(join(root, 'arch', name), { batchSize: 3 })
+    let worst = 0
     try {
       for (const c of r.cases) {
         const requests = c.pairs.map(([query, doc]) => ({ query, documents: [doc] }))
@@ -102,6 +106,7 @@ for (const [name, r] of crossEncoders) {
         const results = await model.rerankMany(requests, options)
         results.forEach(([hit], i) => {
           const diff = Math.abs(hit.score - c.scores[i])
+          worst = Math.max(worst, diff)
           t.true(diff <= SCORE_TOLERANCE, `${c.name} #${i} (${c.tokens[i]} tokens): ${hit.score} vs ${c.scores[i]}`)
         })
         if (c.p_yes) {
@@ -110,6 +115,7 @@ for (const [name, r] of crossEncoders) {
           probs.forEach(([hit], i) => t.true(Math.abs(hit.score - c.p_yes[i]) <= SCORE_TOLERANCE, `P(yes) #${i}`))
         }
       }
+      t.log(`largest score difference ${worst.toExponential(1)}`)
     } finally {
       model.dispose()
     }

@@ -197,6 +197,11 @@ MODELS = [
                      local_attention=64, pad_token_id=3, cls_token_id=1, sep_token_id=2, bos_token_id=1,
                      eos_token_id=2, **SMALL), tokenizer=modernbert_bpe, kind="embedder", pooling="cls",
          normalize=True, max_seq_length=8192, model_max_length=8192),
+    dict(name="modernbert-reranker", family="ModernBERT", like="Alibaba-NLP/gte-reranker-modernbert-base",
+         config=dict(model_type="modernbert", max_position_embeddings=8192, global_attn_every_n_layers=2,
+                     local_attention=64, pad_token_id=3, cls_token_id=1, sep_token_id=2, bos_token_id=1,
+                     eos_token_id=2, num_labels=1, **SMALL), tokenizer=modernbert_bpe,
+         kind="cross-encoder", model_max_length=8192),
     dict(name="deberta-v2-reranker", family="DeBERTa-v2", like="mixedbread-ai/mxbai-rerank-xsmall-v1",
          config=dict(model_type="deberta-v2", max_position_embeddings=512, num_labels=1, relative_attention=True,
                      position_buckets=256, pos_att_type=["p2c", "c2p"], position_biased_input=False,
@@ -267,6 +272,7 @@ def reference(spec, folder: Path):
             ("short", SHORT_TEXTS, None, None),
             ("mixed lengths, over the limit", SHORT_TEXTS[:3] + long_texts, 256, None),
             ("query prompt", QUERIES[:4], None, "query"),
+            ("long, cut at the model's own limit", long_texts + SHORT_TEXTS[:2], None, None),
         ]:
             if prompt and prompt not in (spec.get("prompts") or {}):
                 continue
@@ -283,7 +289,8 @@ def reference(spec, folder: Path):
         return yes_no_reference(spec, folder, long_texts)
     cases = []
     for name, pairs, limit in [("short", PAIRS, None),
-                               ("over the limit", PAIRS[:2] + [(QUERIES[0], t) for t in long_texts], 256)]:
+                               ("over the limit", PAIRS[:2] + [(QUERIES[0], t) for t in long_texts], 256),
+                               ("long, cut at the model's own limit", [(QUERIES[1], t) for t in long_texts], None)]:
         ce = CrossEncoder(str(folder), device="cpu", max_length=limit or spec["model_max_length"])
         logits = ce.predict(pairs, batch_size=4, activation_fn=torch.nn.Identity(), convert_to_numpy=True)
         lengths = [len(ce.tokenizer(q, d, truncation=True, max_length=ce.max_length)["input_ids"]) for q, d in pairs]
@@ -298,7 +305,8 @@ def yes_no_reference(spec, folder, long_texts):
     tokenizer = PreTrainedTokenizerFast.from_pretrained(folder)
     cases = []
     for name, pairs, limit in [("short", PAIRS, None),
-                               ("over the limit", PAIRS[:2] + [(QUERIES[0], t) for t in long_texts], 256)]:
+                               ("over the limit", PAIRS[:2] + [(QUERIES[0], t) for t in long_texts], 256),
+                               ("long, cut at the model's own limit", [(QUERIES[1], t) for t in long_texts], None)]:
         scores, p_yes, lengths = yes_no_reranker.reference_scores(model, tokenizer, pairs,
                                                                   limit or spec["model_max_length"])
         cases.append(dict(name=name, pairs=[list(p) for p in pairs], max_length=limit, tokens=lengths,
