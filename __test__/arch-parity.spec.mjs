@@ -33,14 +33,19 @@ test('the fixtures cover every architecture of the compatibility table', (t) => 
   const families = new Set(Object.values(ref).map((r) => r.family))
   t.deepEqual([...families].sort(), ['BERT', 'DeBERTa-v2', 'ModernBERT', 'Qwen3 (decoder-only)', 'XLM-RoBERTa'])
   const xlmr = Object.keys(ref).filter((n) => n.startsWith('xlmr-'))
-  const positions = xlmr.map((n) => JSON.parse(readFileSync(join(root, 'arch', n, 'config.json'))).max_position_embeddings)
+  const positions = xlmr.map(
+    (n) => JSON.parse(readFileSync(join(root, 'arch', n, 'config.json'))).max_position_embeddings,
+  )
   t.deepEqual([...new Set(positions)].sort(), [514, 8194])
   // XLM-R exports have no token_type_ids input; BERT's have
   t.false(ref['xlmr-reranker-v2-m3'].inputs.includes('token_type_ids'))
   t.true(ref['bert-cross-encoder'].inputs.includes('token_type_ids'))
   for (const r of Object.values(ref)) {
     t.true(r.bytes < 1_000_000)
-    t.true(r.cases.some((c) => c.max_length !== null && c.tokens.some((n) => n === c.max_length)), 'a case is cut at its limit')
+    t.true(
+      r.cases.some((c) => c.max_length !== null && c.tokens.some((n) => n === c.max_length)),
+      'a case is cut at its limit',
+    )
   }
 })
 
@@ -95,7 +100,8 @@ test('the pooling and padding options change the vectors (the parity above is no
 })
 
 for (const [name, r] of crossEncoders) {
-  const peer = r.kind === 'yes-no-reranker' ? "the model card's transformers scoring" : "sentence-transformers' CrossEncoder"
+  const peer =
+    r.kind === 'yes-no-reranker' ? "the model card's transformers scoring" : "sentence-transformers' CrossEncoder"
   test(`${name} (${r.family}, ${r.like} shape): scores match ${peer}`, async (t) => {
     const model = await CrossEncoder.load(join(root, 'arch', name), { batchSize: 3 })
     let worst = 0

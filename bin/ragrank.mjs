@@ -95,9 +95,15 @@ program
   .command('convert <source>')
   .description('convert a hub model id or a folder of PyTorch weights to an ONNX folder ragrank loads (needs Python)')
   .option('-o, --output <dir>', 'folder to write (default: <name>-onnx)')
-  .addOption(new Option('--dtype <type>', 'also write a quantized model (int8, uint8, q8)').choices(DTYPES).default('fp32'))
+  .addOption(
+    new Option('--dtype <type>', 'also write a quantized model (int8, uint8, q8)').choices(DTYPES).default('fp32'),
+  )
   .option('--revision <rev>', 'hub branch, tag or commit')
-  .option('--python <path>', 'Python with the exporter packages (default: RAGRANK_CONVERT_PYTHON, .venv-export, python3)')
+  .option('--instruction <text>', 'the task written into the prompt of a yes/no reranker (Qwen3-Reranker)')
+  .option(
+    '--python <path>',
+    'Python with the exporter packages (default: RAGRANK_CONVERT_PYTHON, .venv-export, python3)',
+  )
   .action((source, o) => convertCommand(source, o))
 
 // Commands that run a script of the package with their arguments untouched (the script parses them, --help included).

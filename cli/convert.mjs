@@ -39,7 +39,10 @@ const installHint = (python) =>
 export function checkPython(python) {
   const probe = `import importlib.util as u, sys; m = [n for n in ${JSON.stringify(NEEDED)} if u.find_spec(n) is None]; print(' '.join(m)); sys.exit(1 if m else 0)`
   const r = spawnSync(python, ['-c', probe], { encoding: 'utf8' })
-  if (r.error) throw new ConvertError(`ragrank convert needs Python 3 (${python}: ${r.error.code ?? r.error.message}).\n${installHint('python3')}`)
+  if (r.error)
+    throw new ConvertError(
+      `ragrank convert needs Python 3 (${python}: ${r.error.code ?? r.error.message}).\n${installHint('python3')}`,
+    )
   if (r.status !== 0) {
     const missing = r.stdout.trim() || 'its packages'
     throw new ConvertError(`ragrank convert: ${python} lacks ${missing.split(' ').join(', ')}.\n${installHint(python)}`)
@@ -54,9 +57,18 @@ export async function convertCommand(source, o) {
   const output = resolve(o.output ?? defaultOutput(source))
   const python = pythonFor(o)
   checkPython(python)
-  const args = [EXPORTER, source, output, '--dtype', o.dtype ?? 'fp32', ...(o.revision ? ['--revision', o.revision] : [])]
+  const args = [
+    EXPORTER,
+    source,
+    output,
+    '--dtype',
+    o.dtype ?? 'fp32',
+    ...(o.revision ? ['--revision', o.revision] : []),
+    ...(o.instruction ? ['--instruction', o.instruction] : []),
+  ]
   const r = spawnSync(python, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-  if (r.status !== 0) throw new ConvertError(`the exporter failed (exit ${r.status ?? r.signal}); its messages are above`)
+  if (r.status !== 0)
+    throw new ConvertError(`the exporter failed (exit ${r.status ?? r.signal}); its messages are above`)
   const result = JSON.parse(r.stdout.trim().split('\n').pop())
   // The folder must load the way users load it: a classifier as a CrossEncoder, an encoder as an Embedder.
   const Model = result.output === 'logits' ? CrossEncoder : Embedder
