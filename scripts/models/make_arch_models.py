@@ -282,6 +282,8 @@ def reference(spec, folder: Path):
                        for t in texts]
             cases.append(dict(name=name, texts=texts, max_length=limit, prompt=st.prompts.get(prompt) if prompt
                               else None, tokens=lengths, vectors=vectors.astype(float).round(7).tolist()))
+        if spec["name"] == "bert-embedder":
+            cases += other_poolings(spec, folder, SHORT_TEXTS + long_texts[:1])
         return dict(pooling=spec["pooling"], normalize=spec["normalize"],
                     padding_side=spec.get("padding_side", "right"), max_seq_length=spec["max_seq_length"],
                     cases=cases)
@@ -297,6 +299,19 @@ def reference(spec, folder: Path):
         cases.append(dict(name=name, pairs=[list(p) for p in pairs], max_length=limit, tokens=lengths,
                           scores=np.asarray(logits, dtype=float).reshape(len(pairs)).round(7).tolist()))
     return dict(cases=cases)
+
+
+def other_poolings(spec, folder, texts):
+    """Every other pooling mode of sentence-transformers on the same transformer, unnormalised (a norm is a check too)."""
+    cases = []
+    for mode in ["max", "mean_sqrt_len_tokens", "weightedmean", "cls", "lasttoken"]:
+        st = SentenceTransformer(modules=[Transformer(str(folder), max_seq_length=spec["max_seq_length"]),
+                                          Pooling(spec["config"]["hidden_size"], pooling_mode=mode)], device="cpu")
+        vectors = st.encode(texts, batch_size=4, convert_to_numpy=True)
+        cases.append(dict(name=f"pooling {mode}", texts=texts, max_length=None, pooling=mode, normalize=False,
+                          tokens=[len(st.tokenize([t])["input_ids"][0]) for t in texts],
+                          vectors=vectors.astype(float).round(7).tolist()))
+    return cases
 
 
 def yes_no_reference(spec, folder, long_texts):
