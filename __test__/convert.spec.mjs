@@ -1,18 +1,29 @@
 // `ragrank convert`: the message when the Python exporter cannot run (always tested), and a real conversion of a
 // PyTorch model whose result must load and match PyTorch (when the exporter venv exists; a skip says why).
 import test from 'ava'
-import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CrossEncoder } from '../dist/index.mjs'
+import { fakeCommit, startHub } from '../fixtures/hub-server.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(root, 'bin/ragrank.mjs')
 const VENV_PYTHON = join(root, '.venv-export', 'bin', 'python')
 const cli = (args, env = {}) =>
   spawnSync(process.execPath, [BIN, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env } })
+/** `cli` without blocking the event loop: the local hub server in this process must answer meanwhile. */
+const cliAsync = (args, env = {}) =>
+  new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: root, env: { ...process.env, ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('close', (status) => done({ status, stdout, stderr }))
+  })
 
 test('without Python the error names the interpreter and the exact install command (exit 1)', (t) => {
   const r = cli(['convert', 'BAAI/bge-reranker-v2-m3', '--python', '/nonexistent/python3'])
@@ -61,6 +72,7 @@ with torch.no_grad():
 `
 
 test('converts a PyTorch XLM-R reranker, weights as external data; the result loads and matches PyTorch, int8 too', async (t) => {
+  t.timeout(300_000) // PyTorch starts twice; on a loaded 2-core machine that alone can take a minute
   if (!existsSync(VENV_PYTHON)) {
     t.log(`skipped: no exporter venv at ${VENV_PYTHON} (npm run setup:export makes it)`)
     console.log(`convert.spec: the real conversion was skipped: no ${VENV_PYTHON} (npm run setup:export)`)
@@ -92,6 +104,43 @@ test('converts a PyTorch XLM-R reranker, weights as external data; the result lo
       model.dispose()
     }
   } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('converts a hub id through HF_ENDPOINT (the local hub server), weights as an LFS file', async (t) => {
+  t.timeout(300_000) // PyTorch starts twice; on a loaded 2-core machine that alone can take a minute
+  if (!existsSync(VENV_PYTHON)) {
+    t.log(`skipped: no exporter venv at ${VENV_PYTHON} (npm run setup:export makes it)`)
+    console.log(`convert.spec: the hub conversion was skipped: no ${VENV_PYTHON} (npm run setup:export)`)
+    t.pass()
+    return
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ragrank-convert-hub-'))
+  const hub = await startHub()
+  try {
+    const src = join(dir, 'torch-model')
+    const made = spawnSync(VENV_PYTHON, ['-c', MAKE_MODEL, src], { encoding: 'utf8' })
+    t.is(made.status, 0, made.stderr)
+    const want = JSON.parse(made.stdout.trim().split('\n').pop())
+    const files = Object.fromEntries(readdirSync(src).map((f) => [f, readFileSync(join(src, f))]))
+    const commit = fakeCommit('convert')
+    hub.repos.set('test-org/tiny-reranker', {
+      refs: { main: commit },
+      commits: { [commit]: files },
+      lfs: ['model.safetensors'],
+    })
+    const out = join(dir, 'out')
+    const env = { HF_ENDPOINT: hub.url, HF_HOME: join(dir, 'hf'), HF_HUB_DISABLE_TELEMETRY: '1' }
+    const r = await cliAsync(['convert', 'test-org/tiny-reranker', '-o', out], env)
+    t.is(r.status, 0, r.stderr)
+    t.true(hub.requests.some((q) => q.url.includes('/test-org/tiny-reranker/resolve/main/model.safetensors')))
+    const model = await CrossEncoder.load(out)
+    for (const h of await model.rerank('the cat', want.docs, { activation: 'none' }))
+      t.true(Math.abs(h.score - want.logits[h.index]) <= 1e-4)
+    model.dispose()
+  } finally {
+    await hub.close()
     rmSync(dir, { recursive: true, force: true })
   }
 })
