@@ -157,3 +157,9 @@ for (const [name, r] of crossEncoders) {
     }
   })
 }
+
+test('an export with a KV cache input (text generation) is refused at load, naming the input', async (t) => {
+  const e = await t.throwsAsync(Embedder.load(join(root, 'arch-bad', 'kv-cache')), { code: 'ERR_MODEL_LOAD' })
+  t.regex(e.message, /inputs ragrank does not feed: past_key_values\.0\.key/)
+  t.regex(e.message, /ragrank convert/)
+})

@@ -333,6 +333,35 @@ KEEP = ["config.json", "tokenizer.json", "tokenizer_config.json", "special_token
         "sentence_bert_config.json", "config_sentence_transformers.json", "1_Pooling", "2_Normalize"]
 
 
+def kv_cache_export(dest: Path, tokenizer_from: Path):
+    """A graph shaped like a text-generation export: besides the ids and the mask it takes a KV cache input, which
+    ragrank must refuse at load. (Its output is the ids as floats: it never gets to run.)"""
+    import onnx
+    from onnx import TensorProto, helper
+
+    dims = ["batch_size", "sequence_length"]
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["input_ids"], ["ids_f"], to=TensorProto.FLOAT),
+         helper.make_node("Unsqueeze", ["ids_f", "axis"], ["last_hidden_state"]),
+         helper.make_node("Identity", ["past_key_values.0.key"], ["present.0.key"])],
+        "kv_cache",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, dims),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, dims),
+         helper.make_tensor_value_info("past_key_values.0.key", TensorProto.FLOAT,
+                                       ["batch_size", 2, "past_sequence_length", 8])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, [*dims, 1]),
+         helper.make_tensor_value_info("present.0.key", TensorProto.FLOAT,
+                                       ["batch_size", 2, "past_sequence_length", 8])],
+        [helper.make_tensor("axis", TensorProto.INT64, [1], [-1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model)
+    shutil.rmtree(dest, ignore_errors=True)
+    (dest / "onnx").mkdir(parents=True)
+    onnx.save(model, str(dest / "onnx" / "model.onnx"))
+    shutil.copyfile(tokenizer_from / "tokenizer.json", dest / "tokenizer.json")
+
+
 def main():
     only = set(sys.argv[1:])
     refs_path = OUT.parent / "arch-reference.json"
@@ -362,6 +391,7 @@ def main():
                                       bytes=size, export_max_abs_diff=float(f"{result['max_abs_diff']:.2e}"),
                                       inputs=result["inputs"], **reference(spec, folder))
             print(f"{spec['name']}: {size} bytes, onnxruntime vs PyTorch {result['max_abs_diff']:.1e}")
+    kv_cache_export(OUT.parent / "arch-bad" / "kv-cache", OUT / "qwen3-embedder")
     refs_path.write_text(json.dumps(refs, indent=1, ensure_ascii=False) + "\n")
 
 

@@ -62,6 +62,9 @@ pub struct Encoder {
     pub output_rank: usize,
 }
 
+/// Every graph input ragrank knows how to fill; a model needing any other fails at load, not at first use.
+const FED_INPUTS: [&str; 4] = ["input_ids", "attention_mask", "token_type_ids", "position_ids"];
+
 fn read_json(path: &Option<PathBuf>) -> Result<Option<serde_json::Value>> {
     let Some(p) = path else { return Ok(None) };
     let bytes = std::fs::read(p).map_err(|e| model_missing(p, &e.to_string()))?;
@@ -153,6 +156,18 @@ impl Encoder {
                     inputs.join(", ")
                 )));
             }
+        }
+        let unfed: Vec<&str> = inputs.iter().copied().filter(|n| !FED_INPUTS.contains(n)).collect();
+        if !unfed.is_empty() {
+            let hint = if unfed.iter().any(|n| n.starts_with("past_key_values")) {
+                " (an export with a KV cache, for text generation: export the model without one, e.g. with `ragrank convert`)"
+            } else {
+                ""
+            };
+            return Err(load_error(format!(
+                "the model has inputs ragrank does not feed: {}{hint}",
+                unfed.join(", ")
+            )));
         }
         let feeds_type_ids = inputs.contains(&"token_type_ids");
         let feeds_position_ids = inputs.contains(&"position_ids");
