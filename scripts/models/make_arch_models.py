@@ -13,8 +13,14 @@ Qwen3). Seeded: `npm run fixtures:arch` writes the same numbers every time.
 
 import json
 import math
+import os
 import shutil
 import sys
+
+# ModernBERT keeps its two rotary embeddings (global, local) in a set of layer types: the order they are traced in,
+# and so the ONNX file's bytes, follow Python's string hash, random per process unless fixed
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
 import tempfile
 import warnings
 from collections import Counter
