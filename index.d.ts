@@ -60,7 +60,10 @@ export declare class NativeEncoder {
   dispose(): void
   /** Scores pairs: document `i` is paired with `queries[query_of[i]]`. */
   scorePairs(queries: Array<string>, documents: Array<string>, queryOf: Array<number>, options: NativeBatchOptions, cancel?: CancelToken | undefined | null): Promise<Float32Array>
-  /** Embeds texts; resolves to `n x width` floats, row-major. */
+  /**
+   * Embeds texts; resolves to `n x width` floats, row-major. `pooling` is one of `mean`, `cls`,
+   * `max`, `meansqrt`, `weightedmean`, `lasttoken`.
+   */
   embed(texts: Array<string>, pooling: string, normalize: boolean, options: NativeBatchOptions, cancel?: CancelToken | undefined | null): Promise<Float32Array>
 }
 
@@ -113,6 +116,8 @@ export interface NativeBatchOptions {
   batchSize: number
   tokenBudget: number
   maxLength?: number
+  /** `'right'` (default) or `'left'`. */
+  paddingSide?: string
 }
 
 export interface NativeDoc {

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// ragrank command line: index, search, eval, split, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
+// ragrank command line: index, search, eval, split, convert, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
 import { interrupt as controller, stopOnSignal } from '../cli/interrupt.mjs'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import { EXIT } from '../cli/errors.mjs'
 import { evalCommand, scriptCommand, indexCommand, searchCommand, splitCommand } from '../cli/commands.mjs'
 import { VARIANTS } from '../cli/pipeline.mjs'
+import { convertCommand, DTYPES } from '../cli/convert.mjs'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 // A closed pipe (`ragrank search ... | head -1`) is the reader saying it has enough: stop quietly, not with a stack.
@@ -99,6 +100,21 @@ splitting(columns(program.command('split <input>')))
   .option('-o, --output <file>', 'JSONL file to write (default and "-": stdout)')
   .option('--json', 'the nodes as JSON lines (always the format; accepted for symmetry with the other commands)')
   .action((input, o) => splitCommand(input, o, stopOnSignal()))
+
+program
+  .command('convert <source>')
+  .description('convert a hub model id or a folder of PyTorch weights to an ONNX folder ragrank loads (needs Python)')
+  .option('-o, --output <dir>', 'folder to write (default: <name>-onnx)')
+  .addOption(
+    new Option('--dtype <type>', 'also write a quantized model (int8, uint8, q8)').choices(DTYPES).default('fp32'),
+  )
+  .option('--revision <rev>', 'hub branch, tag or commit')
+  .option('--instruction <text>', 'the task written into the prompt of a yes/no reranker (Qwen3-Reranker)')
+  .option(
+    '--python <path>',
+    'Python with the exporter packages (default: RAGRANK_CONVERT_PYTHON, .venv-export, python3)',
+  )
+  .action((source, o) => convertCommand(source, o))
 
 // Commands that run a script of the package with their arguments untouched (the script parses them, --help included).
 const scripts = [

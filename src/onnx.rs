@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use napi::bindgen_prelude::{AsyncTask, Float32Array};
 use napi_derive::napi;
 use ragrank_onnx::model::BatchOptions;
-use ragrank_onnx::{runtime, Encoder, EncoderOptions, ModelPaths, Pooling};
+use ragrank_onnx::{runtime, Encoder, EncoderOptions, ModelPaths, PaddingSide, Pooling};
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
@@ -41,14 +41,21 @@ pub struct NativeBatchOptions {
     pub batch_size: u32,
     pub token_budget: u32,
     pub max_length: Option<u32>,
+    /// `'right'` (default) or `'left'`.
+    pub padding_side: Option<String>,
 }
 
-fn batch_options(o: &NativeBatchOptions) -> BatchOptions {
-    BatchOptions {
+fn batch_options(o: &NativeBatchOptions) -> napi::Result<BatchOptions> {
+    Ok(BatchOptions {
         max_batch: o.batch_size as usize,
         token_budget: o.token_budget as usize,
         max_length: o.max_length.map(|m| m as usize),
-    }
+        padding: o
+            .padding_side
+            .as_deref()
+            .map_or(Ok(PaddingSide::Right), PaddingSide::parse)
+            .or_napi()?,
+    })
 }
 
 #[napi]
@@ -134,7 +141,7 @@ impl NativeEncoder {
         cancel: Option<&CancelToken>,
     ) -> napi::Result<AsyncTask<BlockingTask<Vec<f32>, Float32Array>>> {
         let encoder = self.live()?;
-        let options = batch_options(&options);
+        let options = batch_options(&options)?;
         Ok(BlockingTask::then(
             cancel,
             move |cancel| {
@@ -149,7 +156,8 @@ impl NativeEncoder {
         ))
     }
 
-    /// Embeds texts; resolves to `n x width` floats, row-major.
+    /// Embeds texts; resolves to `n x width` floats, row-major. `pooling` is one of `mean`, `cls`,
+    /// `max`, `meansqrt`, `weightedmean`, `lasttoken`.
     #[napi(ts_return_type = "Promise<Float32Array>")]
     pub fn embed(
         &self,
@@ -160,8 +168,8 @@ impl NativeEncoder {
         cancel: Option<&CancelToken>,
     ) -> napi::Result<AsyncTask<BlockingTask<Vec<f32>, Float32Array>>> {
         let encoder = self.live()?;
-        let options = batch_options(&options);
-        let pooling = if pooling == "cls" { Pooling::Cls } else { Pooling::Mean };
+        let options = batch_options(&options)?;
+        let pooling = Pooling::parse(&pooling).or_napi()?;
         Ok(BlockingTask::then(
             cancel,
             move |cancel| {

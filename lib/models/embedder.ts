@@ -25,7 +25,7 @@ import type { ModelFiles } from './model-files'
 import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher'
 import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort'
 
-export type { Pooling } from './sentence-transformers'
+export type { PaddingSide, Pooling } from './sentence-transformers'
 
 /**
  * Each option left out is read from the model's sentence-transformers files when it has them

@@ -46,6 +46,8 @@ export interface EncoderRuntime {
   readonly threads: number
   readonly batchSize: number
   readonly tokenBudget: number
+  /** Which end of a batch row gets the padding (from the options or `tokenizer_config.json`). */
+  readonly paddingSide: PaddingSide
 }
 
 export interface BatchCallOptions {
@@ -94,12 +96,11 @@ export const LOAD_KEYS = [
 ]
 
 /**
- * What the native encoder of this build implements. The pooling kinds and left padding of
- * decoder-only embedders land with the native side; until then a model that needs them fails at
+ * What the native encoder of this build implements: a model that asks for anything else fails at
  * load instead of pooling or padding the wrong way.
  */
-export const NATIVE_POOLINGS: readonly Pooling[] = ['mean', 'cls']
-export const NATIVE_PADDING_SIDES: readonly PaddingSide[] = ['right']
+export const NATIVE_POOLINGS: readonly Pooling[] = ['mean', 'cls', 'max', 'meansqrt', 'weightedmean', 'lasttoken']
+export const NATIVE_PADDING_SIDES: readonly PaddingSide[] = ['right', 'left']
 
 /** The keys of `BatchCallOptions`. */
 export const BATCH_CALL_KEYS = ['batchSize', 'maxLength', 'signal']
@@ -136,14 +137,14 @@ export async function loadEncoder(model: string, o: LoadOptions, what: ResolveWh
   const sessions = explicitSessions ?? (explicitThreads === undefined ? defaultSessions(cores, modelBytes(files)) : 1)
   const threads = explicitThreads ?? Math.max(1, Math.floor(cores / sessions))
   const { model: onnx, tokenizer, tokenizerConfig, config } = files
-  const options = { maxLength: explicitMax ?? settings.maxSeqLength, threads, sessions, paddingSide }
+  const options = { maxLength: explicitMax ?? settings.maxSeqLength, threads, sessions }
   const encoder: NativeEncoder = await native.NativeEncoder.load(
     { model: onnx, tokenizer, tokenizerConfig, config },
     options,
   ).catch((e: unknown) => {
     throw fromNative(e)
   })
-  const runtime: EncoderRuntime = Object.freeze({ sessions, threads, ...batch })
+  const runtime: EncoderRuntime = Object.freeze({ sessions, threads, paddingSide, ...batch })
   return { encoder, files, runtime, settings }
 }
 
@@ -152,6 +153,7 @@ export function batchOptions(defaults: EncoderRuntime, o: BatchCallOptions) {
     batchSize: o.batchSize === undefined ? defaults.batchSize : positiveInteger(o.batchSize, 'options.batchSize'),
     tokenBudget: defaults.tokenBudget,
     maxLength: o.maxLength === undefined ? undefined : positiveInteger(o.maxLength, 'options.maxLength'),
+    paddingSide: defaults.paddingSide,
   }
 }
 

@@ -28,18 +28,64 @@ pub fn plan(lengths: &[usize], max_batch: usize, token_budget: usize) -> Vec<Bat
     batches
 }
 
-/// Row-major `[batch, len]` tensors: ids, attention mask and token types, right-padded.
-pub fn pad(encoded: &[Encoded], batch: &Batch, pad_id: i64) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+/// Which end of a row the padding goes to. Encoders are right-padded; decoder-only models
+/// (Qwen3-Embedding) are trained left-padded, so that the last token of every row is at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PaddingSide {
+    #[default]
+    Right,
+    Left,
+}
+
+impl PaddingSide {
+    pub fn parse(name: &str) -> ragrank_core::Result<PaddingSide> {
+        match name {
+            "right" => Ok(PaddingSide::Right),
+            "left" => Ok(PaddingSide::Left),
+            _ => Err(ragrank_core::Error::invalid(format!(
+                "paddingSide must be 'right' or 'left', got {name:?}"
+            ))),
+        }
+    }
+
+    /// Where the `len` real tokens of a row padded to `padded` start.
+    pub fn start(self, len: usize, padded: usize) -> usize {
+        match self {
+            PaddingSide::Right => 0,
+            PaddingSide::Left => padded - len,
+        }
+    }
+}
+
+/// Row-major `[batch, len]` tensors of one padded batch.
+pub struct Padded {
+    pub ids: Vec<i64>,
+    pub mask: Vec<i64>,
+    pub type_ids: Vec<i64>,
+    /// 0, 1, ... over the real tokens and 1 on padding, as transformers computes `position_ids`
+    /// from the attention mask for decoder models, so a left-padded row sees the positions of an
+    /// unpadded one.
+    pub positions: Vec<i64>,
+}
+
+pub fn pad(encoded: &[Encoded], batch: &Batch, pad_id: i64, side: PaddingSide) -> Padded {
     let n = batch.items.len() * batch.len;
-    let (mut ids, mut mask, mut types) = (vec![pad_id; n], vec![0i64; n], vec![0i64; n]);
+    let mut p = Padded {
+        ids: vec![pad_id; n],
+        mask: vec![0; n],
+        type_ids: vec![0; n],
+        positions: vec![1; n],
+    };
     for (row, &i) in batch.items.iter().enumerate() {
         let e = &encoded[i];
-        let at = row * batch.len;
-        ids[at..at + e.ids.len()].copy_from_slice(&e.ids);
-        mask[at..at + e.ids.len()].iter_mut().for_each(|m| *m = 1);
-        types[at..at + e.type_ids.len()].copy_from_slice(&e.type_ids);
+        let at = row * batch.len + side.start(e.ids.len(), batch.len);
+        let span = at..at + e.ids.len();
+        p.ids[span.clone()].copy_from_slice(&e.ids);
+        p.mask[span.clone()].iter_mut().for_each(|m| *m = 1);
+        p.type_ids[at..at + e.type_ids.len()].copy_from_slice(&e.type_ids);
+        p.positions[span].iter_mut().zip(0..).for_each(|(x, k)| *x = k);
     }
-    (ids, mask, types)
+    p
 }
 
 #[cfg(test)]
@@ -78,9 +124,16 @@ mod tests {
             items: vec![0, 1],
             len: 3,
         };
-        let (ids, mask, types) = pad(&enc, &b, 0);
-        assert_eq!(ids, [2, 9, 3, 2, 3, 0]);
-        assert_eq!(mask, [1, 1, 1, 1, 1, 0]);
-        assert_eq!(types, [0, 0, 0, 0, 1, 0]);
+        let p = pad(&enc, &b, 0, PaddingSide::Right);
+        assert_eq!(p.ids, [2, 9, 3, 2, 3, 0]);
+        assert_eq!(p.mask, [1, 1, 1, 1, 1, 0]);
+        assert_eq!(p.type_ids, [0, 0, 0, 0, 1, 0]);
+        assert_eq!(p.positions, [0, 1, 2, 0, 1, 1]);
+        let p = pad(&enc, &b, 0, PaddingSide::Left);
+        assert_eq!(p.ids, [2, 9, 3, 0, 2, 3]);
+        assert_eq!(p.mask, [1, 1, 1, 0, 1, 1]);
+        assert_eq!(p.type_ids, [0, 0, 0, 0, 0, 1]);
+        assert_eq!(p.positions, [0, 1, 2, 1, 0, 1]);
+        assert!(PaddingSide::parse("middle").is_err());
     }
 }

@@ -4,7 +4,10 @@
 //! caller resolves; nothing is downloaded at build or install time.
 pub mod batching;
 pub mod model;
+pub mod pooling;
 pub mod runtime;
 pub mod text;
 
-pub use model::{Encoder, EncoderOptions, ModelPaths, Pooling};
+pub use batching::PaddingSide;
+pub use model::{Encoder, EncoderOptions, ModelPaths};
+pub use pooling::Pooling;

@@ -11,7 +11,8 @@ use ragrank_core::{check_cancel, Error, ErrorKind, Result};
 use rayon::prelude::*;
 use tokenizers::Tokenizer;
 
-use crate::batching::{self, Batch};
+use crate::batching::{self, Batch, PaddingSide};
+use crate::pooling::{pool, Pooling};
 use crate::runtime;
 use crate::text::{Encoded, TextEncoder};
 
@@ -34,12 +35,6 @@ pub struct EncoderOptions {
     pub sessions: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pooling {
-    Mean,
-    Cls,
-}
-
 /// How one call batches its inputs.
 #[derive(Debug, Clone, Copy)]
 pub struct BatchOptions {
@@ -47,6 +42,7 @@ pub struct BatchOptions {
     pub token_budget: usize,
     /// A tighter token cap than the model's for this call.
     pub max_length: Option<usize>,
+    pub padding: PaddingSide,
 }
 
 pub struct Encoder {
@@ -55,6 +51,8 @@ pub struct Encoder {
     next_session: AtomicUsize,
     text: TextEncoder,
     feeds_type_ids: bool,
+    /// Decoder exports (Qwen3, transformers.js) take `position_ids` as an input.
+    feeds_position_ids: bool,
     output: String,
     /// Effective maximum tokens per input.
     pub max_length: usize,
@@ -63,6 +61,9 @@ pub struct Encoder {
     /// Rank of the output: 2 for `[batch, labels]`, 3 for `[batch, seq, hidden]`.
     pub output_rank: usize,
 }
+
+/// Every graph input ragrank knows how to fill; a model needing any other fails at load, not at first use.
+const FED_INPUTS: [&str; 4] = ["input_ids", "attention_mask", "token_type_ids", "position_ids"];
 
 fn read_json(path: &Option<PathBuf>) -> Result<Option<serde_json::Value>> {
     let Some(p) = path else { return Ok(None) };
@@ -185,7 +186,20 @@ impl Encoder {
                 )));
             }
         }
+        let unfed: Vec<&str> = inputs.iter().copied().filter(|n| !FED_INPUTS.contains(n)).collect();
+        if !unfed.is_empty() {
+            let hint = if unfed.iter().any(|n| n.starts_with("past_key_values")) {
+                " (an export with a KV cache, for text generation: export the model without one, e.g. with `ragrank convert`)"
+            } else {
+                ""
+            };
+            return Err(load_error(format!(
+                "the model has inputs ragrank does not feed: {}{hint}",
+                unfed.join(", ")
+            )));
+        }
         let feeds_type_ids = inputs.contains(&"token_type_ids");
+        let feeds_position_ids = inputs.contains(&"position_ids");
         let outputs: Vec<&str> = first.outputs().iter().map(|o| o.name()).collect();
         let output = ["logits", "sentence_embedding", "last_hidden_state", "token_embeddings"]
             .into_iter()
@@ -200,6 +214,7 @@ impl Encoder {
             next_session: AtomicUsize::new(0),
             text,
             feeds_type_ids,
+            feeds_position_ids,
             output,
             max_length,
             width: 0,
@@ -217,7 +232,7 @@ impl Encoder {
             type_ids: vec![0, 0],
         };
         let batch = Batch { items: vec![0], len: 2 };
-        let (shape, _) = self.run(&[probe], &batch).map_err(|e| {
+        let (shape, _) = self.run(&[probe], &batch, PaddingSide::Right).map_err(|e| {
             load_error(format!(
                 "the model failed on a probe input; does the tokenizer match the model? ({})",
                 e.message
@@ -235,16 +250,19 @@ impl Encoder {
     }
 
     /// Runs one padded batch and returns the output's shape and values.
-    fn run(&self, encoded: &[Encoded], batch: &Batch) -> Result<(Vec<i64>, Vec<f32>)> {
-        let (ids, mask, types) = batching::pad(encoded, batch, self.text.pad_id);
+    fn run(&self, encoded: &[Encoded], batch: &Batch, side: PaddingSide) -> Result<(Vec<i64>, Vec<f32>)> {
+        let padded = batching::pad(encoded, batch, self.text.pad_id, side);
         let shape = [batch.items.len(), batch.len];
         let tensor = |v: Vec<i64>| Tensor::from_array((shape, v)).map_err(run_error);
         let mut inputs: Vec<(Cow<str>, SessionInputValue)> = vec![
-            ("input_ids".into(), tensor(ids)?.into()),
-            ("attention_mask".into(), tensor(mask)?.into()),
+            ("input_ids".into(), tensor(padded.ids)?.into()),
+            ("attention_mask".into(), tensor(padded.mask)?.into()),
         ];
         if self.feeds_type_ids {
-            inputs.push(("token_type_ids".into(), tensor(types)?.into()));
+            inputs.push(("token_type_ids".into(), tensor(padded.type_ids)?.into()));
+        }
+        if self.feeds_position_ids {
+            inputs.push(("position_ids".into(), tensor(padded.positions)?.into()));
         }
         let i = self.next_session.fetch_add(1, Ordering::Relaxed) % self.sessions.len();
         let mut session = self.sessions[i].lock().unwrap_or_else(|p| p.into_inner());
@@ -275,7 +293,7 @@ impl Encoder {
                 let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
                     return Ok(());
                 };
-                let (shape, data) = self.run(&encoded, batch)?;
+                let (shape, data) = self.run(&encoded, batch, opts.padding)?;
                 take(batch, &lengths, &shape, &data);
             }
         };
@@ -345,7 +363,8 @@ impl Encoder {
         )
     }
 
-    /// Embeddings of `texts`, row-major `n x dim`, in input order.
+    /// Embeddings of `texts`, row-major `n x dim`, in input order. Token vectors are pooled over
+    /// the unpadded tokens of each row, wherever `opts.padding` put them.
     pub fn embed(
         &self,
         texts: &[&str],
@@ -354,7 +373,7 @@ impl Encoder {
         opts: &BatchOptions,
         cancel: &AtomicBool,
     ) -> Result<(Vec<f32>, usize)> {
-        let (dim, rank) = (self.width, self.output_rank);
+        let (dim, rank, side) = (self.width, self.output_rank, opts.padding);
         let out = self.run_rows(
             texts.len(),
             dim,
@@ -366,8 +385,8 @@ impl Encoder {
                     dst.copy_from_slice(&data[row * dim..(row + 1) * dim]);
                 } else {
                     let seq = shape[1] as usize;
-                    let tokens = &data[row * seq * dim..(row + 1) * seq * dim];
-                    pool(tokens, dim, len, pooling, dst);
+                    let start = row * seq + side.start(len, seq);
+                    pool(&data[start * dim..(start + len) * dim], dim, len, pooling, dst);
                 }
                 if normalize {
                     let norm = dst.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -390,22 +409,6 @@ impl Encoder {
                 TextEncoder::new(self.tokenizer.clone(), m).map(Some)
             }
             _ => Ok(None),
-        }
-    }
-}
-
-/// Pools the first `len` (unpadded) token vectors of one row.
-fn pool(tokens: &[f32], dim: usize, len: usize, pooling: Pooling, dst: &mut [f32]) {
-    match pooling {
-        Pooling::Cls => dst.copy_from_slice(&tokens[..dim]),
-        Pooling::Mean => {
-            dst.iter_mut().for_each(|x| *x = 0.0);
-            for t in 0..len {
-                for (d, v) in dst.iter_mut().zip(&tokens[t * dim..(t + 1) * dim]) {
-                    *d += v;
-                }
-            }
-            dst.iter_mut().for_each(|x| *x /= len.max(1) as f32);
         }
     }
 }
