@@ -59,13 +59,15 @@ maven() {
   echo "$f"
 }
 
-wait_http() { # name url seconds
+wait_http() { # name url seconds logdir pidfile
   local name=$1 url=$2 n=$3
   for ((i = 0; i < n; i++)); do
     if curl -fsS -m 2 "$url" 2>/dev/null | grep -Eq '"status" *: *"(green|yellow)"'; then
       say "$name is up ($url)"
       return 0
     fi
+    # A server that died while starting will not answer: say so now, not after the timeout.
+    if [ "$i" -gt 3 ] && [ -n "${5:-}" ] && ! pid_alive "$5"; then die "$name exited while starting (log: $4)"; fi
     sleep 1
   done
   die "$name did not answer at $url within ${n}s (log: $4)"
@@ -103,13 +105,13 @@ install_es() {
 start_es() {
   install_es
   if ! pid_alive "$ES_HOME/es.pid"; then
-    # -d returns once HTTP is bound; security off (a local test server), no disk watermarks (shared disks).
-    as_user env ES_JAVA_HOME="$JAVA17" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" "$ES_HOME/bin/elasticsearch" -d -q \
+    # -d returns once HTTP is bound (its output goes to logs/: an open stdout would hold a pipe); security off (a local test server), no disk watermarks (shared disks).
+    as_user env ES_JAVA_HOME="$JAVA17" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" "$ES_HOME/bin/elasticsearch" -d \
       -p "$ES_HOME/es.pid" -E discovery.type=single-node -E network.host=127.0.0.1 -E http.port="$ES_PORT" \
       -E transport.port=$((ES_PORT + 100)) -E xpack.security.enabled=false -E xpack.ml.enabled=false \
-      -E cluster.routing.allocation.disk.threshold_enabled=false
+      -E cluster.routing.allocation.disk.threshold_enabled=false </dev/null >/dev/null 2>&1
   fi
-  wait_http Elasticsearch "http://127.0.0.1:$ES_PORT/_cluster/health" 120 "$ES_HOME/logs"
+  wait_http Elasticsearch "http://127.0.0.1:$ES_PORT/_cluster/health" 120 "$ES_HOME/logs" "$ES_HOME/es.pid"
 }
 
 stop_es() { stop_pid Elasticsearch "$ES_HOME/es.pid"; }
@@ -132,7 +134,7 @@ install_painless() {
 description=An easy, safe and fast scripting language for OpenSearch
 version=$OS_VERSION
 name=lang-painless
-classname=org.opensearch.painless.PainlessModulePlugin
+classname=org.opensearch.painless.PainlessPlugin
 java.version=11
 opensearch.version=$OS_VERSION
 extended.plugins=
@@ -174,11 +176,12 @@ start_os() {
   install_os
   if ! pid_alive "$OS_HOME/os.pid"; then
     as_user env OPENSEARCH_JAVA_HOME="$JAVA17" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" "$OS_HOME/bin/opensearch" \
-      -d -q -p "$OS_HOME/os.pid" -E discovery.type=single-node -E network.host=127.0.0.1 -E http.port="$OS_PORT" \
-      -E transport.port=$((OS_PORT + 100)) -E cluster.routing.allocation.disk.threshold_enabled=false
+      -d -p "$OS_HOME/os.pid" -E discovery.type=single-node -E network.host=127.0.0.1 -E http.port="$OS_PORT" \
+      -E transport.port=$((OS_PORT + 100)) -E cluster.routing.allocation.disk.threshold_enabled=false \
+      </dev/null >/dev/null 2>&1
   fi
   # -d returns before HTTP is up.
-  wait_http OpenSearch "http://127.0.0.1:$OS_PORT/_cluster/health" 120 "$OS_HOME/logs"
+  wait_http OpenSearch "http://127.0.0.1:$OS_PORT/_cluster/health" 120 "$OS_HOME/logs" "$OS_HOME/os.pid"
 }
 
 stop_os() { stop_pid OpenSearch "$OS_HOME/os.pid"; }
@@ -226,7 +229,7 @@ start_pg() {
   install_pg
   if ! pg_run pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; then
     pg_run pg_ctl -D "$PG_HOME/data" -l "$PG_HOME/log" -w -t 60 -s \
-      -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PG_HOME" start
+      -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PG_HOME" start </dev/null >/dev/null 2>&1
   fi
   pg_run psql -q -h 127.0.0.1 -p "$PG_PORT" -U ragrank -d postgres -tAc \
     "SELECT 1 FROM pg_database WHERE datname = 'ragrank'" | grep -q 1 \
