@@ -38,8 +38,10 @@ export async function engineReachable(test, name, probe) {
   return false
 }
 
-export const probeEs = async () => (await fetch(`${ES_URL}/_cluster/health`, { signal: AbortSignal.timeout(3000) })).json()
-export const probeOs = async () => (await fetch(`${OS_URL}/_cluster/health`, { signal: AbortSignal.timeout(3000) })).json()
+export const probeEs = async () =>
+  (await fetch(`${ES_URL}/_cluster/health`, { signal: AbortSignal.timeout(3000) })).json()
+export const probeOs = async () =>
+  (await fetch(`${OS_URL}/_cluster/health`, { signal: AbortSignal.timeout(3000) })).json()
 export async function probePg() {
   const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 })
   await c.connect()
@@ -61,7 +63,8 @@ export function embedText(text) {
   return v.map((x) => x / n)
 }
 
-const WORDS = 'river mountain forest ocean desert city village bridge castle garden storm winter summer harvest engine'.split(' ')
+const WORDS =
+  'river mountain forest ocean desert city village bridge castle garden storm winter summer harvest engine'.split(' ')
 const LANGS = ['en', 'de', 'fr']
 
 /** 48 short documents with varied metadata (numbers, strings, arrays, a nested object). */

@@ -1,7 +1,18 @@
 import test from 'ava'
 import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, HybridRetriever, VectorIndex } from '../dist/index.mjs'
 import { createPgvectorTable, ingestPgvector, PgvectorNodeStore, PgvectorRetriever } from '../dist/engines/pgvector.mjs'
-import { CORPUS, DIM, embedText, engineReachable, FILTERS, ids, pgPool, probePg, sorted, uniqueName } from './engines-env.mjs'
+import {
+  CORPUS,
+  DIM,
+  embedText,
+  engineReachable,
+  FILTERS,
+  ids,
+  pgPool,
+  probePg,
+  sorted,
+  uniqueName,
+} from './engines-env.mjs'
 
 const embed = async (q) => embedText(q)
 
@@ -9,7 +20,9 @@ if (await engineReachable(test, 'PostgreSQL + pgvector', probePg)) {
   const pool = pgPool()
   const table = uniqueName('ragrank_t')
   // JSON null and missing fields differ in ragrank's filter, and jsonb keeps the difference: test it here.
-  const docs = CORPUS.map((d, i) => (i % 5 === 0 ? { ...d, meta: { ...d.meta, opt: null } } : i % 5 === 1 ? { ...d, meta: { ...d.meta, opt: i } } : d))
+  const docs = CORPUS.map((d, i) =>
+    i % 5 === 0 ? { ...d, meta: { ...d.meta, opt: null } } : i % 5 === 1 ? { ...d, meta: { ...d.meta, opt: i } } : d,
+  )
   const exact = new VectorIndex({ dim: DIM })
   exact.add(docs.map(({ id, vector, meta }) => ({ id, vector, meta })))
   const retriever = (o = {}) => new PgvectorRetriever({ pool, table, embed, ...o })
@@ -51,7 +64,9 @@ if (await engineReachable(test, 'PostgreSQL + pgvector', probePg)) {
       const want = exact.search(embedText('story'), { topK: 100, filter })
       t.deepEqual(sorted(got), sorted(want), JSON.stringify(filter))
     }
-    await t.throwsAsync(retriever().retrieve('x', { filter: { meta: { a: { $regex: 'x' } } } }), { instanceOf: RangeError })
+    await t.throwsAsync(retriever().retrieve('x', { filter: { meta: { a: { $regex: 'x' } } } }), {
+      instanceOf: RangeError,
+    })
   })
 
   test('pgvector: a dense first stage in a HybridRetriever with a local Bm25Index, filtered', async (t) => {
@@ -67,7 +82,13 @@ if (await engineReachable(test, 'PostgreSQL + pgvector', probePg)) {
   test('pgvector: split ingestion, node store and AutoMergingRetriever', async (t) => {
     const splitter = new HierarchicalSplitter({ blockSizes: [12, 4] })
     const input = [{ id: 'a', text: 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu' }]
-    const report = await ingestPgvector({ pool, table: `${table}_split`, documents: input, splitter, embedder: async (texts) => texts.map(embedText) })
+    const report = await ingestPgvector({
+      pool,
+      table: `${table}_split`,
+      documents: input,
+      splitter,
+      embedder: async (texts) => texts.map(embedText),
+    })
     t.is(report.indexed, splitter.split(input).length)
     const store = new PgvectorNodeStore({ pool, table: `${table}_split_nodes` })
     const [root, none] = await store.get(['a', 'nope'])
@@ -81,7 +102,9 @@ if (await engineReachable(test, 'PostgreSQL + pgvector', probePg)) {
 
   test('pgvector: ingestion is idempotent (ON CONFLICT), and re-ingesting updates', async (t) => {
     await ingestPgvector({ pool, table, documents: docs.slice(0, 5).map((d) => ({ ...d, text: `${d.text} updated` })) })
-    const { rows } = await pool.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE text LIKE '%updated')::int AS u FROM ${table}`)
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE text LIKE '%updated')::int AS u FROM ${table}`,
+    )
     t.deepEqual(rows[0], { n: docs.length, u: 5 })
     await ingestPgvector({ pool, table, documents: docs.slice(0, 5) })
   })
@@ -89,13 +112,18 @@ if (await engineReachable(test, 'PostgreSQL + pgvector', probePg)) {
   test('pgvector: clear errors for an unreachable server, a missing table, no vector column, a wrong dimension', async (t) => {
     const down = new PgvectorRetriever({ connectionString: 'postgres://ragrank@127.0.0.1:9/ragrank', embed })
     t.is((await t.throwsAsync(down.retrieve('x'))).code, 'ERR_ENGINE_UNREACHABLE')
-    t.is((await t.throwsAsync(retriever({ table: `${table}_missing` }).retrieve('x'))).code, 'ERR_ENGINE_INDEX_NOT_FOUND')
+    t.is(
+      (await t.throwsAsync(retriever({ table: `${table}_missing` }).retrieve('x'))).code,
+      'ERR_ENGINE_INDEX_NOT_FOUND',
+    )
     await pool.query(`CREATE TABLE ${table}_novec (id text PRIMARY KEY, text text, meta jsonb, embedding real[])`)
     const m = await t.throwsAsync(retriever({ table: `${table}_novec` }).retrieve('x'))
     t.is(m.code, 'ERR_ENGINE_MAPPING')
     t.regex(m.message, /vector\(n\)/)
     t.is((await t.throwsAsync(retriever().retrieveByVector([1, 2, 3]))).code, 'ERR_ENGINE_DIMENSION')
-    const ingestDim = await t.throwsAsync(ingestPgvector({ pool, table, documents: [{ id: 'z', text: 'z', vector: [1, 2] }] }))
+    const ingestDim = await t.throwsAsync(
+      ingestPgvector({ pool, table, documents: [{ id: 'z', text: 'z', vector: [1, 2] }] }),
+    )
     t.is(ingestDim.code, 'ERR_ENGINE_DIMENSION')
     t.throws(() => new PgvectorRetriever({ pool, table: 'x; DROP TABLE y' }), { instanceOf: TypeError })
     t.throws(() => new PgvectorRetriever({ pool, table, vectorColumn: 'e"mb' }), { instanceOf: TypeError })

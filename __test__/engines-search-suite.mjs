@@ -87,7 +87,9 @@ export function registerSearchEngineSuite(test, api) {
     const e = await t.throwsAsync(r.retrieve('x', { filter: { meta: { lang: null } } }), { instanceOf: TypeError })
     t.is(e.code, 'ERR_INVALID_ARG')
     t.regex(e.message, /null/)
-    const bad = await t.throwsAsync(r.retrieve('x', { filter: { meta: { lang: { $regex: 'e' } } } }), { instanceOf: RangeError })
+    const bad = await t.throwsAsync(r.retrieve('x', { filter: { meta: { lang: { $regex: 'e' } } } }), {
+      instanceOf: RangeError,
+    })
     t.regex(bad.message, /\$regex/)
     await t.throwsAsync(r.retrieve('x', { filter: { tenant: 'a' } }), { instanceOf: TypeError })
   })
@@ -130,7 +132,13 @@ export function registerSearchEngineSuite(test, api) {
       { id: 'a', text: 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu', meta: { k: 1 } },
       { id: 'b', text: 'one two three four five six seven eight nine ten eleven twelve', meta: { k: 2 } },
     ]
-    const report = await api.ingest({ client, index: split, documents: docs, splitter, embedder: async (texts) => texts.map(embedText) })
+    const report = await api.ingest({
+      client,
+      index: split,
+      documents: docs,
+      splitter,
+      embedder: async (texts) => texts.map(embedText),
+    })
     const nodes = splitter.split(docs)
     t.is(report.indexed, nodes.length)
     const store = new api.NodeStore({ client, index: `${split}-nodes` })
@@ -138,9 +146,16 @@ export function registerSearchEngineSuite(test, api) {
     t.is(root.id, 'a')
     t.deepEqual(root.childrenIds, nodes.find((n) => n.id === 'a').childrenIds)
     t.is(missing, undefined)
-    const merging = new AutoMergingRetriever({ retriever: new api.Retriever({ client, index: split }), store, threshold: 0.5 })
+    const merging = new AutoMergingRetriever({
+      retriever: new api.Retriever({ client, index: split }),
+      store,
+      threshold: 0.5,
+    })
     const hits = await merging.retrieve('alpha beta gamma delta epsilon zeta eta theta', { topK: 3 })
-    t.true(hits.some((h) => h.leafIds.length > 1), 'some leaves merged into their parent')
+    t.true(
+      hits.some((h) => h.leafIds.length > 1),
+      'some leaves merged into their parent',
+    )
     t.true(hits.every((h) => h.node !== undefined))
   })
 
@@ -194,7 +209,9 @@ export function registerSearchEngineSuite(test, api) {
 
     const dim = await t.throwsAsync(retriever({ mode: 'knn' }).retrieveByVector([1, 2, 3]))
     t.is(dim.code, 'ERR_ENGINE_DIMENSION')
-    const ingestDim = await t.throwsAsync(api.ingest({ client, index, documents: [{ id: 'z', text: 'z', vector: [1, 2, 3] }] }))
+    const ingestDim = await t.throwsAsync(
+      api.ingest({ client, index, documents: [{ id: 'z', text: 'z', vector: [1, 2, 3] }] }),
+    )
     t.is(ingestDim.code, 'ERR_ENGINE_DIMENSION')
     t.is(ingestDim.report.indexed, 0)
 

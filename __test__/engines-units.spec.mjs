@@ -71,7 +71,12 @@ test('SQL filters carry every value as a parameter, never in the SQL text', (t) 
 })
 
 /** A sink that records what it was sent, refuses or fails as told, and counts requests in flight. */
-function fakeSink({ failRequests = 0, refuse = () => undefined, failWith = 'ERR_ENGINE_OVERLOADED', delayMs = 5 } = {}) {
+function fakeSink({
+  failRequests = 0,
+  refuse = () => undefined,
+  failWith = 'ERR_ENGINE_OVERLOADED',
+  delayMs = 5,
+} = {}) {
   const sink = {
     engine: 'Fake',
     written: new Map(),
@@ -122,7 +127,14 @@ test('ingestion: bounded concurrency, input read lazily (backpressure), retries 
     }
   }
   const progress = []
-  const report = await ingestInto(sink, { documents: input(), batchSize: 10, concurrency: 2, minDelayMs: 1, maxDelayMs: 4, onProgress: (p) => progress.push(p) })
+  const report = await ingestInto(sink, {
+    documents: input(),
+    batchSize: 10,
+    concurrency: 2,
+    minDelayMs: 1,
+    maxDelayMs: 4,
+    onProgress: (p) => progress.push(p),
+  })
   t.is(report.indexed, 100)
   t.is(report.retries, 3)
   t.is(sink.written.size, 100)
@@ -147,7 +159,9 @@ test('ingestion: documents refused with 429 are retried alone; permanent refusal
   const report = await ingestInto(sink, { documents: docs(10), minDelayMs: 1 })
   t.is(report.indexed, 9)
   t.is(report.rejected, 1)
-  t.deepEqual(report.rejectedDocuments, [{ id: 'd3', status: 400, reason: 'mapper_parsing_exception', retryable: false }])
+  t.deepEqual(report.rejectedDocuments, [
+    { id: 'd3', status: 400, reason: 'mapper_parsing_exception', retryable: false },
+  ])
   t.is(tries.get('d5'), 3)
   t.is(tries.get('d1'), 1, 'accepted documents are not sent again')
 })
@@ -174,7 +188,9 @@ test('ingestion: bad input is a TypeError / RangeError before any request', asyn
   await t.throwsAsync(ingestInto(sink, { documents: [{ id: 'a', text: 'x', extra: 1 }] }), { instanceOf: TypeError })
   await t.throwsAsync(ingestInto(sink, { documents: [], batchSize: 0 }), { instanceOf: RangeError })
   await t.throwsAsync(ingestInto(sink, { documents: [], embedder: 5 }), { instanceOf: TypeError })
-  await t.throwsAsync(ingestInto(sink, { documents: [{ id: 'a', text: 'x', vector: [1, Number.NaN] }] }), { instanceOf: RangeError })
+  await t.throwsAsync(ingestInto(sink, { documents: [{ id: 'a', text: 'x', vector: [1, Number.NaN] }] }), {
+    instanceOf: RangeError,
+  })
   t.is(sink.requests, 0)
   const ac = new AbortController()
   ac.abort()

@@ -24,7 +24,9 @@ export function tokenJoiner(analysis: unknown, name = 'options.analysis'): (text
     const index = new Bm25Index({ analyzer: analysis as AnalyzerOptions | 'bm25s' })
     analyze = (text) => index.analyze(text)
   } else {
-    throw typeError(`${name} must be analyzer options such as { cjk: 'bigram' }, 'bm25s', or an object with analyze(text)`)
+    throw typeError(
+      `${name} must be analyzer options such as { cjk: 'bigram' }, 'bm25s', or an object with analyze(text)`,
+    )
   }
   return (text) => {
     const tokens = analyze(text)

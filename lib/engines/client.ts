@@ -31,7 +31,9 @@ export function transportFor(
     return clientTransport(options.client, engine)
   }
   if (typeof options.node !== 'string' || !/^https?:\/\//.test(options.node))
-    throw typeError(`options.client (a ${engine} client) or options.node (a URL such as http://127.0.0.1:9200) is required`)
+    throw typeError(
+      `options.client (a ${engine} client) or options.node (a URL such as http://127.0.0.1:9200) is required`,
+    )
   let Client: new (o: { node: string }) => unknown
   try {
     Client = load()
@@ -41,7 +43,7 @@ export function transportFor(
       { cause: e },
     )
   }
-  return clientTransport(new Client({ node: options.node }), engine)
+  return clientTransport(new Client({ node: options.node }), engine, true)
 }
 
 /** The options without the connection keys, for the shared modules. */

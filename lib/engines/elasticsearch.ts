@@ -20,6 +20,7 @@ import {
   type EngineRetrieverOptions,
   ingestEngine,
   RETRIEVER_KEYS,
+  closing,
 } from './search-engine'
 
 export const ELASTICSEARCH_DIALECT: Dialect = {
@@ -27,7 +28,13 @@ export const ELASTICSEARCH_DIALECT: Dialect = {
   vectorType: 'dense_vector',
   // Top-level knn with its filter inside: a pre-filter, so k matching documents come back.
   knnSearch: (field, vector, k, numCandidates, filters) => ({
-    knn: { field, query_vector: vector, k, num_candidates: numCandidates, ...(filters.length ? { filter: filters } : {}) },
+    knn: {
+      field,
+      query_vector: vector,
+      k,
+      num_candidates: numCandidates,
+      ...(filters.length ? { filter: filters } : {}),
+    },
   }),
   vectorMapping: (dims) => ({ type: 'dense_vector', dims, index: true, similarity: 'cosine' }),
   vectorDims: (m) => (typeof m.dims === 'number' ? m.dims : undefined),
@@ -64,13 +71,15 @@ export type ElasticsearchIndexOptions = ClientOptions & CreateIndexOptions
 /** Creates an index with the mapping the adapters expect (text, keyword metadata, a cosine dense_vector). */
 export async function createElasticsearchIndex(options: ElasticsearchIndexOptions): Promise<void> {
   const o = optionsObject(options, 'options', CREATE_INDEX_KEYS)
-  await createIndex(transport(o), ELASTICSEARCH_DIALECT, withoutClient(o))
+  const t = transport(o)
+  await closing(t, () => createIndex(t, ELASTICSEARCH_DIALECT, withoutClient(o)))
 }
 
 /** Deletes an index; a missing one is not an error. */
 export async function deleteElasticsearchIndex(options: ClientOptions & { index: string }): Promise<void> {
   const o = optionsObject(options, 'options', optionKeys('client', 'node', 'index'))
-  await deleteIndex(transport(o), o.index as string)
+  const t = transport(o)
+  await closing(t, () => deleteIndex(t, o.index as string))
 }
 
 /**
@@ -82,7 +91,20 @@ export function ingestElasticsearch(options: ClientOptions & EngineIngestOptions
   return ingestEngine(transport(o), ELASTICSEARCH_DIALECT, o)
 }
 
-export type { EngineMode, EngineFields, EngineIngestOptions, CreateIndexOptions, EngineRetrieverOptions } from './search-engine'
+export type {
+  EngineMode,
+  EngineFields,
+  EngineIngestOptions,
+  CreateIndexOptions,
+  EngineRetrieverOptions,
+} from './search-engine'
 export type { ClientOptions, EngineClient } from './client'
-export type { IngestDocument, IngestOptions, IngestProgress, IngestReport, RejectedDocument, DocumentEmbedder } from './ingest'
+export type {
+  IngestDocument,
+  IngestOptions,
+  IngestProgress,
+  IngestReport,
+  RejectedDocument,
+  DocumentEmbedder,
+} from './ingest'
 export type { TextAnalysis } from './analysis'

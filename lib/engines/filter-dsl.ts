@@ -26,7 +26,9 @@ function nonNull(v: Scalar, engine: string, field: string): Exclude<Scalar, null
 function clause(n: FilterNode, engine: string, meta: string): QueryClause {
   switch (n.kind) {
     case 'and':
-      return n.nodes.length === 0 ? { match_all: {} } : { bool: { filter: n.nodes.map((c) => clause(c, engine, meta)) } }
+      return n.nodes.length === 0
+        ? { match_all: {} }
+        : { bool: { filter: n.nodes.map((c) => clause(c, engine, meta)) } }
     case 'or':
       return { bool: { should: n.nodes.map((c) => clause(c, engine, meta)), minimum_should_match: 1 } }
     case 'not':
@@ -38,7 +40,9 @@ function clause(n: FilterNode, engine: string, meta: string): QueryClause {
     case 'in':
       return { terms: { [`${meta}.${n.field}`]: n.values.map((v) => nonNull(v, engine, n.field)) } }
     case 'nin':
-      return { bool: { must_not: [{ terms: { [`${meta}.${n.field}`]: n.values.map((v) => nonNull(v, engine, n.field)) } }] } }
+      return {
+        bool: { must_not: [{ terms: { [`${meta}.${n.field}`]: n.values.map((v) => nonNull(v, engine, n.field)) } }] },
+      }
     case 'exists':
       return n.value
         ? { exists: { field: `${meta}.${n.field}` } }

@@ -14,11 +14,7 @@ export interface SqlCondition {
 }
 
 /** `firstParam` is the number of the first placeholder to use (the query's own come before). */
-export function filterSql(
-  filter: unknown,
-  columns: { id: string; meta: string },
-  firstParam = 1,
-): SqlCondition {
+export function filterSql(filter: unknown, columns: { id: string; meta: string }, firstParam = 1): SqlCondition {
   const parsed = parseFilter(filter)
   const params: unknown[] = []
   const param = (v: unknown) => {

@@ -1,8 +1,6 @@
 import { RagrankError, typeError } from '../errors'
 import { abortable, throwIfAborted } from '../internal/abort'
-import {
-  checkSignal,
-} from '../internal/abort'
+import { checkSignal } from '../internal/abort'
 import {
   documentId,
   hasMethod,
@@ -89,7 +87,9 @@ export interface IngestReport extends IngestProgress {
 
 /** Something that embeds document texts: an `Embedder` (`embedDocuments`) or a function. */
 export type DocumentEmbedder =
-  | { embedDocuments(texts: string[], options?: { signal?: AbortSignal }): Promise<{ data: Float32Array; dim: number }> }
+  | {
+      embedDocuments(texts: string[], options?: { signal?: AbortSignal }): Promise<{ data: Float32Array; dim: number }>
+    }
   | ((texts: string[], options: { signal?: AbortSignal }) => Promise<readonly (Float32Array | readonly number[])[]>)
 
 export interface IngestOptions {
@@ -148,21 +148,37 @@ export async function ingestInto(sink: IngestSink, options: IngestOptions, known
   const minDelay = integer(o.minDelayMs ?? 200, 'options.minDelayMs', 0)
   const maxDelay = Math.max(minDelay, integer(o.maxDelayMs ?? 10_000, 'options.maxDelayMs', 0))
   const onProgress = o.onProgress
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError('options.onProgress must be a function')
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    throw typeError('options.onProgress must be a function')
   const splitter = o.splitter as IngestOptions['splitter']
   if (splitter !== undefined && !hasMethod(splitter, 'split'))
     throw typeError('options.splitter must be a HierarchicalSplitter (an object with split(documents))')
   const embed = documentEmbedder(o.embedder)
   const tokens = o.analysis === undefined ? undefined : tokenJoiner(o.analysis)
   const documents = o.documents as IngestOptions['documents']
-  const iterable =
-    readValue(() => documents != null && (Symbol.asyncIterator in Object(documents) || Symbol.iterator in Object(documents)))
+  const iterable = readValue(
+    () => documents != null && (Symbol.asyncIterator in Object(documents) || Symbol.iterator in Object(documents)),
+  )
   if (!iterable || typeof documents === 'string')
     throw typeError('options.documents must be an array or an (async) iterable of { id, text, meta?, vector? }')
 
   const started = performance.now()
-  const report: IngestReport = { documents: 0, indexed: 0, rejected: 0, retries: 0, batches: 0, rejectedDocuments: [], ms: 0 }
-  const progress = () => onProgress?.({ documents: report.documents, indexed: report.indexed, rejected: report.rejected, retries: report.retries })
+  const report: IngestReport = {
+    documents: 0,
+    indexed: 0,
+    rejected: 0,
+    retries: 0,
+    batches: 0,
+    rejectedDocuments: [],
+    ms: 0,
+  }
+  const progress = () =>
+    onProgress?.({
+      documents: report.documents,
+      indexed: report.indexed,
+      rejected: report.rejected,
+      retries: report.retries,
+    })
   const backoff = (attempt: number) => {
     const ceiling = Math.min(maxDelay, minDelay * 2 ** attempt)
     return ceiling / 2 + Math.random() * (ceiling / 2)
@@ -172,7 +188,12 @@ export async function ingestInto(sink: IngestSink, options: IngestOptions, known
   const prepare = async (records: IngestRecord[]) => {
     if (prepared) return
     const withVector = records.find((r) => r.vector)
-    await withRetries(() => sink.prepare({ dims: withVector?.vector?.length, tokens: tokens !== undefined, nodes: splitter !== undefined }, signal))
+    await withRetries(() =>
+      sink.prepare(
+        { dims: withVector?.vector?.length, tokens: tokens !== undefined, nodes: splitter !== undefined },
+        signal,
+      ),
+    )
     prepared = true
   }
 
@@ -282,7 +303,9 @@ function documentEmbedder(e: unknown): EmbedTexts | undefined {
     }
   }
   if (hasMethod(e, 'embedDocuments')) {
-    const m = e as { embedDocuments(t: string[], o: { signal?: AbortSignal }): Promise<{ data: Float32Array; dim: number }> }
+    const m = e as {
+      embedDocuments(t: string[], o: { signal?: AbortSignal }): Promise<{ data: Float32Array; dim: number }>
+    }
     return async (texts, signal) => {
       const { data, dim } = await m.embedDocuments(texts, { signal })
       return texts.map((_, i) => Array.from(data.subarray(i * dim, (i + 1) * dim)))
@@ -300,7 +323,9 @@ async function toRecords(
 ): Promise<IngestRecord[]> {
   let records: IngestRecord[]
   if (splitter) {
-    const nodes = splitter.split(docs.map(({ id, text, meta }) => (meta === undefined ? { id, text } : { id, text, meta })))
+    const nodes = splitter.split(
+      docs.map(({ id, text, meta }) => (meta === undefined ? { id, text } : { id, text, meta })),
+    )
     records = nodes.map((n) => ({
       id: n.id,
       text: n.text,
@@ -335,7 +360,11 @@ async function toRecords(
     })
   }
   const dims = new Set(searchable.filter((r) => r.vector).map((r) => r.vector!.length))
-  if (dims.size > 1) throw new RagrankError('ERR_ENGINE_DIMENSION', `documents have vectors of different lengths: ${[...dims].join(', ')}`)
+  if (dims.size > 1)
+    throw new RagrankError(
+      'ERR_ENGINE_DIMENSION',
+      `documents have vectors of different lengths: ${[...dims].join(', ')}`,
+    )
   if (tokens) for (const r of searchable) r.tokens = tokens(r.text)
   return records
 }

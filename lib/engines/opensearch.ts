@@ -20,6 +20,7 @@ import {
   type EngineRetrieverOptions,
   ingestEngine,
   RETRIEVER_KEYS,
+  closing,
 } from './search-engine'
 
 export const OPENSEARCH_DIALECT: Dialect = {
@@ -50,7 +51,12 @@ export const OPENSEARCH_DIALECT: Dialect = {
 }
 
 const transport = (o: unknown) =>
-  transportFor(o, 'OpenSearch', '@opensearch-project/opensearch', () => require('@opensearch-project/opensearch').Client)
+  transportFor(
+    o,
+    'OpenSearch',
+    '@opensearch-project/opensearch',
+    () => require('@opensearch-project/opensearch').Client,
+  )
 
 export type OpenSearchRetrieverOptions = ClientOptions & EngineRetrieverOptions
 
@@ -79,13 +85,15 @@ export type OpenSearchIndexOptions = ClientOptions & CreateIndexOptions
 /** Creates an index with the mapping the adapters expect (text, keyword metadata, a cosine knn_vector on the Lucene engine). */
 export async function createOpenSearchIndex(options: OpenSearchIndexOptions): Promise<void> {
   const o = optionsObject(options, 'options', CREATE_INDEX_KEYS)
-  await createIndex(transport(o), OPENSEARCH_DIALECT, withoutClient(o))
+  const t = transport(o)
+  await closing(t, () => createIndex(t, OPENSEARCH_DIALECT, withoutClient(o)))
 }
 
 /** Deletes an index; a missing one is not an error. */
 export async function deleteOpenSearchIndex(options: ClientOptions & { index: string }): Promise<void> {
   const o = optionsObject(options, 'options', optionKeys('client', 'node', 'index'))
-  await deleteIndex(transport(o), o.index as string)
+  const t = transport(o)
+  await closing(t, () => deleteIndex(t, o.index as string))
 }
 
 /**
@@ -97,7 +105,20 @@ export function ingestOpenSearch(options: ClientOptions & EngineIngestOptions): 
   return ingestEngine(transport(o), OPENSEARCH_DIALECT, o)
 }
 
-export type { EngineMode, EngineFields, EngineIngestOptions, CreateIndexOptions, EngineRetrieverOptions } from './search-engine'
+export type {
+  EngineMode,
+  EngineFields,
+  EngineIngestOptions,
+  CreateIndexOptions,
+  EngineRetrieverOptions,
+} from './search-engine'
 export type { ClientOptions, EngineClient } from './client'
-export type { IngestDocument, IngestOptions, IngestProgress, IngestReport, RejectedDocument, DocumentEmbedder } from './ingest'
+export type {
+  IngestDocument,
+  IngestOptions,
+  IngestProgress,
+  IngestReport,
+  RejectedDocument,
+  DocumentEmbedder,
+} from './ingest'
 export type { TextAnalysis } from './analysis'

@@ -19,7 +19,14 @@ import {
 import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever'
 import type { NodeStore, StoredNode } from '../splitting/auto-merging'
 import { filterSql } from './filter-sql'
-import { INGEST_KEYS, type IngestOptions, type IngestRecord, type IngestReport, type IngestSink, ingestInto } from './ingest'
+import {
+  INGEST_KEYS,
+  type IngestOptions,
+  type IngestRecord,
+  type IngestReport,
+  type IngestSink,
+  ingestInto,
+} from './ingest'
 import {
   checkPool,
   identifier,
@@ -51,6 +58,13 @@ export interface PgColumns {
   vectorColumn?: string
 }
 
+/** The pool made from `connectionString`: ragrank's to close (a pool you pass stays yours). */
+const OWNED = new WeakSet<object>()
+
+async function release(db: PgQueryable): Promise<void> {
+  if (OWNED.has(db)) await (db as { end?: () => Promise<void> }).end?.()
+}
+
 function connection(o: Record<string, unknown>): PgQueryable {
   if (o.pool !== undefined) {
     if (o.connectionString !== undefined) throw typeError('give options.pool or options.connectionString, not both')
@@ -62,9 +76,16 @@ function connection(o: Record<string, unknown>): PgQueryable {
   try {
     Pool = require('pg').Pool
   } catch (e) {
-    throw Object.assign(new RagrankError('ERR_ENGINE', 'options.connectionString needs the optional peer dependency pg: npm install pg'), { cause: e })
+    throw Object.assign(
+      new RagrankError('ERR_ENGINE', 'options.connectionString needs the optional peer dependency pg: npm install pg'),
+      { cause: e },
+    )
   }
-  return new Pool({ connectionString: o.connectionString })
+  const pool = new Pool({ connectionString: o.connectionString })
+  // Idle connections lost to a server restart emit 'error' on the pool; the next query reconnects.
+  ;(pool as unknown as { on?(e: string, f: () => void): void }).on?.('error', () => {})
+  OWNED.add(pool)
+  return pool
 }
 
 interface Columns {
@@ -135,6 +156,11 @@ export class PgvectorRetriever implements Retriever {
     this.#efSearch = o.efSearch === undefined ? undefined : positiveInteger(o.efSearch, 'options.efSearch')
   }
 
+  /** Ends the pool ragrank made from `connectionString` (a `pool` you passed stays open). */
+  close(): Promise<void> {
+    return release(this.#db)
+  }
+
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]> {
     checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options, RETRIEVE_KEYS)
@@ -143,7 +169,10 @@ export class PgvectorRetriever implements Retriever {
     return this.#search(await embedQuery(this.#embed, query, signal), topK, where, signal)
   }
 
-  async retrieveByVector(vector: Float32Array | readonly number[], options?: RetrieveOptions): Promise<ScoredDocument[]> {
+  async retrieveByVector(
+    vector: Float32Array | readonly number[],
+    options?: RetrieveOptions,
+  ): Promise<ScoredDocument[]> {
     const { topK, signal, filter } = retrieveOptions(options, RETRIEVE_KEYS)
     const where = filterSql(filter, { id: this.#c.id, meta: this.#c.meta }, 3)
     return this.#search(vectorArray(vector, 'vector'), topK, where, signal)
@@ -179,7 +208,13 @@ export class PgvectorRetriever implements Retriever {
 /** ef_search and the iterative scan hold for this query only (SET LOCAL inside its own transaction). */
 async function transactionRows(c: PgQueryable, sql: string, params: unknown[], ef: number, signal?: AbortSignal) {
   return transaction(c, async (t) => {
-    await run(t, `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'strict_order', true)`, [String(ef)], 'search settings', signal)
+    await run(
+      t,
+      `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'strict_order', true)`,
+      [String(ef)],
+      'search settings',
+      signal,
+    )
     return run(t, sql, params, 'kNN search', signal)
   })
 }
@@ -194,10 +229,20 @@ export class PgvectorNodeStore implements NodeStore {
     this.#table = identifier(o.table ?? 'documents_nodes', 'options.table')
   }
 
+  /** Ends the pool ragrank made from `connectionString`. */
+  close(): Promise<void> {
+    return release(this.#db)
+  }
+
   async get(ids: string[]): Promise<(StoredNode | undefined)[]> {
     if (!isArray(ids) || !ids.every((id) => typeof id === 'string')) throw typeError('ids must be an array of strings')
     if (ids.length === 0) return []
-    const { rows } = await run(this.#db, `SELECT id, text, meta, node FROM ${this.#table} WHERE id = ANY($1::text[])`, [ids], 'node lookup')
+    const { rows } = await run(
+      this.#db,
+      `SELECT id, text, meta, node FROM ${this.#table} WHERE id = ANY($1::text[])`,
+      [ids],
+      'node lookup',
+    )
     const byId = new Map<string, StoredNode>(
       rows.map((r) => [String(r.id), { id: String(r.id), text: r.text, meta: r.meta ?? {}, ...r.node } as StoredNode]),
     )
@@ -224,22 +269,48 @@ async function createTable(db: PgQueryable, c: Columns, dims: number, signal?: A
     'CREATE TABLE',
     signal,
   )
-  await run(db, `CREATE INDEX IF NOT EXISTS "${base}_hnsw" ON ${table} USING hnsw (${vector} vector_cosine_ops)`, [], 'CREATE INDEX', signal)
-  await run(db, `CREATE INDEX IF NOT EXISTS "${base}_meta" ON ${table} USING gin (${meta} jsonb_path_ops)`, [], 'CREATE INDEX', signal)
+  await run(
+    db,
+    `CREATE INDEX IF NOT EXISTS "${base}_hnsw" ON ${table} USING hnsw (${vector} vector_cosine_ops)`,
+    [],
+    'CREATE INDEX',
+    signal,
+  )
+  await run(
+    db,
+    `CREATE INDEX IF NOT EXISTS "${base}_meta" ON ${table} USING gin (${meta} jsonb_path_ops)`,
+    [],
+    'CREATE INDEX',
+    signal,
+  )
 }
 
 async function createNodeTable(db: PgQueryable, nodeTable: string, signal?: AbortSignal) {
-  await run(db, `CREATE TABLE IF NOT EXISTS ${nodeTable} (id text PRIMARY KEY, text text NOT NULL, meta jsonb, node jsonb NOT NULL)`, [], 'CREATE TABLE', signal)
+  await run(
+    db,
+    `CREATE TABLE IF NOT EXISTS ${nodeTable} (id text PRIMARY KEY, text text NOT NULL, meta jsonb, node jsonb NOT NULL)`,
+    [],
+    'CREATE TABLE',
+    signal,
+  )
 }
 
 /** Creates (if missing) the table, its HNSW and jsonb indexes, and optionally the node table. */
 export async function createPgvectorTable(options: PgvectorTableOptions): Promise<void> {
   const o = optionsObject(options, 'options', optionKeys(...CONNECTION_KEYS, 'dims', 'nodes', 'nodeTable'))
-  const db = connection(o)
   const c = columns(o)
-  await createTable(db, c, positiveInteger(o.dims, 'options.dims'))
-  if (o.nodes === true || o.nodeTable !== undefined)
-    await createNodeTable(db, identifier(o.nodeTable ?? `${c.tableName}_nodes`, 'options.nodeTable'))
+  const dims = positiveInteger(o.dims, 'options.dims')
+  const nodeTable =
+    o.nodes === true || o.nodeTable !== undefined
+      ? identifier(o.nodeTable ?? `${c.tableName}_nodes`, 'options.nodeTable')
+      : undefined
+  const db = connection(o)
+  try {
+    await createTable(db, c, dims)
+    if (nodeTable) await createNodeTable(db, nodeTable)
+  } finally {
+    await release(db)
+  }
 }
 
 /** Where ingestion writes in PostgreSQL: one transaction per batch, `ON CONFLICT (id) DO UPDATE` (idempotent). */
@@ -257,7 +328,8 @@ class PgSink implements IngestSink {
   async prepare(info: { dims?: number; nodes: boolean }, signal?: AbortSignal) {
     const cols = await tableColumns(this.#db, this.#c.tableName, signal)
     if (!cols) {
-      if (info.dims === undefined) throw typeError('ingestPgvector needs vectors (documents[].vector or options.embedder) to create a table')
+      if (info.dims === undefined)
+        throw typeError('ingestPgvector needs vectors (documents[].vector or options.embedder) to create a table')
       await createTable(this.#db, this.#c, info.dims, signal)
     } else if (info.dims !== undefined) {
       const dims = await vectorDims(this.#db, this.#c, signal)
@@ -295,7 +367,12 @@ class PgSink implements IngestSink {
           t,
           `INSERT INTO ${this.#nodeTable} (id, text, meta, node) SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[])
            ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text, meta = EXCLUDED.meta, node = EXCLUDED.node`,
-          [nodes.map((r) => r.id), nodes.map((r) => r.text), nodes.map((r) => jsonOrNull(r.meta)), nodes.map((r) => JSON.stringify(r.node))],
+          [
+            nodes.map((r) => r.id),
+            nodes.map((r) => r.text),
+            nodes.map((r) => jsonOrNull(r.meta)),
+            nodes.map((r) => JSON.stringify(r.node)),
+          ],
           'bulk insert of nodes',
           signal,
         )
@@ -316,13 +393,25 @@ export interface PgvectorIngestOptions extends IngestOptions, PgConnectionOption
  * Indexes documents into a pgvector table (see `IngestOptions`; `analysis` does not apply): the table is
  * created when missing, an existing one must have a vector column of the documents' dimension.
  */
-export function ingestPgvector(options: PgvectorIngestOptions): Promise<IngestReport> {
+export async function ingestPgvector(options: PgvectorIngestOptions): Promise<IngestReport> {
   const keys = optionKeys(...[...INGEST_KEYS].filter((k) => k !== 'analysis'), ...CONNECTION_KEYS, 'nodeTable')
   const o = optionsObject(options, 'options', keys)
   const c = columns(o)
-  const sink = new PgSink(connection(o), c, identifier(o.nodeTable ?? `${c.tableName}_nodes`, 'options.nodeTable'))
-  return ingestInto(sink, o as unknown as IngestOptions, keys)
+  const nodeTable = identifier(o.nodeTable ?? `${c.tableName}_nodes`, 'options.nodeTable')
+  const db = connection(o)
+  try {
+    return await ingestInto(new PgSink(db, c, nodeTable), o as unknown as IngestOptions, keys)
+  } finally {
+    await release(db)
+  }
 }
 
-export type { IngestDocument, IngestOptions, IngestProgress, IngestReport, RejectedDocument, DocumentEmbedder } from './ingest'
+export type {
+  IngestDocument,
+  IngestOptions,
+  IngestProgress,
+  IngestReport,
+  RejectedDocument,
+  DocumentEmbedder,
+} from './ingest'
 export type { PgQueryable, PgPool } from './postgres'

@@ -41,7 +41,10 @@ export function pgError(e: unknown, what: string): Error {
   else if (code === '42P01') rcode = 'ERR_ENGINE_INDEX_NOT_FOUND'
   else if (code === '42703') rcode = 'ERR_ENGINE_MAPPING'
   else if (/dimensions/.test(message)) rcode = 'ERR_ENGINE_DIMENSION'
-  return Object.assign(new RagrankError(rcode, `PostgreSQL ${what} failed: ${message}`), { cause: e, sqlState: code || undefined })
+  return Object.assign(new RagrankError(rcode, `PostgreSQL ${what} failed: ${message}`), {
+    cause: e,
+    sqlState: code || undefined,
+  })
 }
 
 export function checkPool(v: unknown): PgQueryable {
@@ -54,7 +57,17 @@ export async function onConnection<T>(db: PgQueryable, fn: (c: PgQueryable) => P
   const pool = db as Partial<PgPool>
   // pg's Pool has totalCount; a Client's connect() opens the connection instead of lending one.
   if (typeof pool.connect === 'function' && 'totalCount' in pool) {
-    const client = await pool.connect()
+    let client: PgQueryable & { release(error?: unknown): void }
+    try {
+      client = await pool.connect!()
+    } catch (e) {
+      throw pgError(e, 'connect')
+    }
+    // A lost connection also emits 'error' on a checked-out client: without a listener that crashes the
+    // process, while the failed query already rejects with the same error.
+    const ignore = () => {}
+    const events = client as unknown as { on?(e: string, f: () => void): void; off?(e: string, f: () => void): void }
+    events.on?.('error', ignore)
     let broken: unknown
     try {
       return await fn(client)
@@ -63,6 +76,7 @@ export async function onConnection<T>(db: PgQueryable, fn: (c: PgQueryable) => P
       throw e
     } finally {
       // A connection that failed mid-transaction is dropped rather than returned to the pool.
+      events.off?.('error', ignore)
       client.release(broken instanceof RagrankError && broken.code === 'ERR_ENGINE_UNREACHABLE' ? broken : undefined)
     }
   }
@@ -71,10 +85,10 @@ export async function onConnection<T>(db: PgQueryable, fn: (c: PgQueryable) => P
 
 export async function transaction<T>(db: PgQueryable, fn: (c: PgQueryable) => Promise<T>): Promise<T> {
   return onConnection(db, async (c) => {
-    await c.query('BEGIN')
+    await run(c, 'BEGIN', [], 'BEGIN')
     try {
       const out = await fn(c)
-      await c.query('COMMIT')
+      await run(c, 'COMMIT', [], 'COMMIT')
       return out
     } catch (e) {
       await c.query('ROLLBACK').catch(() => {})
@@ -93,7 +107,11 @@ export async function run(db: PgQueryable, sql: string, params: unknown[], what:
 }
 
 /** The columns of a table with their SQL types (`vector(384)`), or undefined when it does not exist. */
-export async function tableColumns(db: PgQueryable, table: string, signal?: AbortSignal): Promise<Map<string, string> | undefined> {
+export async function tableColumns(
+  db: PgQueryable,
+  table: string,
+  signal?: AbortSignal,
+): Promise<Map<string, string> | undefined> {
   const exists = await run(db, 'SELECT to_regclass($1) IS NOT NULL AS ok', [table], 'table lookup', signal)
   if (!exists.rows[0]?.ok) return undefined
   const { rows } = await run(
@@ -113,4 +131,3 @@ export const vectorLiteral = (v: readonly number[]) => `[${v.join(',')}]`
 export function jsonOrNull(v: unknown): string | null {
   return v === undefined || v === null ? null : JSON.stringify(v)
 }
-

@@ -10,10 +10,27 @@ import {
 } from '../retrieval/retriever'
 import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever'
 import type { NodeStore, StoredNode } from '../splitting/auto-merging'
-import { booleanOption, finiteNumber, integer, isArray, isPlainObject, oneOf, optionKeys, positiveInteger } from '../internal/validate'
+import {
+  booleanOption,
+  finiteNumber,
+  integer,
+  isArray,
+  isPlainObject,
+  oneOf,
+  optionKeys,
+  positiveInteger,
+} from '../internal/validate'
 import { DEFAULT_TOKENS_FIELD, type TextAnalysis, tokenJoiner } from './analysis'
 import { filterClauses, type QueryClause } from './filter-dsl'
-import { INGEST_KEYS, type IngestOptions, type IngestRecord, type IngestReport, type IngestSink, ingestInto, type RejectedDocument } from './ingest'
+import {
+  INGEST_KEYS,
+  type IngestOptions,
+  type IngestRecord,
+  type IngestReport,
+  type IngestSink,
+  ingestInto,
+  type RejectedDocument,
+} from './ingest'
 import { embedQuery, queryEmbedding, vectorArray } from './query-vector'
 import { type EngineTransport, statusError } from './transport'
 
@@ -22,7 +39,13 @@ export interface Dialect {
   readonly engine: EngineTransport['engine']
   /** The mapping type of a vector field. */
   readonly vectorType: 'dense_vector' | 'knn_vector'
-  knnSearch(field: string, vector: number[], k: number, numCandidates: number, filters: QueryClause[]): Record<string, unknown>
+  knnSearch(
+    field: string,
+    vector: number[],
+    k: number,
+    numCandidates: number,
+    filters: QueryClause[],
+  ): Record<string, unknown>
   vectorMapping(dims: number): Record<string, unknown>
   vectorDims(mapping: Record<string, unknown>): number | undefined
   indexSettings(): Record<string, unknown>
@@ -120,12 +143,7 @@ export async function indexProperties(
  * Checks that `index` has a vector field of the dialect's type and returns its dimension:
  * ERR_ENGINE_MAPPING when the field is missing or of another type.
  */
-export function vectorFieldDims(
-  d: Dialect,
-  properties: Record<string, unknown>,
-  index: string,
-  field: string,
-): number {
+export function vectorFieldDims(d: Dialect, properties: Record<string, unknown>, index: string, field: string): number {
   const m = fieldMapping(properties, field)
   if (!m || m.type !== d.vectorType) {
     throw new RagrankError(
@@ -136,7 +154,10 @@ export function vectorFieldDims(
   }
   const dims = d.vectorDims(m)
   if (dims === undefined)
-    throw new RagrankError('ERR_ENGINE_MAPPING', `${d.engine} field ${JSON.stringify(field)} has no dimension in its mapping`)
+    throw new RagrankError(
+      'ERR_ENGINE_MAPPING',
+      `${d.engine} field ${JSON.stringify(field)} has no dimension in its mapping`,
+    )
   return dims
 }
 
@@ -199,9 +220,11 @@ export class EngineRetriever implements Retriever {
     this.#mode = o.mode === undefined ? 'bm25' : oneOf(o.mode, ['bm25', 'knn', 'hybrid'], 'options.mode')
     this.#embed = queryEmbedding(o.embed)
     this.#analyze = o.analysis === undefined ? undefined : tokenJoiner(o.analysis)
-    this.#numCandidates = o.numCandidates === undefined ? undefined : positiveInteger(o.numCandidates, 'options.numCandidates')
+    this.#numCandidates =
+      o.numCandidates === undefined ? undefined : positiveInteger(o.numCandidates, 'options.numCandidates')
     this.#candidates = o.candidates === undefined ? undefined : positiveInteger(o.candidates, 'options.candidates')
-    if (o.fusion !== undefined && !isPlainObject(o.fusion)) throw typeError('options.fusion must be fuse options such as { method: "rrf" }')
+    if (o.fusion !== undefined && !isPlainObject(o.fusion))
+      throw typeError('options.fusion must be fuse options such as { method: "rrf" }')
     this.#fusion = o.fusion as FuseOptions | undefined
     this.#checkMapping = booleanOption(o.checkMapping, 'options.checkMapping', true)
   }
@@ -210,12 +233,18 @@ export class EngineRetriever implements Retriever {
     return this.#mode
   }
 
+  /** Closes the client ragrank made from `node` (a `client` you passed stays open). */
+  close(): Promise<void> {
+    return this.#t.close()
+  }
+
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]> {
     checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options, RETRIEVE_KEYS)
     const filters = filterClauses(filter, this.#d.engine, this.#fields.metaField)
     if (this.#mode === 'bm25') return this.#search([this.#bm25Body(query, topK, filters)], signal).then((r) => r[0])
-    if (!this.#embed) throw typeError(`options.embed is needed to search ${this.#mode} with a text query (or use retrieveByVector)`)
+    if (!this.#embed)
+      throw typeError(`options.embed is needed to search ${this.#mode} with a text query (or use retrieveByVector)`)
     const vector = await embedQuery(this.#embed, query, signal)
     return this.#byVector(query, vector, topK, filters, signal)
   }
@@ -320,6 +349,11 @@ export class EngineNodeStore implements NodeStore {
     this.#index = indexName(index)
   }
 
+  /** Closes the client ragrank made from `node`. */
+  close(): Promise<void> {
+    return this.#t.close()
+  }
+
   async get(ids: string[]): Promise<(StoredNode | undefined)[]> {
     if (!isArray(ids) || !ids.every((id) => typeof id === 'string')) throw typeError('ids must be an array of strings')
     if (ids.length === 0) return []
@@ -331,7 +365,8 @@ export class EngineNodeStore implements NodeStore {
     const docs = isPlainObject(body) && isArray(body.docs) ? body.docs : []
     const byId = new Map<string, StoredNode>()
     for (const d of docs as Record<string, any>[]) {
-      if (d.found && isPlainObject(d._source)) byId.set(String(d._id), { id: String(d._id), ...(d._source as object) } as StoredNode)
+      if (d.found && isPlainObject(d._source))
+        byId.set(String(d._id), { id: String(d._id), ...(d._source as object) } as StoredNode)
     }
     return ids.map((id) => byId.get(id))
   }
@@ -352,7 +387,17 @@ export interface CreateIndexOptions extends EngineFields {
 }
 
 /** The index body ragrank's adapters expect: text, keyword metadata (exact, case-sensitive filters), vectors. */
-export function indexBody(d: Dialect, o: Required<EngineFields> & { dims?: number; tokens: boolean; k1: number; b: number; shards: number; replicas: number }) {
+export function indexBody(
+  d: Dialect,
+  o: Required<EngineFields> & {
+    dims?: number
+    tokens: boolean
+    k1: number
+    b: number
+    shards: number
+    replicas: number
+  },
+) {
   const properties: Record<string, unknown> = {
     [o.textField]: { type: 'text', similarity: 'ragrank_bm25' },
     [o.metaField]: { type: 'object', dynamic: true },
@@ -368,7 +413,9 @@ export function indexBody(d: Dialect, o: Required<EngineFields> & { dims?: numbe
     },
     mappings: {
       dynamic_templates: [
-        { meta_strings: { path_match: `${o.metaField}.*`, match_mapping_type: 'string', mapping: { type: 'keyword' } } },
+        {
+          meta_strings: { path_match: `${o.metaField}.*`, match_mapping_type: 'string', mapping: { type: 'keyword' } },
+        },
       ],
       properties,
     },
@@ -376,7 +423,10 @@ export function indexBody(d: Dialect, o: Required<EngineFields> & { dims?: numbe
 }
 
 /** The node index: nodes are only fetched by id, so nothing in it is indexed. */
-const NODE_INDEX_BODY = { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: false, properties: {} } }
+const NODE_INDEX_BODY = {
+  settings: { number_of_shards: 1, number_of_replicas: 0 },
+  mappings: { dynamic: false, properties: {} },
+}
 
 export async function indexExists(t: EngineTransport, index: string, signal?: AbortSignal): Promise<boolean> {
   try {
@@ -439,7 +489,14 @@ export class EngineSink implements IngestSink {
 
   async prepare(info: { dims?: number; tokens: boolean; nodes: boolean }, signal?: AbortSignal) {
     if (!(await indexExists(this.#t, this.#index, signal))) {
-      const body = indexBody(this.#d, { ...this.#fields, dims: info.dims, tokens: info.tokens, ...this.#create, shards: 1, replicas: 0 })
+      const body = indexBody(this.#d, {
+        ...this.#fields,
+        dims: info.dims,
+        tokens: info.tokens,
+        ...this.#create,
+        shards: 1,
+        replicas: 0,
+      })
       await this.#createIfMissing(this.#index, body, signal)
     } else if (info.dims !== undefined) {
       const props = await indexProperties(this.#t, this.#index, signal)
@@ -475,7 +532,8 @@ export class EngineSink implements IngestSink {
         if (r.node) source.parentId = r.node.parentId
         lines.push({ index: { _index: this.#index, _id: r.id } }, source)
       }
-      if (r.node) lines.push({ index: { _index: this.#nodeIndex, _id: r.id } }, { text: r.text, meta: r.meta, ...r.node })
+      if (r.node)
+        lines.push({ index: { _index: this.#nodeIndex, _id: r.id } }, { text: r.text, meta: r.meta, ...r.node })
     }
     const body = await this.#t.request({ method: 'POST', path: '/_bulk', bulkBody: lines }, signal)
     if (!isPlainObject(body) || !isArray(body.items))
@@ -515,7 +573,20 @@ export interface EngineIngestOptions extends IngestOptions, EngineFields {
 export const ENGINE_INGEST_KEYS = optionKeys(...INGEST_KEYS, ...ENGINE_KEYS, 'nodeIndex', 'k1', 'b')
 
 /** Ingestion into an Elasticsearch / OpenSearch index (see `ingestInto`). */
-export function ingestEngine(t: EngineTransport, d: Dialect, o: Record<string, unknown>): Promise<IngestReport> {
-  const sink = new EngineSink(t, d, o as unknown as EngineIngestOptions)
-  return ingestInto(sink, o as unknown as IngestOptions, ENGINE_INGEST_KEYS)
+export async function ingestEngine(t: EngineTransport, d: Dialect, o: Record<string, unknown>): Promise<IngestReport> {
+  try {
+    const sink = new EngineSink(t, d, o as unknown as EngineIngestOptions)
+    return await ingestInto(sink, o as unknown as IngestOptions, ENGINE_INGEST_KEYS)
+  } finally {
+    await t.close()
+  }
+}
+
+/** Runs `fn`, then closes the transport if ragrank made its client. */
+export async function closing<T>(t: EngineTransport, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } finally {
+    await t.close()
+  }
 }

@@ -20,6 +20,8 @@ export interface EngineRequest {
 export interface EngineTransport {
   readonly engine: 'Elasticsearch' | 'OpenSearch'
   request(req: EngineRequest, signal?: AbortSignal): Promise<any>
+  /** Closes the client when ragrank made it (from `node`); a client you passed is yours to close. */
+  close(): Promise<void>
 }
 
 /** An error a retry may cure: the engine was unreachable, overloaded (429) or unavailable (503). */
@@ -70,7 +72,10 @@ export function clientError(e: unknown, engine: string, what: string): Error {
   if (err.name === 'RequestAbortedError') return new AbortError()
   if (err.name === 'ConnectionError' || err.name === 'NoLivingConnectionsError' || err.name === 'TimeoutError') {
     return Object.assign(
-      new RagrankError('ERR_ENGINE_UNREACHABLE', `${engine} is unreachable during ${what}: ${err.message ?? describe(e)}`),
+      new RagrankError(
+        'ERR_ENGINE_UNREACHABLE',
+        `${engine} is unreachable during ${what}: ${err.message ?? describe(e)}`,
+      ),
       { cause: e },
     )
   }
@@ -86,7 +91,7 @@ export function clientError(e: unknown, engine: string, what: string): Error {
  * The transport of an official client (`@elastic/elasticsearch` 8, `@opensearch-project/opensearch`). The
  * Elasticsearch client takes an AbortSignal; the OpenSearch one returns a promise with `abort()`.
  */
-export function clientTransport(client: unknown, engine: EngineTransport['engine']): EngineTransport {
+export function clientTransport(client: unknown, engine: EngineTransport['engine'], owned = false): EngineTransport {
   const transport = (client as { transport?: unknown } | null)?.transport
   if (!hasMethod(transport, 'request')) {
     throw typeError(`options.client must be a ${engine} client (an object with transport.request)`)
@@ -96,6 +101,9 @@ export function clientTransport(client: unknown, engine: EngineTransport['engine
   }
   return {
     engine,
+    async close() {
+      if (owned) await (client as { close?: () => Promise<void> }).close?.()
+    },
     async request(req, signal) {
       throwIfAborted(signal)
       const { method, path, body, bulkBody, querystring } = req
