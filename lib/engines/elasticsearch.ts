@@ -36,7 +36,14 @@ export const ELASTICSEARCH_DIALECT: Dialect = {
       ...(filters.length ? { filter: filters } : {}),
     },
   }),
-  vectorMapping: (dims) => ({ type: 'dense_vector', dims, index: true, similarity: 'cosine' }),
+  // Float HNSW unless told otherwise: the default int8_hnsw quantization costs recall (bench/suites/engines.mjs).
+  vectorMapping: (dims, vectorIndex) => ({
+    type: 'dense_vector',
+    dims,
+    index: true,
+    similarity: 'cosine',
+    index_options: vectorIndex ?? { type: 'hnsw' },
+  }),
   vectorDims: (m) => (typeof m.dims === 'number' ? m.dims : undefined),
   indexSettings: () => ({}),
 }

@@ -41,10 +41,15 @@ export const OPENSEARCH_DIALECT: Dialect = {
     },
   }),
   // The Lucene engine: faiss and nmslib need native libraries a minimal install may lack.
-  vectorMapping: (dims) => ({
+  vectorMapping: (dims, vectorIndex) => ({
     type: 'knn_vector',
     dimension: dims,
-    method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil' },
+    method: {
+      name: 'hnsw',
+      engine: 'lucene',
+      space_type: 'cosinesimil',
+      ...(vectorIndex ? { parameters: vectorIndex } : {}),
+    },
   }),
   vectorDims: (m) => (typeof m.dimension === 'number' ? m.dimension : undefined),
   indexSettings: () => ({ 'index.knn': true }),

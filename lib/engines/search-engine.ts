@@ -46,7 +46,8 @@ export interface Dialect {
     numCandidates: number,
     filters: QueryClause[],
   ): Record<string, unknown>
-  vectorMapping(dims: number): Record<string, unknown>
+  /** `vectorIndex`: the engine's own HNSW options (Elasticsearch `index_options`, OpenSearch `method.parameters`). */
+  vectorMapping(dims: number, vectorIndex?: Record<string, unknown>): Record<string, unknown>
   vectorDims(mapping: Record<string, unknown>): number | undefined
   indexSettings(): Record<string, unknown>
 }
@@ -384,6 +385,11 @@ export interface CreateIndexOptions extends EngineFields {
   shards?: number
   /** Default 0, so a single node is green. */
   replicas?: number
+  /**
+   * The engine's vector index options: Elasticsearch `index_options` (default `{ type: 'hnsw' }`, float: its
+   * own default int8_hnsw saves memory and loses recall), OpenSearch `method.parameters` (e.g. `{ m: 16 }`).
+   */
+  vectorIndex?: Record<string, unknown>
 }
 
 /** The index body ragrank's adapters expect: text, keyword metadata (exact, case-sensitive filters), vectors. */
@@ -396,6 +402,7 @@ export function indexBody(
     b: number
     shards: number
     replicas: number
+    vectorIndex?: Record<string, unknown>
   },
 ) {
   const properties: Record<string, unknown> = {
@@ -403,7 +410,7 @@ export function indexBody(
     [o.metaField]: { type: 'object', dynamic: true },
   }
   if (o.tokens) properties[o.tokensField] = { type: 'text', analyzer: 'whitespace', similarity: 'ragrank_bm25' }
-  if (o.dims !== undefined) properties[o.vectorField] = d.vectorMapping(o.dims)
+  if (o.dims !== undefined) properties[o.vectorField] = d.vectorMapping(o.dims, o.vectorIndex)
   return {
     settings: {
       number_of_shards: o.shards,
@@ -448,6 +455,7 @@ export async function createIndex(t: EngineTransport, d: Dialect, o: Record<stri
     b: o.b === undefined ? 0.75 : finiteNumber(o.b, 'options.b', 0, 1),
     shards: o.shards === undefined ? 1 : positiveInteger(o.shards, 'options.shards'),
     replicas: o.replicas === undefined ? 0 : integer(o.replicas, 'options.replicas', 0),
+    vectorIndex: vectorIndexOption(o.vectorIndex),
   })
   await t.request({ method: 'PUT', path: `/${encodeURIComponent(index)}`, body }, signal)
 }
@@ -460,7 +468,22 @@ export async function deleteIndex(t: EngineTransport, index: string, signal?: Ab
   }
 }
 
-export const CREATE_INDEX_KEYS = optionKeys(...ENGINE_KEYS, 'dims', 'tokens', 'k1', 'b', 'shards', 'replicas')
+export const CREATE_INDEX_KEYS = optionKeys(
+  ...ENGINE_KEYS,
+  'dims',
+  'tokens',
+  'k1',
+  'b',
+  'shards',
+  'replicas',
+  'vectorIndex',
+)
+
+function vectorIndexOption(v: unknown): Record<string, unknown> | undefined {
+  if (v === undefined) return undefined
+  if (!isPlainObject(v)) throw typeError("options.vectorIndex must be an object such as { type: 'int8_hnsw' }")
+  return v
+}
 
 /** Where ingestion writes in Elasticsearch / OpenSearch: `_bulk` with `index` actions on the documents' ids. */
 export class EngineSink implements IngestSink {
@@ -469,18 +492,24 @@ export class EngineSink implements IngestSink {
   readonly #index: string
   readonly #nodeIndex: string
   readonly #fields: Required<EngineFields>
-  readonly #create: { k1: number; b: number }
+  readonly #create: { k1: number; b: number; vectorIndex?: Record<string, unknown> }
   constructor(
     t: EngineTransport,
     d: Dialect,
-    o: { index: string; nodeIndex?: string; k1?: number; b?: number } & EngineFields,
+    o: {
+      index: string
+      nodeIndex?: string
+      k1?: number
+      b?: number
+      vectorIndex?: Record<string, unknown>
+    } & EngineFields,
   ) {
     this.#t = t
     this.#d = d
     this.#index = indexName(o.index)
     this.#nodeIndex = o.nodeIndex === undefined ? `${this.#index}-nodes` : indexName(o.nodeIndex, 'options.nodeIndex')
     this.#fields = engineFields(o as unknown as Record<string, unknown>)
-    this.#create = { k1: o.k1 ?? 1.5, b: o.b ?? 0.75 }
+    this.#create = { k1: o.k1 ?? 1.5, b: o.b ?? 0.75, vectorIndex: vectorIndexOption(o.vectorIndex) }
   }
 
   get engine() {
@@ -568,9 +597,11 @@ export interface EngineIngestOptions extends IngestOptions, EngineFields {
   /** BM25 parameters when the index is created (default 1.5 / 0.75, as `Bm25Index`). */
   k1?: number
   b?: number
+  /** The vector index options when the index is created (see `CreateIndexOptions.vectorIndex`). */
+  vectorIndex?: Record<string, unknown>
 }
 
-export const ENGINE_INGEST_KEYS = optionKeys(...INGEST_KEYS, ...ENGINE_KEYS, 'nodeIndex', 'k1', 'b')
+export const ENGINE_INGEST_KEYS = optionKeys(...INGEST_KEYS, ...ENGINE_KEYS, 'nodeIndex', 'k1', 'b', 'vectorIndex')
 
 /** Ingestion into an Elasticsearch / OpenSearch index (see `ingestInto`). */
 export async function ingestEngine(t: EngineTransport, d: Dialect, o: Record<string, unknown>): Promise<IngestReport> {
