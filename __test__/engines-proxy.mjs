@@ -56,7 +56,7 @@ export async function overloadProxy(target, { rejectRequest = () => false, rejec
     for await (const c of req) chunks.push(c)
     let body = Buffer.concat(chunks).toString('utf8')
     const isBulk = req.method === 'POST' && /\/_bulk(\?|$)/.test(req.url)
-    let dropped = new Map()
+    const dropped = new Map()
     if (isBulk) {
       const n = ++bulks
       if (rejectRequest(n)) {

@@ -9,7 +9,8 @@ import { ingestPgvector } from '../dist/engines/pgvector.mjs'
 import { embedText, engineReachable, esClient, pgPool, probeEs, probePg, uniqueName } from './engines-env.mjs'
 
 const run = promisify(execFile)
-const restart = (engine) => run('bash', ['scripts/engines.sh', 'restart', engine], { cwd: new URL('..', import.meta.url) })
+const restart = (engine) =>
+  run('bash', ['scripts/engines.sh', 'restart', engine], { cwd: new URL('..', import.meta.url) })
 const N = 3000
 const docs = Array.from({ length: N }, (_, i) => ({
   id: `r-${i}`,
@@ -22,33 +23,36 @@ const esUp = await engineReachable(test, 'Elasticsearch', probeEs)
 const pgUp = await engineReachable(test, 'PostgreSQL + pgvector', probePg)
 
 if (esUp) {
-  test.serial('Elasticsearch restarted mid-bulk: the ingestion waits, retries and completes, nothing twice', async (t) => {
-    t.timeout(240_000)
-    const client = esClient()
-    const index = uniqueName('ragrank_restart')
-    let restarting
-    try {
-      const report = await ingestElasticsearch({
-        node: process.env.RAGRANK_ES_URL ?? 'http://127.0.0.1:19200',
-        index,
-        documents: docs,
-        batchSize: 50,
-        ...retry,
-        onProgress: (p) => {
-          if (!restarting && p.indexed >= 300) restarting = restart('es')
-        },
-      })
-      await restarting
-      t.truthy(restarting)
-      t.is(report.indexed, N)
-      t.true(report.retries > 0, 'the restart was felt')
-      await client.indices.refresh({ index })
-      t.is((await client.count({ index })).count, N)
-    } finally {
-      await deleteElasticsearchIndex({ client, index }).catch(() => {})
-      await client.close()
-    }
-  })
+  test.serial(
+    'Elasticsearch restarted mid-bulk: the ingestion waits, retries and completes, nothing twice',
+    async (t) => {
+      t.timeout(240_000)
+      const client = esClient()
+      const index = uniqueName('ragrank_restart')
+      let restarting
+      try {
+        const report = await ingestElasticsearch({
+          node: process.env.RAGRANK_ES_URL ?? 'http://127.0.0.1:19200',
+          index,
+          documents: docs,
+          batchSize: 50,
+          ...retry,
+          onProgress: (p) => {
+            if (!restarting && p.indexed >= 300) restarting = restart('es')
+          },
+        })
+        await restarting
+        t.truthy(restarting)
+        t.is(report.indexed, N)
+        t.true(report.retries > 0, 'the restart was felt')
+        await client.indices.refresh({ index })
+        t.is((await client.count({ index })).count, N)
+      } finally {
+        await deleteElasticsearchIndex({ client, index }).catch(() => {})
+        await client.close()
+      }
+    },
+  )
 }
 
 if (pgUp) {
