@@ -2,9 +2,13 @@ import { AbortError, describe, RagrankError, typeError } from '../errors'
 import { abortable } from '../internal/abort'
 import { hasMethod } from '../internal/validate'
 
+/** A result row: its columns are read one by one and checked. */
+// biome-ignore lint/suspicious/noExplicitAny: column values are dynamic; each is converted where it is read
+export type PgRow = Record<string, any>
+
 /** What ragrank needs of `pg`: a `Pool` (or a connected `Client`) with `query(text, values)`. */
 export interface PgQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>
+  query(text: string, values?: unknown[]): Promise<{ rows: PgRow[] }>
 }
 export interface PgPool extends PgQueryable {
   connect(): Promise<PgQueryable & { release(error?: unknown): void }>

@@ -32,7 +32,7 @@ import {
   type RejectedDocument,
 } from './ingest'
 import { embedQuery, queryEmbedding, vectorArray } from './query-vector'
-import { type EngineTransport, statusError } from './transport'
+import { type EngineJson, type EngineTransport, statusError } from './transport'
 
 /** What differs between Elasticsearch and OpenSearch for ragrank: the kNN query and the vector mapping. */
 export interface Dialect {
@@ -175,7 +175,7 @@ function checkDims(d: Dialect, index: string, expected: number, got: number): vo
 function hitsOf(body: unknown, fields: Required<EngineFields>, engine: string): ScoredDocument[] {
   const hits = isPlainObject(body) && isPlainObject(body.hits) ? body.hits.hits : undefined
   if (!isArray(hits)) throw new RagrankError('ERR_ENGINE', `${engine} returned a search response without hits`)
-  return hits.map((h: Record<string, any>) => {
+  return hits.map((h: EngineJson) => {
     const source = isPlainObject(h._source) ? h._source : {}
     const out: ScoredDocument = { id: String(h._id), score: Number(h._score ?? 0) }
     const text = readPath(source, fields.textField)
@@ -308,7 +308,7 @@ export class EngineRetriever implements Retriever {
     const responses = isPlainObject(res) && isArray(res.responses) ? res.responses : undefined
     if (!responses || responses.length !== bodies.length)
       throw new RagrankError('ERR_ENGINE', `${this.#d.engine} _msearch returned ${responses?.length ?? 'no'} responses`)
-    return responses.map((r: Record<string, any>) => {
+    return responses.map((r: EngineJson) => {
       if (r.error) throw statusError(this.#d.engine, Number(r.status ?? 500), r, `search of ${this.#index}`)
       return hitsOf(r, this.#fields, this.#d.engine)
     })
@@ -365,7 +365,7 @@ export class EngineNodeStore implements NodeStore {
     })
     const docs = isPlainObject(body) && isArray(body.docs) ? body.docs : []
     const byId = new Map<string, StoredNode>()
-    for (const d of docs as Record<string, any>[]) {
+    for (const d of docs as EngineJson[]) {
       if (d.found && isPlainObject(d._source))
         byId.set(String(d._id), { id: String(d._id), ...(d._source as object) } as StoredNode)
     }
@@ -570,7 +570,7 @@ export class EngineSink implements IngestSink {
     if (!body.errors) return []
     // A record is refused when any of its actions (search index, node index) is; the worst status wins.
     const refused = new Map<string, RejectedDocument>()
-    for (const item of body.items as Record<string, any>[]) {
+    for (const item of body.items as EngineJson[]) {
       const action = item.index ?? item.create ?? item.update
       if (!action || action.status < 300) continue
       const id = String(action._id)

@@ -2,6 +2,10 @@ import { AbortError, describe, RagrankError, typeError } from '../errors'
 import { abortable, throwIfAborted } from '../internal/abort'
 import { hasMethod, isPlainObject } from '../internal/validate'
 
+/** A parsed JSON answer of an engine: read field by field, each checked where it is used. */
+// biome-ignore lint/suspicious/noExplicitAny: the engines' JSON is dynamic; every field read is checked
+export type EngineJson = Record<string, any>
+
 /** One HTTP request to a search engine, through its official client's transport. */
 export interface EngineRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD'
@@ -19,7 +23,7 @@ export interface EngineRequest {
  */
 export interface EngineTransport {
   readonly engine: 'Elasticsearch' | 'OpenSearch'
-  request(req: EngineRequest, signal?: AbortSignal): Promise<any>
+  request(req: EngineRequest, signal?: AbortSignal): Promise<EngineJson>
   /** Closes the client when ragrank made it (from `node`); a client you passed is yours to close. */
   close(): Promise<void>
 }
@@ -115,7 +119,8 @@ export function clientTransport(client: unknown, engine: EngineTransport['engine
         // meta: true makes the Elasticsearch client return { body, statusCode } like the OpenSearch one.
         pending = t.request(params, { meta: true, signal })
         const res = await abortable(pending, signal)
-        return res.body
+        // Every answer ragrank asks for is a JSON object; anything else reads as an empty one.
+        return (isPlainObject(res.body) ? res.body : {}) as EngineJson
       } catch (e) {
         throw clientError(e, engine, `${method} ${path}`)
       } finally {
