@@ -276,13 +276,8 @@ async function createTable(db: PgQueryable, c: Columns, dims: number, signal?: A
     'CREATE INDEX',
     signal,
   )
-  await run(
-    db,
-    `CREATE INDEX IF NOT EXISTS "${base}_meta" ON ${table} USING gin (${meta} jsonb_path_ops)`,
-    [],
-    'CREATE INDEX',
-    signal,
-  )
+  // No GIN index on meta: the filters test fields (`meta -> 'f' @> v`, which keeps ragrank's array semantics), a
+  // form such an index does not serve; filtered kNN walks the HNSW index (iterative scan) instead.
 }
 
 async function createNodeTable(db: PgQueryable, nodeTable: string, signal?: AbortSignal) {
