@@ -196,3 +196,33 @@ test('ingestion: bad input is a TypeError / RangeError before any request', asyn
   ac.abort()
   t.is((await t.throwsAsync(ingestInto(sink, { documents: docs(3), signal: ac.signal }))).code, 'ABORT_ERR')
 })
+
+test('the clients are loaded only by the adapter entry points, and only when given a URL', async (t) => {
+  const { execFileSync } = await import('node:child_process')
+  const loaded = (code) =>
+    execFileSync(
+      'node',
+      [
+        '-e',
+        `${code}; console.log(Object.keys(require.cache).filter((f) => /node_modules\\/(@elastic|@opensearch-project|pg)\\//.test(f)).length)`,
+      ],
+      {
+        cwd: new URL('..', import.meta.url),
+        encoding: 'utf8',
+      },
+    ).trim()
+  t.is(loaded("require('ragrank')"), '0')
+  t.is(
+    loaded(
+      "const { ElasticsearchRetriever } = require('ragrank/elasticsearch'); new ElasticsearchRetriever({ client: { transport: { request() {} } }, index: 'i' })",
+    ),
+    '0',
+  )
+  t.is(loaded("require('ragrank/pgvector'); require('ragrank/opensearch')"), '0')
+  t.not(
+    loaded(
+      "const { ElasticsearchRetriever } = require('ragrank/elasticsearch'); new ElasticsearchRetriever({ node: 'http://127.0.0.1:9', index: 'i' })",
+    ),
+    '0',
+  )
+})

@@ -23,7 +23,7 @@ import {
   closing,
 } from './search-engine'
 
-export const ELASTICSEARCH_DIALECT: Dialect = {
+const ELASTICSEARCH_DIALECT: Dialect = {
   engine: 'Elasticsearch',
   vectorType: 'dense_vector',
   // Top-level knn with its filter inside: a pre-filter, so k matching documents come back.

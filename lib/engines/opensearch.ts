@@ -23,7 +23,7 @@ import {
   closing,
 } from './search-engine'
 
-export const OPENSEARCH_DIALECT: Dialect = {
+const OPENSEARCH_DIALECT: Dialect = {
   engine: 'OpenSearch',
   vectorType: 'knn_vector',
   // The k-NN query with its filter inside: the Lucene engine filters while it searches, so k matching
