@@ -11,10 +11,11 @@
 #
 # No engine given means all three. Elasticsearch and OpenSearch refuse to run as root: as root (CI) the servers
 # run as the user `engines` (created once). Ports: RAGRANK_ES_PORT (19200), RAGRANK_OS_PORT (19201),
-# RAGRANK_PG_PORT (15432); folder: RAGRANK_ENGINES_DIR (/var/tmp/ragrank-engines-<uid>).
+# RAGRANK_PG_PORT (15432); folder: RAGRANK_ENGINES_DIR (/var/tmp/ragrank-engines-<uid>). Another Elasticsearch:
+# RAGRANK_ES_VERSION=9.2.0 RAGRANK_ES_PORT=19202 scripts/engines.sh start es (9.x runs on Java 21+).
 set -euo pipefail
 
-ES_VERSION=8.19.21
+ES_VERSION=${RAGRANK_ES_VERSION:-8.19.21}
 OS_VERSION=2.19.6
 ES_PORT=${RAGRANK_ES_PORT:-19200}
 OS_PORT=${RAGRANK_OS_PORT:-19201}
@@ -22,6 +23,12 @@ PG_PORT=${RAGRANK_PG_PORT:-15432}
 DIR=${RAGRANK_ENGINES_DIR:-/var/tmp/ragrank-engines-$(id -u)}
 M2=${MAVEN_REPO:-$HOME/.m2/repository}
 JAVA17=${RAGRANK_JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n1)}
+# Elasticsearch 9 needs Java 21+ (8.x runs on 17).
+if [ "${ES_VERSION%%.*}" -ge 9 ]; then
+  ES_JAVA=${RAGRANK_ES_JAVA_HOME:-$(ls -d /usr/lib/jvm/temurin-2[1-9]-* /usr/lib/jvm/java-2[1-9]-* 2>/dev/null | head -n1)}
+else
+  ES_JAVA=${RAGRANK_ES_JAVA_HOME:-$JAVA17}
+fi
 HEAP=${RAGRANK_ENGINES_HEAP:-512m}
 PG_BIN=/usr/lib/postgresql/$(ls /usr/lib/postgresql 2>/dev/null | sort -V | tail -n1)/bin
 
@@ -106,7 +113,7 @@ start_es() {
   install_es
   if ! pid_alive "$ES_HOME/es.pid"; then
     # -d returns once HTTP is bound (its output goes to logs/: an open stdout would hold a pipe); security off (a local test server), no disk watermarks (shared disks).
-    as_user env ES_JAVA_HOME="$JAVA17" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" "$ES_HOME/bin/elasticsearch" -d \
+    as_user env ES_JAVA_HOME="$ES_JAVA" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" "$ES_HOME/bin/elasticsearch" -d \
       -p "$ES_HOME/es.pid" -E discovery.type=single-node -E network.host=127.0.0.1 -E http.port="$ES_PORT" \
       -E transport.port=$((ES_PORT + 100)) -E xpack.security.enabled=false -E xpack.ml.enabled=false \
       -E cluster.routing.allocation.disk.threshold_enabled=false </dev/null >/dev/null 2>&1
@@ -275,7 +282,7 @@ case $cmd in
     echo "export RAGRANK_PG_URL=postgres://ragrank@127.0.0.1:$PG_PORT/ragrank"
     ;;
   *)
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
