@@ -22,10 +22,10 @@ OS_PORT=${RAGRANK_OS_PORT:-19201}
 PG_PORT=${RAGRANK_PG_PORT:-15432}
 DIR=${RAGRANK_ENGINES_DIR:-/var/tmp/ragrank-engines-$(id -u)}
 M2=${MAVEN_REPO:-$HOME/.m2/repository}
-JAVA17=${RAGRANK_JAVA_HOME:-$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n1)}
+JAVA17=${RAGRANK_JAVA_HOME:-$( (ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null || true) | head -n1)}
 # Elasticsearch 9 needs Java 21+ (8.x runs on 17).
 if [ "${ES_VERSION%%.*}" -ge 9 ]; then
-  ES_JAVA=${RAGRANK_ES_JAVA_HOME:-$(ls -d /usr/lib/jvm/temurin-2[1-9]-* /usr/lib/jvm/java-2[1-9]-* 2>/dev/null | head -n1)}
+  ES_JAVA=${RAGRANK_ES_JAVA_HOME:-$( (ls -d /usr/lib/jvm/temurin-2[1-9]-* /usr/lib/jvm/java-2[1-9]-* 2>/dev/null || true) | head -n1)}
 else
   ES_JAVA=${RAGRANK_ES_JAVA_HOME:-$JAVA17}
 fi
