@@ -376,6 +376,10 @@ export async function runEnginesSuite({ quick = false, outDir }) {
     '',
     mdTable(['pipeline', 'p50 / p95 ms', 'nDCG@10'], pipeRows, 'lrr'),
     '',
+    p.reranked.skipped
+      ? ''
+      : "The cross-encoder is bench/models/prepare.py's MiniLM-L6 with a classifier head fitted on CISI/MED (held-out AUC 0.53, see bench/models/README.md): a speed model, so the rerank row measures the cost of the stage, not the quality a trained reranker (ms-marco, bge) brings.",
+    '',
     `## KorQuAD 1.0 dev (${k.docs} paragraphs, ${k.queries} questions), no Korean analyzer in the engine`,
     '',
     mdTable(
