@@ -5,6 +5,8 @@
 //   npm run bench -- --quick            smoke test: Cranfield and Zipf 10k, few repeats (~2-3 min)
 //   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, embed, rerank, split, vector)
 //   npm run bench -- --suite vector --full   vector suite with 1M x 768 too (see bench/suites/vector.mjs)
+//   npm run bench -- --suite engines    ragrank against Elasticsearch / OpenSearch / pgvector (opt-in: start
+//                                       them first with `bash scripts/engines.sh start`)
 //   npm run bench -- --no-python        skip bm25s (no Python venv needed)
 //   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
 //   npm run bench -- --corpora cran,zipf-100k --engines ragrank,bm25s --repeats 7
@@ -25,7 +27,10 @@ const SUITES = {
   rerank: async (opts) => (await import('./suites/rerank.mjs')).runRerankSuite(opts),
   split: async (opts) => (await import('./suites/split.mjs')).runSplitSuite(opts),
   vector: async (opts) => (await import('./suites/vector.mjs')).runVectorSuite(opts),
+  engines: async (opts) => (await import('./suites/engines.mjs')).runEnginesSuite(opts),
 }
+/** Suites that need servers running: only with --suite, never in the default run. */
+const OPT_IN = new Set(['engines'])
 
 function usage(code) {
   const text = `usage: node bench/run.mjs [--quick] [--extended] [--full] [--sizes 1m:384,10k:768] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
@@ -68,7 +73,7 @@ function parseArgs(argv) {
       usage(2)
     }
   }
-  if (opts.suites.length === 0) opts.suites = Object.keys(SUITES)
+  if (opts.suites.length === 0) opts.suites = Object.keys(SUITES).filter((s) => !OPT_IN.has(s))
   for (const s of opts.suites)
     if (!SUITES[s]) {
       console.error(`unknown suite ${s}; known: ${Object.keys(SUITES).join(', ')}`)

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// ragrank command line: index, search, eval, split, convert, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
+// ragrank command line: index, search, eval, split, convert, ingest, demo, bench. Exit codes: 0 ok, 1 runtime error, 2 usage, 130 Ctrl-C.
 import { interrupt as controller, stopOnSignal } from '../cli/interrupt.mjs'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import { EXIT } from '../cli/errors.mjs'
 import { evalCommand, scriptCommand, indexCommand, searchCommand, splitCommand } from '../cli/commands.mjs'
+import { INGEST_ENGINES, ingestCommand } from '../cli/ingest.mjs'
 import { VARIANTS } from '../cli/pipeline.mjs'
 import { convertCommand, DTYPES } from '../cli/convert.mjs'
 
@@ -115,6 +116,27 @@ program
     'Python with the exporter packages (default: RAGRANK_CONVERT_PYTHON, .venv-export, python3)',
   )
   .action((source, o) => convertCommand(source, o))
+
+splitting(columns(program.command('ingest <input>')))
+  .description('index documents into Elasticsearch, OpenSearch or PostgreSQL + pgvector (bulk, retried, idempotent)')
+  .addOption(new Option('--engine <name>', 'the engine').choices(INGEST_ENGINES).makeOptionMandatory())
+  .option('--url <url>', 'the engine: http://127.0.0.1:9200, or postgres://user@host:5432/db')
+  .option('--index <name>', "index (table for pgvector); created with the adapters' mapping when missing")
+  .option('--split <sizes>', 'split hierarchically (e.g. 512,128,32): leaves indexed, all nodes in <index>-nodes')
+  .option('--embed <model>', 'embed the indexed texts with this model folder (kNN)')
+  .addOption(
+    new Option(
+      '--analysis <name>',
+      "also index ragrank's tokens (e.g. Korean CJK bigrams) for the engine's BM25",
+    ).choices(['unicode', 'bm25s']),
+  )
+  .option('--batch-size <n>', 'documents per bulk request', '500')
+  .option('--concurrency <n>', 'bulk requests in flight', '2')
+  .option('--retries <n>', 'retries on 429 / 503 / a lost connection', '8')
+  .option('--no-progress', 'no progress bar')
+  .action(async (input, o) => {
+    process.exitCode = await ingestCommand(input, o, controller.signal)
+  })
 
 // Commands that run a script of the package with their arguments untouched (the script parses them, --help included).
 const scripts = [

@@ -18,6 +18,12 @@ export type ErrorCode =
   | 'ERR_LLM_REPLY'
   | 'ERR_CALLBACK'
   | 'ERR_ALL_SOURCES_FAILED'
+  | 'ERR_ENGINE_UNREACHABLE'
+  | 'ERR_ENGINE_INDEX_NOT_FOUND'
+  | 'ERR_ENGINE_MAPPING'
+  | 'ERR_ENGINE_DIMENSION'
+  | 'ERR_ENGINE_OVERLOADED'
+  | 'ERR_ENGINE'
   | 'ABORT_ERR'
 
 /** An Error with a stable `code`. */

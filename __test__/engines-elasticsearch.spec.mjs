@@ -1,0 +1,22 @@
+import test from 'ava'
+import {
+  createElasticsearchIndex,
+  deleteElasticsearchIndex,
+  ElasticsearchNodeStore,
+  ElasticsearchRetriever,
+  ingestElasticsearch,
+} from '../dist/engines/elasticsearch.mjs'
+import { engineReachable, esClient, probeEs } from './engines-env.mjs'
+import { registerSearchEngineSuite } from './engines-search-suite.mjs'
+
+if (await engineReachable(test, 'Elasticsearch', probeEs)) {
+  registerSearchEngineSuite(test, {
+    name: 'Elasticsearch',
+    client: esClient,
+    Retriever: ElasticsearchRetriever,
+    NodeStore: ElasticsearchNodeStore,
+    ingest: ingestElasticsearch,
+    createIndex: createElasticsearchIndex,
+    deleteIndex: deleteElasticsearchIndex,
+  })
+}

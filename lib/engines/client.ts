@@ -1,0 +1,53 @@
+import { RagrankError, typeError } from '../errors'
+import { isPlainObject } from '../internal/validate'
+import { clientTransport, type EngineTransport } from './transport'
+
+/** An official client: only its transport is used, so any version with `transport.request` works. */
+export interface EngineClient {
+  transport: { request(params: unknown, options?: unknown): Promise<unknown> }
+}
+
+/** `client` or `node` (a URL) as the options of every Elasticsearch / OpenSearch adapter take them. */
+export interface ClientOptions {
+  /** A client you configured (auth, TLS, pools): `new Client({ node })` of the engine's official package. */
+  client?: EngineClient
+  /** Or the engine's URL, e.g. `http://127.0.0.1:9200`: a client is made with the official package. */
+  node?: string
+}
+
+/**
+ * The transport for `options`: the given client's, or one of a client made from `node` by `load()`, which
+ * requires the optional peer dependency only then (so the rest of ragrank never loads a client).
+ */
+export function transportFor(
+  options: unknown,
+  engine: EngineTransport['engine'],
+  pkg: string,
+  load: () => new (o: { node: string }) => unknown,
+): EngineTransport {
+  if (!isPlainObject(options)) throw typeError('options must be an object')
+  if (options.client !== undefined) {
+    if (options.node !== undefined) throw typeError('give options.client or options.node, not both')
+    return clientTransport(options.client, engine)
+  }
+  if (typeof options.node !== 'string' || !/^https?:\/\//.test(options.node))
+    throw typeError(
+      `options.client (a ${engine} client) or options.node (a URL such as http://127.0.0.1:9200) is required`,
+    )
+  let Client: new (o: { node: string }) => unknown
+  try {
+    Client = load()
+  } catch (e) {
+    throw Object.assign(
+      new RagrankError('ERR_ENGINE', `options.node needs the optional peer dependency ${pkg}: npm install ${pkg}`),
+      { cause: e },
+    )
+  }
+  return clientTransport(new Client({ node: options.node }), engine, true)
+}
+
+/** The options without the connection keys, for the shared modules. */
+export function withoutClient(o: Record<string, unknown>): Record<string, unknown> {
+  const { client: _client, node: _node, ...rest } = o
+  return rest
+}

@@ -1,0 +1,81 @@
+import { type FilterNode, parseFilter, type Scalar } from './filter-tree'
+
+/**
+ * ragrank's filter as a parameterised SQL condition over an id column and a jsonb metadata column: values
+ * only ever travel as parameters ($n), never inside the SQL text. jsonb keeps ragrank's semantics exactly:
+ * `@>` compares numbers by value, strings exactly and never across types, and matches an array when one
+ * element is equal; a missing path is SQL NULL, so it matches only the negations and `$exists: false`, while
+ * a JSON null is present.
+ */
+export interface SqlCondition {
+  /** `TRUE` when the filter has no condition. */
+  sql: string
+  params: unknown[]
+}
+
+/** `firstParam` is the number of the first placeholder to use (the query's own come before). */
+export function filterSql(filter: unknown, columns: { id: string; meta: string }, firstParam = 1): SqlCondition {
+  const parsed = parseFilter(filter)
+  const params: unknown[] = []
+  const param = (v: unknown) => {
+    params.push(v)
+    return `$${firstParam + params.length - 1}`
+  }
+  const parts: string[] = []
+  if (parsed?.ids) parts.push(`${columns.id} = ANY(${param(parsed.ids)}::text[])`)
+  if (parsed?.meta) parts.push(condition(parsed.meta, columns.meta, param))
+  return { sql: parts.length === 0 ? 'TRUE' : parts.join(' AND '), params }
+}
+
+type Param = (v: unknown) => string
+
+/** The jsonb value of a field: the key itself when the object has it (`"a.b"` wins), else the nested path. */
+function value(meta: string, field: string, param: Param): string {
+  if (!field.includes('.')) return `(${meta} -> ${param(field)}::text)`
+  const key = param(field)
+  return `(CASE WHEN ${meta} ? ${key}::text THEN ${meta} -> ${key}::text ELSE ${meta} #> ${param(field.split('.'))}::text[] END)`
+}
+
+const json = (v: Scalar) => JSON.stringify(v)
+
+function equals(x: string, v: Scalar, param: Param): string {
+  return `COALESCE(${x} @> ${param(json(v))}::jsonb, FALSE)`
+}
+
+/** Some element (or the value itself) compares with `op`, numbers with numbers, strings with strings by code point. */
+function range(x: string, op: string, v: number | string, param: Param): string {
+  const elements = `jsonb_array_elements(CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} ELSE jsonb_build_array(${x}) END)`
+  const test =
+    typeof v === 'number'
+      ? `jsonb_typeof(e) = 'number' AND (e #>> '{}')::numeric ${op} ${param(v)}::numeric`
+      : `jsonb_typeof(e) = 'string' AND (e #>> '{}') COLLATE "C" ${op} ${param(v)}::text COLLATE "C"`
+  return `(${x} IS NOT NULL AND EXISTS (SELECT 1 FROM ${elements} AS t(e) WHERE ${test}))`
+}
+
+const OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+
+function condition(n: FilterNode, meta: string, param: Param): string {
+  switch (n.kind) {
+    case 'and':
+      return n.nodes.length === 0 ? 'TRUE' : `(${n.nodes.map((c) => condition(c, meta, param)).join(' AND ')})`
+    case 'or':
+      return `(${n.nodes.map((c) => condition(c, meta, param)).join(' OR ')})`
+    case 'not':
+      return `(NOT ${condition(n.node, meta, param)})`
+    case 'eq':
+      return equals(value(meta, n.field, param), n.value, param)
+    case 'ne':
+      return `(NOT ${equals(value(meta, n.field, param), n.value, param)})`
+    case 'in':
+    case 'nin': {
+      if (n.values.length === 0) return n.kind === 'in' ? 'FALSE' : 'TRUE'
+      const x = value(meta, n.field, param)
+      const any = `(${n.values.map((v) => equals(x, v, param)).join(' OR ')})`
+      return n.kind === 'in' ? any : `(NOT ${any})`
+    }
+    case 'exists':
+      return `(${value(meta, n.field, param)} IS ${n.value ? 'NOT ' : ''}NULL)`
+    default:
+      return range(value(meta, n.field, param), OPS[n.kind], n.value, param)
+  }
+}

@@ -1,0 +1,34 @@
+import { rangeError, typeError } from '../errors'
+import { abortable } from '../internal/abort'
+import { hasMethod, isArray, readValue } from '../internal/validate'
+import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever'
+
+/** `embed` as given to an engine retriever: an Embedder (anything with embedQuery) or a function. */
+export function queryEmbedding(embed: unknown, name = 'options.embed'): EmbedFunction | undefined {
+  if (embed === undefined) return undefined
+  if (typeof embed === 'function') return embed as EmbedFunction
+  if (hasMethod(embed, 'embedQuery')) {
+    const e = embed as QueryEmbedder
+    return (text, { signal }) => e.embedQuery(text, { signal })
+  }
+  throw typeError(`${name} must be an Embedder (an object with embedQuery) or a function (text, { signal }) => vector`)
+}
+
+/** A query vector as plain finite numbers, the form both engines' JSON and pgvector take. */
+export function vectorArray(v: unknown, name: string): number[] {
+  const isTyped = readValue(() => v instanceof Float32Array || v instanceof Float64Array)
+  if (!isTyped && !isArray(v)) throw typeError(`${name} must be a Float32Array or an array of numbers`)
+  const out = Array.from(v as ArrayLike<unknown>, (x) => x as number)
+  if (out.length === 0) throw rangeError(`${name} is an empty vector`)
+  if (!out.every((x) => typeof x === 'number' && Number.isFinite(x)))
+    throw rangeError(`${name} has a value that is not a finite number`)
+  return out
+}
+
+export async function embedQuery(
+  embed: EmbedFunction,
+  query: string,
+  signal: AbortSignal | undefined,
+): Promise<number[]> {
+  return vectorArray(await abortable(embed(query, { signal }), signal), 'the query embedding')
+}

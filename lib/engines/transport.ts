@@ -1,0 +1,131 @@
+import { AbortError, describe, RagrankError, typeError } from '../errors'
+import { abortable, throwIfAborted } from '../internal/abort'
+import { hasMethod, isPlainObject } from '../internal/validate'
+
+/** A parsed JSON answer of an engine: read field by field, each checked where it is used. */
+// biome-ignore lint/suspicious/noExplicitAny: the engines' JSON is dynamic; every field read is checked
+export type EngineJson = Record<string, any>
+
+/** One HTTP request to a search engine, through its official client's transport. */
+export interface EngineRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD'
+  path: string
+  body?: unknown
+  /** NDJSON lines (`_bulk`, `_msearch`). */
+  bulkBody?: unknown[]
+  querystring?: Record<string, unknown>
+}
+
+/**
+ * The one thing the Elasticsearch and OpenSearch adapters need from a client: send a request, get the parsed
+ * body or a RagrankError with a code. Built by each entry point from its own client, so the shared modules
+ * never import a client.
+ */
+export interface EngineTransport {
+  readonly engine: 'Elasticsearch' | 'OpenSearch'
+  request(req: EngineRequest, signal?: AbortSignal): Promise<EngineJson>
+  /** Closes the client when ragrank made it (from `node`); a client you passed is yours to close. */
+  close(): Promise<void>
+}
+
+/** An error a retry may cure: the engine was unreachable, overloaded (429) or unavailable (503). */
+export function isRetryable(e: unknown): boolean {
+  return e instanceof RagrankError && (e.code === 'ERR_ENGINE_UNREACHABLE' || e.code === 'ERR_ENGINE_OVERLOADED')
+}
+
+/** What the clients' errors carry; both clients name their error classes alike. */
+interface ClientError {
+  name?: string
+  message?: string
+  meta?: { statusCode?: number; body?: unknown }
+  body?: unknown
+  statusCode?: number
+}
+
+function reasonOf(body: unknown): { type?: string; reason?: string } {
+  if (!isPlainObject(body)) return {}
+  const error = body.error
+  if (typeof error === 'string') return { reason: error }
+  if (!isPlainObject(error)) return {}
+  const root = Array.isArray(error.root_cause) && isPlainObject(error.root_cause[0]) ? error.root_cause[0] : error
+  const caused = isPlainObject(error.caused_by) ? error.caused_by : undefined
+  return {
+    type: String(root.type ?? error.type ?? ''),
+    reason: [root.reason ?? error.reason, caused?.reason].filter((r) => typeof r === 'string').join(': '),
+  }
+}
+
+/** A status code and error body as the RagrankError users see; `what` says which call failed. */
+export function statusError(engine: string, status: number, body: unknown, what: string): RagrankError {
+  const { type, reason } = reasonOf(body)
+  const detail = `${type ? `${type}: ` : ''}${reason || `HTTP ${status}`}`
+  let code: RagrankError['code'] = 'ERR_ENGINE'
+  if (status === 429 || status === 503) code = 'ERR_ENGINE_OVERLOADED'
+  else if (type === 'index_not_found_exception') code = 'ERR_ENGINE_INDEX_NOT_FOUND'
+  else if (/dimension|dims/i.test(detail)) code = 'ERR_ENGINE_DIMENSION'
+  return Object.assign(new RagrankError(code, `${engine} ${what} failed (${status}): ${detail}`), {
+    status,
+    body,
+  })
+}
+
+/** A client error as a RagrankError: the caller can tell unreachable, missing index, overload and the rest apart. */
+export function clientError(e: unknown, engine: string, what: string): Error {
+  if (e instanceof RagrankError) return e
+  const err = (e ?? {}) as ClientError
+  if (err.name === 'RequestAbortedError') return new AbortError()
+  if (err.name === 'ConnectionError' || err.name === 'NoLivingConnectionsError' || err.name === 'TimeoutError') {
+    return Object.assign(
+      new RagrankError(
+        'ERR_ENGINE_UNREACHABLE',
+        `${engine} is unreachable during ${what}: ${err.message ?? describe(e)}`,
+      ),
+      { cause: e },
+    )
+  }
+  const status = err.meta?.statusCode ?? err.statusCode
+  if (err.name === 'ResponseError' && typeof status === 'number') {
+    return Object.assign(statusError(engine, status, err.meta?.body ?? err.body, what), { cause: e })
+  }
+  if (e instanceof Error) return e
+  return new RagrankError('ERR_ENGINE', `${engine} ${what} failed with ${describe(e)}`)
+}
+
+/**
+ * The transport of an official client (`@elastic/elasticsearch` 8, `@opensearch-project/opensearch`). The
+ * Elasticsearch client takes an AbortSignal; the OpenSearch one returns a promise with `abort()`.
+ */
+export function clientTransport(client: unknown, engine: EngineTransport['engine'], owned = false): EngineTransport {
+  const transport = (client as { transport?: unknown } | null)?.transport
+  if (!hasMethod(transport, 'request')) {
+    throw typeError(`options.client must be a ${engine} client (an object with transport.request)`)
+  }
+  const t = transport as {
+    request(params: unknown, options: unknown): Promise<{ body: unknown; statusCode?: number }> & { abort?: () => void }
+  }
+  return {
+    engine,
+    async close() {
+      if (owned) await (client as { close?: () => Promise<void> }).close?.()
+    },
+    async request(req, signal) {
+      throwIfAborted(signal)
+      const { method, path, body, bulkBody, querystring } = req
+      const params = { method, path, body, bulkBody, querystring }
+      let pending: ReturnType<typeof t.request> | undefined
+      const onAbort = () => pending?.abort?.()
+      signal?.addEventListener('abort', onAbort, { once: true })
+      try {
+        // meta: true makes the Elasticsearch client return { body, statusCode } like the OpenSearch one.
+        pending = t.request(params, { meta: true, signal })
+        const res = await abortable(pending, signal)
+        // Every answer ragrank asks for is a JSON object; anything else reads as an empty one.
+        return (isPlainObject(res.body) ? res.body : {}) as EngineJson
+      } catch (e) {
+        throw clientError(e, engine, `${method} ${path}`)
+      } finally {
+        signal?.removeEventListener('abort', onAbort)
+      }
+    },
+  }
+}
