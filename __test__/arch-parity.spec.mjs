@@ -91,6 +91,30 @@ for (const [name, r] of embedders) {
   })
 }
 
+// The folders are laid out like hub downloads: loaded with no options, the sentence-transformers files alone must give
+// the pooling, normalisation, padding side, max length and query prompt of the reference.
+for (const [name, r] of embedders) {
+  test(`${name}: loaded with no options, the folder's own settings reproduce sentence-transformers`, async (t) => {
+    const model = await Embedder.load(join(root, 'arch', name), { batchSize: 3 })
+    try {
+      t.is(model.maxLength, r.max_seq_length)
+      for (const c of r.cases.filter((c) => !c.pooling && !c.max_length)) {
+        const vectors = c.prompt
+          ? await Promise.all(c.texts.map((x) => model.embedQuery(x)))
+          : await model
+              .embed(c.texts)
+              .then(({ data, dim }) => c.texts.map((_, i) => data.subarray(i * dim, (i + 1) * dim)))
+        c.vectors.forEach((want, i) => {
+          const cos = cosine(vectors[i], want)
+          t.true(cos >= MIN_COSINE, `${c.name} #${i}: cosine ${cos}`)
+        })
+      }
+    } finally {
+      model.dispose()
+    }
+  })
+}
+
 test('every pooling mode of sentence-transformers is in the reference, unnormalised', (t) => {
   const modes = ref['bert-embedder'].cases.filter((c) => c.pooling).map((c) => POOLING[c.pooling] ?? c.pooling)
   t.deepEqual(modes.sort(), ['cls', 'lasttoken', 'max', 'meansqrt', 'weightedmean'])

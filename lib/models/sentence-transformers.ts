@@ -48,8 +48,13 @@ export const POOLING_MODE_KEYS: Record<string, Pooling> = {
   pooling_mode_lasttoken: 'lasttoken',
 }
 
-const ST = 'sentence_transformers.models.'
-const APPLIED_MODULES = new Set([`${ST}Transformer`, `${ST}Pooling`, `${ST}Normalize`])
+/**
+ * The module a `modules.json` type names, by its class: sentence-transformers < 6 writes
+ * `sentence_transformers.models.Pooling`, 6.x `sentence_transformers.sentence_transformer.modules.pooling.Pooling`.
+ */
+const moduleKind = (type: string): string | undefined =>
+  type.startsWith('sentence_transformers.') ? type.slice(type.lastIndexOf('.') + 1) : undefined
+const APPLIED_MODULES = new Set(['Transformer', 'Pooling', 'Normalize'])
 
 export interface ModuleEntry {
   path: string
@@ -89,7 +94,7 @@ export function readModules(file: string | undefined): ModuleEntry[] | undefined
 
 /** The folder of the Pooling module, relative (`1_Pooling` in every hub export). */
 export function poolingPath(modules: ModuleEntry[] | undefined): string | undefined {
-  const p = modules?.find((m) => m.type === `${ST}Pooling`)?.path
+  const p = modules?.find((m) => moduleKind(m.type) === 'Pooling')?.path
   return p === undefined ? undefined : p.replace(/^\.?\/+|\/+$/g, '')
 }
 
@@ -139,11 +144,11 @@ export function readSentenceTransformers(
     maxSeqLength: Number.isInteger(maxSeq) && (maxSeq as number) >= 2 ? (maxSeq as number) : undefined,
     doLowerCase: typeof sbert?.do_lower_case === 'boolean' ? sbert.do_lower_case : undefined,
     pooling: pooling && files.pooling ? poolingOf(files.pooling, pooling) : undefined,
-    normalize: modules ? modules.some((m) => m.type === `${ST}Normalize`) : undefined,
+    normalize: modules ? modules.some((m) => moduleKind(m.type) === 'Normalize') : undefined,
     excludesPrompt: pooling?.include_prompt === false,
     prompts,
     defaultPromptName: typeof defaultName === 'string' ? defaultName : undefined,
-    otherModules: (modules ?? []).map((m) => m.type).filter((t) => !APPLIED_MODULES.has(t)),
+    otherModules: (modules ?? []).map((m) => m.type).filter((t) => !APPLIED_MODULES.has(moduleKind(t) ?? '')),
     paddingSide: side === 'left' || side === 'right' ? side : undefined,
   }
 }
