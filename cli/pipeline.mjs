@@ -29,10 +29,9 @@ export function bm25Options(o = {}) {
 }
 
 /**
- * Adds documents in chunks so a progress callback can report and an AbortSignal can stop between chunks. Sync `add`
- * leaves the query-time impacts lazy; `addAsync` rebuilds them over the whole index on every call, which made a
- * chunked build quadratic. So the build costs one `add` of everything: the impacts are built once, by the first search
- * (an index that is only saved never needs them: save writes the documents, load rebuilds the impacts).
+ * Adds documents in chunks so a progress callback can report and an AbortSignal can stop between chunks. Each `add`
+ * publishes one segment of its chunk (a refresh costs what changed) and the index's background thread merges them, so
+ * a chunked build costs about one `add` of everything.
  */
 export async function buildBm25(docs, options, { onProgress, signal, chunk = 2000 } = {}) {
   const index = new Bm25Index(options)

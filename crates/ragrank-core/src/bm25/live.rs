@@ -12,7 +12,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError, Weak};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::merge;
 use super::segment::{AnalyzedBatch, Deleted, SegmentBuilder};
@@ -35,6 +35,8 @@ fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
     }
 }
 
+type IdSet = FxHashSet<Box<str>>;
+
 enum Op {
     Add(Vec<AnalyzedBatch>),
     Remove(Vec<String>),
@@ -43,9 +45,11 @@ enum Op {
 #[derive(Default)]
 struct Staged {
     ops: Vec<Op>,
-    /// Ids added (true) or removed (false) by staged or in-flight operations, with the
-    /// sequence number of the last one: what `contains` sees before the snapshot does.
-    overlay: FxHashMap<Box<str>, (bool, u64)>,
+    /// The ids each staged or in-flight operation adds (true) or removes (false), with its
+    /// sequence number, oldest first: what `contains` sees before the snapshot does. One
+    /// set per operation, made before the lock is taken, so staging a big batch costs
+    /// the lock no allocation per document.
+    overlay: Vec<(u64, bool, Arc<IdSet>)>,
     seq: u64,
     /// Documents added or removed by staged and in-flight operations.
     pending: usize,
@@ -187,41 +191,64 @@ impl Bm25Index {
     /// within one call are always an error. A failed call changes nothing.
     pub fn add(&self, docs: Vec<NewDoc>, upsert: bool) -> Result<usize> {
         let prepared = prepare_docs(&self.shared.analyzer, self.shared.config.store_text, docs)?;
-        let n = self.stage_add(prepared, upsert)?;
-        self.refresh();
-        Ok(n)
+        self.add_refreshed(prepared, upsert)
     }
 
     /// Stages documents analysed by `prepare_docs`: checked now (duplicates against the
     /// index and the staged writes), visible at the next refresh.
     pub fn stage_add(&self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
         let n = docs.len();
-        let mut staged = lock(&self.shared.staged);
-        if !upsert {
-            if let Some(d) = docs
-                .0
-                .iter()
-                .flat_map(|b| &b.docs)
-                .find(|d| self.shared.present(&staged, &d.id))
-            {
-                return Err(Error::new(
-                    ErrorKind::DuplicateId,
-                    format!(
-                        "document id {:?} is already in the index (use upsert to replace it)",
-                        d.id
-                    ),
-                ));
-            }
-        }
         if n == 0 {
             return Ok(0);
         }
-        let seq = self.shared.next_seq(&mut staged);
-        for d in docs.0.iter().flat_map(|b| &b.docs) {
-            staged.overlay.insert(d.id.as_str().into(), (true, seq));
+        let ids: IdSet = docs
+            .0
+            .iter()
+            .flat_map(|b| &b.docs)
+            .map(|d| d.id.as_str().into())
+            .collect();
+        let duplicate = |id: &str| {
+            Error::new(
+                ErrorKind::DuplicateId,
+                format!("document id {id:?} is already in the index (use upsert to replace it)"),
+            )
+        };
+        // Against the snapshot before the lock (the long part for a big batch), then under
+        // it only against staged writes, unless a refresh published meanwhile.
+        let checked = if upsert {
+            None
+        } else {
+            let snap = self.shared.current.load_full();
+            if let Some(id) = ids.iter().find(|id| snap.contains(id)) {
+                return Err(duplicate(id));
+            }
+            Some(snap)
+        };
+        let mut staged = lock(&self.shared.staged);
+        if let Some(before) = checked {
+            let same = Arc::ptr_eq(&before, &self.shared.current.load_full());
+            let found = ids.iter().find(|id| match Shared::staged_presence(&staged, id) {
+                Some(present) => present,
+                None => !same && self.shared.current.load().contains(id),
+            });
+            if let Some(id) = found {
+                return Err(duplicate(id));
+            }
         }
+        let seq = self.shared.next_seq(&mut staged);
+        staged.overlay.push((seq, true, Arc::new(ids)));
         staged.pending += n;
         staged.ops.push(Op::Add(docs.0));
+        Ok(n)
+    }
+
+    /// Stages documents and publishes them before returning, holding the refresh mutex
+    /// from before they are staged: no other thread's `try_refresh` (an event-loop call)
+    /// can take over building their segment. For callers off the event loop (`addAsync`).
+    pub fn add_refreshed(&self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
+        let guard = lock(&self.shared.refresh_lock);
+        let n = self.stage_add(docs, upsert)?;
+        self.shared.refresh_holding(guard);
         Ok(n)
     }
 
@@ -236,19 +263,19 @@ impl Bm25Index {
     /// Stages removals; returns how many of the ids are in the index (counting staged writes).
     pub fn stage_remove(&self, ids: &[String]) -> usize {
         let mut staged = lock(&self.shared.staged);
-        let mut gone = Vec::new();
-        let seq = staged.seq + 1;
+        let mut gone: IdSet = FxHashSet::default();
         for id in ids {
-            if self.shared.present(&staged, id) {
-                staged.overlay.insert(id.as_str().into(), (false, seq));
-                gone.push(id.clone());
+            if !gone.contains(id.as_str()) && self.shared.present(&staged, id) {
+                gone.insert(id.as_str().into());
             }
         }
         let n = gone.len();
         if n > 0 {
-            self.shared.next_seq(&mut staged);
+            let seq = self.shared.next_seq(&mut staged);
+            let list = gone.iter().map(|id| id.to_string()).collect();
+            staged.overlay.push((seq, false, Arc::new(gone)));
             staged.pending += n;
-            staged.ops.push(Op::Remove(gone));
+            staged.ops.push(Op::Remove(list));
         }
         n
     }
@@ -283,18 +310,27 @@ impl Bm25Index {
 
 impl Shared {
     fn present(&self, staged: &Staged, id: &str) -> bool {
-        // Loaded under the staged lock: a refresh swaps the snapshot before it clears the
+        // Loaded under the staged lock: a refresh swaps the snapshot before it drops the
         // overlay entries it published, so one of the two always knows the id.
-        match staged.overlay.get(id) {
-            Some(&(present, _)) => present,
-            None => self.current.load().contains(id),
-        }
+        Shared::staged_presence(staged, id).unwrap_or_else(|| self.current.load().contains(id))
     }
 
-    fn next_seq(&self, staged: &mut Staged) -> u64 {
+    /// What the newest staged or in-flight operation on `id` did to it, if any did.
+    fn staged_presence(staged: &Staged, id: &str) -> Option<bool> {
+        staged
+            .overlay
+            .iter()
+            .rev()
+            .find(|(_, _, ids)| ids.contains(id))
+            .map(|&(_, added, _)| added)
+    }
+
+    fn next_seq(self: &Arc<Self>, staged: &mut Staged) -> u64 {
         staged.seq += 1;
         if staged.since.is_none() {
             staged.since = Some(Instant::now());
+            // The background thread runs the automatic refresh.
+            self.start_worker();
             self.wake();
         }
         staged.seq
@@ -364,7 +400,7 @@ impl Shared {
             let next = apply(&self.current.load(), ops);
             self.current.store(Arc::new(next));
             let mut staged = lock(&self.staged);
-            staged.overlay.retain(|_, &mut (_, s)| s > seq);
+            staged.overlay.retain(|&(s, _, _)| s > seq);
             // Writes staged meanwhile are still pending.
             let published = pending.min(staged.pending);
             staged.pending -= published;

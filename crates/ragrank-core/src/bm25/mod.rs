@@ -159,6 +159,11 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
     }
     drop(seen);
     let size = batch_size(docs.len());
+    if docs.len() <= size {
+        // One batch: analysed on the calling thread, so a small sync add never waits for a
+        // pool busy with other work.
+        return Ok(PreparedDocs(vec![analyze_batch(analyzer, docs, store_text)?]));
+    }
     let batches = docs
         .into_par_iter()
         .chunks(size)
