@@ -29,23 +29,25 @@ export function bm25Options(o = {}) {
 }
 
 /**
- * Adds documents in chunks so a progress callback can report and an AbortSignal can stop between chunks. Each `add`
- * publishes one segment of its chunk (a refresh costs what changed) and the index's background thread merges them, so
- * a chunked build costs about one `add` of everything.
+ * Adds documents in chunks so a progress callback can report and an AbortSignal can stop between chunks. The chunks
+ * are only staged (analysed, not yet searchable) and one refresh at the end builds one segment of them all, as a bulk
+ * load into Elasticsearch turns its refresh off: the build costs about one `add` of everything, with no segments to
+ * merge afterwards.
  */
 export async function buildBm25(docs, options, { onProgress, signal, chunk = 2000 } = {}) {
-  const index = new Bm25Index(options)
+  const index = new Bm25Index({ ...options, refreshInterval: 0 })
   const stopIfAborted = () => {
     if (signal?.aborted) throw new AbortError()
   }
   for (let i = 0; i < docs.length; i += chunk) {
     stopIfAborted()
-    index.add(docs.slice(i, i + chunk))
+    index.add(docs.slice(i, i + chunk), { refresh: false })
     onProgress?.(Math.min(i + chunk, docs.length))
     // A chunk blocks the loop for tens of milliseconds: yield so SIGINT and the progress bar's redraw get their turn.
     await new Promise((resolve) => setImmediate(resolve))
   }
   stopIfAborted()
+  await index.refresh()
   return index
 }
 

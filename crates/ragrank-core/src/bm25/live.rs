@@ -38,7 +38,8 @@ fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 type IdSet = FxHashSet<Box<str>>;
 
 enum Op {
-    Add(Vec<AnalyzedBatch>),
+    /// Documents, and whether they may replace documents with their ids (upsert).
+    Add(Vec<AnalyzedBatch>, bool),
     Remove(Vec<String>),
 }
 
@@ -238,7 +239,7 @@ impl Bm25Index {
         let seq = self.shared.next_seq(&mut staged);
         staged.overlay.push((seq, true, Arc::new(ids)));
         staged.pending += n;
-        staged.ops.push(Op::Add(docs.0));
+        staged.ops.push(Op::Add(docs.0, upsert));
         Ok(n)
     }
 
@@ -541,12 +542,15 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
     let mut batches: Vec<AnalyzedBatch> = Vec::new();
     for op in ops {
         match op {
-            Op::Add(new) => {
+            Op::Add(new, upsert) => {
                 for batch in new {
                     for (j, d) in batch.docs.iter().enumerate() {
-                        // Staging rejected duplicates unless upserting: either way the old copy goes.
-                        a.remove(&d.id);
-                        a.added_of.insert(d.id.as_str().into(), a.added.len());
+                        // Without upsert, staging checked that no copy exists (counting
+                        // the operations before this one): nothing to look up.
+                        if upsert {
+                            a.remove(&d.id);
+                        }
+                        a.added_of.insert(Arc::from(d.id.as_str()), a.added.len());
                         a.added.push((batches.len(), j, true));
                     }
                     batches.push(batch);
@@ -577,7 +581,11 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
         let seg = builder.finish(&next.config.params, next.avg_len());
         for (t, term) in seg.terms.iter().enumerate() {
             let n = (seg.offsets[t + 1] - seg.offsets[t]) as u32;
-            *next.df.entry(term.clone()).or_insert(0) += n;
+            let df = next.df.entry(term.clone()).or_insert(0);
+            if *df == 0 {
+                next.term_bytes += term.len();
+            }
+            *df += n;
         }
         next.postings += seg.post_docs.len();
         let deleted = Arc::new(Deleted::new(seg.len()));
@@ -593,7 +601,7 @@ struct Apply {
     next: Snapshot,
     /// Documents added by these operations: (batch, index in batch, still alive).
     added: Vec<(usize, usize, bool)>,
-    added_of: FxHashMap<Box<str>, usize>,
+    added_of: FxHashMap<Arc<str>, usize>,
 }
 
 impl Apply {
@@ -624,6 +632,7 @@ impl Apply {
             *df -= 1;
             if *df == 0 {
                 next.df.remove(term);
+                next.term_bytes -= term.len();
             }
         }
     }

@@ -199,7 +199,7 @@ pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
         .flat_map(|d| &d.counts)
         .for_each(|&(t, _)| used[t as usize] = true);
     for (term, _) in batch.terms.iter().zip(&used).filter(|(_, &u)| u) {
-        builder.intern(term);
+        builder.intern(&Arc::from(&**term));
     }
     let mut snapshot = Snapshot::empty(Arc::new(config), analyzer);
     snapshot.live = batch.docs.len();
@@ -210,6 +210,7 @@ pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
         snapshot
             .df
             .insert(term.clone(), (seg.offsets[t + 1] - seg.offsets[t]) as u32);
+        snapshot.term_bytes += term.len();
     }
     snapshot.postings = seg.post_docs.len();
     let deleted = Arc::new(Deleted::new(seg.len()));

@@ -17,7 +17,8 @@ use super::scoring::{Params, TfForm, TfPart};
 /// One stored document.
 #[derive(Debug)]
 pub struct Doc {
-    pub id: Box<str>,
+    /// Shared with the id maps of the segments holding it.
+    pub id: Arc<str>,
     /// Number of tokens (the BM25 document length).
     pub len: u32,
     pub text: Option<Box<str>>,
@@ -47,10 +48,11 @@ pub struct Segment {
     pub docs: Vec<Arc<Doc>>,
     /// `docs[i].len`, packed for the scoring loops.
     pub lens: Vec<u32>,
-    pub local_of: FxHashMap<Box<str>, u32>,
-    pub vocab: FxHashMap<Box<str>, u32>,
-    /// The term of each local id.
-    pub terms: Vec<Box<str>>,
+    pub local_of: FxHashMap<Arc<str>, u32>,
+    pub vocab: FxHashMap<Arc<str>, u32>,
+    /// The term of each local id, shared with the vocabulary, the snapshots' df maps and
+    /// the segments merged from this one (no copy of a term string after analysis).
+    pub terms: Vec<Arc<str>>,
     /// Forward index: document `d` owns `fwd[fwd_offsets[d]..fwd_offsets[d + 1]]`.
     pub fwd_offsets: Vec<usize>,
     pub fwd: Vec<(u32, u32)>,
@@ -62,6 +64,7 @@ pub struct Segment {
     /// bound, scaled at query time by how much the average length has grown since.
     pub max_tf_part: Vec<f32>,
     pub build_avgdl: f64,
+    bytes: usize,
 }
 
 impl Segment {
@@ -98,7 +101,13 @@ impl Segment {
         }
     }
 
+    /// Bytes held, counted once at build (a segment never changes): `stats` stays
+    /// O(segments), never a walk over the documents on the event loop.
     pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn count_bytes(&self) -> usize {
         let strings: usize = self.terms.iter().map(|t| t.len() * 2 + 56).sum::<usize>()
             + self
                 .docs
@@ -118,8 +127,8 @@ impl Segment {
 #[derive(Default)]
 pub struct SegmentBuilder {
     docs: Vec<Arc<Doc>>,
-    vocab: FxHashMap<Box<str>, u32>,
-    terms: Vec<Box<str>>,
+    vocab: FxHashMap<Arc<str>, u32>,
+    terms: Vec<Arc<str>>,
     fwd_offsets: Vec<usize>,
     fwd: Vec<(u32, u32)>,
     df: Vec<usize>,
@@ -133,13 +142,13 @@ impl SegmentBuilder {
         }
     }
 
-    pub fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&t) = self.vocab.get(term) {
+    pub fn intern(&mut self, term: &Arc<str>) -> u32 {
+        if let Some(&t) = self.vocab.get(&**term) {
             return t;
         }
         let t = self.terms.len() as u32;
-        self.terms.push(term.into());
-        self.vocab.insert(term.into(), t);
+        self.terms.push(term.clone());
+        self.vocab.insert(term.clone(), t);
         self.df.push(0);
         t
     }
@@ -172,11 +181,15 @@ impl SegmentBuilder {
             }
             for &(t, _) in &d.counts {
                 if map[t as usize] == u32::MAX {
-                    map[t as usize] = self.intern(&batch.terms[t as usize]);
+                    let term = &batch.terms[t as usize];
+                    map[t as usize] = match self.vocab.get(&**term) {
+                        Some(&id) => id,
+                        None => self.intern(&Arc::from(&**term)),
+                    };
                 }
             }
             let doc = Arc::new(Doc {
-                id: d.id.into_boxed_str(),
+                id: d.id.into(),
                 len: d.len,
                 text: d.text.map(String::into_boxed_str),
                 meta: d.meta,
@@ -220,7 +233,7 @@ impl SegmentBuilder {
             TfForm::LengthScaled(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
         };
         let local_of = docs.iter().enumerate().map(|(i, d)| (d.id.clone(), i as u32)).collect();
-        Segment {
+        let mut seg = Segment {
             docs,
             lens,
             local_of,
@@ -233,7 +246,10 @@ impl SegmentBuilder {
             post_tfs,
             max_tf_part,
             build_avgdl: avgdl,
-        }
+            bytes: 0,
+        };
+        seg.bytes = seg.count_bytes();
+        seg
     }
 }
 

@@ -21,7 +21,11 @@ use crate::error::{check_cancel, Result};
 use crate::topk::{Hit, TopK};
 
 /// Live documents containing each term; a term leaves it when its df reaches 0.
-pub type DfMap = imbl::GenericHashMap<Box<str>, u32, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+/// Keys are the segments' shared term strings: copying a map node on write copies pointers.
+pub type DfMap = imbl::GenericHashMap<Arc<str>, u32, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+
+/// What a df map entry costs besides its term's bytes (key pointer, count, node share).
+pub(crate) const DF_ENTRY_BYTES: usize = 48;
 
 /// Distinct query terms up to which repeats are merged by a linear scan.
 const LINEAR_MERGE_TERMS: usize = 32;
@@ -55,6 +59,8 @@ pub struct Snapshot {
     /// (term, live document) pairs.
     pub(crate) postings: usize,
     pub(crate) df: DfMap,
+    /// Bytes of the terms in `df`, kept up to date as terms come and go (for `stats`).
+    pub(crate) term_bytes: usize,
 }
 
 /// A query term with its multiplicity and global df.
@@ -74,6 +80,7 @@ impl Snapshot {
             total_len: 0,
             postings: 0,
             df: DfMap::default(),
+            term_bytes: 0,
         }
     }
 
@@ -306,7 +313,7 @@ impl Snapshot {
     pub fn stats(&self) -> Stats {
         let seg_bytes: usize = self.segs.iter().map(|s| s.seg.bytes() + s.deleted.bytes()).sum();
         let per_posting: usize = self.segs.iter().map(|s| s.seg.posting_bytes()).sum();
-        let df_bytes: usize = self.df.iter().map(|(t, _)| t.len() + 48).sum();
+        let df_bytes = self.term_bytes + self.df.len() * DF_ENTRY_BYTES;
         Stats {
             documents: self.live,
             terms: self.df.len(),
