@@ -101,6 +101,10 @@ fn assert_equals_rebuilt(snap: &Snapshot, live: &[NewDoc], variant: Variant, rng
     let scratch = Bm25Index::new(config(variant)).unwrap();
     scratch.add(live.to_vec(), false).unwrap();
     let scratch = scratch.snapshot();
+    // Precomputed tf parts must score exactly as the parts computed per query.
+    if rng.random_bool(0.5) {
+        scratch.precompute();
+    }
     assert_eq!(scratch.segments().len(), usize::from(!live.is_empty()));
     assert_eq!(snap.len(), scratch.len());
     assert_eq!(snap.stats().terms, scratch.stats().terms, "{variant:?}: live terms");
@@ -397,6 +401,10 @@ fn maxscore_equals_exhaustive() {
         let docs: Vec<NewDoc> = (0..3000).map(|i| random_doc(&mut rng, format!("d{i}"), 400)).collect();
         index.add(docs, false).unwrap();
         index.remove(&(0..300).map(|i| format!("d{}", i * 7)).collect::<Vec<_>>());
+        // The same snapshot with its tf parts precomputed (a clone starts without them).
+        let cached = (*index.snapshot()).clone();
+        cached.precompute();
+        assert!(cached.is_precomputed());
         for _ in 0..200 {
             let q = (0..rng.random_range(1..7))
                 .map(|_| zipf_word(&mut rng, 400))
@@ -408,6 +416,9 @@ fn maxscore_equals_exhaustive() {
                     .search(&Query::Text(&q), &opts(k, Strategy::Exhaustive));
                 let b = index.snapshot().search(&Query::Text(&q), &opts(k, Strategy::MaxScore));
                 assert_eq!(a, b, "{variant:?} k={k} query {q:?}");
+                let c = cached.search(&Query::Text(&q), &opts(k, Strategy::Exhaustive));
+                let d = cached.search(&Query::Text(&q), &opts(k, Strategy::MaxScore));
+                assert_eq!((&a, &a), (&c, &d), "{variant:?} k={k} query {q:?}, precomputed");
             }
         }
     }

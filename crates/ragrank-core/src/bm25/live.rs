@@ -86,6 +86,9 @@ pub(crate) struct Shared {
     merge_lock: Mutex<()>,
     /// Auto-refresh delay in ms; 0 = off.
     refresh_ms: AtomicU64,
+    /// When the current snapshot was published (the background thread precomputes its
+    /// tf parts once it has stood for `QUIET`).
+    published: Mutex<Instant>,
     signal: Arc<Signal>,
 }
 
@@ -98,6 +101,10 @@ pub struct Bm25Index {
 /// The default delay after which staged writes become visible on their own (as
 /// Elasticsearch's `refresh_interval`).
 pub const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How long a snapshot must stand before the background thread precomputes its tf parts
+/// (O(postings), worth it only for a snapshot that serves many searches).
+const QUIET: Duration = Duration::from_secs(1);
 
 impl Drop for Bm25Index {
     fn drop(&mut self) {
@@ -126,6 +133,7 @@ impl Bm25Index {
                 refresh_lock: Mutex::new(()),
                 merge_lock: Mutex::new(()),
                 refresh_ms: AtomicU64::new(DEFAULT_REFRESH_INTERVAL.as_millis() as u64),
+                published: Mutex::new(Instant::now()),
                 signal: Arc::default(),
             }),
         }
@@ -400,6 +408,7 @@ impl Shared {
             };
             let next = apply(&self.current.load(), ops);
             self.current.store(Arc::new(next));
+            *lock(&self.published) = Instant::now();
             let mut staged = lock(&self.staged);
             staged.overlay.retain(|&(s, _, _)| s > seq);
             // Writes staged meanwhile are still pending.
@@ -483,6 +492,7 @@ impl Shared {
         segs.splice(at..at + run.len(), [SegRef::new(Arc::new(merged), Arc::new(deleted))]);
         next.set_segments(segs);
         self.current.store(Arc::new(next));
+        *lock(&self.published) = Instant::now();
         self.refresh_holding_if(false, guard);
         true
     }
@@ -510,6 +520,16 @@ fn worker(weak: Weak<Shared>, signal: Arc<Signal>) {
             while shared.merge_once(false) {
                 if lock(&signal.state).stop {
                     return;
+                }
+            }
+            let snap = shared.current.load_full();
+            if !snap.is_precomputed() {
+                let stood = lock(&shared.published).elapsed();
+                if stood >= QUIET {
+                    snap.precompute();
+                } else {
+                    let left = QUIET - stood;
+                    timeout = Some(timeout.map_or(left, |t: Duration| t.min(left)));
                 }
             }
             timeout

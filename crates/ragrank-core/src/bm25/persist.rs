@@ -215,5 +215,8 @@ pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
     snapshot.postings = seg.post_docs.len();
     let deleted = Arc::new(Deleted::new(seg.len()));
     snapshot.set_segments(vec![SegRef::new(Arc::new(seg), deleted)]);
+    // A loaded index is usually searched before it is written: precompute now, on the
+    // loading thread, rather than a second after.
+    snapshot.precompute();
     Ok(Bm25Index::from_snapshot(snapshot))
 }

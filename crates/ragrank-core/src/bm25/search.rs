@@ -18,6 +18,40 @@ use super::scoring::TfPart;
 use super::segment::Segment;
 use crate::topk::{Hit, KBest, TopK};
 
+/// The tf part of the posting at `at` (an index into the segment's posting arrays) of
+/// document `doc`: computed on the fly, or read from values precomputed for the snapshot
+/// (`Cached`), which are the same f32 operations on the same inputs, so both give
+/// bit-identical scores.
+pub trait Parts: Copy {
+    fn part(&self, at: usize, doc: u32) -> f32;
+}
+
+#[derive(Clone, Copy)]
+pub struct OnTheFly<'a, F> {
+    pub f: F,
+    pub tfs: &'a [u32],
+    pub lens: &'a [u32],
+}
+
+impl<F: TfPart> Parts for OnTheFly<'_, F> {
+    #[inline(always)]
+    fn part(&self, at: usize, doc: u32) -> f32 {
+        self.f.eval(self.tfs[at] as f32, self.lens[doc as usize] as f32)
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Cached<'a> {
+    pub parts: &'a [f32],
+}
+
+impl Parts for Cached<'_> {
+    #[inline(always)]
+    fn part(&self, at: usize, _doc: u32) -> f32 {
+        self.parts[at]
+    }
+}
+
 /// A query term as one segment knows it.
 #[derive(Debug, Clone, Copy)]
 pub struct SegTerm {
@@ -45,9 +79,9 @@ thread_local! {
 /// scan with a cheap threshold test. `positive` says every contribution is above 0 (all
 /// variants but Robertson and ATIRE, whose idf can be 0): then a score of 0 means "no
 /// query term", and the per-document "matched" bytes are not needed. Hits carry local ids.
-pub fn exhaustive<F: TfPart>(
+pub fn exhaustive<P: Parts>(
     seg: &Segment,
-    f: F,
+    p: P,
     terms: &[SegTerm],
     k: usize,
     positive: bool,
@@ -66,12 +100,13 @@ pub fn exhaustive<F: TfPart>(
         }
         let (acc, seen) = (&mut s.acc[..], &mut s.seen[..]);
         for qt in terms {
-            let (docs, tfs) = seg.postings(qt.local);
+            let start = seg.offsets[qt.local as usize];
+            let (docs, _) = seg.postings(qt.local);
             if positive {
-                scatter_add(acc, docs, tfs, &seg.lens, qt.wi, f);
+                scatter_add(acc, docs, start, qt.wi, p);
             } else {
-                for (&d, &tf) in docs.iter().zip(tfs) {
-                    acc[d as usize] += qt.wi * f.eval(tf as f32, seg.lens[d as usize] as f32);
+                for (i, &d) in docs.iter().enumerate() {
+                    acc[d as usize] += qt.wi * p.part(start + i, d);
                     seen[d as usize] = 1;
                 }
             }
@@ -92,26 +127,26 @@ pub fn exhaustive<F: TfPart>(
     })
 }
 
-/// `acc[d] += wi * f(tf, lens[d])` over a term's postings, the hot loop of exhaustive
-/// search. Postings hold each document once and in increasing order (built so), so
-/// checking the last one bounds them all; the loop runs without a bounds check per posting.
+/// `acc[d] += wi * part` over a term's postings (`start`: the first one's index in the
+/// segment's arrays), the hot loop of exhaustive search. Postings hold each document once
+/// and in increasing order (built so), so checking the last one bounds them all; the
+/// accumulator is then written without a bounds check per posting.
 #[inline]
-fn scatter_add<F: TfPart>(acc: &mut [f32], docs: &[u32], tfs: &[u32], lens: &[u32], wi: f32, f: F) {
+fn scatter_add<P: Parts>(acc: &mut [f32], docs: &[u32], start: usize, wi: f32, p: P) {
     let Some(&last) = docs.last() else { return };
-    assert!((last as usize) < acc.len() && acc.len() == lens.len() && docs.len() == tfs.len());
+    assert!((last as usize) < acc.len());
     debug_assert!(docs.windows(2).all(|w| w[0] < w[1]));
-    for (&d, &tf) in docs.iter().zip(tfs) {
-        // SAFETY: every document is <= `last` < acc.len() == lens.len() (asserted above).
-        unsafe {
-            let dl = *lens.get_unchecked(d as usize) as f32;
-            *acc.get_unchecked_mut(d as usize) += wi * f.eval(tf as f32, dl);
-        }
+    for (i, &d) in docs.iter().enumerate() {
+        let v = wi * p.part(start + i, d);
+        // SAFETY: every document is <= `last` < acc.len() (asserted above).
+        unsafe { *acc.get_unchecked_mut(d as usize) += v };
     }
 }
 
 struct Cursor<'a> {
     docs: &'a [u32],
-    tfs: &'a [u32],
+    /// Index of the term's first posting in the segment's arrays.
+    start: usize,
     pos: usize,
     bound: f32,
     wi: f32,
@@ -146,9 +181,9 @@ impl Cursor<'_> {
 /// never wrong, only occasionally less aggressive.
 pub const SLACK: f32 = 1.0 + 1e-5;
 
-pub fn maxscore<F: TfPart>(
+pub fn maxscore<P: Parts>(
     seg: &Segment,
-    f: F,
+    p: P,
     terms: &[SegTerm],
     k: usize,
     floor: f32,
@@ -158,14 +193,13 @@ pub fn maxscore<F: TfPart>(
         return Vec::new();
     }
     let mut top = TopK::new(k);
-    let lens = &seg.lens[..];
     let mut cursors: Vec<Cursor> = terms
         .iter()
         .filter_map(|qt| {
-            let (docs, tfs) = seg.postings(qt.local);
+            let (docs, _) = seg.postings(qt.local);
             (!docs.is_empty()).then_some(Cursor {
                 docs,
-                tfs,
+                start: seg.offsets[qt.local as usize],
                 pos: 0,
                 bound: qt.bound,
                 wi: qt.wi,
@@ -186,7 +220,7 @@ pub fn maxscore<F: TfPart>(
     let mut contrib = vec![0f32; n_q];
     let mut matched: Vec<usize> = Vec::with_capacity(terms.len());
     let mut first_essential = 0;
-    let score_of = |c: &Cursor, d: u32| c.wi * f.eval(c.tfs[c.pos] as f32, lens[d as usize] as f32);
+    let score_of = |c: &Cursor, d: u32| c.wi * p.part(c.start + c.pos, d);
     loop {
         let theta = top.threshold().max(floor);
         while first_essential < cursors.len() && prefix[first_essential] * SLACK < theta {

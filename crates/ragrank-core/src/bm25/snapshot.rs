@@ -7,13 +7,13 @@
 //! only the terms it touches. Insertion order is (segment position, local id), exposed
 //! as a global slot `base + local`; merges only join adjacent segments, so it holds.
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use super::scoring::{TfForm, TfPart};
-use super::search::{self, SegTerm, SLACK};
+use super::search::{self, Cached, OnTheFly, Parts, SegTerm, SLACK};
 use super::segment::{Deleted, Doc, Segment};
 use super::{Filter, IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
 use crate::analysis::Analyzer;
@@ -49,6 +49,19 @@ impl SegRef {
     }
 }
 
+/// The tf part of every posting of every segment at one snapshot's average length, so a
+/// frozen index adds floats instead of evaluating the formula per posting. Built once the
+/// index is quiet (`Snapshot::precompute`); a new snapshot starts without it (its average
+/// length differs), so cloning gives an empty cache.
+#[derive(Default)]
+pub(crate) struct PartsCache(OnceLock<Vec<Box<[f32]>>>);
+
+impl Clone for PartsCache {
+    fn clone(&self) -> Self {
+        PartsCache::default()
+    }
+}
+
 #[derive(Clone)]
 pub struct Snapshot {
     pub(crate) config: Arc<IndexConfig>,
@@ -61,6 +74,7 @@ pub struct Snapshot {
     pub(crate) df: DfMap,
     /// Bytes of the terms in `df`, kept up to date as terms come and go (for `stats`).
     pub(crate) term_bytes: usize,
+    pub(crate) parts: PartsCache,
 }
 
 /// A query term with its multiplicity and global df.
@@ -81,6 +95,7 @@ impl Snapshot {
             postings: 0,
             df: DfMap::default(),
             term_bytes: 0,
+            parts: PartsCache::default(),
         }
     }
 
@@ -242,7 +257,7 @@ impl Snapshot {
         let avgdl = self.avg_len();
         let mut top = TopK::new(k);
         let mut seg_terms: Vec<SegTerm> = Vec::with_capacity(terms.len());
-        for s in &self.segs {
+        for (i, s) in self.segs.iter().enumerate() {
             let seg = &s.seg;
             let growth = seg.bound_growth(avgdl);
             seg_terms.clear();
@@ -271,10 +286,22 @@ impl Snapshot {
                 Strategy::MaxScore => true,
             };
             let floor = top.threshold();
-            let hits = if use_maxscore {
-                search::maxscore(seg, f, &seg_terms, k, floor, &allow)
-            } else {
-                search::exhaustive(seg, f, &seg_terms, k, positive, floor, &allow)
+            let run = Run {
+                seg,
+                terms: &seg_terms,
+                k,
+                positive,
+                floor,
+                allow: &allow,
+                use_maxscore,
+            };
+            let hits = match self.parts.0.get() {
+                Some(parts) => run.go(Cached { parts: &parts[i] }),
+                None => run.go(OnTheFly {
+                    f,
+                    tfs: &seg.post_tfs,
+                    lens: &seg.lens,
+                }),
             };
             for h in hits {
                 top.push(Hit {
@@ -284,6 +311,27 @@ impl Snapshot {
             }
         }
         top.into_sorted()
+    }
+
+    /// Whether the tf parts are precomputed for this snapshot.
+    pub fn is_precomputed(&self) -> bool {
+        self.parts.0.get().is_some()
+    }
+
+    /// Precomputes the tf part of every posting at this snapshot's average length (4 bytes
+    /// a posting, O(postings) once): searches then read it instead of evaluating it, with
+    /// bit-identical scores. The background thread does this once the index is quiet.
+    pub fn precompute(&self) {
+        self.parts.0.get_or_init(|| {
+            let form = self.config.params.tf_form(self.avg_len());
+            self.segs
+                .iter()
+                .map(|s| match form {
+                    TfForm::Saturation(f) => parts_of(f, &s.seg),
+                    TfForm::LengthScaled(f) => parts_of(f, &s.seg),
+                })
+                .collect()
+        });
     }
 
     /// Runs queries in parallel on rayon's pool; results in query order.
@@ -324,10 +372,45 @@ impl Snapshot {
             } else {
                 per_posting as f64 / self.postings as f64
             },
-            memory_bytes: seg_bytes + df_bytes,
+            memory_bytes: seg_bytes + df_bytes + self.parts.0.get().map_or(0, |p| p.iter().map(|s| s.len() * 4).sum()),
             dense_terms: 0,
             segments: self.segs.len(),
             deleted_docs: self.segs.iter().map(|s| s.deleted.count()).sum(),
         }
     }
+}
+
+/// One segment's search, generic over where the tf parts come from.
+struct Run<'a> {
+    seg: &'a Segment,
+    terms: &'a [SegTerm],
+    k: usize,
+    positive: bool,
+    floor: f32,
+    allow: &'a dyn Fn(u32) -> bool,
+    use_maxscore: bool,
+}
+
+impl Run<'_> {
+    fn go<P: Parts>(&self, p: P) -> Vec<Hit> {
+        if self.use_maxscore {
+            search::maxscore(self.seg, p, self.terms, self.k, self.floor, self.allow)
+        } else {
+            search::exhaustive(self.seg, p, self.terms, self.k, self.positive, self.floor, self.allow)
+        }
+    }
+}
+
+/// The same expression as `OnTheFly::part`, so cached and computed scores are bit-identical.
+fn parts_of<F: TfPart>(f: F, seg: &Segment) -> Box<[f32]> {
+    let on_the_fly = OnTheFly {
+        f,
+        tfs: &seg.post_tfs,
+        lens: &seg.lens,
+    };
+    seg.post_docs
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| on_the_fly.part(i, d))
+        .collect()
 }
