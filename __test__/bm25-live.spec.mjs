@@ -168,10 +168,23 @@ test('a save during writes loads back to one consistent snapshot', async (t) => 
   )
   // And it scores as an index built from scratch on those documents.
   const scratch = new Bm25Index()
-  const byId = new Map([...corpus(20_000), ...Array.from({ length: 30 }, (_, i) => ({ id: `n${i}`, text: `all extra${i}` }))].map((d) => [d.id, d]))
-  scratch.add(loaded.search('all', { topK: 1e6 }).map((h) => byId.get(h.id)).sort((a, b) => order(a.id) - order(b.id)))
+  const byId = new Map(
+    [...corpus(20_000), ...Array.from({ length: 30 }, (_, i) => ({ id: `n${i}`, text: `all extra${i}` }))].map((d) => [
+      d.id,
+      d,
+    ]),
+  )
+  scratch.add(
+    loaded
+      .search('all', { topK: 1e6 })
+      .map((h) => byId.get(h.id))
+      .sort((a, b) => order(a.id) - order(b.id)),
+  )
   for (const q of ['alpha w17', 'extra3 gamma', 'theta sigma w4999']) {
-    t.deepEqual(loaded.search(q, { topK: 10, includeFields: false }), scratch.search(q, { topK: 10, includeFields: false }))
+    t.deepEqual(
+      loaded.search(q, { topK: 10, includeFields: false }),
+      scratch.search(q, { topK: 10, includeFields: false }),
+    )
   }
 })
 
