@@ -19,30 +19,57 @@ export declare class CancelToken {
 }
 
 export declare class NativeBm25Index {
-  /** `config_json`: the core `IndexConfig` as JSON; fields left out take their defaults. */
-  constructor(configJson: string)
-  add(docs: Array<NativeDoc>, upsert: boolean): number
   /**
-   * Analyses on the libuv pool without holding the lock, then inserts and builds the
-   * query-time impacts, so the next search pays nothing.
+   * `config_json`: the core `IndexConfig` as JSON; fields left out take their defaults.
+   * `refresh_interval_ms`: delay after which staged writes become visible on their own
+   * (0: never; absent: the default, 1000).
+   */
+  constructor(configJson: string, refreshIntervalMs?: number | undefined | null)
+  /**
+   * Analyses on the calling thread and stages the documents; with `refresh` (the
+   * default) publishes them at once unless a refresh or merge commit is running (that
+   * one publishes them when it ends). Never waits for another thread's work.
+   */
+  add(docs: Array<NativeDoc>, upsert: boolean, refresh?: boolean | undefined | null): number
+  /**
+   * Analyses on the libuv pool, stages, then refreshes (waiting there for a running
+   * refresh), so the promise resolves once the documents are searchable.
    */
   addAsync(docs: Array<NativeDoc>, upsert: boolean, cancel?: CancelToken | undefined | null): Promise<number>
+  /** Stages the removals and publishes them as `add` does. */
   remove(ids: Array<string>): number
+  /** Makes every write staged before the call searchable, on the libuv pool. */
+  refresh(cancel?: CancelToken | undefined | null): Promise<void>
+  /**
+   * Runs the merges due now on the libuv pool (the index's background thread runs them
+   * too); resolves with how many ran once none is due.
+   */
+  merge(cancel?: CancelToken | undefined | null): Promise<number>
   /**
    * The hot path: with no stored fields among the hits and room in `out`, the hits come
    * back as the ids string alone, with `out[0]` = hit count, then the scores, then the
    * UTF-16 end offsets of the ids. `out` is a buffer the caller reuses, so a query
    * allocates no typed arrays and reads no options object. Otherwise (fields to
-   * return, or `out` too short) it returns `NativeHits`.
+   * return, or `out` too short) it returns `NativeHits`. Reads the current snapshot:
+   * never waits for a writer.
    */
   search(query: string, isTokens: boolean, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array): string | NativeHits
+  /** All queries against one snapshot. */
   searchBatch(queries: Array<string>, areTokens: Array<boolean>, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeHits[]>
   analyze(text: string): Array<string>
+  /** Documents searchable now. */
   get size(): number
+  /** Documents added or removed but not yet searchable. */
+  get pending(): number
+  /** Counts staged writes (the staged mutex is only held for pushes and drains). */
   has(id: string): boolean
   stats(): any
+  /**
+   * Publishes the staged writes, then writes the current snapshot on the pool: no lock
+   * is held while writing, and writes made meanwhile are not in the file.
+   */
   save(path: string, cancel?: CancelToken | undefined | null): Promise<void>
-  static load(path: string, cancel?: CancelToken | undefined | null): Promise<NativeBm25Index>
+  static load(path: string, cancel?: CancelToken | undefined | null, refreshIntervalMs?: number | undefined | null): Promise<NativeBm25Index>
 }
 
 export declare class NativeEncoder {

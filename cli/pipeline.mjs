@@ -64,24 +64,25 @@ export function asUsage(make) {
 }
 
 /**
- * Adds documents in chunks so a progress callback can report and an AbortSignal can stop between chunks. Sync `add`
- * leaves the query-time impacts lazy; `addAsync` rebuilds them over the whole index on every call, which made a
- * chunked build quadratic. So the build costs one `add` of everything: the impacts are built once, by the first search
- * (an index that is only saved never needs them: save writes the documents, load rebuilds the impacts).
+ * Adds documents in chunks so a progress callback can report and an AbortSignal can stop between chunks. The chunks
+ * are only staged (analysed, not yet searchable) and one refresh at the end builds one segment of them all, as a bulk
+ * load into Elasticsearch turns its refresh off: the build costs about one `add` of everything, with no segments to
+ * merge afterwards.
  */
 export async function buildBm25(docs, options, { onProgress, signal, chunk = 2000 } = {}) {
-  const index = new Bm25Index(options)
+  const index = new Bm25Index({ ...options, refreshInterval: 0 })
   const stopIfAborted = () => {
     if (signal?.aborted) throw new AbortError()
   }
   for (let i = 0; i < docs.length; i += chunk) {
     stopIfAborted()
-    index.add(docs.slice(i, i + chunk))
+    index.add(docs.slice(i, i + chunk), { refresh: false })
     onProgress?.(Math.min(i + chunk, docs.length))
     // A chunk blocks the loop for tens of milliseconds: yield so SIGINT and the progress bar's redraw get their turn.
     await new Promise((resolve) => setImmediate(resolve))
   }
   stopIfAborted()
+  await index.refresh()
   return index
 }
 

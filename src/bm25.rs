@@ -1,12 +1,16 @@
-//! `NativeBm25Index`: the core index behind a read-write lock. Cheap calls are
-//! synchronous; `addAsync`, `searchBatch`, `save` and `load` run on the libuv pool.
-use std::path::PathBuf;
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+//! `NativeBm25Index`: the core live index, shared with the pool's tasks. No lock is held
+//! across a call: searches read the current snapshot, writes push to the staged queue
+//! (a short mutex) and publish with `try_refresh`, which never waits. Sync: `add`,
+//! `remove`, `search`, `has`, `size`, `pending`, `stats`, `analyze`. On the libuv pool:
+//! `addAsync`, `refresh`, `merge`, `searchBatch`, `save`, `load`.
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 use napi::bindgen_prelude::{AsyncTask, Either, Float64Array, Float64ArraySlice, Uint32Array};
 use napi_derive::napi;
 use ragrank_core::bm25::{
-    persist, prepare_docs, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Strategy,
+    persist, prepare_docs, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot, Strategy,
 };
 
 use ragrank_core::filter::MetaFilter;
@@ -14,7 +18,7 @@ use ragrank_core::filter::MetaFilter;
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
 use crate::hits::{fill_buffer, metas_json, utf16_len};
-use crate::task::{save_task, BlockingTask};
+use crate::task::BlockingTask;
 
 #[napi(object)]
 pub struct NativeDoc {
@@ -50,14 +54,14 @@ pub struct NativeHits {
     pub metas_json: Option<String>,
 }
 
-type Shared = Arc<RwLock<Bm25Index>>;
+type Shared = Arc<Bm25Index>;
 
-fn read(index: &Shared) -> RwLockReadGuard<'_, Bm25Index> {
-    index.read().unwrap_or_else(|p| p.into_inner())
-}
-
-fn write(index: &Shared) -> RwLockWriteGuard<'_, Bm25Index> {
-    index.write().unwrap_or_else(|p| p.into_inner())
+/// `refresh_interval_ms`: 0 turns the automatic refresh off.
+fn shared(index: Bm25Index, refresh_interval_ms: Option<u32>) -> Shared {
+    if let Some(ms) = refresh_interval_ms {
+        index.set_refresh_interval((ms > 0).then(|| Duration::from_millis(ms as u64)));
+    }
+    Arc::new(index)
 }
 
 fn to_new_docs(docs: Vec<NativeDoc>) -> Vec<NewDoc> {
@@ -86,7 +90,7 @@ struct ResolvedOptions {
     include_fields: bool,
 }
 
-fn resolve_options(index: &Bm25Index, top_k: u32, o: Option<&NativeSearchOptions>) -> napi::Result<ResolvedOptions> {
+fn resolve_options(index: &Snapshot, top_k: u32, o: Option<&NativeSearchOptions>) -> napi::Result<ResolvedOptions> {
     let Some(o) = o else {
         return Ok(ResolvedOptions {
             core: SearchOptions {
@@ -123,7 +127,7 @@ fn resolve_options(index: &Bm25Index, top_k: u32, o: Option<&NativeSearchOptions
     })
 }
 
-fn to_hits(index: &Bm25Index, hits: Vec<Hit>, include_fields: bool) -> NativeHits {
+fn to_hits(index: &Snapshot, hits: Vec<Hit>, include_fields: bool) -> NativeHits {
     let docs: Vec<_> = hits.iter().map(|h| index.doc(h.slot)).collect();
     let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
     let any_meta = include_fields && docs.iter().any(|d| d.meta.is_some());
@@ -152,24 +156,37 @@ pub struct NativeBm25Index {
 #[napi]
 impl NativeBm25Index {
     /// `config_json`: the core `IndexConfig` as JSON; fields left out take their defaults.
+    /// `refresh_interval_ms`: delay after which staged writes become visible on their own
+    /// (0: never; absent: the default, 1000).
     #[napi(constructor)]
-    pub fn new(config_json: String) -> napi::Result<Self> {
+    pub fn new(config_json: String, refresh_interval_ms: Option<u32>) -> napi::Result<Self> {
         guard(|| {
             let config = IndexConfig::from_json(&config_json).or_napi()?;
             let index = Bm25Index::new(config).or_napi()?;
             Ok(NativeBm25Index {
-                inner: Arc::new(RwLock::new(index)),
+                inner: shared(index, refresh_interval_ms),
             })
         })
     }
 
+    /// Analyses on the calling thread and stages the documents; with `refresh` (the
+    /// default) publishes them at once unless a refresh or merge commit is running (that
+    /// one publishes them when it ends). Never waits for another thread's work.
     #[napi]
-    pub fn add(&self, docs: Vec<NativeDoc>, upsert: bool) -> napi::Result<u32> {
-        guard(|| Ok(write(&self.inner).add(to_new_docs(docs), upsert).or_napi()? as u32))
+    pub fn add(&self, docs: Vec<NativeDoc>, upsert: bool, refresh: Option<bool>) -> napi::Result<u32> {
+        guard(|| {
+            let index = &self.inner;
+            let prepared = prepare_docs(&index.analyzer(), index.config().store_text, to_new_docs(docs)).or_napi()?;
+            let n = index.stage_add(prepared, upsert).or_napi()?;
+            if refresh.unwrap_or(true) {
+                index.try_refresh();
+            }
+            Ok(n as u32)
+        })
     }
 
-    /// Analyses on the libuv pool without holding the lock, then inserts and builds the
-    /// query-time impacts, so the next search pays nothing.
+    /// Analyses on the libuv pool, stages, then refreshes (waiting there for a running
+    /// refresh), so the promise resolves once the documents are searchable.
     #[napi(ts_return_type = "Promise<number>")]
     pub fn add_async(
         &self,
@@ -180,32 +197,49 @@ impl NativeBm25Index {
         let index = self.inner.clone();
         let docs = to_new_docs(docs);
         BlockingTask::spawn(cancel, move |cancel| {
-            let (analyzer, store_text) = {
-                let index = read(&index);
-                (index.analyzer(), index.config().store_text)
-            };
-            let prepared = prepare_docs(&analyzer, store_text, docs).or_napi()?;
-            let n = {
-                let mut index = write(&index);
-                // Checked under the lock: once inserted, the documents stay.
-                check(cancel)?;
-                index.insert(prepared, upsert).or_napi()?
-            };
-            read(&index).prepare();
+            let prepared = prepare_docs(&index.analyzer(), index.config().store_text, docs).or_napi()?;
+            // Checked before staging: once staged, the documents stay.
+            check(cancel)?;
+            // Staged under the refresh mutex, so no sync call on the event loop can end up
+            // building this batch's segment.
+            Ok(index.add_refreshed(prepared, upsert).or_napi()? as u32)
+        })
+    }
+
+    /// Stages the removals and publishes them as `add` does.
+    #[napi]
+    pub fn remove(&self, ids: Vec<String>) -> napi::Result<u32> {
+        guard(|| {
+            let n = self.inner.stage_remove(&ids);
+            self.inner.try_refresh();
             Ok(n as u32)
         })
     }
 
-    #[napi]
-    pub fn remove(&self, ids: Vec<String>) -> napi::Result<u32> {
-        guard(|| Ok(write(&self.inner).remove(&ids) as u32))
+    /// Makes every write staged before the call searchable, on the libuv pool.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn refresh(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
+        let index = self.inner.clone();
+        BlockingTask::spawn(cancel, move |_| {
+            index.refresh();
+            Ok(())
+        })
+    }
+
+    /// Runs the merges due now on the libuv pool (the index's background thread runs them
+    /// too); resolves with how many ran once none is due.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn merge(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<u32>> {
+        let index = self.inner.clone();
+        BlockingTask::spawn(cancel, move |_| Ok(index.merge() as u32))
     }
 
     /// The hot path: with no stored fields among the hits and room in `out`, the hits come
     /// back as the ids string alone, with `out[0]` = hit count, then the scores, then the
     /// UTF-16 end offsets of the ids. `out` is a buffer the caller reuses, so a query
     /// allocates no typed arrays and reads no options object. Otherwise (fields to
-    /// return, or `out` too short) it returns `NativeHits`.
+    /// return, or `out` too short) it returns `NativeHits`. Reads the current snapshot:
+    /// never waits for a writer.
     #[napi(ts_return_type = "string | NativeHits")]
     pub fn search(
         &self,
@@ -216,7 +250,7 @@ impl NativeBm25Index {
         mut out: Float64ArraySlice,
     ) -> napi::Result<Either<String, NativeHits>> {
         guard(|| {
-            let index = read(&self.inner);
+            let index = self.inner.snapshot();
             let opts = resolve_options(&index, top_k, options.as_ref())?;
             let hits = index.search(&to_query(&query, is_tokens), &opts.core);
             // SAFETY: the slice views a live JS typed array that nothing else touches during
@@ -237,6 +271,7 @@ impl NativeBm25Index {
         })
     }
 
+    /// All queries against one snapshot.
     #[napi(ts_return_type = "Promise<NativeHits[]>")]
     pub fn search_batch(
         &self,
@@ -248,7 +283,7 @@ impl NativeBm25Index {
     ) -> AsyncTask<BlockingTask<Vec<NativeHits>>> {
         let index = self.inner.clone();
         BlockingTask::spawn(cancel, move |cancel| {
-            let index = read(&index);
+            let index = index.snapshot();
             let opts = resolve_options(&index, top_k, options.as_ref())?;
             let queries: Vec<Query> = queries
                 .iter()
@@ -265,41 +300,58 @@ impl NativeBm25Index {
 
     #[napi]
     pub fn analyze(&self, text: String) -> napi::Result<Vec<String>> {
-        guard(|| Ok(read(&self.inner).analyze(&text)))
+        guard(|| Ok(self.inner.analyze(&text)))
     }
 
+    /// Documents searchable now.
     #[napi(getter)]
     pub fn size(&self) -> u32 {
-        read(&self.inner).len() as u32
+        self.inner.len() as u32
     }
 
+    /// Documents added or removed but not yet searchable.
+    #[napi(getter)]
+    pub fn pending(&self) -> u32 {
+        self.inner.pending() as u32
+    }
+
+    /// Counts staged writes (the staged mutex is only held for pushes and drains).
     #[napi]
     pub fn has(&self, id: String) -> bool {
-        read(&self.inner).contains(&id)
+        self.inner.contains(&id)
     }
 
     #[napi]
     pub fn stats(&self) -> napi::Result<serde_json::Value> {
-        guard(|| serde_json::to_value(read(&self.inner).stats()).map_err(|e| internal(&e.to_string())))
+        guard(|| serde_json::to_value(self.inner.stats()).map_err(|e| internal(&e.to_string())))
     }
 
+    /// Publishes the staged writes, then writes the current snapshot on the pool: no lock
+    /// is held while writing, and writes made meanwhile are not in the file.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn save(&self, path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
-        save_task(&self.inner, path, cancel, persist::save)
+        let index = self.inner.clone();
+        BlockingTask::spawn(cancel, move |cancel| {
+            index.refresh();
+            persist::save(&index.snapshot(), Path::new(&path), cancel).or_napi()
+        })
     }
 
     #[napi(ts_return_type = "Promise<NativeBm25Index>")]
-    pub fn load(path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<Bm25Index, NativeBm25Index>> {
+    pub fn load(
+        path: String,
+        cancel: Option<&CancelToken>,
+        refresh_interval_ms: Option<u32>,
+    ) -> AsyncTask<BlockingTask<Shared, NativeBm25Index>> {
         BlockingTask::then(
             cancel,
             move |cancel| {
-                let index = persist::load(&PathBuf::from(path), cancel).or_napi()?;
-                index.prepare();
-                Ok(index)
+                Ok(shared(
+                    persist::load(&PathBuf::from(path), cancel).or_napi()?,
+                    refresh_interval_ms,
+                ))
             },
-            |index| NativeBm25Index {
-                inner: Arc::new(RwLock::new(index)),
-            },
+            |inner| NativeBm25Index { inner },
         )
     }
 }

@@ -5,6 +5,7 @@ import { checkSignal, runCancellable, runCancellableChange, saveCancellable } fr
 import {
   anyInteger,
   booleanOption,
+  integer,
   documentId,
   isArray,
   isPlainObject,
@@ -63,6 +64,13 @@ export interface Bm25Options {
   tokenizer?: (text: string) => string[]
   /** Keep document text so hits return it (default true). */
   storeText?: boolean
+  /**
+   * Milliseconds after which writes staged without a refresh (`add(docs, { refresh: false })`)
+   * become searchable on their own, as Elasticsearch's `refresh_interval` (default 1000;
+   * `0` or `null`: only on `refresh()` or the next refreshing write). Not saved with the
+   * index: pass it again to `Bm25Index.load`.
+   */
+  refreshInterval?: number | null
 }
 
 /** A document to index. `tokens` bypass analysis; when both are given, tokens are indexed and text is stored. */
@@ -103,14 +111,15 @@ export interface Bm25Stats {
   /** (term, document) pairs. */
   postings: number
   avgDocLength: number
-  /** Forward index plus query-time impacts, per posting (impacts are built on the first search after a change). */
+  /** Postings (document, tf) plus the forward index (term, tf), per posting. */
   bytesPerPosting: number
   memoryBytes: number
-  /**
-   * Frequent terms (in at least a quarter of the documents, below 50k documents) whose impacts are also kept
-   * as one dense row, so a query adds them with vector instructions; counted in `bytesPerPosting`.
-   */
+  /** @deprecated always 0: scores are computed at query time, so there are no dense impact rows. */
   denseTerms: number
+  /** Segments searched (each refresh adds one; background merges join them). */
+  segments: number
+  /** Removed documents still held by segments, until a merge rewrites them away. */
+  deletedDocs: number
 }
 
 /** A query: text (analysed like documents) or tokens (used as they are). */
@@ -122,12 +131,22 @@ const FROM_NATIVE = Symbol('fromNative')
 /** The analyzer fields Rust reads; any other key is a TypeError naming it (Rust would reject it too, less clearly). */
 const ANALYZER_KEYS = ['segmentation', 'lowercase', 'stopwords', 'stemmer', 'cjk', 'minTokenLength'] as const
 const ANALYZER_KEY_SET = optionKeys(...ANALYZER_KEYS)
-const INDEX_KEYS = optionKeys('variant', 'k1', 'b', 'delta', 'analyzer', 'tokenizer', 'storeText')
-const ADD_KEYS = optionKeys('upsert')
+const INDEX_KEYS = optionKeys('variant', 'k1', 'b', 'delta', 'analyzer', 'tokenizer', 'storeText', 'refreshInterval')
+const ADD_KEYS = optionKeys('upsert', 'refresh')
 const ADD_ASYNC_KEYS = optionKeys('upsert', 'signal')
 const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
-const LOAD_KEYS = optionKeys('tokenizer', 'signal')
+const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval')
+const REFRESH_KEYS = optionKeys('signal')
+/** The default `refreshInterval`, as Elasticsearch's. */
+const DEFAULT_REFRESH_INTERVAL = 1000
+
+/** `refreshInterval` as it crosses: milliseconds, 0 for off. */
+function refreshInterval(v: unknown): number {
+  if (v === undefined) return DEFAULT_REFRESH_INTERVAL
+  if (v === null) return 0
+  return integer(v, 'options.refreshInterval', 0, 0x7fffffff)
+}
 
 /**
  * Types and shapes only: defaults, ranges and enum names are Rust's (`IndexConfig` in
@@ -170,14 +189,31 @@ function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
 }
 
 /**
- * An incremental BM25 index whose analysis, scoring and top-k selection run in Rust.
+ * An incremental BM25 index whose analysis, scoring and top-k selection run in Rust, and
+ * that takes writes while it serves reads (as Lucene does): searches run on an immutable
+ * snapshot and never wait for a writer, a refresh or a save.
  *
- * Synchronous: `add`, `remove`, `search`, `analyze`, `stats` (fast; the first search after a
- * change builds the query-time impacts, O(postings)). Off the event loop (Promises, on the
- * libuv pool, cancellable with an `AbortSignal`): `addAsync`, `searchBatch`, `save`, `load`.
+ * Writes are staged, then published by a refresh, which adds one segment holding what
+ * changed (its cost follows the change, not the index); a background thread merges
+ * segments and drops removed documents and their terms.
  *
- * Statistics (N, df, average length) stay exact across adds and removes: results equal
- * those of an index built from scratch on the surviving documents.
+ * Synchronous (on the event loop; none waits for another thread's work):
+ * - `search`, `size`, `pending`, `has`, `stats`, `analyze`: read the current snapshot (or,
+ *   `has` and `pending`, the staged writes under a mutex held only for pushes and drains).
+ * - `add`, `remove`: analyse (`add`: in proportion to the documents) and stage, then
+ *   publish at once, unless a refresh or merge commit is running on another thread: then
+ *   the write becomes searchable when that one ends (`pending` counts it meanwhile; `has`
+ *   already sees it). `add(docs, { refresh: false })` only stages: searchable after
+ *   `refreshInterval`, at `refresh()` or at the next refreshing write.
+ *
+ * Off the event loop (Promises, on the libuv pool, cancellable with an `AbortSignal`):
+ * `addAsync` (analysis, then resolves once searchable), `refresh` (resolves once every
+ * earlier write is searchable), `merge`, `searchBatch` (one snapshot for the whole batch), `save`
+ * (publishes staged writes, then writes that snapshot while writes go on), `load`.
+ *
+ * Scores are computed at query time from the snapshot's statistics (N, df, average
+ * length), so they stay exact across adds and removes: results equal those of an index
+ * built from scratch on the documents searchable.
  */
 export class Bm25Index implements Retriever {
   readonly #native: NativeBm25Index
@@ -189,12 +225,31 @@ export class Bm25Index implements Retriever {
     const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE])
     const config = restored ? '' : indexConfig(options)
     this.#tokenizer = checkTokenizer(options?.tokenizer)
-    this.#native = restored ?? callNative(() => new native.NativeBm25Index(config))
+    const interval = restored ? 0 : refreshInterval(readValue(() => options?.refreshInterval))
+    this.#native = restored ?? callNative(() => new native.NativeBm25Index(config, interval))
   }
 
-  /** Number of documents. */
+  /** Number of searchable documents (staged writes count once refreshed). */
   get size(): number {
     return this.#native.size
+  }
+
+  /** Documents added or removed but not yet searchable (staged, or in a refresh under way). */
+  get pending(): number {
+    return this.#native.pending
+  }
+
+  /**
+   * Makes every write made before the call searchable (read-your-writes), on the libuv
+   * pool. An aborted signal rejects at once with an AbortError; the refresh still completes.
+   */
+  refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
+    try {
+      const signal = checkSignal(optionsObject(options, 'options', REFRESH_KEYS).signal)
+      return runCancellable(signal, (token) => this.#native.refresh(token))
+    } catch (e) {
+      return Promise.reject(e)
+    }
   }
 
   has(id: string): boolean {
@@ -202,18 +257,36 @@ export class Bm25Index implements Retriever {
   }
 
   /**
-   * Adds documents and returns how many. Ids must be new unless `upsert` is set (then the
-   * old document is replaced and counts as newly added for tie order); an id repeated
-   * within one call is an error. A call that throws leaves the index unchanged.
+   * Runs the segment merges due now, on the libuv pool, and resolves with how many ran.
+   * The index's background thread runs them on its own after writes: call this only to
+   * reclaim removed documents at a moment of your choosing (searches are not blocked).
    */
-  add(docs: readonly Bm25Document[], options: { upsert?: boolean } = {}): number {
-    const nativeDocs = this.#toNative(docs)
-    return callNative(() => this.#native.add(nativeDocs, upsertOption(options, ADD_KEYS)))
+  merge(options: { signal?: AbortSignal } = {}): Promise<number> {
+    try {
+      const signal = checkSignal(optionsObject(options, 'options', REFRESH_KEYS).signal)
+      return runCancellable(signal, (token) => this.#native.merge(token))
+    } catch (e) {
+      return Promise.reject(e)
+    }
   }
 
   /**
-   * `add` with analysis and the impact rebuild on the libuv pool. An aborted call either
-   * rejects with an AbortError and adds nothing, or (aborted too late) adds all and resolves.
+   * Adds documents and returns how many. Ids must be new unless `upsert` is set (then the
+   * old document is replaced and counts as newly added for tie order); an id repeated
+   * within one call is an error. A call that throws leaves the index unchanged. With
+   * `refresh: false` the documents are only staged (see the class comment).
+   */
+  add(docs: readonly Bm25Document[], options: { upsert?: boolean; refresh?: boolean } = {}): number {
+    const nativeDocs = this.#toNative(docs)
+    const upsert = upsertOption(options, ADD_KEYS)
+    const refresh = booleanOption(options?.refresh, 'options.refresh', true)
+    return callNative(() => this.#native.add(nativeDocs, upsert, refresh))
+  }
+
+  /**
+   * `add` with analysis and the refresh on the libuv pool; resolves once the documents are
+   * searchable. An aborted call either rejects with an AbortError and adds nothing, or
+   * (aborted too late) adds all and resolves.
    */
   addAsync(docs: readonly Bm25Document[], options: { upsert?: boolean; signal?: AbortSignal } = {}): Promise<number> {
     try {
@@ -269,7 +342,8 @@ export class Bm25Index implements Retriever {
   }
 
   /**
-   * Writes the index to one file (magic, version, checksum), atomically. A `signal` that
+   * Writes the index to one file (magic, version, checksum), atomically: the snapshot
+   * searchable once staged writes are published, whatever is written meanwhile. A `signal` that
    * fires stops a running save: its temporary file is removed and an existing file at
    * `path` is left as it was. Temporary files that killed saves of the same `path` left
    * behind are removed first.
@@ -284,13 +358,14 @@ export class Bm25Index implements Retriever {
    */
   static async load(
     path: string,
-    options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal } = {},
+    options: { tokenizer?: (text: string) => string[]; signal?: AbortSignal; refreshInterval?: number | null } = {},
   ): Promise<Bm25Index> {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')
     const o = optionsObject(options, 'options', LOAD_KEYS)
     const tokenizer = checkTokenizer(o.tokenizer)
     const signal = checkSignal(o.signal)
-    const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token))
+    const interval = refreshInterval(o.refreshInterval)
+    const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token, interval))
     return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer } as Bm25Options)
   }
 

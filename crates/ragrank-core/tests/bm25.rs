@@ -2,7 +2,7 @@ use std::sync::atomic::AtomicBool;
 
 use ragrank_core::analysis::AnalyzerConfig;
 use ragrank_core::bm25::{
-    persist, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Params, Query, SearchOptions, Strategy, Variant,
+    persist, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Params, Query, SearchOptions, Snapshot, Strategy, Variant,
 };
 use ragrank_core::ErrorKind;
 use rand::rngs::StdRng;
@@ -63,7 +63,7 @@ fn opts(k: usize, strategy: Strategy) -> SearchOptions {
     }
 }
 
-fn ids(index: &Bm25Index, hits: &[Hit]) -> Vec<(String, f32)> {
+fn ids(index: &Snapshot, hits: &[Hit]) -> Vec<(String, f32)> {
     hits.iter()
         .map(|h| (index.doc(h.slot).id.to_string(), h.score))
         .collect()
@@ -95,83 +95,168 @@ fn churn_query(rng: &mut StdRng, live: &[NewDoc], vocab: usize) -> String {
         .join(" ")
 }
 
-/// Asserts `index` answers like an index built from scratch on `live` (in that order,
-/// which is insertion order: an upserted document counts as new).
-fn assert_equals_rebuilt(index: &Bm25Index, live: &[NewDoc], variant: Variant, rng: &mut StdRng, vocab: usize) {
-    let mut scratch = Bm25Index::new(config(variant)).unwrap();
+/// Asserts `snap` answers like an index built from scratch on `live` (in that order,
+/// which is insertion order: an upserted document counts as new): same ids in the same
+/// order with bit-identical scores, for both strategies, with and without filters.
+fn assert_equals_rebuilt(snap: &Snapshot, live: &[NewDoc], variant: Variant, rng: &mut StdRng, vocab: usize) {
+    let scratch = Bm25Index::new(config(variant)).unwrap();
     scratch.add(live.to_vec(), false).unwrap();
-    assert_eq!(index.len(), scratch.len());
-    assert_eq!(index.stats().terms, scratch.stats().terms, "{variant:?}: live terms");
-    assert_eq!(
-        index.stats().postings,
-        scratch.stats().postings,
-        "{variant:?}: postings"
-    );
+    let scratch = scratch.snapshot();
+    // Precomputed tf parts must score exactly as the parts computed per query.
+    if rng.random_bool(0.5) {
+        scratch.precompute();
+    }
+    assert_eq!(scratch.segments().len(), usize::from(!live.is_empty()));
+    assert_eq!(snap.len(), scratch.len());
+    assert_eq!(snap.stats().terms, scratch.stats().terms, "{variant:?}: live terms");
+    assert_eq!(snap.stats().postings, scratch.stats().postings, "{variant:?}: postings");
+    assert_eq!(snap.avg_len(), scratch.avg_len());
+    // Counted incrementally (terms coming and going): a count that went below 0 wraps.
+    assert!(snap.stats().memory_bytes < 1 << 40, "{}", snap.stats().memory_bytes);
+    let some_ids: Vec<&str> = live
+        .iter()
+        .filter(|_| rng.random_bool(0.3))
+        .map(|d| d.id.as_str())
+        .collect();
+    let meta = ragrank_core::filter::MetaFilter::compile(&serde_json::json!({ "g": 1 }), "meta").unwrap();
     for _ in 0..5 {
         let q = churn_query(rng, live, vocab);
         for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
-            let a = index.search(&Query::Text(&q), &opts(10, strategy));
-            let b = scratch.search(&Query::Text(&q), &opts(10, strategy));
-            assert_eq!(
-                ids(index, &a),
-                ids(&scratch, &b),
-                "{variant:?} {strategy:?} query {q:?}"
-            );
+            for filtered in [false, true] {
+                let with = |s: &Snapshot| SearchOptions {
+                    top_k: 10,
+                    strategy,
+                    filter: filtered.then(|| Filter {
+                        slots: Some(s.slots_of(some_ids.iter().copied())),
+                        meta: Some(meta.clone()),
+                    }),
+                };
+                let a = snap.search(&Query::Text(&q), &with(snap));
+                let b = scratch.search(&Query::Text(&q), &with(&scratch));
+                assert_eq!(
+                    ids(snap, &a),
+                    ids(&scratch, &b),
+                    "{variant:?} {strategy:?} filtered {filtered} query {q:?} over {} segments",
+                    snap.segments().len()
+                );
+            }
         }
     }
 }
 
+/// A write of the randomized test, applied to the model at the refresh that publishes it.
+enum ModelOp {
+    Add(Vec<NewDoc>),
+    Remove(Vec<String>),
+}
+
+fn apply_model(live: &mut Vec<NewDoc>, op: ModelOp) {
+    match op {
+        ModelOp::Add(docs) => {
+            for d in docs {
+                live.retain(|l| l.id != d.id);
+                live.push(d);
+            }
+        }
+        ModelOp::Remove(ids) => live.retain(|l| !ids.contains(&l.id)),
+    }
+}
+
+/// Interleaves staged adds, removes and upserts with refreshes, merges, searches and
+/// save/load round trips; every search must equal an index built from scratch on the
+/// documents visible then. Background merges run meanwhile too (they never change what
+/// is visible).
 #[test]
 fn incremental_equals_rebuilt_from_scratch() {
     let mut rng = StdRng::seed_from_u64(7);
     let dir = scratch_dir("ragrank-incremental");
     let path = dir.join("idx.rgrk");
+    let mut max_segments = 0;
     for variant in VARIANTS {
         let mut index = Bm25Index::new(config(variant)).unwrap();
-        let mut live: Vec<NewDoc> = Vec::new();
+        index.set_refresh_interval(None);
+        // `visible`: what searches see; `all`: visible plus staged (what `contains` sees).
+        let mut visible: Vec<NewDoc> = Vec::new();
+        let mut all: Vec<NewDoc> = Vec::new();
+        let mut staged: Vec<ModelOp> = Vec::new();
         let (mut next, mut token) = (0, 0);
-        for round in 0..60 {
+        let mut doc = |rng: &mut StdRng, id: String, unique: usize| {
+            let mut d = churned_doc(rng, id, 60, unique, &mut token);
+            d.meta = Some(serde_json::json!({ "g": rng.random_range(0..3) }));
+            d
+        };
+        for round in 0..150 {
             let roll: f64 = rng.random();
-            if roll < 0.45 || live.is_empty() {
+            if roll < 0.4 || all.is_empty() {
                 let batch: Vec<NewDoc> = (0..rng.random_range(1..20))
                     .map(|_| {
                         next += 1;
                         let unique = rng.random_range(0..3);
-                        churned_doc(&mut rng, format!("d{next}"), 60, unique, &mut token)
+                        doc(&mut rng, format!("d{next}"), unique)
                     })
                     .collect();
-                index.add(batch.clone(), false).unwrap();
-                live.extend(batch);
-            } else if roll < 0.75 {
-                let n = rng.random_range(1..=live.len().min(8));
-                let mut gone = Vec::new();
-                for _ in 0..n {
-                    let i = rng.random_range(0..live.len());
-                    gone.push(live.remove(i).id);
-                }
+                let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), true, batch.clone()).unwrap();
+                assert_eq!(index.stage_add(prepared, false).unwrap(), batch.len());
+                apply_model(&mut all, ModelOp::Add(batch.clone()));
+                staged.push(ModelOp::Add(batch));
+            } else if roll < 0.65 {
+                let n = rng.random_range(1..=all.len().min(8));
+                let mut gone: Vec<String> = (0..n).map(|_| all[rng.random_range(0..all.len())].id.clone()).collect();
+                gone.sort();
+                gone.dedup();
+                let expected = gone.len();
                 gone.push("never-added".into());
-                assert_eq!(index.remove(&gone), n);
-            } else {
+                assert_eq!(index.stage_remove(&gone), expected);
+                apply_model(&mut all, ModelOp::Remove(gone.clone()));
+                staged.push(ModelOp::Remove(gone));
+            } else if roll < 0.85 {
                 // Upsert: replace some documents (their terms churn) and add a new one.
-                let n = rng.random_range(1..=live.len().min(6));
-                let mut batch = Vec::new();
+                let n = rng.random_range(1..=all.len().min(6));
+                let mut batch: Vec<NewDoc> = Vec::new();
                 for _ in 0..n {
-                    let old = live.remove(rng.random_range(0..live.len()));
-                    let unique = rng.random_range(0..3);
-                    batch.push(churned_doc(&mut rng, old.id, 60, unique, &mut token));
+                    let id = all[rng.random_range(0..all.len())].id.clone();
+                    if batch.iter().all(|d| d.id != id) {
+                        let unique = rng.random_range(0..3);
+                        batch.push(doc(&mut rng, id, unique));
+                    }
                 }
                 next += 1;
-                batch.push(churned_doc(&mut rng, format!("d{next}"), 60, 1, &mut token));
-                assert_eq!(index.add(batch.clone(), true).unwrap(), n + 1);
-                live.extend(batch);
+                batch.push(doc(&mut rng, format!("d{next}"), 1));
+                let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), true, batch.clone()).unwrap();
+                assert_eq!(index.stage_add(prepared, true).unwrap(), batch.len());
+                apply_model(&mut all, ModelOp::Add(batch.clone()));
+                staged.push(ModelOp::Add(batch));
+            } else if roll < 0.93 {
+                index.merge();
+            } else {
+                index.force_merge();
             }
-            if round % 10 == 9 {
-                persist::save(&index, &path, &NEVER).unwrap();
-                index = persist::load(&path, &NEVER).unwrap();
+            // Staged writes are invisible to searches but known to `contains`.
+            assert!(all.iter().all(|d| index.contains(&d.id)));
+            if rng.random_bool(0.4) {
+                index.refresh();
+                staged.drain(..).for_each(|op| apply_model(&mut visible, op));
+                assert_eq!(index.pending(), 0);
             }
-            assert_equals_rebuilt(&index, &live, variant, &mut rng, 60);
+            let snap = index.snapshot();
+            max_segments = max_segments.max(snap.segments().len());
+            assert_equals_rebuilt(&snap, &visible, variant, &mut rng, 60);
+            if round % 25 == 24 {
+                // A save writes what is visible; staged writes are not in the file.
+                persist::save(&snap, &path, &NEVER).unwrap();
+                let loaded = persist::load(&path, &NEVER).unwrap();
+                assert_equals_rebuilt(&loaded.snapshot(), &visible, variant, &mut rng, 60);
+                if staged.is_empty() {
+                    index = loaded;
+                    index.set_refresh_interval(None);
+                }
+            }
         }
     }
+    assert!(
+        max_segments >= 4,
+        "the test must search many segments, saw {max_segments}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -182,7 +267,7 @@ fn churn_of_unique_tokens_keeps_vocabulary_and_memory_bounded() {
     const LIVE: usize = 1000;
     let mut rng = StdRng::seed_from_u64(17);
     let (mut next, mut token) = (0, 0);
-    let mut index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    let index = Bm25Index::new(config(Variant::Lucene)).unwrap();
     let mut live: Vec<NewDoc> = (0..LIVE)
         .map(|i| churned_doc(&mut rng, format!("d{i}"), 200, 3, &mut token))
         .collect();
@@ -211,12 +296,13 @@ fn churn_of_unique_tokens_keeps_vocabulary_and_memory_bounded() {
             .collect();
         index.add(fresh.clone(), false).unwrap();
         live.extend(fresh);
-        index.prepare();
+        // What the background thread does between writes, run here so the test is deterministic.
+        index.merge();
         let stats = index.stats();
         memory.push(stats.memory_bytes);
         terms.push(stats.terms);
         if round % 60 == 59 {
-            assert_equals_rebuilt(&index, &live, Variant::Lucene, &mut rng, 200);
+            assert_equals_rebuilt(&index.snapshot(), &live, Variant::Lucene, &mut rng, 200);
         }
     }
     assert!(token > 70_000, "the test churns {token} unique tokens");
@@ -233,36 +319,107 @@ fn churn_of_unique_tokens_keeps_vocabulary_and_memory_bounded() {
         terms.iter().max()
     );
 
-    // After a mass removal that nothing refills, the tables shrink too.
+    // After a mass removal that nothing refills, merges shrink the segments too.
     let steady = *memory.last().unwrap();
     let gone: Vec<String> = live.drain(10..).map(|d| d.id).collect();
     assert_eq!(index.remove(&gone), LIVE - 10);
-    index.prepare();
+    index.merge();
     let after = index.stats().memory_bytes;
     assert!(after < steady / 4, "{after} bytes left of {steady} for 10 documents");
-    assert_equals_rebuilt(&index, &live, Variant::Lucene, &mut rng, 200);
+    assert_equals_rebuilt(&index.snapshot(), &live, Variant::Lucene, &mut rng, 200);
+}
+
+/// Readers search in a loop while a writer adds, removes and refreshes and merges run
+/// (background and explicit): every snapshot a reader loads is whole (its N is the
+/// number of documents it can find, each of them once).
+#[test]
+fn readers_never_see_a_torn_snapshot() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let index = Arc::new(Bm25Index::new(config(Variant::Bm25plus)).unwrap());
+    let done = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (index, done) = (index.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut checked = 0usize;
+                while !done.load(Ordering::Relaxed) {
+                    let snap = index.snapshot();
+                    let hits = snap.search(&Query::Text("all"), &opts(1 << 20, Strategy::Auto));
+                    assert_eq!(hits.len(), snap.len(), "N is the count of live documents found");
+                    assert_eq!(snap.docs().count(), snap.len());
+                    let mut seen: Vec<&str> = hits.iter().map(|h| &*snap.doc(h.slot).id).collect();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    assert_eq!(seen.len(), snap.len(), "each live document once");
+                    assert_eq!(snap.stats().documents, snap.len());
+                    checked += 1;
+                }
+                checked
+            })
+        })
+        .collect();
+    let mut rng = StdRng::seed_from_u64(23);
+    let mut next = 0;
+    let mut live: Vec<String> = Vec::new();
+    for round in 0..400 {
+        let batch: Vec<NewDoc> = (0..rng.random_range(1..30))
+            .map(|_| {
+                next += 1;
+                let mut d = random_doc(&mut rng, format!("d{next}"), 50);
+                d.text = Some(format!("all {}", d.text.unwrap()));
+                d
+            })
+            .collect();
+        live.extend(batch.iter().map(|d| d.id.clone()));
+        let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), true, batch).unwrap();
+        index.stage_add(prepared, false).unwrap();
+        let gone: Vec<String> = (0..rng.random_range(0..10).min(live.len()))
+            .map(|_| live.swap_remove(rng.random_range(0..live.len())))
+            .collect();
+        assert_eq!(index.stage_remove(&gone), gone.len());
+        if !index.try_refresh() || round % 7 == 0 {
+            index.refresh();
+        }
+        if round % 50 == 49 {
+            index.force_merge();
+        }
+    }
+    index.refresh();
+    done.store(true, Ordering::Relaxed);
+    for r in readers {
+        assert!(r.join().unwrap() > 0);
+    }
+    assert_eq!(index.len(), live.len());
+    assert_eq!(index.pending(), 0);
 }
 
 #[test]
 fn maxscore_equals_exhaustive() {
     let mut rng = StdRng::seed_from_u64(11);
     for variant in VARIANTS {
-        let mut index = Bm25Index::new(config(variant)).unwrap();
+        let index = Bm25Index::new(config(variant)).unwrap();
         let docs: Vec<NewDoc> = (0..3000).map(|i| random_doc(&mut rng, format!("d{i}"), 400)).collect();
         index.add(docs, false).unwrap();
         index.remove(&(0..300).map(|i| format!("d{}", i * 7)).collect::<Vec<_>>());
-        index.prepare();
-        // Frequent terms take the dense-row path of exhaustive search.
-        assert!(index.stats().dense_terms > 0);
+        // The same snapshot with its tf parts precomputed (a clone starts without them).
+        let cached = (*index.snapshot()).clone();
+        cached.precompute();
+        assert!(cached.is_precomputed());
         for _ in 0..200 {
             let q = (0..rng.random_range(1..7))
                 .map(|_| zipf_word(&mut rng, 400))
                 .collect::<Vec<_>>()
                 .join(" ");
             for k in [1, 10, 100] {
-                let a = index.search(&Query::Text(&q), &opts(k, Strategy::Exhaustive));
-                let b = index.search(&Query::Text(&q), &opts(k, Strategy::MaxScore));
+                let a = index
+                    .snapshot()
+                    .search(&Query::Text(&q), &opts(k, Strategy::Exhaustive));
+                let b = index.snapshot().search(&Query::Text(&q), &opts(k, Strategy::MaxScore));
                 assert_eq!(a, b, "{variant:?} k={k} query {q:?}");
+                let c = cached.search(&Query::Text(&q), &opts(k, Strategy::Exhaustive));
+                let d = cached.search(&Query::Text(&q), &opts(k, Strategy::MaxScore));
+                assert_eq!((&a, &a), (&c, &d), "{variant:?} k={k} query {q:?}, precomputed");
             }
         }
     }
@@ -270,23 +427,24 @@ fn maxscore_equals_exhaustive() {
 
 #[test]
 fn ties_go_to_the_earlier_document() {
-    let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let index = Bm25Index::new(IndexConfig::default()).unwrap();
     let docs = ["c", "a", "b"].map(|id| NewDoc {
         id: id.into(),
         text: Some("same words".into()),
         ..Default::default()
     });
     index.add(docs.to_vec(), false).unwrap();
-    let hits = index.search(&Query::Text("words"), &opts(3, Strategy::Auto));
+    let snap = index.snapshot();
+    let hits = snap.search(&Query::Text("words"), &opts(3, Strategy::Auto));
     assert_eq!(
-        ids(&index, &hits).iter().map(|h| h.0.as_str()).collect::<Vec<_>>(),
+        ids(&snap, &hits).iter().map(|h| h.0.as_str()).collect::<Vec<_>>(),
         ["c", "a", "b"]
     );
 }
 
 #[test]
 fn duplicate_ids_fail_without_changing_the_index() {
-    let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let index = Bm25Index::new(IndexConfig::default()).unwrap();
     let doc = |id: &str, t: &str| NewDoc {
         id: id.into(),
         text: Some(t.into()),
@@ -298,16 +456,28 @@ fn duplicate_ids_fail_without_changing_the_index() {
     let err = index.add(vec![doc("c", "x"), doc("c", "y")], true).unwrap_err();
     assert_eq!(err.kind, ErrorKind::DuplicateId);
     assert_eq!(index.len(), 1);
-    assert!(index.search(&Query::Text("beta"), &opts(5, Strategy::Auto)).is_empty());
+    assert!(index
+        .snapshot()
+        .search(&Query::Text("beta"), &opts(5, Strategy::Auto))
+        .is_empty());
     index.add(vec![doc("a", "gamma")], true).unwrap();
     assert_eq!(index.len(), 1);
-    assert!(index.search(&Query::Text("alpha"), &opts(5, Strategy::Auto)).is_empty());
-    assert_eq!(index.search(&Query::Text("gamma"), &opts(5, Strategy::Auto)).len(), 1);
+    assert!(index
+        .snapshot()
+        .search(&Query::Text("alpha"), &opts(5, Strategy::Auto))
+        .is_empty());
+    assert_eq!(
+        index
+            .snapshot()
+            .search(&Query::Text("gamma"), &opts(5, Strategy::Auto))
+            .len(),
+        1
+    );
 }
 
 #[test]
 fn filters_apply_inside_the_scan() {
-    let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let index = Bm25Index::new(IndexConfig::default()).unwrap();
     let docs: Vec<NewDoc> = (0..50)
         .map(|i| NewDoc {
             id: format!("d{i}"),
@@ -321,8 +491,9 @@ fn filters_apply_inside_the_scan() {
         slots: None,
         meta: Some(ragrank_core::filter::MetaFilter::compile(&serde_json::json!({ "even": true }), "meta").unwrap()),
     };
+    let snap = index.snapshot();
     for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
-        let hits = index.search(
+        let hits = snap.search(
             &Query::Text("apple pie"),
             &SearchOptions {
                 top_k: 100,
@@ -333,7 +504,7 @@ fn filters_apply_inside_the_scan() {
         assert_eq!(hits.len(), 25);
         assert!(hits
             .iter()
-            .all(|h| index.doc(h.slot).meta.as_ref().unwrap()["even"] == true));
+            .all(|h| snap.doc(h.slot).meta.as_ref().unwrap()["even"] == true));
     }
 }
 
@@ -342,14 +513,15 @@ fn save_and_load_round_trip() {
     let dir = scratch_dir("ragrank-test");
     let path = dir.join("idx.rgrk");
     let mut rng = StdRng::seed_from_u64(3);
-    let mut index = Bm25Index::new(config(Variant::Bm25plus)).unwrap();
+    let index = Bm25Index::new(config(Variant::Bm25plus)).unwrap();
     let mut docs: Vec<NewDoc> = (0..500).map(|i| random_doc(&mut rng, format!("d{i}"), 100)).collect();
     docs[3].meta = Some(serde_json::json!({"lang": "ko", "n": [1, 2]}));
     index.add(docs, false).unwrap();
     index.remove(&["d1".into(), "d10".into()]);
-    persist::save(&index, &path, &NEVER).unwrap();
+    persist::save(&index.snapshot(), &path, &NEVER).unwrap();
     let loaded = persist::load(&path, &NEVER).unwrap();
     assert_eq!(loaded.len(), index.len());
+    let (index, loaded) = (index.snapshot(), loaded.snapshot());
     assert_eq!(loaded.doc(2).meta, Some(serde_json::json!({"lang": "ko", "n": [1, 2]})));
     for q in ["w1 w2", "w3", "w50 w7 w7"] {
         let a = index.search(&Query::Text(q), &opts(20, Strategy::Auto));
@@ -401,8 +573,9 @@ fn bad_parameters_are_rejected() {
 
 #[test]
 fn edge_queries_and_documents() {
-    let mut index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let index = Bm25Index::new(IndexConfig::default()).unwrap();
     assert!(index
+        .snapshot()
         .search(&Query::Text("anything"), &opts(10, Strategy::Auto))
         .is_empty());
     let docs = vec![
@@ -429,14 +602,25 @@ fn edge_queries_and_documents() {
     ];
     index.add(docs, false).unwrap();
     assert_eq!(index.len(), 4);
-    assert!(index.search(&Query::Text(""), &opts(10, Strategy::Auto)).is_empty());
-    assert!(index.search(&Query::Text("   "), &opts(10, Strategy::Auto)).is_empty());
     assert!(index
+        .snapshot()
+        .search(&Query::Text(""), &opts(10, Strategy::Auto))
+        .is_empty());
+    assert!(index
+        .snapshot()
+        .search(&Query::Text("   "), &opts(10, Strategy::Auto))
+        .is_empty());
+    assert!(index
+        .snapshot()
         .search(&Query::Text("unknownterm"), &opts(10, Strategy::Auto))
         .is_empty());
-    assert!(index.search(&Query::Text("ipsum"), &opts(0, Strategy::Auto)).is_empty());
-    let hits = index.search(&Query::Text("ipsum"), &opts(1000, Strategy::Auto));
-    let mut got: Vec<String> = ids(&index, &hits).into_iter().map(|h| h.0).collect();
+    assert!(index
+        .snapshot()
+        .search(&Query::Text("ipsum"), &opts(0, Strategy::Auto))
+        .is_empty());
+    let snap = index.snapshot();
+    let hits = snap.search(&Query::Text("ipsum"), &opts(1000, Strategy::Auto));
+    let mut got: Vec<String> = ids(&snap, &hits).into_iter().map(|h| h.0).collect();
     got.sort();
     assert_eq!(got, ["big", "small"]);
 }
@@ -449,11 +633,11 @@ fn files_of_format_version_1_load_and_save_back_identically() {
     let bytes = std::fs::read(golden).unwrap();
     let index = persist::from_bytes(&bytes, &NEVER).unwrap();
     assert_eq!(index.len(), 11);
-    let hits = index.search(&Query::Text("cats"), &opts(3, Strategy::Auto));
+    let hits = index.snapshot().search(&Query::Text("cats"), &opts(3, Strategy::Auto));
     assert_eq!(hits.len(), 3);
     let dir = scratch_dir("ragrank-golden");
     let path = dir.join("again.rgrk");
-    persist::save(&index, &path, &NEVER).unwrap();
+    persist::save(&index.snapshot(), &path, &NEVER).unwrap();
     assert!(std::fs::read(&path).unwrap() == bytes);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -462,14 +646,16 @@ fn files_of_format_version_1_load_and_save_back_identically() {
 fn a_cancelled_save_or_load_stops_and_leaves_the_old_file() {
     let mut rng = StdRng::seed_from_u64(5);
     let docs = (0..50).map(|i| random_doc(&mut rng, format!("d{i}"), 40)).collect();
-    let mut index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    let index = Bm25Index::new(config(Variant::Lucene)).unwrap();
     index.add(docs, false).unwrap();
     let dir = scratch_dir("ragrank-cancel");
     let path = dir.join("idx.rgrk");
-    persist::save(&index, &path, &NEVER).unwrap();
+    persist::save(&index.snapshot(), &path, &NEVER).unwrap();
     let before = std::fs::read(&path).unwrap();
     index.remove(&["d1".into()]);
-    let err = persist::save(&index, &path, &AtomicBool::new(true)).err().unwrap();
+    let err = persist::save(&index.snapshot(), &path, &AtomicBool::new(true))
+        .err()
+        .unwrap();
     assert_eq!(err.kind, ErrorKind::Aborted);
     assert!(std::fs::read(&path).unwrap() == before);
     let names: Vec<_> = std::fs::read_dir(&dir)
@@ -484,7 +670,7 @@ fn a_cancelled_save_or_load_stops_and_leaves_the_old_file() {
 
 #[test]
 fn a_cancelled_batch_fails_with_aborted() {
-    let mut index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    let index = Bm25Index::new(config(Variant::Lucene)).unwrap();
     index
         .add(
             vec![NewDoc {
@@ -497,11 +683,13 @@ fn a_cancelled_batch_fails_with_aborted() {
         .unwrap();
     let queries = [Query::Text("alpha")];
     let err = index
+        .snapshot()
         .search_batch_cancellable(&queries, &opts(3, Strategy::Auto), &AtomicBool::new(true))
         .err()
         .unwrap();
     assert_eq!(err.kind, ErrorKind::Aborted);
     let hits = index
+        .snapshot()
         .search_batch_cancellable(&queries, &opts(3, Strategy::Auto), &NEVER)
         .unwrap();
     assert_eq!(hits[0].len(), 1);

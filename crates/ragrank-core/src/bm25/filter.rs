@@ -1,12 +1,12 @@
 //! Restricting a search to some documents, checked inside the scan.
 use rustc_hash::FxHashSet;
 
-use super::store::Doc;
+use super::segment::Doc;
 use crate::filter::MetaFilter;
 
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    /// Allowed document slots, when restricted by id.
+    /// Allowed document slots of the snapshot searched (`Snapshot::slots_of`), when restricted by id.
     pub slots: Option<FxHashSet<u32>>,
     /// The compiled `meta` filter (see `crate::filter`), when restricted by metadata.
     pub meta: Option<MetaFilter>,

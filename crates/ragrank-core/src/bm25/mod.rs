@@ -1,27 +1,32 @@
-//! An incremental BM25 index.
+//! An incremental BM25 index that takes writes while it serves reads.
+//!
+//! - `segment`: immutable pieces of the index (documents, postings with raw tf).
+//! - `snapshot`: what a search sees (segments, deletions, N, df); searched without locks.
+//! - `live`: the writer (`Bm25Index`): staged writes, refresh, background merges.
+//! - `search` / `scoring`: query-time BM25 over one segment; `merge`: the merge policy.
 pub mod filter;
-mod impacts;
+mod live;
+mod merge;
 pub mod persist;
 pub mod scoring;
 mod search;
-mod store;
-
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock};
+mod segment;
+mod snapshot;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Analyzer, AnalyzerConfig};
-use crate::error::{check_cancel, Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result};
 pub use crate::topk::Hit;
 pub use filter::Filter;
-use impacts::Impacts;
+pub use live::{Bm25Index, DEFAULT_REFRESH_INTERVAL};
+pub use merge::{MERGE_FACTOR, REWRITE_DEAD};
 pub use scoring::{Params, Variant};
-use search::QueryTerm;
-pub use store::Doc;
-use store::{AnalyzedBatch, AnalyzedDoc, DocStore};
+pub use segment::Doc;
+use segment::{AnalyzedBatch, AnalyzedDoc};
+pub use snapshot::Snapshot;
 
 /// The settings of an index; a field left out of the serialized form takes its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,10 +89,7 @@ pub enum Strategy {
     MaxScore,
 }
 
-/// From this many document slots on, `Auto` prunes with MaxScore.
-/// Distinct query terms up to which repeats are merged by a linear scan.
-const LINEAR_MERGE_TERMS: usize = 32;
-
+/// From this many documents in a segment on, `Auto` prunes it with MaxScore.
 pub const AUTO_MAXSCORE_SLOTS: usize = 50_000;
 
 #[derive(Debug, Clone, Default)]
@@ -104,279 +106,19 @@ pub struct Stats {
     pub terms: usize,
     pub postings: usize,
     pub avg_doc_length: f64,
-    /// Bytes the index holds per posting: forward index plus impacts, when built.
+    /// Bytes the index holds per posting: postings and forward index.
     pub bytes_per_posting: f64,
     pub memory_bytes: usize,
-    /// Terms that also have a dense row (see `impacts.rs`), once the impacts are built.
+    /// Always 0 since scores are computed at query time (there are no dense impact rows);
+    /// kept so the stats keep their shape.
     pub dense_terms: usize,
+    /// Segments of the current snapshot.
+    pub segments: usize,
+    /// Removed documents still held by segments (until a merge rewrites them).
+    pub deleted_docs: usize,
 }
 
-pub struct Bm25Index {
-    config: IndexConfig,
-    analyzer: Arc<Analyzer>,
-    store: DocStore,
-    impacts: OnceLock<Impacts>,
-}
-
-impl Bm25Index {
-    pub fn new(config: IndexConfig) -> Result<Self> {
-        config.params.validate()?;
-        let analyzer = Arc::new(Analyzer::new(config.analyzer.clone())?);
-        Ok(Bm25Index {
-            config,
-            analyzer,
-            store: DocStore::default(),
-            impacts: OnceLock::new(),
-        })
-    }
-
-    pub fn config(&self) -> &IndexConfig {
-        &self.config
-    }
-
-    pub fn len(&self) -> usize {
-        self.store.alive
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.store.alive == 0
-    }
-
-    pub fn contains(&self, id: &str) -> bool {
-        self.store.slot_of.contains_key(id)
-    }
-
-    pub fn doc(&self, slot: u32) -> &Doc {
-        &self.store.docs[slot as usize]
-    }
-
-    pub fn analyze(&self, text: &str) -> Vec<String> {
-        self.analyzer.analyze(text)
-    }
-
-    /// Adds documents. Without `upsert`, an id already in the index is an
-    /// `ERR_DUPLICATE_ID` error; with it, the old document is replaced (and counts as
-    /// newly added for tie order). Ids repeated within one call are always an error.
-    /// Validation happens before any change, so a failed call leaves the index as it was.
-    pub fn add(&mut self, docs: Vec<NewDoc>, upsert: bool) -> Result<usize> {
-        let prepared = prepare_docs(&self.analyzer, self.config.store_text, docs)?;
-        self.insert(prepared, upsert)
-    }
-
-    /// The second half of `add`: stores documents analysed by `prepare_docs`, which
-    /// needs no access to the index (so callers can analyse without holding a lock).
-    pub fn insert(&mut self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
-        if !upsert {
-            if let Some(d) = docs.0.iter().flat_map(|b| &b.docs).find(|d| self.contains(&d.id)) {
-                return Err(Error::new(
-                    ErrorKind::DuplicateId,
-                    format!(
-                        "document id {:?} is already in the index (use upsert to replace it)",
-                        d.id
-                    ),
-                ));
-            }
-        }
-        let n = docs.len();
-        if upsert {
-            for d in docs.0.iter().flat_map(|b| &b.docs) {
-                self.store.remove(&d.id);
-            }
-        }
-        for batch in docs.0 {
-            self.store.insert_batch(batch);
-        }
-        self.changed();
-        Ok(n)
-    }
-
-    /// The analyzer, shareable with threads that prepare documents.
-    pub fn analyzer(&self) -> Arc<Analyzer> {
-        self.analyzer.clone()
-    }
-
-    /// Removes documents by id and returns how many were in the index; unknown ids are
-    /// ignored.
-    pub fn remove(&mut self, ids: &[String]) -> usize {
-        let removed = ids.iter().filter(|id| self.store.remove(id)).count();
-        if removed > 0 {
-            self.changed();
-        }
-        removed
-    }
-
-    fn changed(&mut self) {
-        self.store.maybe_compact();
-        self.impacts = OnceLock::new();
-    }
-
-    fn impacts(&self) -> &Impacts {
-        self.impacts
-            .get_or_init(|| Impacts::build(&self.store, &self.config.params))
-    }
-
-    /// Builds the query-time structures now instead of at the first search.
-    pub fn prepare(&self) {
-        self.impacts();
-    }
-
-    /// Unique known query terms in first-occurrence order, weighted by multiplicity
-    /// (a repeated query token counts again, as in bm25s).
-    fn query_terms(&self, query: &Query) -> Vec<QueryTerm> {
-        let mut out: Vec<QueryTerm> = Vec::new();
-        // Queries are short: a linear scan merges repeats faster than hashing, until the
-        // query grows long enough for the map to pay off.
-        let mut pos: FxHashMap<u32, usize> = FxHashMap::default();
-        let mut add = |tok: &str| {
-            let Some(t) = self.store.term_id(tok) else { return };
-            let found = if out.len() <= LINEAR_MERGE_TERMS {
-                out.iter().position(|q| q.term == t)
-            } else {
-                if pos.is_empty() {
-                    pos.extend(out.iter().enumerate().map(|(i, q)| (q.term, i)));
-                }
-                pos.get(&t).copied()
-            };
-            match found {
-                Some(i) => out[i].weight += 1.0,
-                None => {
-                    if !pos.is_empty() {
-                        pos.insert(t, out.len());
-                    }
-                    out.push(QueryTerm { term: t, weight: 1.0 });
-                }
-            }
-        };
-        match query {
-            Query::Text(text) => self.analyzer.analyze_into(text, &mut |t| add(t)),
-            Query::Tokens(tokens) => tokens.iter().for_each(|t| add(t)),
-            Query::JoinedTokens(joined) => joined.split('\0').filter(|t| !t.is_empty()).for_each(add),
-        }
-        out
-    }
-
-    /// The top `top_k` documents containing at least one query term, best first; ties
-    /// go to the document added earlier.
-    pub fn search(&self, query: &Query, opts: &SearchOptions) -> Vec<Hit> {
-        let terms = self.query_terms(query);
-        if terms.is_empty() || opts.top_k == 0 || self.is_empty() {
-            return Vec::new();
-        }
-        let impacts = self.impacts();
-        let n_slots = self.store.docs.len();
-        let allow = |slot: u32| opts.filter.as_ref().is_none_or(|f| f.allows(slot, self.doc(slot)));
-        let use_maxscore = match opts.strategy {
-            Strategy::Auto => n_slots >= AUTO_MAXSCORE_SLOTS,
-            Strategy::Exhaustive => false,
-            Strategy::MaxScore => true,
-        };
-        let mut hits = if use_maxscore {
-            search::maxscore(impacts, &terms, opts.top_k, &allow)
-        } else {
-            search::exhaustive(
-                impacts,
-                n_slots,
-                &terms,
-                opts.top_k,
-                self.config.params.positive_impacts(),
-                &allow,
-            )
-        };
-        if !impacts.absent.is_empty() {
-            let constant: f32 = terms
-                .iter()
-                .map(|qt| qt.weight * impacts.absent[qt.term as usize])
-                .sum();
-            hits.iter_mut().for_each(|h| h.score += constant);
-        }
-        hits
-    }
-
-    /// Runs queries in parallel on rayon's pool; results in query order.
-    pub fn search_batch(&self, queries: &[Query], opts: &SearchOptions) -> Vec<Vec<Hit>> {
-        // Never cancelled, so never an error.
-        self.search_batch_cancellable(queries, opts, &AtomicBool::new(false))
-            .unwrap_or_default()
-    }
-
-    /// `search_batch` that skips the remaining queries once `cancel` is set and then
-    /// fails with `Error::aborted()`.
-    pub fn search_batch_cancellable(
-        &self,
-        queries: &[Query],
-        opts: &SearchOptions,
-        cancel: &AtomicBool,
-    ) -> Result<Vec<Vec<Hit>>> {
-        self.prepare();
-        queries
-            .par_iter()
-            .map(|q| {
-                check_cancel(cancel)?;
-                Ok(self.search(q, opts))
-            })
-            .collect()
-    }
-
-    /// Slots of the given ids (unknown ids skipped), for building filters.
-    pub fn slots_of<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> FxHashSet<u32> {
-        ids.into_iter()
-            .filter_map(|id| self.store.slot_of.get(id).copied())
-            .collect()
-    }
-
-    pub fn stats(&self) -> Stats {
-        let postings = self.store.postings();
-        let forward: usize = self
-            .store
-            .docs
-            .iter()
-            .map(|d| d.terms.len() * 8 + d.id.len() + 48)
-            .sum();
-        let impacts = self.impacts.get().map_or(0, Impacts::bytes);
-        let vocab: usize = self.store.terms.iter().map(|t| t.len() * 2 + 40).sum();
-        let texts: usize = self
-            .store
-            .docs
-            .iter()
-            .map(|d| d.text.as_ref().map_or(0, |t| t.len()))
-            .sum();
-        let per_posting = self.store.docs.iter().map(|d| d.terms.len() * 8).sum::<usize>()
-            + self.impacts.get().map_or(0, |i| i.docs.len() * 8 + i.dense.len() * 4);
-        Stats {
-            documents: self.store.alive,
-            terms: self.store.live_terms(),
-            postings,
-            avg_doc_length: self.store.avg_len(),
-            bytes_per_posting: if postings == 0 {
-                0.0
-            } else {
-                per_posting as f64 / postings as f64
-            },
-            memory_bytes: forward + impacts + vocab + texts,
-            dense_terms: self
-                .impacts
-                .get()
-                .map_or(0, |i| i.dense_row.iter().filter(|&&r| r != impacts::NO_ROW).count()),
-        }
-    }
-
-    /// Live documents in insertion order.
-    pub fn docs(&self) -> impl Iterator<Item = &Doc> {
-        self.store.docs.iter().filter(|d| d.alive)
-    }
-
-    pub(crate) fn store(&self) -> &DocStore {
-        &self.store
-    }
-
-    pub(crate) fn from_parts(config: IndexConfig, store: DocStore) -> Result<Self> {
-        let mut index = Bm25Index::new(config)?;
-        index.store = store;
-        Ok(index)
-    }
-}
-
-/// Documents checked and analysed, ready for `Bm25Index::insert`.
+/// Documents checked and analysed, ready for `Bm25Index::stage_add`.
 pub struct PreparedDocs(Vec<AnalyzedBatch>);
 
 impl PreparedDocs {
@@ -417,6 +159,11 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
     }
     drop(seen);
     let size = batch_size(docs.len());
+    if docs.len() <= size {
+        // One batch: analysed on the calling thread, so a small sync add never waits for a
+        // pool busy with other work.
+        return Ok(PreparedDocs(vec![analyze_batch(analyzer, docs, store_text)?]));
+    }
     let batches = docs
         .into_par_iter()
         .chunks(size)

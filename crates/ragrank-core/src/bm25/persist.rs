@@ -2,13 +2,18 @@
 //! version, payload, length and CRC-32; atomic, cancellable writes).
 //!
 //! The payload (little endian) holds the config as JSON, the live vocabulary, and each
-//! live document (id, term frequencies, optional text and metadata) in insertion order;
-//! impacts are rebuilt on load.
+//! live document (id, term frequencies, optional text and metadata) in insertion order.
+//! A save writes one snapshot, which is immutable: it takes no lock and sees a point in
+//! time however the index changes meanwhile. A load builds one segment.
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use super::store::{AnalyzedBatch, AnalyzedDoc, DocStore};
+use std::sync::Arc;
+
+use super::segment::{AnalyzedBatch, AnalyzedDoc, Deleted, SegmentBuilder};
+use super::snapshot::{SegRef, Snapshot};
 use super::{Bm25Index, IndexConfig};
+use crate::analysis::Analyzer;
 use crate::checksummed::{self, Format, PayloadWriter};
 use crate::error::{check_cancel, Error, Result};
 
@@ -16,39 +21,68 @@ pub const MAGIC: &[u8; 8] = b"RGRKBM25";
 pub const FORMAT_VERSION: u32 = 1;
 const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION, "BM25 index");
 
-/// Writes `index` to `path` atomically; once `cancel` is set the write stops with
+/// Writes `snapshot` to `path` atomically; once `cancel` is set the write stops with
 /// `Error::aborted()`, and `path` is left as it was.
-pub fn save(index: &Bm25Index, path: &Path, cancel: &AtomicBool) -> Result<()> {
-    checksummed::write(path, &FORMAT, cancel, |w| write_payload(index, w))
+pub fn save(snapshot: &Snapshot, path: &Path, cancel: &AtomicBool) -> Result<()> {
+    checksummed::write(path, &FORMAT, cancel, |w| write_payload(snapshot, w, cancel))
 }
 
-fn write_payload(index: &Bm25Index, w: &mut PayloadWriter) -> Result<()> {
-    let store = index.store();
-    let config = serde_json::to_vec(index.config()).map_err(|e| Error::invalid(e.to_string()))?;
+fn write_payload(snap: &Snapshot, w: &mut PayloadWriter, cancel: &AtomicBool) -> Result<()> {
+    let config = serde_json::to_vec(snap.config()).map_err(|e| Error::invalid(e.to_string()))?;
     w.bytes(&config)?;
-    // Only live terms are written; ids are renumbered densely.
-    let mut remap = vec![u32::MAX; store.terms.len()];
-    let live: Vec<usize> = (0..store.terms.len()).filter(|&t| store.df[t] > 0).collect();
-    w.u32(live.len() as u32)?;
-    for (new, &t) in live.iter().enumerate() {
-        remap[t] = new as u32;
-        w.bytes(store.terms[t].as_bytes())?;
+    // The file's vocabulary: terms of live documents, numbered in (segment, local term)
+    // order (so a loaded file saves back identically).
+    let mut file_ids: Vec<Vec<u32>> = Vec::with_capacity(snap.segs.len());
+    let mut vocab: Vec<&str> = Vec::new();
+    let mut id_of: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    for s in &snap.segs {
+        let seg = &s.seg;
+        let mut used = vec![false; seg.terms.len()];
+        for local in 0..seg.len() as u32 {
+            if !s.deleted.contains(local) {
+                seg.doc_terms(local).iter().for_each(|&(t, _)| used[t as usize] = true);
+            }
+        }
+        let ids = (0..seg.terms.len())
+            .map(|t| {
+                if !used[t] {
+                    return u32::MAX;
+                }
+                let term = &*seg.terms[t];
+                *id_of.entry(term).or_insert_with(|| {
+                    vocab.push(term);
+                    (vocab.len() - 1) as u32
+                })
+            })
+            .collect();
+        file_ids.push(ids);
+        check_cancel(cancel)?;
     }
-    w.u32(store.alive as u32)?;
-    for doc in store.docs.iter().filter(|d| d.alive) {
-        w.bytes(doc.id.as_bytes())?;
-        w.u32(doc.terms.len() as u32)?;
-        for &(t, tf) in doc.terms.iter() {
-            w.u32(remap[t as usize])?;
-            w.u32(tf)?;
-        }
-        let flags = doc.text.is_some() as u8 | (doc.meta.is_some() as u8) << 1;
-        w.put(&[flags])?;
-        if let Some(text) = &doc.text {
-            w.bytes(text.as_bytes())?;
-        }
-        if let Some(meta) = &doc.meta {
-            w.bytes(&serde_json::to_vec(meta).map_err(|e| Error::invalid(e.to_string()))?)?;
+    w.u32(vocab.len() as u32)?;
+    for term in &vocab {
+        w.bytes(term.as_bytes())?;
+    }
+    w.u32(snap.len() as u32)?;
+    for (s, ids) in snap.segs.iter().zip(&file_ids) {
+        for (local, doc) in s.seg.docs.iter().enumerate() {
+            if s.deleted.contains(local as u32) {
+                continue;
+            }
+            let terms = s.seg.doc_terms(local as u32);
+            w.bytes(doc.id.as_bytes())?;
+            w.u32(terms.len() as u32)?;
+            for &(t, tf) in terms {
+                w.u32(ids[t as usize])?;
+                w.u32(tf)?;
+            }
+            let flags = doc.text.is_some() as u8 | (doc.meta.is_some() as u8) << 1;
+            w.put(&[flags])?;
+            if let Some(text) = &doc.text {
+                w.bytes(text.as_bytes())?;
+            }
+            if let Some(meta) = &doc.meta {
+                w.bytes(&serde_json::to_vec(meta).map_err(|e| Error::invalid(e.to_string()))?)?;
+            }
         }
     }
     Ok(())
@@ -152,8 +186,37 @@ pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
         return Err(Error::corrupt("index file has trailing bytes"));
     }
     check_cancel(cancel)?;
+    let bad_config = |e: Error| Error::corrupt(format!("index file has a bad config: {e}"));
+    config.params.validate().map_err(bad_config)?;
+    let analyzer = Arc::new(Analyzer::new(config.analyzer.clone()).map_err(bad_config)?);
     batch.terms = terms.into_iter().map(String::into_boxed_str).collect();
-    let mut store = DocStore::default();
-    store.insert_batch(batch);
-    Bm25Index::from_parts(config, store).map_err(|e| Error::corrupt(format!("index file has a bad config: {e}")))
+    // The file's term ids become the segment's (terms used by no document are left out).
+    let mut builder = SegmentBuilder::new();
+    let mut used = vec![false; batch.terms.len()];
+    batch
+        .docs
+        .iter()
+        .flat_map(|d| &d.counts)
+        .for_each(|&(t, _)| used[t as usize] = true);
+    for (term, _) in batch.terms.iter().zip(&used).filter(|(_, &u)| u) {
+        builder.intern(&Arc::from(&**term));
+    }
+    let mut snapshot = Snapshot::empty(Arc::new(config), analyzer);
+    snapshot.live = batch.docs.len();
+    snapshot.total_len = batch.docs.iter().map(|d| d.len as u64).sum();
+    builder.push_batch(batch, |_| true);
+    let seg = builder.finish(&snapshot.config.params, snapshot.avg_len());
+    for (t, term) in seg.terms.iter().enumerate() {
+        snapshot
+            .df
+            .insert(term.clone(), (seg.offsets[t + 1] - seg.offsets[t]) as u32);
+        snapshot.term_bytes += term.len();
+    }
+    snapshot.postings = seg.post_docs.len();
+    let deleted = Arc::new(Deleted::new(seg.len()));
+    snapshot.set_segments(vec![SegRef::new(Arc::new(seg), deleted)]);
+    // A loaded index is usually searched before it is written: precompute now, on the
+    // loading thread, rather than a second after.
+    snapshot.precompute();
+    Ok(Bm25Index::from_snapshot(snapshot))
 }

@@ -128,12 +128,12 @@ impl Params {
     }
 
     /// Whether a document without the term still scores `idf * tfc(0)` (BM25L, BM25+).
-    /// Those variants store `tfc(tf) - tfc(0)` per posting and add the constant per query.
+    /// Postings then score `tfc(tf) - tfc(0)` and the constant is added per query.
     pub fn shifts(&self) -> bool {
         matches!(self.variant, Variant::Bm25l | Variant::Bm25plus)
     }
 
-    /// Whether every stored impact is > 0 (idf > 0 and a term-frequency part increasing in
+    /// Whether every posting's contribution is > 0 (idf > 0 and a term-frequency part increasing in
     /// tf). Robertson clamps idf at 0 and ATIRE's idf is 0 for a term in every document.
     pub fn positive_impacts(&self) -> bool {
         matches!(
@@ -148,6 +148,113 @@ impl Params {
             1.0 - self.b + self.b * dl / avgdl
         } else {
             1.0
+        }
+    }
+}
+
+/// The term-frequency part of a posting, `tfc(tf, L) - tfc(0)`, at query time. Its
+/// constants are fixed per snapshot (they hold the average length), so a posting costs
+/// one small formula with no `match`; search code is generic over it.
+pub trait TfPart: Copy + Send + Sync {
+    fn eval(&self, tf: f32, dl: f32) -> f32;
+}
+
+/// `scale * tf / (tf + a + b * dl)`: Lucene and Robertson (scale 1), ATIRE and BM25+
+/// (scale `k1 + 1`; BM25+'s `delta` is its `tfc(0)`), with `a = k1 (1 - b)`, `b = k1 b / avgdl`.
+#[derive(Debug, Clone, Copy)]
+pub struct Saturation {
+    scale: f32,
+    a: f32,
+    b: f32,
+}
+
+impl TfPart for Saturation {
+    #[inline(always)]
+    fn eval(&self, tf: f32, dl: f32) -> f32 {
+        self.scale * tf / (tf + self.a + self.b * dl)
+    }
+}
+
+/// BM25L minus its `tfc(0)`: `(k1+1)(c+d)/(k1+c+d) - (k1+1)d/(k1+d)` simplifies to
+/// `scale * c / (kd + c)` with `c = tf / (p + q dl)`, `scale = (k1+1) k1 / (k1+d)`,
+/// `kd = k1 + d`: no cancellation of two close numbers in f32. Lv & Zhai's BM25L adds no
+/// constant for absent terms, so its postings carry the whole `tfc`: `offset` is `tfc(0)`
+/// there and 0 for the shifted BM25L.
+#[derive(Debug, Clone, Copy)]
+pub struct LengthScaled {
+    offset: f32,
+    scale: f32,
+    kd: f32,
+    p: f32,
+    q: f32,
+}
+
+impl TfPart for LengthScaled {
+    #[inline(always)]
+    fn eval(&self, tf: f32, dl: f32) -> f32 {
+        let c = tf / (self.p + self.q * dl);
+        self.offset + self.scale * c / (self.kd + c)
+    }
+}
+
+/// A variant's `TfPart` for one average length.
+#[derive(Debug, Clone, Copy)]
+pub enum TfForm {
+    Saturation(Saturation),
+    LengthScaled(LengthScaled),
+}
+
+impl Params {
+    /// `tfc(0)`: what a document without the term scores per unit of idf (0 but for
+    /// BM25L and BM25+).
+    pub fn tfc0(&self) -> f64 {
+        let (k1, d) = (self.k1, self.delta);
+        match self.variant {
+            Variant::Lucene | Variant::Robertson | Variant::Atire | Variant::Bm25lLvZhai => 0.0,
+            Variant::Bm25l if k1 + d > 0.0 => (k1 + 1.0) * d / (k1 + d),
+            Variant::Bm25l => 0.0,
+            Variant::Bm25plus => d,
+        }
+    }
+
+    /// The query-time form of `tfc(tf, L) - tfc0()` for this average length.
+    pub fn tf_form(&self, avgdl: f64) -> TfForm {
+        let k1 = self.k1;
+        // L = p + q * dl; an empty collection (avgdl 0) has L = 1.
+        let (p, q) = if avgdl > 0.0 {
+            (1.0 - self.b, self.b / avgdl)
+        } else {
+            (1.0, 0.0)
+        };
+        let saturation = |scale: f64| {
+            TfForm::Saturation(Saturation {
+                scale: scale as f32,
+                a: (k1 * p) as f32,
+                b: (k1 * q) as f32,
+            })
+        };
+        match self.variant {
+            Variant::Lucene | Variant::Robertson => saturation(1.0),
+            Variant::Atire | Variant::Bm25plus => saturation(k1 + 1.0),
+            Variant::Bm25l | Variant::Bm25lLvZhai => {
+                let kd = k1 + self.delta;
+                // k1 = delta = 0: tfc is 1 for any tf > 0 (c / c).
+                let scale = if kd > 0.0 { (k1 + 1.0) * k1 / kd } else { 1.0 };
+                // The shifted BM25L's tfc(0), which Lv & Zhai's keeps in every posting.
+                let tfc0 = if kd > 0.0 { (k1 + 1.0) * self.delta / kd } else { 0.0 };
+                let offset = if self.variant == Variant::Bm25lLvZhai {
+                    tfc0
+                } else {
+                    0.0
+                };
+                TfForm::LengthScaled(LengthScaled {
+                    offset: offset as f32,
+                    scale: scale as f32,
+                    kd: kd as f32,
+                    p: p as f32,
+                    q: q as f32,
+                })
+            }
         }
     }
 }
@@ -195,5 +302,41 @@ mod tests {
             assert!(e.message.starts_with(option), "{json}: {}", e.message);
         }
         assert!(from_json(r#"{"k1":"1e"}"#).is_err());
+    }
+
+    #[test]
+    fn query_time_forms_equal_the_formulas() {
+        for variant in [
+            Variant::Lucene,
+            Variant::Robertson,
+            Variant::Atire,
+            Variant::Bm25l,
+            Variant::Bm25lLvZhai,
+            Variant::Bm25plus,
+        ] {
+            for (k1, b, delta) in [
+                (1.5, 0.75, 0.5),
+                (0.0, 0.75, 0.5),
+                (1.2, 0.0, 0.0),
+                (0.9, 1.0, 1.0),
+                (0.0, 0.3, 0.0),
+            ] {
+                let p = Params { variant, k1, b, delta };
+                for avgdl in [0.0, 3.7, 120.0] {
+                    for (tf, dl) in [(1.0, 1.0), (3.0, 7.0), (2.0, 500.0), (40.0, 41.0)] {
+                        let want = p.tfc(tf, p.length_norm(dl, avgdl)) - p.tfc0();
+                        let got = match p.tf_form(avgdl) {
+                            TfForm::Saturation(s) => s.eval(tf as f32, dl as f32),
+                            TfForm::LengthScaled(s) => s.eval(tf as f32, dl as f32),
+                        } as f64;
+                        let tol = 1e-6 * want.abs().max(1e-3);
+                        assert!(
+                            (got - want).abs() <= tol,
+                            "{p:?} avgdl {avgdl} tf {tf} dl {dl}: {got} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,24 +1,68 @@
-//! Query evaluation over precomputed impacts.
+//! Query evaluation over one segment, scoring each posting at query time.
 //!
 //! Two strategies return identical hits (same scores to the bit, same order):
-//! - `exhaustive`: term-at-a-time accumulation into a dense per-thread array, then a
-//!   bounded heap over the touched documents. Best for small and mid-sized collections.
+//! - `exhaustive`: term-at-a-time accumulation into a dense per-thread array sized to the
+//!   segment, then a bounded selection over the touched documents.
 //! - `maxscore`: document-at-a-time MaxScore (Turtle & Flood 1995). Terms whose summed
 //!   upper bounds cannot lift a document over the current k-th score are only probed,
 //!   never iterated, so the cost grows sublinearly with the collection.
 //!
-//! A document's score is summed in query-term order from 0 in both, which is what makes
-//! them bit-identical.
+//! A posting adds `wi * tf_part(tf, dl)` (`wi` = query weight times idf, both fixed per
+//! snapshot) and a document's score is summed in query-term order from 0 in both, so
+//! the result does not depend on the strategy or on how the index is cut into segments.
+//! `floor` is the k-th score of earlier segments: a document here must beat it (a tie
+//! goes to the earlier document, which is always in an earlier segment).
 use std::cell::RefCell;
 
-use super::impacts::Impacts;
+use super::scoring::TfPart;
+use super::segment::Segment;
 use crate::topk::{Hit, KBest, TopK};
 
-/// A query term with its weight (its multiplicity in the query).
+/// The tf part of the posting at `at` (an index into the segment's posting arrays) of
+/// document `doc`: computed on the fly, or read from values precomputed for the snapshot
+/// (`Cached`), which are the same f32 operations on the same inputs, so both give
+/// bit-identical scores.
+pub trait Parts: Copy {
+    fn part(&self, at: usize, doc: u32) -> f32;
+}
+
+#[derive(Clone, Copy)]
+pub struct OnTheFly<'a, F> {
+    pub f: F,
+    pub tfs: &'a [u32],
+    pub lens: &'a [u32],
+}
+
+impl<F: TfPart> Parts for OnTheFly<'_, F> {
+    #[inline(always)]
+    fn part(&self, at: usize, doc: u32) -> f32 {
+        self.f.eval(self.tfs[at] as f32, self.lens[doc as usize] as f32)
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Cached<'a> {
+    pub parts: &'a [f32],
+}
+
+impl Parts for Cached<'_> {
+    #[inline(always)]
+    fn part(&self, at: usize, _doc: u32) -> f32 {
+        self.parts[at]
+    }
+}
+
+/// A query term as one segment knows it.
 #[derive(Debug, Clone, Copy)]
-pub struct QueryTerm {
-    pub term: u32,
-    pub weight: f32,
+pub struct SegTerm {
+    /// The segment's local term id.
+    pub local: u32,
+    /// Query weight times idf.
+    pub wi: f32,
+    /// Upper bound of the term's contribution in this segment.
+    pub bound: f32,
+    /// Position of the term in the query.
+    pub q: usize,
 }
 
 #[derive(Default)]
@@ -31,46 +75,45 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// Dense accumulation: branch-free adds into a per-thread array of one float per
-/// document, then one scan with a cheap threshold test. `positive` says every impact is
-/// above 0 (all variants but Robertson and ATIRE, whose idf can be 0): then a score of 0
-/// means "no query term", and the per-document "matched" bytes are not needed.
-pub fn exhaustive(
-    impacts: &Impacts,
-    n_slots: usize,
-    terms: &[QueryTerm],
+/// Dense accumulation: adds into a per-thread array of one float per document, then one
+/// scan with a cheap threshold test. `positive` says every contribution is above 0 (all
+/// variants but Robertson and ATIRE, whose idf can be 0): then a score of 0 means "no
+/// query term", and the per-document "matched" bytes are not needed. Hits carry local ids.
+pub fn exhaustive<P: Parts>(
+    seg: &Segment,
+    p: P,
+    terms: &[SegTerm],
     k: usize,
     positive: bool,
+    floor: f32,
     allow: &dyn Fn(u32) -> bool,
 ) -> Vec<Hit> {
+    let n = seg.len();
     SCRATCH.with(|cell| {
         let mut guard = cell.borrow_mut();
         let s = &mut *guard;
         s.acc.clear();
-        s.acc.resize(n_slots, 0.0);
+        s.acc.resize(n, 0.0);
         s.seen.clear();
         if !positive {
-            s.seen.resize(n_slots, 0);
+            s.seen.resize(n, 0);
         }
         let (acc, seen) = (&mut s.acc[..], &mut s.seen[..]);
         for qt in terms {
-            let (docs, scores) = impacts.postings(qt.term);
+            let start = seg.offsets[qt.local as usize];
+            let (docs, _) = seg.postings(qt.local);
             if positive {
-                match impacts.dense_row(qt.term, n_slots) {
-                    // Adding the row's zeros leaves other sums bit-identical.
-                    Some(row) => acc.iter_mut().zip(row).for_each(|(a, &v)| *a += qt.weight * v),
-                    None => scatter_add(acc, docs, scores, qt.weight),
-                }
+                scatter_add(acc, docs, start, qt.wi, p);
             } else {
-                for (&d, &v) in docs.iter().zip(scores) {
-                    acc[d as usize] += qt.weight * v;
+                for (i, &d) in docs.iter().enumerate() {
+                    acc[d as usize] += qt.wi * p.part(start + i, d);
                     seen[d as usize] = 1;
                 }
             }
         }
-        // Slots come in increasing order, so a score equal to the k-th best loses.
-        let mut threshold = if positive { 0.0 } else { f32::NEG_INFINITY };
-        let mut best = KBest::new(k.min(n_slots));
+        // Documents come in increasing order, so a score equal to the k-th best loses.
+        let mut threshold = if positive { 0.0f32 } else { f32::NEG_INFINITY }.max(floor);
+        let mut best = KBest::new(k.min(n));
         for (d, &score) in acc.iter().enumerate() {
             if score <= threshold || (!positive && seen[d] == 0) {
                 continue;
@@ -84,39 +127,29 @@ pub fn exhaustive(
     })
 }
 
-/// `acc[docs[i]] += weight * scores[i]`, the hot loop of exhaustive search. Postings hold
-/// each slot once and in increasing order (built so), so checking the last slot bounds
-/// them all; the loop then runs without a bounds check per posting, four at a time.
+/// `acc[d] += wi * part` over a term's postings (`start`: the first one's index in the
+/// segment's arrays), the hot loop of exhaustive search. Postings hold each document once
+/// and in increasing order (built so), so checking the last one bounds them all; the
+/// accumulator is then written without a bounds check per posting.
 #[inline]
-fn scatter_add(acc: &mut [f32], docs: &[u32], scores: &[f32], weight: f32) {
+fn scatter_add<P: Parts>(acc: &mut [f32], docs: &[u32], start: usize, wi: f32, p: P) {
     let Some(&last) = docs.last() else { return };
-    assert!((last as usize) < acc.len() && docs.len() == scores.len());
+    assert!((last as usize) < acc.len());
     debug_assert!(docs.windows(2).all(|w| w[0] < w[1]));
-    let mut d4 = docs.chunks_exact(4);
-    let mut s4 = scores.chunks_exact(4);
-    for (d, s) in (&mut d4).zip(&mut s4) {
-        // SAFETY: every slot is <= `last` < acc.len() (increasing order, asserted above).
-        unsafe {
-            *acc.get_unchecked_mut(d[0] as usize) += weight * s[0];
-            *acc.get_unchecked_mut(d[1] as usize) += weight * s[1];
-            *acc.get_unchecked_mut(d[2] as usize) += weight * s[2];
-            *acc.get_unchecked_mut(d[3] as usize) += weight * s[3];
-        }
-    }
-    for (&d, &s) in d4.remainder().iter().zip(s4.remainder()) {
-        // SAFETY: as above.
-        unsafe { *acc.get_unchecked_mut(d as usize) += weight * s };
+    for (i, &d) in docs.iter().enumerate() {
+        let v = wi * p.part(start + i, d);
+        // SAFETY: every document is <= `last` < acc.len() (asserted above).
+        unsafe { *acc.get_unchecked_mut(d as usize) += v };
     }
 }
 
 struct Cursor<'a> {
     docs: &'a [u32],
-    scores: &'a [f32],
+    /// Index of the term's first posting in the segment's arrays.
+    start: usize,
     pos: usize,
-    /// Upper bound of this term's contribution.
     bound: f32,
-    weight: f32,
-    /// Position of the term in the query.
+    wi: f32,
     q: usize,
 }
 
@@ -146,25 +179,31 @@ impl Cursor<'_> {
 
 /// Relative slack on upper bounds, far above f32 rounding of a few sums: pruning is
 /// never wrong, only occasionally less aggressive.
-const SLACK: f32 = 1.0 + 1e-5;
+pub const SLACK: f32 = 1.0 + 1e-5;
 
-pub fn maxscore(impacts: &Impacts, terms: &[QueryTerm], k: usize, allow: &dyn Fn(u32) -> bool) -> Vec<Hit> {
-    let mut top = TopK::new(k);
+pub fn maxscore<P: Parts>(
+    seg: &Segment,
+    p: P,
+    terms: &[SegTerm],
+    k: usize,
+    floor: f32,
+    allow: &dyn Fn(u32) -> bool,
+) -> Vec<Hit> {
     if k == 0 {
         return Vec::new();
     }
+    let mut top = TopK::new(k);
     let mut cursors: Vec<Cursor> = terms
         .iter()
-        .enumerate()
-        .filter_map(|(q, qt)| {
-            let (docs, scores) = impacts.postings(qt.term);
-            (!docs.is_empty()).then(|| Cursor {
+        .filter_map(|qt| {
+            let (docs, _) = seg.postings(qt.local);
+            (!docs.is_empty()).then_some(Cursor {
                 docs,
-                scores,
+                start: seg.offsets[qt.local as usize],
                 pos: 0,
-                bound: qt.weight * impacts.max[qt.term as usize],
-                weight: qt.weight,
-                q,
+                bound: qt.bound,
+                wi: qt.wi,
+                q: qt.q,
             })
         })
         .collect();
@@ -177,11 +216,13 @@ pub fn maxscore(impacts: &Impacts, terms: &[QueryTerm], k: usize, allow: &dyn Fn
             Some(*acc)
         })
         .collect();
-    let mut contrib = vec![0f32; terms.len()];
+    let n_q = terms.iter().map(|t| t.q + 1).max().unwrap_or(0);
+    let mut contrib = vec![0f32; n_q];
     let mut matched: Vec<usize> = Vec::with_capacity(terms.len());
     let mut first_essential = 0;
+    let score_of = |c: &Cursor, d: u32| c.wi * p.part(c.start + c.pos, d);
     loop {
-        let theta = top.threshold();
+        let theta = top.threshold().max(floor);
         while first_essential < cursors.len() && prefix[first_essential] * SLACK < theta {
             first_essential += 1;
         }
@@ -195,7 +236,7 @@ pub fn maxscore(impacts: &Impacts, terms: &[QueryTerm], k: usize, allow: &dyn Fn
         let mut partial = 0f32;
         for c in cursors[first_essential..].iter_mut() {
             if c.doc() == d {
-                let v = c.weight * c.scores[c.pos];
+                let v = score_of(c, d);
                 contrib[c.q] = v;
                 matched.push(c.q);
                 partial += v;
@@ -211,7 +252,7 @@ pub fn maxscore(impacts: &Impacts, terms: &[QueryTerm], k: usize, allow: &dyn Fn
             let c = &mut cursors[i];
             c.advance_to(d);
             if c.doc() == d {
-                let v = c.weight * c.scores[c.pos];
+                let v = score_of(c, d);
                 contrib[c.q] = v;
                 matched.push(c.q);
                 partial += v;
@@ -221,7 +262,7 @@ pub fn maxscore(impacts: &Impacts, terms: &[QueryTerm], k: usize, allow: &dyn Fn
             matched.sort_unstable();
             let score = matched.iter().fold(0f32, |acc, &q| acc + contrib[q]);
             let hit = Hit { slot: d, score };
-            if top.admits(&hit) && allow(d) {
+            if score > floor && top.admits(&hit) && allow(d) {
                 top.push(hit);
             }
         }

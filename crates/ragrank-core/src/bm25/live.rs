@@ -1,0 +1,659 @@
+//! The writer side: staged operations, refresh, and the background merges.
+//!
+//! Readers load the current snapshot (`ArcSwap`) and never wait. Writers stage their
+//! operations under a short mutex (pushes and drains only) and a refresh turns them into
+//! the next snapshot: one new segment from the added documents, copy-on-write deletions,
+//! updated N / total length / df, one pointer swap. At most one refresher runs (the
+//! refresh mutex); sync callers only `try_refresh`, and whoever holds the mutex picks up
+//! what was staged meanwhile before and right after releasing it, so a staged write is
+//! never stranded.
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError, Weak};
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::merge;
+use super::segment::{AnalyzedBatch, Deleted, SegmentBuilder};
+use super::snapshot::{SegRef, Snapshot};
+use super::{prepare_docs, IndexConfig, NewDoc, PreparedDocs, Stats};
+use crate::analysis::Analyzer;
+use crate::error::{Error, ErrorKind, Result};
+
+/// Locks a mutex whatever a panicking holder left: every structure behind these locks is
+/// replaced whole (a snapshot is swapped only once built), so it is never half-updated.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
+type IdSet = FxHashSet<Box<str>>;
+
+enum Op {
+    /// Documents, and whether they may replace documents with their ids (upsert).
+    Add(Vec<AnalyzedBatch>, bool),
+    Remove(Vec<String>),
+}
+
+#[derive(Default)]
+struct Staged {
+    ops: Vec<Op>,
+    /// The ids each staged or in-flight operation adds (true) or removes (false), with its
+    /// sequence number, oldest first: what `contains` sees before the snapshot does. One
+    /// set per operation, made before the lock is taken, so staging a big batch costs
+    /// the lock no allocation per document.
+    overlay: Vec<(u64, bool, Arc<IdSet>)>,
+    seq: u64,
+    /// Documents added or removed by staged and in-flight operations.
+    pending: usize,
+    /// When the oldest staged operation was staged.
+    since: Option<Instant>,
+    /// A caller asked for the staged writes to be published (`try_refresh` found the
+    /// refresh mutex taken): its holder publishes them before it is done. Writes only
+    /// staged wait for a refresh (explicit or automatic).
+    wanted: bool,
+}
+
+/// Wakes the background thread: merges to consider, a refresh due, or the index dropped.
+#[derive(Default)]
+struct Signal {
+    state: Mutex<SignalState>,
+    cv: Condvar,
+}
+
+#[derive(Default)]
+struct SignalState {
+    wake: bool,
+    stop: bool,
+    started: bool,
+}
+
+pub(crate) struct Shared {
+    config: Arc<IndexConfig>,
+    analyzer: Arc<Analyzer>,
+    current: ArcSwap<Snapshot>,
+    staged: Mutex<Staged>,
+    refresh_lock: Mutex<()>,
+    /// One merge at a time (the background thread's or an explicit `merge`).
+    merge_lock: Mutex<()>,
+    /// Auto-refresh delay in ms; 0 = off.
+    refresh_ms: AtomicU64,
+    /// When the current snapshot was published (the background thread precomputes its
+    /// tf parts once it has stood for `QUIET`).
+    published: Mutex<Instant>,
+    signal: Arc<Signal>,
+}
+
+/// An incremental BM25 index that takes writes while it serves reads. `Send + Sync`:
+/// share it behind an `Arc`.
+pub struct Bm25Index {
+    shared: Arc<Shared>,
+}
+
+/// The default delay after which staged writes become visible on their own (as
+/// Elasticsearch's `refresh_interval`).
+pub const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How long a snapshot must stand before the background thread precomputes its tf parts
+/// (O(postings), worth it only for a snapshot that serves many searches).
+const QUIET: Duration = Duration::from_secs(1);
+
+impl Drop for Bm25Index {
+    fn drop(&mut self) {
+        let mut s = lock(&self.shared.signal.state);
+        s.stop = true;
+        self.shared.signal.cv.notify_all();
+    }
+}
+
+impl Bm25Index {
+    pub fn new(config: IndexConfig) -> Result<Self> {
+        config.params.validate()?;
+        let analyzer = Arc::new(Analyzer::new(config.analyzer.clone())?);
+        let config = Arc::new(config);
+        let snapshot = Snapshot::empty(config.clone(), analyzer.clone());
+        Ok(Self::from_snapshot(snapshot))
+    }
+
+    pub(crate) fn from_snapshot(snapshot: Snapshot) -> Self {
+        Bm25Index {
+            shared: Arc::new(Shared {
+                config: snapshot.config.clone(),
+                analyzer: snapshot.analyzer.clone(),
+                current: ArcSwap::from_pointee(snapshot),
+                staged: Mutex::default(),
+                refresh_lock: Mutex::new(()),
+                merge_lock: Mutex::new(()),
+                refresh_ms: AtomicU64::new(DEFAULT_REFRESH_INTERVAL.as_millis() as u64),
+                published: Mutex::new(Instant::now()),
+                signal: Arc::default(),
+            }),
+        }
+    }
+
+    pub fn config(&self) -> &IndexConfig {
+        &self.shared.config
+    }
+
+    pub fn analyzer(&self) -> Arc<Analyzer> {
+        self.shared.analyzer.clone()
+    }
+
+    pub fn analyze(&self, text: &str) -> Vec<String> {
+        self.shared.analyzer.analyze(text)
+    }
+
+    /// What a search sees now. Never waits.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.shared.current.load_full()
+    }
+
+    /// Documents searchable now.
+    pub fn len(&self) -> usize {
+        self.shared.current.load().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Documents added or removed but not yet visible to searches.
+    pub fn pending(&self) -> usize {
+        lock(&self.shared.staged).pending
+    }
+
+    /// Whether `id` is in the index, counting staged writes.
+    pub fn contains(&self, id: &str) -> bool {
+        let staged = lock(&self.shared.staged);
+        self.shared.present(&staged, id)
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.snapshot().stats()
+    }
+
+    /// Sets the auto-refresh delay (`None` or zero: off).
+    pub fn set_refresh_interval(&self, interval: Option<Duration>) {
+        let ms = interval.map_or(0, |d| d.as_millis().clamp(1, u64::MAX as u128) as u64);
+        self.shared.refresh_ms.store(ms, Ordering::Relaxed);
+        self.shared.wake();
+    }
+
+    pub fn refresh_interval(&self) -> Option<Duration> {
+        match self.shared.refresh_ms.load(Ordering::Relaxed) {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
+    }
+
+    /// Adds documents and makes them visible (waits for a running refresh). Without
+    /// `upsert`, an id already in the index is an `ERR_DUPLICATE_ID` error; with it, the
+    /// old document is replaced (and counts as newly added for tie order). Ids repeated
+    /// within one call are always an error. A failed call changes nothing.
+    pub fn add(&self, docs: Vec<NewDoc>, upsert: bool) -> Result<usize> {
+        let prepared = prepare_docs(&self.shared.analyzer, self.shared.config.store_text, docs)?;
+        self.add_refreshed(prepared, upsert)
+    }
+
+    /// Stages documents analysed by `prepare_docs`: checked now (duplicates against the
+    /// index and the staged writes), visible at the next refresh.
+    pub fn stage_add(&self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
+        let n = docs.len();
+        if n == 0 {
+            return Ok(0);
+        }
+        let ids: IdSet = docs
+            .0
+            .iter()
+            .flat_map(|b| &b.docs)
+            .map(|d| d.id.as_str().into())
+            .collect();
+        let duplicate = |id: &str| {
+            Error::new(
+                ErrorKind::DuplicateId,
+                format!("document id {id:?} is already in the index (use upsert to replace it)"),
+            )
+        };
+        // Against the snapshot before the lock (the long part for a big batch), then under
+        // it only against staged writes, unless a refresh published meanwhile.
+        let checked = if upsert {
+            None
+        } else {
+            let snap = self.shared.current.load_full();
+            if let Some(id) = ids.iter().find(|id| snap.contains(id)) {
+                return Err(duplicate(id));
+            }
+            Some(snap)
+        };
+        let mut staged = lock(&self.shared.staged);
+        if let Some(before) = checked {
+            let same = Arc::ptr_eq(&before, &self.shared.current.load_full());
+            let found = ids.iter().find(|id| match Shared::staged_presence(&staged, id) {
+                Some(present) => present,
+                None => !same && self.shared.current.load().contains(id),
+            });
+            if let Some(id) = found {
+                return Err(duplicate(id));
+            }
+        }
+        let seq = self.shared.next_seq(&mut staged);
+        staged.overlay.push((seq, true, Arc::new(ids)));
+        staged.pending += n;
+        staged.ops.push(Op::Add(docs.0, upsert));
+        Ok(n)
+    }
+
+    /// Stages documents and publishes them before returning, holding the refresh mutex
+    /// from before they are staged: no other thread's `try_refresh` (an event-loop call)
+    /// can take over building their segment. For callers off the event loop (`addAsync`).
+    pub fn add_refreshed(&self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
+        let guard = lock(&self.shared.refresh_lock);
+        let n = self.stage_add(docs, upsert)?;
+        self.shared.refresh_holding(guard);
+        Ok(n)
+    }
+
+    /// Removes documents by id, visible once this returns (waits for a running
+    /// refresh), and returns how many were in the index; unknown ids are ignored.
+    pub fn remove(&self, ids: &[String]) -> usize {
+        let n = self.stage_remove(ids);
+        self.refresh();
+        n
+    }
+
+    /// Stages removals; returns how many of the ids are in the index (counting staged writes).
+    pub fn stage_remove(&self, ids: &[String]) -> usize {
+        let mut staged = lock(&self.shared.staged);
+        let mut gone: IdSet = FxHashSet::default();
+        for id in ids {
+            if !gone.contains(id.as_str()) && self.shared.present(&staged, id) {
+                gone.insert(id.as_str().into());
+            }
+        }
+        let n = gone.len();
+        if n > 0 {
+            let seq = self.shared.next_seq(&mut staged);
+            let list = gone.iter().map(|id| id.to_string()).collect();
+            staged.overlay.push((seq, false, Arc::new(gone)));
+            staged.pending += n;
+            staged.ops.push(Op::Remove(list));
+        }
+        n
+    }
+
+    /// Makes every write staged before the call visible. Waits for a running refresh or
+    /// merge commit: call it off the event loop.
+    pub fn refresh(&self) {
+        self.shared.refresh();
+    }
+
+    /// Refreshes only if no refresh or merge commit runs (that one will publish the
+    /// staged writes when it ends); true if it ran.
+    pub fn try_refresh(&self) -> bool {
+        self.shared.try_refresh()
+    }
+
+    /// Runs the merge policy to the end, here and now (the background thread does it
+    /// too); returns how many merges ran.
+    pub fn merge(&self) -> usize {
+        let mut n = 0;
+        while self.shared.merge_once(false) {
+            n += 1;
+        }
+        n
+    }
+
+    /// Merges all segments into one (dropping every removed document).
+    pub fn force_merge(&self) {
+        self.shared.merge_once(true);
+    }
+}
+
+impl Shared {
+    fn present(&self, staged: &Staged, id: &str) -> bool {
+        // Loaded under the staged lock: a refresh swaps the snapshot before it drops the
+        // overlay entries it published, so one of the two always knows the id.
+        Shared::staged_presence(staged, id).unwrap_or_else(|| self.current.load().contains(id))
+    }
+
+    /// What the newest staged or in-flight operation on `id` did to it, if any did.
+    fn staged_presence(staged: &Staged, id: &str) -> Option<bool> {
+        staged
+            .overlay
+            .iter()
+            .rev()
+            .find(|(_, _, ids)| ids.contains(id))
+            .map(|&(_, added, _)| added)
+    }
+
+    fn next_seq(self: &Arc<Self>, staged: &mut Staged) -> u64 {
+        staged.seq += 1;
+        if staged.since.is_none() {
+            staged.since = Some(Instant::now());
+            // The background thread runs the automatic refresh.
+            self.start_worker();
+            self.wake();
+        }
+        staged.seq
+    }
+
+    /// Whether staged writes wait for the refresh mutex's holder.
+    fn refresh_wanted(&self) -> bool {
+        let staged = lock(&self.staged);
+        staged.wanted && !staged.ops.is_empty()
+    }
+
+    fn refresh(self: &Arc<Self>) {
+        let guard = lock(&self.refresh_lock);
+        self.refresh_holding(guard);
+    }
+
+    fn try_refresh(self: &Arc<Self>) -> bool {
+        // Set before trying: a holder that releases after this sees it and publishes.
+        lock(&self.staged).wanted = true;
+        match try_lock(&self.refresh_lock) {
+            Some(guard) => {
+                self.refresh_holding(guard);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Publishes staged writes until none are left (a merge commit passes 'publish'
+    /// false: it publishes only writes whose writer asked), then releases the refresh
+    /// mutex and takes it again if a writer's `try_refresh` failed in between.
+    fn refresh_holding<'a>(self: &'a Arc<Self>, guard: MutexGuard<'a, ()>) {
+        self.refresh_holding_if(true, guard)
+    }
+
+    fn refresh_holding_if<'a>(self: &'a Arc<Self>, mut publish: bool, mut guard: MutexGuard<'a, ()>) {
+        loop {
+            if publish || self.refresh_wanted() {
+                self.publish_staged();
+            }
+            publish = true;
+            drop(guard);
+            if !self.refresh_wanted() {
+                return;
+            }
+            match try_lock(&self.refresh_lock) {
+                Some(g) => guard = g,
+                None => return,
+            }
+        }
+    }
+
+    /// Under the refresh mutex: drains and applies the staged operations, one snapshot
+    /// per drain, until nothing is staged.
+    fn publish_staged(self: &Arc<Self>) {
+        loop {
+            let (ops, seq, pending) = {
+                let mut staged = lock(&self.staged);
+                if staged.ops.is_empty() {
+                    staged.wanted = false;
+                    return;
+                }
+                staged.since = None;
+                staged.wanted = false;
+                (std::mem::take(&mut staged.ops), staged.seq, staged.pending)
+            };
+            let next = apply(&self.current.load(), ops);
+            self.current.store(Arc::new(next));
+            *lock(&self.published) = Instant::now();
+            let mut staged = lock(&self.staged);
+            staged.overlay.retain(|&(s, _, _)| s > seq);
+            // Writes staged meanwhile are still pending.
+            let published = pending.min(staged.pending);
+            staged.pending -= published;
+            drop(staged);
+            self.start_worker();
+            self.wake();
+        }
+    }
+
+    fn wake(&self) {
+        let mut s = lock(&self.signal.state);
+        s.wake = true;
+        self.signal.cv.notify_all();
+    }
+
+    /// The background thread (merges and auto refresh), started at the first write. It
+    /// holds the index weakly and ends when the index is dropped.
+    fn start_worker(self: &Arc<Self>) {
+        {
+            let mut s = lock(&self.signal.state);
+            if s.started {
+                return;
+            }
+            s.started = true;
+        }
+        let weak = Arc::downgrade(self);
+        let signal = self.signal.clone();
+        let spawned = std::thread::Builder::new()
+            .name("ragrank-bm25".into())
+            .stack_size(256 * 1024)
+            .spawn(move || worker(weak, signal));
+        if spawned.is_err() {
+            // No thread: merges then run only when asked (`merge`), writes stay correct.
+            lock(&self.signal.state).started = false;
+        }
+    }
+
+    /// Runs one merge: picks a run of adjacent segments, builds the merged segment from a
+    /// snapshot without any lock but the merge one, then takes the refresh mutex briefly
+    /// to carry over removals made meanwhile and swap the run for it.
+    fn merge_once(self: &Arc<Self>, all: bool) -> bool {
+        let _merging = lock(&self.merge_lock);
+        let base = self.current.load_full();
+        let run = if all {
+            (base.segs.len() > 1 || base.segs.iter().any(|s| s.deleted.count() > 0)).then(|| 0..base.segs.len())
+        } else {
+            merge::pick(&base.segs)
+        };
+        let Some(run) = run else { return false };
+        let (merged, remap) = merge::build(&base, run.clone());
+        let guard = lock(&self.refresh_lock);
+        let now = self.current.load_full();
+        let first = &base.segs[run.start];
+        let Some(at) = now.segs.iter().position(|s| Arc::ptr_eq(&s.seg, &first.seg)) else {
+            drop(guard);
+            return false;
+        };
+        let same_run = run.len() <= now.segs.len() - at
+            && run
+                .clone()
+                .zip(at..)
+                .all(|(i, j)| Arc::ptr_eq(&base.segs[i].seg, &now.segs[j].seg));
+        if !same_run {
+            // A refresh dropped a segment of the run (all of it removed): try again later.
+            drop(guard);
+            return false;
+        }
+        let mut deleted = Deleted::new(merged.len());
+        for (r, i) in run.clone().enumerate() {
+            let (before, after) = (&base.segs[i].deleted, &now.segs[at + r].deleted);
+            if !Arc::ptr_eq(before, after) {
+                for local in after.added_since(before) {
+                    deleted.insert(remap[r][local as usize]);
+                }
+            }
+        }
+        let mut next = (*now).clone();
+        let mut segs = now.segs.clone();
+        segs.splice(at..at + run.len(), [SegRef::new(Arc::new(merged), Arc::new(deleted))]);
+        next.set_segments(segs);
+        self.current.store(Arc::new(next));
+        *lock(&self.published) = Instant::now();
+        self.refresh_holding_if(false, guard);
+        true
+    }
+}
+
+fn worker(weak: Weak<Shared>, signal: Arc<Signal>) {
+    loop {
+        let timeout = {
+            let Some(shared) = weak.upgrade() else { return };
+            if lock(&signal.state).stop {
+                return;
+            }
+            let refresh_ms = shared.refresh_ms.load(Ordering::Relaxed);
+            let since = lock(&shared.staged).since;
+            let mut timeout = None;
+            if let (Some(since), true) = (since, refresh_ms > 0) {
+                let due = Duration::from_millis(refresh_ms);
+                let waited = since.elapsed();
+                if waited >= due {
+                    shared.refresh();
+                } else {
+                    timeout = Some(due - waited);
+                }
+            }
+            while shared.merge_once(false) {
+                if lock(&signal.state).stop {
+                    return;
+                }
+            }
+            let snap = shared.current.load_full();
+            if !snap.is_precomputed() {
+                let stood = lock(&shared.published).elapsed();
+                if stood >= QUIET {
+                    snap.precompute();
+                } else {
+                    let left = QUIET - stood;
+                    timeout = Some(timeout.map_or(left, |t: Duration| t.min(left)));
+                }
+            }
+            timeout
+        };
+        let mut s = lock(&signal.state);
+        while !s.wake && !s.stop {
+            match timeout {
+                None => s = signal.cv.wait(s).unwrap_or_else(|p| p.into_inner()),
+                Some(t) => {
+                    let (g, result) = signal.cv.wait_timeout(s, t).unwrap_or_else(|p| p.into_inner());
+                    s = g;
+                    if result.timed_out() {
+                        break;
+                    }
+                }
+            }
+        }
+        s.wake = false;
+    }
+}
+
+/// The snapshot after `ops`, applied in order to `base`.
+fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
+    let mut a = Apply {
+        segs: base.segs.clone(),
+        next: base.clone(),
+        added: Vec::new(),
+        added_of: FxHashMap::default(),
+    };
+    let mut batches: Vec<AnalyzedBatch> = Vec::new();
+    for op in ops {
+        match op {
+            Op::Add(new, upsert) => {
+                for batch in new {
+                    for (j, d) in batch.docs.iter().enumerate() {
+                        // Without upsert, staging checked that no copy exists (counting
+                        // the operations before this one): nothing to look up.
+                        if upsert {
+                            a.remove(&d.id);
+                        }
+                        a.added_of.insert(Arc::from(d.id.as_str()), a.added.len());
+                        a.added.push((batches.len(), j, true));
+                    }
+                    batches.push(batch);
+                }
+            }
+            Op::Remove(ids) => ids.iter().for_each(|id| a.remove(id)),
+        }
+    }
+    let Apply {
+        mut segs,
+        mut next,
+        added,
+        ..
+    } = a;
+    let mut alive: Vec<Vec<bool>> = batches.iter().map(|b| vec![false; b.docs.len()]).collect();
+    for &(b, j, live) in &added {
+        alive[b][j] = live;
+    }
+    let mut builder = SegmentBuilder::new();
+    for (batch, alive) in batches.into_iter().zip(alive) {
+        for (d, _) in batch.docs.iter().zip(&alive).filter(|(_, &a)| a) {
+            next.live += 1;
+            next.total_len += d.len as u64;
+        }
+        builder.push_batch(batch, |j| alive[j]);
+    }
+    if !builder.is_empty() {
+        let seg = builder.finish(&next.config.params, next.avg_len());
+        for (t, term) in seg.terms.iter().enumerate() {
+            let n = (seg.offsets[t + 1] - seg.offsets[t]) as u32;
+            let df = next.df.entry(term.clone()).or_insert(0);
+            if *df == 0 {
+                next.term_bytes += term.len();
+            }
+            *df += n;
+        }
+        next.postings += seg.post_docs.len();
+        let deleted = Arc::new(Deleted::new(seg.len()));
+        segs.push(SegRef::new(Arc::new(seg), deleted));
+    }
+    next.set_segments(segs);
+    next
+}
+
+/// The state of one `apply`.
+struct Apply {
+    segs: Vec<SegRef>,
+    next: Snapshot,
+    /// Documents added by these operations: (batch, index in batch, still alive).
+    added: Vec<(usize, usize, bool)>,
+    added_of: FxHashMap<Arc<str>, usize>,
+}
+
+impl Apply {
+    /// Removes the live copy of `id`, if any: an added one, or one in a segment (its
+    /// deletions are cloned the first time, then shared by the next snapshot).
+    fn remove(&mut self, id: &str) {
+        if let Some(i) = self.added_of.remove(id) {
+            self.added[i].2 = false;
+            return;
+        }
+        // Newest first, as `Snapshot::find`, over the deletions made so far.
+        let Some((i, local)) = self.segs.iter().enumerate().rev().find_map(|(i, s)| {
+            let &local = s.seg.local_of.get(id)?;
+            (!s.deleted.contains(local)).then_some((i, local))
+        }) else {
+            return;
+        };
+        let s = &mut self.segs[i];
+        Arc::make_mut(&mut s.deleted).insert(local);
+        let (seg, next) = (&s.seg, &mut self.next);
+        next.live -= 1;
+        next.total_len -= seg.lens[local as usize] as u64;
+        let terms = seg.doc_terms(local);
+        next.postings -= terms.len();
+        for &(t, _) in terms {
+            let term = &*seg.terms[t as usize];
+            let df = next.df.get_mut(term).expect("a live document's term has a df");
+            *df -= 1;
+            if *df == 0 {
+                next.df.remove(term);
+                next.term_bytes -= term.len();
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Segments: immutable slices of the index, each built once (by a refresh from the new
+//! documents, by a merge from adjacent segments, or by a load) and then only shared.
+//!
+//! A segment holds its documents in insertion order, a vocabulary of its own (`term ->
+//! local term id`), postings in CSR per local term (documents increasing) with the raw
+//! term frequency, and each document's `(local term, tf)` list (the forward index, so a
+//! removal can update the global df, a merge can rewrite documents and a save can write
+//! them). No statistic of the whole index lives here: scores are computed at query time
+//! from the snapshot's N, df and average length, which is what keeps them exact however
+//! the index is cut into segments.
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::scoring::{Params, TfForm, TfPart};
+
+/// One stored document.
+#[derive(Debug)]
+pub struct Doc {
+    /// Shared with the id maps of the segments holding it.
+    pub id: Arc<str>,
+    /// Number of tokens (the BM25 document length).
+    pub len: u32,
+    pub text: Option<Box<str>>,
+    pub meta: Option<serde_json::Value>,
+}
+
+/// Documents analysed together. Term ids are local to the batch (`terms[id]`), so
+/// analysis allocates once per distinct term of the batch, not once per token.
+#[derive(Default)]
+pub struct AnalyzedBatch {
+    pub terms: Vec<Box<str>>,
+    pub docs: Vec<AnalyzedDoc>,
+}
+
+/// A document after analysis, ready to be stored.
+pub struct AnalyzedDoc {
+    pub id: String,
+    /// `(batch-local term id, frequency)`, each term once.
+    pub counts: Vec<(u32, u32)>,
+    pub len: u32,
+    pub text: Option<String>,
+    pub meta: Option<serde_json::Value>,
+}
+
+pub struct Segment {
+    /// Shared with the segments merged from this one: a merge copies pointers, not text.
+    pub docs: Vec<Arc<Doc>>,
+    /// `docs[i].len`, packed for the scoring loops.
+    pub lens: Vec<u32>,
+    pub local_of: FxHashMap<Arc<str>, u32>,
+    pub vocab: FxHashMap<Arc<str>, u32>,
+    /// The term of each local id, shared with the vocabulary, the snapshots' df maps and
+    /// the segments merged from this one (no copy of a term string after analysis).
+    pub terms: Vec<Arc<str>>,
+    /// Forward index: document `d` owns `fwd[fwd_offsets[d]..fwd_offsets[d + 1]]`.
+    pub fwd_offsets: Vec<usize>,
+    pub fwd: Vec<(u32, u32)>,
+    /// Postings: local term `t` owns `offsets[t]..offsets[t + 1]` of `post_docs`/`post_tfs`.
+    pub offsets: Vec<usize>,
+    pub post_docs: Vec<u32>,
+    pub post_tfs: Vec<u32>,
+    /// Per term, the largest `tfc - tfc(0)` of its postings at `build_avgdl`: the MaxScore
+    /// bound, scaled at query time by how much the average length has grown since.
+    pub max_tf_part: Vec<f32>,
+    pub build_avgdl: f64,
+    bytes: usize,
+}
+
+impl Segment {
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    pub fn term(&self, term: &str) -> Option<u32> {
+        self.vocab.get(term).copied()
+    }
+
+    pub fn postings(&self, t: u32) -> (&[u32], &[u32]) {
+        let r = self.offsets[t as usize]..self.offsets[t as usize + 1];
+        (&self.post_docs[r.clone()], &self.post_tfs[r])
+    }
+
+    pub fn doc_terms(&self, local: u32) -> &[(u32, u32)] {
+        &self.fwd[self.fwd_offsets[local as usize]..self.fwd_offsets[local as usize + 1]]
+    }
+
+    /// How much larger than `max_tf_part` a posting can score at `avgdl_now`. When the
+    /// average length grows by 1/r, every L shrinks by at most r (b in [0, 1]) and each
+    /// variant's `tfc - tfc(0)` is concave increasing in 1/L from 0, so it grows by at
+    /// most 1/r; a shrinking average only lowers it.
+    pub fn bound_growth(&self, avgdl_now: f64) -> f32 {
+        if self.build_avgdl > 0.0 {
+            (avgdl_now / self.build_avgdl).max(1.0) as f32
+        } else {
+            1.0
+        }
+    }
+
+    /// Bytes held, counted once at build (a segment never changes): `stats` stays
+    /// O(segments), never a walk over the documents on the event loop.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn count_bytes(&self) -> usize {
+        let strings: usize = self.terms.iter().map(|t| t.len() * 2 + 56).sum::<usize>()
+            + self
+                .docs
+                .iter()
+                .map(|d| d.id.len() * 2 + 72 + d.text.as_ref().map_or(0, |t| t.len()))
+                .sum::<usize>();
+        strings + self.posting_bytes() + self.offsets.len() * 8 + self.fwd_offsets.len() * 8 + self.lens.len() * 4
+    }
+
+    /// Bytes per (term, document) pair: postings (doc, tf) and forward (term, tf).
+    pub fn posting_bytes(&self) -> usize {
+        self.post_docs.len() * 8 + self.fwd.len() * 8 + self.max_tf_part.len() * 4
+    }
+}
+
+/// Collects documents, then builds a segment in one pass.
+#[derive(Default)]
+pub struct SegmentBuilder {
+    docs: Vec<Arc<Doc>>,
+    vocab: FxHashMap<Arc<str>, u32>,
+    terms: Vec<Arc<str>>,
+    fwd_offsets: Vec<usize>,
+    fwd: Vec<(u32, u32)>,
+    df: Vec<usize>,
+}
+
+impl SegmentBuilder {
+    pub fn new() -> Self {
+        SegmentBuilder {
+            fwd_offsets: vec![0],
+            ..Default::default()
+        }
+    }
+
+    pub fn intern(&mut self, term: &Arc<str>) -> u32 {
+        if let Some(&t) = self.vocab.get(&**term) {
+            return t;
+        }
+        let t = self.terms.len() as u32;
+        self.terms.push(term.clone());
+        self.vocab.insert(term.clone(), t);
+        self.df.push(0);
+        t
+    }
+
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// Adds a document whose `(local term, tf)` pairs are already in this builder's ids.
+    pub fn push(&mut self, doc: Arc<Doc>, terms: impl IntoIterator<Item = (u32, u32)>) {
+        for (t, tf) in terms {
+            self.df[t as usize] += 1;
+            self.fwd.push((t, tf));
+        }
+        self.fwd_offsets.push(self.fwd.len());
+        self.docs.push(doc);
+    }
+
+    /// Adds the documents of `batch` for which `keep(index in batch)` holds, in order;
+    /// batch terms are interned as first used.
+    pub fn push_batch(&mut self, batch: AnalyzedBatch, keep: impl Fn(usize) -> bool) {
+        let mut map = vec![u32::MAX; batch.terms.len()];
+        for (i, d) in batch.docs.into_iter().enumerate() {
+            if !keep(i) {
+                continue;
+            }
+            for &(t, _) in &d.counts {
+                if map[t as usize] == u32::MAX {
+                    let term = &batch.terms[t as usize];
+                    map[t as usize] = match self.vocab.get(&**term) {
+                        Some(&id) => id,
+                        None => self.intern(&Arc::from(&**term)),
+                    };
+                }
+            }
+            let doc = Arc::new(Doc {
+                id: d.id.into(),
+                len: d.len,
+                text: d.text.map(String::into_boxed_str),
+                meta: d.meta,
+            });
+            self.push(doc, d.counts.iter().map(|&(t, tf)| (map[t as usize], tf)));
+        }
+    }
+
+    /// Builds the postings (counting sort by term: documents come out increasing) and the
+    /// MaxScore bounds for `avgdl`, the index's average length at build time.
+    pub fn finish(self, params: &Params, avgdl: f64) -> Segment {
+        let SegmentBuilder {
+            docs,
+            vocab,
+            terms,
+            fwd_offsets,
+            fwd,
+            df,
+        } = self;
+        let mut offsets = Vec::with_capacity(df.len() + 1);
+        let mut total = 0usize;
+        offsets.push(0);
+        for &n in &df {
+            total += n;
+            offsets.push(total);
+        }
+        let mut post_docs = vec![0u32; total];
+        let mut post_tfs = vec![0u32; total];
+        let mut cursor: Vec<usize> = offsets[..df.len()].to_vec();
+        for d in 0..docs.len() {
+            for &(t, tf) in &fwd[fwd_offsets[d]..fwd_offsets[d + 1]] {
+                let c = &mut cursor[t as usize];
+                post_docs[*c] = d as u32;
+                post_tfs[*c] = tf;
+                *c += 1;
+            }
+        }
+        let lens: Vec<u32> = docs.iter().map(|d| d.len).collect();
+        let max_tf_part = match params.tf_form(avgdl) {
+            TfForm::Saturation(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
+            TfForm::LengthScaled(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
+        };
+        let local_of = docs.iter().enumerate().map(|(i, d)| (d.id.clone(), i as u32)).collect();
+        let mut seg = Segment {
+            docs,
+            lens,
+            local_of,
+            vocab,
+            terms,
+            fwd_offsets,
+            fwd,
+            offsets,
+            post_docs,
+            post_tfs,
+            max_tf_part,
+            build_avgdl: avgdl,
+            bytes: 0,
+        };
+        seg.bytes = seg.count_bytes();
+        seg
+    }
+}
+
+fn max_parts<F: TfPart>(f: F, offsets: &[usize], docs: &[u32], tfs: &[u32], lens: &[u32]) -> Vec<f32> {
+    offsets
+        .windows(2)
+        .map(|w| {
+            (w[0]..w[1])
+                .map(|i| f.eval(tfs[i] as f32, lens[docs[i] as usize] as f32))
+                .fold(0f32, f32::max)
+        })
+        .collect()
+}
+
+/// Removed documents of one segment, as a bitset over its local ids. Shared by the
+/// snapshots that agree on it and cloned by the refresh that changes it (copy on write).
+#[derive(Debug, Clone, Default)]
+pub struct Deleted {
+    bits: Vec<u64>,
+    count: usize,
+}
+
+impl Deleted {
+    pub fn new(n: usize) -> Self {
+        Deleted {
+            bits: vec![0; n.div_ceil(64)],
+            count: 0,
+        }
+    }
+
+    #[inline]
+    pub fn contains(&self, local: u32) -> bool {
+        self.bits
+            .get(local as usize / 64)
+            .is_some_and(|w| w & (1 << (local % 64)) != 0)
+    }
+
+    /// Marks `local` removed; false if it already was.
+    pub fn insert(&mut self, local: u32) -> bool {
+        let (w, bit) = (local as usize / 64, 1u64 << (local % 64));
+        if self.bits[w] & bit != 0 {
+            return false;
+        }
+        self.bits[w] |= bit;
+        self.count += 1;
+        true
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The locals set here and not in `before`.
+    pub fn added_since<'a>(&'a self, before: &'a Deleted) -> impl Iterator<Item = u32> + 'a {
+        self.bits.iter().enumerate().flat_map(move |(w, &bits)| {
+            let mut fresh = bits & !before.bits.get(w).copied().unwrap_or(0);
+            std::iter::from_fn(move || {
+                (fresh != 0).then(|| {
+                    let b = fresh.trailing_zeros();
+                    fresh &= fresh - 1;
+                    (w * 64) as u32 + b
+                })
+            })
+        })
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bits.len() * 8
+    }
+}

@@ -1,0 +1,416 @@
+//! A snapshot: what one search sees. Immutable once published, so readers share it
+//! without a lock while the writer prepares the next one.
+//!
+//! It is the ordered list of segments, each with its removed documents, plus the
+//! statistics of the live documents (N, total length, df per term). The df map is a
+//! persistent hash map: cloning it for the next snapshot is O(1) and a refresh updates
+//! only the terms it touches. Insertion order is (segment position, local id), exposed
+//! as a global slot `base + local`; merges only join adjacent segments, so it holds.
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+
+use rayon::prelude::*;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+
+use super::scoring::{TfForm, TfPart};
+use super::search::{self, Cached, OnTheFly, Parts, SegTerm, SLACK};
+use super::segment::{Deleted, Doc, Segment};
+use super::{Filter, IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
+use crate::analysis::Analyzer;
+use crate::error::{check_cancel, Result};
+use crate::topk::{Hit, TopK};
+
+/// Live documents containing each term; a term leaves it when its df reaches 0.
+/// Keys are the segments' shared term strings: copying a map node on write copies pointers.
+pub type DfMap = imbl::GenericHashMap<Arc<str>, u32, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+
+/// What a df map entry costs besides its term's bytes (key pointer, count, node share).
+pub(crate) const DF_ENTRY_BYTES: usize = 48;
+
+/// Distinct query terms up to which repeats are merged by a linear scan.
+const LINEAR_MERGE_TERMS: usize = 32;
+
+/// A segment as one snapshot sees it.
+#[derive(Clone)]
+pub struct SegRef {
+    pub seg: Arc<Segment>,
+    pub deleted: Arc<Deleted>,
+    /// Global slot of the segment's first document.
+    pub base: u32,
+}
+
+impl SegRef {
+    pub fn new(seg: Arc<Segment>, deleted: Arc<Deleted>) -> Self {
+        SegRef { seg, deleted, base: 0 }
+    }
+
+    pub fn live(&self) -> usize {
+        self.seg.len() - self.deleted.count()
+    }
+}
+
+/// The tf part of every posting of every segment at one snapshot's average length, so a
+/// frozen index adds floats instead of evaluating the formula per posting. Built once the
+/// index is quiet (`Snapshot::precompute`); a new snapshot starts without it (its average
+/// length differs), so cloning gives an empty cache.
+#[derive(Default)]
+pub(crate) struct PartsCache(OnceLock<Vec<Box<[f32]>>>);
+
+impl Clone for PartsCache {
+    fn clone(&self) -> Self {
+        PartsCache::default()
+    }
+}
+
+#[derive(Clone)]
+pub struct Snapshot {
+    pub(crate) config: Arc<IndexConfig>,
+    pub(crate) analyzer: Arc<Analyzer>,
+    pub(crate) segs: Vec<SegRef>,
+    pub(crate) live: usize,
+    pub(crate) total_len: u64,
+    /// (term, live document) pairs.
+    pub(crate) postings: usize,
+    pub(crate) df: DfMap,
+    /// Bytes of the terms in `df`, kept up to date as terms come and go (for `stats`).
+    pub(crate) term_bytes: usize,
+    pub(crate) parts: PartsCache,
+}
+
+/// A query term with its multiplicity and global df.
+struct QueryTerm {
+    term: String,
+    weight: f32,
+    df: u32,
+}
+
+impl Snapshot {
+    pub(crate) fn empty(config: Arc<IndexConfig>, analyzer: Arc<Analyzer>) -> Self {
+        Snapshot {
+            config,
+            analyzer,
+            segs: Vec::new(),
+            live: 0,
+            total_len: 0,
+            postings: 0,
+            df: DfMap::default(),
+            term_bytes: 0,
+            parts: PartsCache::default(),
+        }
+    }
+
+    /// Sets the segments (dropping those with no live document) and their bases.
+    pub(crate) fn set_segments(&mut self, segs: Vec<SegRef>) {
+        let mut base = 0u32;
+        self.segs = segs
+            .into_iter()
+            .filter(|s| s.live() > 0)
+            .map(|mut s| {
+                s.base = base;
+                base += s.seg.len() as u32;
+                s
+            })
+            .collect();
+    }
+
+    pub fn config(&self) -> &IndexConfig {
+        &self.config
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    pub fn avg_len(&self) -> f64 {
+        if self.live == 0 {
+            0.0
+        } else {
+            self.total_len as f64 / self.live as f64
+        }
+    }
+
+    pub fn segments(&self) -> &[SegRef] {
+        &self.segs
+    }
+
+    /// The live copy of `id`: (segment position, local id).
+    pub fn find(&self, id: &str) -> Option<(usize, u32)> {
+        // Newest first: an id removed and added again lives in a later segment.
+        self.segs.iter().enumerate().rev().find_map(|(i, s)| {
+            let &local = s.seg.local_of.get(id)?;
+            (!s.deleted.contains(local)).then_some((i, local))
+        })
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.find(id).is_some()
+    }
+
+    /// The document at a global slot of this snapshot (from a hit).
+    pub fn doc(&self, slot: u32) -> &Doc {
+        let i = self.segs.partition_point(|s| s.base <= slot) - 1;
+        let s = &self.segs[i];
+        &s.seg.docs[(slot - s.base) as usize]
+    }
+
+    /// Live documents in insertion order.
+    pub fn docs(&self) -> impl Iterator<Item = &Doc> {
+        self.segs.iter().flat_map(|s| {
+            s.seg
+                .docs
+                .iter()
+                .enumerate()
+                .filter(|(l, _)| !s.deleted.contains(*l as u32))
+                .map(|(_, d)| &**d)
+        })
+    }
+
+    /// Global slots of the given ids (unknown ids skipped), for building filters.
+    pub fn slots_of<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> FxHashSet<u32> {
+        ids.into_iter()
+            .filter_map(|id| self.find(id).map(|(i, l)| self.segs[i].base + l))
+            .collect()
+    }
+
+    pub fn analyze(&self, text: &str) -> Vec<String> {
+        self.analyzer.analyze(text)
+    }
+
+    /// Unique known query terms in first-occurrence order, weighted by multiplicity
+    /// (a repeated query token counts again, as in bm25s).
+    fn query_terms(&self, query: &Query) -> Vec<QueryTerm> {
+        let mut out: Vec<QueryTerm> = Vec::new();
+        // Queries are short: a linear scan merges repeats faster than hashing, until the
+        // query grows long enough for the map to pay off.
+        let mut pos: FxHashMap<String, usize> = FxHashMap::default();
+        let mut add = |tok: &str| {
+            let found = if out.len() <= LINEAR_MERGE_TERMS {
+                out.iter().position(|q| q.term == tok)
+            } else {
+                if pos.is_empty() {
+                    pos.extend(out.iter().enumerate().map(|(i, q)| (q.term.clone(), i)));
+                }
+                pos.get(tok).copied()
+            };
+            match found {
+                Some(i) => out[i].weight += 1.0,
+                None => {
+                    let Some(&df) = self.df.get(tok) else { return };
+                    if !pos.is_empty() {
+                        pos.insert(tok.to_owned(), out.len());
+                    }
+                    out.push(QueryTerm {
+                        term: tok.to_owned(),
+                        weight: 1.0,
+                        df,
+                    });
+                }
+            }
+        };
+        match query {
+            Query::Text(text) => self.analyzer.analyze_into(text, &mut |t| add(t)),
+            Query::Tokens(tokens) => tokens.iter().for_each(|t| add(t)),
+            Query::JoinedTokens(joined) => joined.split('\0').filter(|t| !t.is_empty()).for_each(add),
+        }
+        out
+    }
+
+    /// The top `top_k` documents containing at least one query term, best first; ties
+    /// go to the document added earlier. Hit slots are this snapshot's (see `doc`).
+    pub fn search(&self, query: &Query, opts: &SearchOptions) -> Vec<Hit> {
+        let terms = self.query_terms(query);
+        if terms.is_empty() || opts.top_k == 0 || self.is_empty() {
+            return Vec::new();
+        }
+        let params = &self.config.params;
+        let n = self.live as f64;
+        let tfc0 = params.tfc0();
+        let mut absent = 0f32;
+        // (weight * idf) per query term, and the constant of BM25L/BM25+.
+        let wis: Vec<f32> = terms
+            .iter()
+            .map(|qt| {
+                let idf = params.idf(n, qt.df as f64);
+                absent += qt.weight * (idf * tfc0) as f32;
+                (qt.weight as f64 * idf) as f32
+            })
+            .collect();
+        let mut hits = match params.tf_form(self.avg_len()) {
+            TfForm::Saturation(f) => self.search_segments(f, &terms, &wis, opts),
+            TfForm::LengthScaled(f) => self.search_segments(f, &terms, &wis, opts),
+        };
+        if params.shifts() {
+            hits.iter_mut().for_each(|h| h.score += absent);
+        }
+        hits
+    }
+
+    /// Searches the segments in order, each one only for documents that beat the k-th
+    /// best of the earlier ones, and merges their hits.
+    fn search_segments<F: TfPart>(&self, f: F, terms: &[QueryTerm], wis: &[f32], opts: &SearchOptions) -> Vec<Hit> {
+        let k = opts.top_k;
+        let positive = self.config.params.positive_impacts();
+        let avgdl = self.avg_len();
+        let mut top = TopK::new(k);
+        let mut seg_terms: Vec<SegTerm> = Vec::with_capacity(terms.len());
+        for (i, s) in self.segs.iter().enumerate() {
+            let seg = &s.seg;
+            let growth = seg.bound_growth(avgdl);
+            seg_terms.clear();
+            seg_terms.extend(terms.iter().enumerate().filter_map(|(q, qt)| {
+                let local = seg.term(&qt.term)?;
+                Some(SegTerm {
+                    local,
+                    wi: wis[q],
+                    bound: wis[q] * seg.max_tf_part[local as usize] * growth * SLACK,
+                    q,
+                })
+            }));
+            if seg_terms.is_empty() {
+                continue;
+            }
+            let base = s.base;
+            let deleted = &*s.deleted;
+            let filter = opts.filter.as_ref();
+            let allow = |local: u32| {
+                !deleted.contains(local)
+                    && filter.is_none_or(|f: &Filter| f.allows(base + local, &seg.docs[local as usize]))
+            };
+            let use_maxscore = match opts.strategy {
+                Strategy::Auto => seg.len() >= AUTO_MAXSCORE_SLOTS,
+                Strategy::Exhaustive => false,
+                Strategy::MaxScore => true,
+            };
+            let floor = top.threshold();
+            let run = Run {
+                seg,
+                terms: &seg_terms,
+                k,
+                positive,
+                floor,
+                allow: &allow,
+                use_maxscore,
+            };
+            let hits = match self.parts.0.get() {
+                Some(parts) => run.go(Cached { parts: &parts[i] }),
+                None => run.go(OnTheFly {
+                    f,
+                    tfs: &seg.post_tfs,
+                    lens: &seg.lens,
+                }),
+            };
+            for h in hits {
+                top.push(Hit {
+                    slot: base + h.slot,
+                    score: h.score,
+                });
+            }
+        }
+        top.into_sorted()
+    }
+
+    /// Whether the tf parts are precomputed for this snapshot.
+    pub fn is_precomputed(&self) -> bool {
+        self.parts.0.get().is_some()
+    }
+
+    /// Precomputes the tf part of every posting at this snapshot's average length (4 bytes
+    /// a posting, O(postings) once): searches then read it instead of evaluating it, with
+    /// bit-identical scores. The background thread does this once the index is quiet.
+    pub fn precompute(&self) {
+        self.parts.0.get_or_init(|| {
+            let form = self.config.params.tf_form(self.avg_len());
+            self.segs
+                .iter()
+                .map(|s| match form {
+                    TfForm::Saturation(f) => parts_of(f, &s.seg),
+                    TfForm::LengthScaled(f) => parts_of(f, &s.seg),
+                })
+                .collect()
+        });
+    }
+
+    /// Runs queries in parallel on rayon's pool; results in query order.
+    pub fn search_batch(&self, queries: &[Query], opts: &SearchOptions) -> Vec<Vec<Hit>> {
+        // Never cancelled, so never an error.
+        self.search_batch_cancellable(queries, opts, &AtomicBool::new(false))
+            .unwrap_or_default()
+    }
+
+    /// `search_batch` that skips the remaining queries once `cancel` is set and then
+    /// fails with `Error::aborted()`.
+    pub fn search_batch_cancellable(
+        &self,
+        queries: &[Query],
+        opts: &SearchOptions,
+        cancel: &AtomicBool,
+    ) -> Result<Vec<Vec<Hit>>> {
+        queries
+            .par_iter()
+            .map(|q| {
+                check_cancel(cancel)?;
+                Ok(self.search(q, opts))
+            })
+            .collect()
+    }
+
+    pub fn stats(&self) -> Stats {
+        let seg_bytes: usize = self.segs.iter().map(|s| s.seg.bytes() + s.deleted.bytes()).sum();
+        let per_posting: usize = self.segs.iter().map(|s| s.seg.posting_bytes()).sum();
+        let df_bytes = self.term_bytes + self.df.len() * DF_ENTRY_BYTES;
+        Stats {
+            documents: self.live,
+            terms: self.df.len(),
+            postings: self.postings,
+            avg_doc_length: self.avg_len(),
+            bytes_per_posting: if self.postings == 0 {
+                0.0
+            } else {
+                per_posting as f64 / self.postings as f64
+            },
+            memory_bytes: seg_bytes + df_bytes + self.parts.0.get().map_or(0, |p| p.iter().map(|s| s.len() * 4).sum()),
+            dense_terms: 0,
+            segments: self.segs.len(),
+            deleted_docs: self.segs.iter().map(|s| s.deleted.count()).sum(),
+        }
+    }
+}
+
+/// One segment's search, generic over where the tf parts come from.
+struct Run<'a> {
+    seg: &'a Segment,
+    terms: &'a [SegTerm],
+    k: usize,
+    positive: bool,
+    floor: f32,
+    allow: &'a dyn Fn(u32) -> bool,
+    use_maxscore: bool,
+}
+
+impl Run<'_> {
+    fn go<P: Parts>(&self, p: P) -> Vec<Hit> {
+        if self.use_maxscore {
+            search::maxscore(self.seg, p, self.terms, self.k, self.floor, self.allow)
+        } else {
+            search::exhaustive(self.seg, p, self.terms, self.k, self.positive, self.floor, self.allow)
+        }
+    }
+}
+
+/// The same expression as `OnTheFly::part`, so cached and computed scores are bit-identical.
+fn parts_of<F: TfPart>(f: F, seg: &Segment) -> Box<[f32]> {
+    let on_the_fly = OnTheFly {
+        f,
+        tfs: &seg.post_tfs,
+        lens: &seg.lens,
+    };
+    seg.post_docs
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| on_the_fly.part(i, d))
+        .collect()
+}
