@@ -21,7 +21,8 @@ export function errorReply(error) {
   const code = typeof error?.code === 'string' ? error.code : undefined
   const message = String(error?.message ?? error)
   if (error instanceof HttpError) return { status: error.statusCode, body: { error: code, message } }
-  if (code === 'ABORT_ERR' || error?.name === 'AbortError') return { status: 499, body: { error: 'ABORT_ERR', message } }
+  if (code === 'ABORT_ERR' || error?.name === 'AbortError')
+    return { status: 499, body: { error: 'ABORT_ERR', message } }
   if (error instanceof TypeError || error instanceof RangeError || BAD_INPUT.has(code)) {
     return { status: 400, body: { error: code ?? 'ERR_INVALID_ARG', message } }
   }

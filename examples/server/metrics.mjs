@@ -33,7 +33,13 @@ export function createMetrics({ rssEveryMs = 250 } = {}) {
           max: ms(loop.max),
           mean: ms(loop.mean),
         },
-        memory: { rss: mem.rss, rssMax: rss.max, rssMean: rss.sum / rss.n, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal },
+        memory: {
+          rss: mem.rss,
+          rssMax: rss.max,
+          rssMean: rss.sum / rss.n,
+          heapUsed: mem.heapUsed,
+          heapTotal: mem.heapTotal,
+        },
       }
     },
     reset() {

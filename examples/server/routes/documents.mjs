@@ -11,7 +11,8 @@ async function vectorItems(docs, embedder) {
   const items = given.map((d) => ({ id: d.id, vector: d.vector, text: d.text }))
   if (toEmbed.length > 0) {
     const { data, dim } = await embedder.embedDocuments(toEmbed.map((d) => d.text))
-    toEmbed.forEach((d, i) => items.push({ id: d.id, vector: data.subarray(i * dim, (i + 1) * dim), text: d.text }))
+    for (const [i, d] of toEmbed.entries())
+      items.push({ id: d.id, vector: data.subarray(i * dim, (i + 1) * dim), text: d.text })
   }
   return items
 }

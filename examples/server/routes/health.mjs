@@ -12,7 +12,7 @@ function indexStats({ bm25, vectors }) {
 export async function healthRoutes(app, { state, metrics }) {
   app.get('/healthz', async () => ({ status: 'ok', uptimeSeconds: process.uptime() }))
 
-  app.get('/readyz', async (request, reply) => {
+  app.get('/readyz', async (_request, reply) => {
     const s = state.stack
     if (!s) return reply.code(503).send({ ready: false, error: state.error ? String(state.error.message) : undefined })
     return {
