@@ -8,6 +8,8 @@
 //   npm run bench -- --no-python        skip bm25s (no Python venv needed)
 //   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
 //   npm run bench -- --corpora cran,zipf-100k --engines ragrank,bm25s --repeats 7
+//   npm run bench -- --suite server     the HTTP server suite, only when asked for (flags: bench/suites/server.mjs:
+//                                       --docs --endpoints --concurrency --duration --stacks --writer --probe-docs --soak)
 //
 // Corpora: cran, cisi, zipf-<size> (10k, 100k, 1m, or any count). Engines: ragrank, bm25s (numpy and,
 // when installed, numba), minisearch, orama, wink, okapibm25.
@@ -25,11 +27,16 @@ const SUITES = {
   rerank: async (opts) => (await import('./suites/rerank.mjs')).runRerankSuite(opts),
   split: async (opts) => (await import('./suites/split.mjs')).runSplitSuite(opts),
   vector: async (opts) => (await import('./suites/vector.mjs')).runVectorSuite(opts),
+  server: async (opts) => (await import('./suites/server.mjs')).runServerSuite(opts),
 }
+/** Run only when asked for (--suite server): it starts HTTP servers and takes ~15 min of its own. */
+const OPT_IN = new Set(['server'])
 
 function usage(code) {
   const text = `usage: node bench/run.mjs [--quick] [--extended] [--full] [--sizes 1m:384,10k:768] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
-                         [--corpora a,b] [--engines a,b] [--repeats N] [--out DIR]`
+                         [--corpora a,b] [--engines a,b] [--repeats N] [--out DIR]
+       server suite:     [--docs 100k] [--endpoints a,b] [--concurrency 1,16,64] [--duration S] [--stacks a,b]
+                         [--writer no,yes] [--probe-docs 1m|0] [--soak MINUTES]`
   ;(code ? console.error : console.log)(text)
   process.exit(code)
 }
@@ -62,13 +69,22 @@ function parseArgs(argv) {
         .map((s) => s.trim().toLowerCase())
     else if (a === '--repeats') opts.repeats = Number(value())
     else if (a === '--out') opts.outDir = path.resolve(value())
+    // the server suite's (bench/suites/server.mjs checks them)
+    else if (a === '--docs') opts.docs = value()
+    else if (a === '--endpoints') opts.endpoints = value()
+    else if (a === '--concurrency') opts.concurrency = value()
+    else if (a === '--duration') opts.duration = value()
+    else if (a === '--stacks') opts.stacks = value()
+    else if (a === '--writer') opts.writer = value()
+    else if (a === '--probe-docs') opts.probeDocs = value()
+    else if (a === '--soak') opts.soak = value()
     else if (a === '-h' || a === '--help') usage(0)
     else {
       console.error(`unknown option ${a}`)
       usage(2)
     }
   }
-  if (opts.suites.length === 0) opts.suites = Object.keys(SUITES)
+  if (opts.suites.length === 0) opts.suites = Object.keys(SUITES).filter((s) => !OPT_IN.has(s))
   for (const s of opts.suites)
     if (!SUITES[s]) {
       console.error(`unknown suite ${s}; known: ${Object.keys(SUITES).join(', ')}`)
@@ -90,7 +106,8 @@ for (const s of opts.suites) {
 }
 // A full run refreshes REPORT.md and its charts from every suite's latest JSON (a --quick run writes *-quick files,
 // which the report leaves out, so it is not regenerated then).
-if (!opts.quick) {
+// The opt-in suites feed no chart of it, so a run of only those leaves it alone.
+if (!opts.quick && opts.suites.some((s) => !OPT_IN.has(s))) {
   const { writeReport } = await import('./report.mjs')
   for (const f of await writeReport(opts.outDir ?? resultsDir))
     process.stderr.write(`wrote ${path.relative(process.cwd(), f)}\n`)
