@@ -118,9 +118,9 @@ export function serverReport({ meta, cells, probe, soak, skipped }) {
   const lines = [
     '# Server benchmark',
     '',
-    `${meta.date.slice(0, 19).replace('T', ' ')} UTC · ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB · Node ${meta.machine.node} · ragrank ${meta.ragrank ?? '?'}`,
+    `${meta.date.slice(0, 19).replace('T', ' ')} UTC · ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB · Node ${meta.machine.node} · ragrank ${meta.ragrank ?? '?'} · load average ${meta.loadStart} at the start, ${meta.loadEnd} at the end (the machine is shared)`,
     '',
-    `Command: \`${meta.command}\`. Corpus: Zipf ${meta.settings.docs.toLocaleString('en-US')} documents (bench/lib/zipf.mjs), vectors ${meta.settings.vectors.toLocaleString('en-US')} x ${meta.settings.dim} (seeded unit vectors); queries: the corpus's query texts and seeded unit vectors, ${meta.settings.queries} of each, sent in turn. Top-${meta.settings.topK}; hybrid = RRF of 50 candidates per side (Orama: its own hybrid); hybrid-rerank = the hybrid's top ${meta.settings.rerankDepth} reranked at max length ${meta.settings.rerankMaxLength}.`,
+    `Command: \`${meta.command}\`. Corpus: Zipf ${meta.settings.docs.toLocaleString('en-US')} documents (bench/lib/zipf.mjs), vectors ${Math.min(meta.settings.vectors, meta.settings.docs).toLocaleString('en-US')} x ${meta.settings.dim} (for the first documents) (seeded unit vectors); queries: the corpus's query texts and seeded unit vectors, ${meta.settings.queries} of each, sent in turn. Top-${meta.settings.topK}; hybrid = RRF of 50 candidates per side (Orama: its own hybrid); hybrid-rerank = the hybrid's top ${meta.settings.rerankDepth} reranked at max length ${meta.settings.rerankMaxLength}.`,
     '',
     `Each cell: autocannon (programmatic, ${meta.settings.warmupSeconds} s warm-up then ${meta.settings.seconds} s measured) on 127.0.0.1 against one server process; the client, the writer and the server share the machine's cores. Writer: a separate client, ${meta.settings.addsPerSecond} POST /documents per second (one new document each, a fresh unique token and a vector) and one DELETE per ${meta.settings.addsPerRemove} adds, at most 8 writes in flight (adds/s is what it achieved). Event-loop delay and RSS come from the server's /metrics over the measured window (monitorEventLoopDelay at 1 ms resolution: an idle loop reads about 1 ms).`,
     '',
@@ -172,6 +172,7 @@ export function serverReport({ meta, cells, probe, soak, skipped }) {
     mdTable(
       ['target', 'measured', ''],
       targets({ cells, probe, soak }).map((t) => [t.target, t.measured, mark(t.met)]),
+      'lll',
     ),
   )
   return lines.join('\n')
@@ -188,7 +189,7 @@ export function soakReport(meta, s) {
   return [
     '# Soak',
     '',
-    `${meta.date.slice(0, 19).replace('T', ' ')} UTC · ${meta.machine.cpu}, ${meta.machine.cores} cores · Node ${meta.machine.node} · ragrank ${meta.ragrank ?? '?'}`,
+    `${meta.date.slice(0, 19).replace('T', ' ')} UTC · ${meta.machine.cpu}, ${meta.machine.cores} cores · Node ${meta.machine.node} · ragrank ${meta.ragrank ?? '?'} · load average ${meta.loadStart} at the start, ${meta.loadEnd} at the end (the machine is shared)`,
     '',
     `Command: \`${meta.command}\`. ${s.minutes} min against a ragrank server over ${s.docs.toLocaleString('en-US')} Zipf documents: churn of 100 adds/s (fresh unique tokens), as many removes (1,000 churned documents live) and an upsert with fresh tokens every 5 adds, under hybrid queries at concurrency 8. Samples every 5 s; the first minute (or tenth) is left out as warm-up.`,
     '',

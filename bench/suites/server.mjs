@@ -18,6 +18,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { machineInfo } from '../lib/harness.mjs'
 import { pkgVersion } from '../lib/peers.mjs'
@@ -84,9 +85,15 @@ function requestBodies(corpus, s) {
   }
 }
 
+const loadAverage = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')
+
 function runMeta(opts) {
   const meta = {
     date: new Date().toISOString(),
+    loadStart: loadAverage(),
     machine: machineInfo(),
     command: `npm run bench -- ${(opts.argv ?? process.argv.slice(2)).join(' ')}`.trim(),
     versions: Object.fromEntries(
@@ -181,6 +188,7 @@ export async function runServerSuite(opts) {
       bodies: bodies.hybrid,
       log,
     })
+    meta.loadEnd = loadAverage()
     const markdown = soakReport(meta, soak)
     writeFileSync(path.join(outDir, 'soak.md'), `${markdown}\n`)
     writeFileSync(path.join(outDir, 'soak.json'), `${JSON.stringify({ meta, soak }, null, 2)}\n`)
@@ -229,6 +237,7 @@ export async function runServerSuite(opts) {
         })
       : null
   const soak = readSoak(outDir)
+  meta.loadEnd = loadAverage()
   const markdown = serverReport({ meta, cells, probe, soak, skipped })
   writeFileSync(path.join(outDir, 'server.md'), `${markdown}\n`)
   writeFileSync(
