@@ -10,7 +10,7 @@ export const STACK_LABELS = {
 }
 const PEERS = ['js', 'orama']
 const mark = (ok) => (ok === null ? '–' : ok ? '✓ met' : '✗ not met')
-const ms = (x) => (Number.isFinite(x) ? fmt(x) : '–')
+const ms = (x) => (x === Infinity ? '∞' : Number.isFinite(x) ? fmt(x) : '–')
 
 function cellRow(c) {
   return [
@@ -122,7 +122,7 @@ export function serverReport({ meta, cells, probe, soak, skipped }) {
     '',
     `Command: \`${meta.command}\`. Corpus: Zipf ${meta.settings.docs.toLocaleString('en-US')} documents (bench/lib/zipf.mjs), vectors ${Math.min(meta.settings.vectors, meta.settings.docs).toLocaleString('en-US')} x ${meta.settings.dim} (for the first documents) (seeded unit vectors); queries: the corpus's query texts and seeded unit vectors, ${meta.settings.queries} of each, sent in turn. Top-${meta.settings.topK}; hybrid = RRF of 50 candidates per side (Orama: its own hybrid); hybrid-rerank = the hybrid's top ${meta.settings.rerankDepth} reranked at max length ${meta.settings.rerankMaxLength}.`,
     '',
-    `Each cell: autocannon (programmatic, ${meta.settings.warmupSeconds} s warm-up then ${meta.settings.seconds} s measured) on 127.0.0.1 against one server process; the client, the writer and the server share the machine's cores. Writer: a separate client, ${meta.settings.addsPerSecond} POST /documents per second (one new document each, a fresh unique token and a vector) and one DELETE per ${meta.settings.addsPerRemove} adds, at most 8 writes in flight (adds/s is what it achieved). Event-loop delay and RSS come from the server's /metrics over the measured window (monitorEventLoopDelay at 1 ms resolution: an idle loop reads about 1 ms).`,
+    `Each cell: autocannon (programmatic, ${meta.settings.warmupSeconds} s warm-up then ${meta.settings.seconds} s measured; hybrid-rerank at least 3 s and 10 s; p50/p99 ∞: no reply within the window) on 127.0.0.1 against one server process; the client, the writer and the server share the machine's cores. Writer: a separate client, ${meta.settings.addsPerSecond} POST /documents per second (one new document each, a fresh unique token and a vector) and one DELETE per ${meta.settings.addsPerRemove} adds, at most 8 writes in flight (adds/s is what it achieved). Event-loop delay and RSS come from the server's /metrics over the measured window (monitorEventLoopDelay at 1 ms resolution: an idle loop reads about 1 ms).`,
     '',
     `Versions: ${Object.entries(meta.versions)
       .map(([k, v]) => `${k} ${v}`)

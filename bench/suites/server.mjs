@@ -37,6 +37,8 @@ const DIM = 384
 const VECTORS = 100_000
 const ADDS_PER_SECOND = 100
 const ADDS_PER_REMOVE = 10
+const RERANK_SECONDS = 10
+const RERANK_WARMUP_SECONDS = 3
 const log = (m) => process.stderr.write(`${m}\n`)
 
 function oneOf(list, known, flag) {
@@ -143,10 +145,12 @@ async function runStack(
               addsPerSecond: s.addsPerSecond,
               addsPerRemove: s.addsPerRemove,
             })
+          // A rerank takes about a second here (20 pairs of up to 128 tokens): longer cells, so each has replies.
+          const rerank = endpoint === 'hybrid-rerank'
           const r = await cell(server.url, `/search/${endpoint}`, bodies[endpoint], {
             connections: c,
-            seconds: s.seconds,
-            warmupSeconds: s.warmupSeconds,
+            seconds: rerank ? Math.max(s.seconds, RERANK_SECONDS) : s.seconds,
+            warmupSeconds: rerank ? Math.max(s.warmupSeconds, RERANK_WARMUP_SECONDS) : s.warmupSeconds,
             writer: w ? startW : null,
           })
           if (r.writes) next = r.writes.next
