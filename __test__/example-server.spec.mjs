@@ -137,6 +137,13 @@ test('ragrank validation errors are 400 with their code; other failures 500 with
   const other = await start(t, { stack: { ...stack, reranker: aborted } })
   const r = await post(other.url, '/search/hybrid-rerank', { query: 'velmora clay' })
   t.deepEqual([r.status, r.body.error], [499, 'ABORT_ERR'])
+  // A TypeError without ragrank's code is a bug of the server, not bad input.
+  const buggy = {
+    rerank: async () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'x')")),
+  }
+  const bug = await start(t, { stack: { ...stack, reranker: buggy } })
+  const b = await post(bug.url, '/search/hybrid-rerank', { query: 'velmora clay' })
+  t.deepEqual([b.status, b.body.error], [500, 'ERR_INTERNAL'])
   const none = await start(t, { stack: { ...stack, reranker: undefined } })
   const n = await post(none.url, '/search/hybrid-rerank', { query: 'velmora clay' })
   t.deepEqual([n.status, n.body.error], [404, 'ERR_NOT_CONFIGURED'])

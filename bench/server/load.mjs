@@ -124,15 +124,40 @@ export function startWriter(
   }
 }
 
-/** One measured cell: warm-up (untimed), metrics reset, the run (with the writer when asked), metrics. */
+/**
+ * Waits until the server has worked off what earlier clients left: requests of a run that ended are still
+ * handled (a server without abort signals finishes them for nobody), and would slow the next run.
+ */
+const drain = (url) => getJson(url, '/healthz')
+
+/** A window in which fewer replies came than there are connections is extended once, to this factor (at most MAX). */
+const EXTEND = 4
+const MAX_WINDOW_SECONDS = 20
+
+/**
+ * One measured cell: warm-up (untimed), drain, metrics reset, the run (with the writer when asked), metrics.
+ * When the run got fewer replies than it has connections (latency about the window or longer) it is run
+ * again in a longer window, so every cell reports measured latencies.
+ */
 export async function cell(url, path, bodies, { connections, seconds, warmupSeconds, writer }) {
   if (warmupSeconds > 0) await drive(url, path, bodies, { connections, seconds: warmupSeconds })
-  await postJson(url, '/metrics/reset', {})
-  const w = writer ? writer() : null
-  const load = await drive(url, path, bodies, { connections, seconds })
-  const writes = w ? await w.stop() : null
-  const m = await getJson(url, '/metrics')
+  let window = seconds
+  let load
+  let writes
+  let m
+  for (;;) {
+    await drain(url)
+    await postJson(url, '/metrics/reset', {})
+    const w = writer ? writer() : null
+    load = await drive(url, path, bodies, { connections, seconds: window })
+    writes = w ? await w.stop() : null
+    m = await getJson(url, '/metrics')
+    const longer = Math.min(MAX_WINDOW_SECONDS, window * EXTEND)
+    if (load.requests >= connections || longer <= window) break
+    window = longer
+  }
   return {
+    window,
     ...load,
     loopP99: m.eventLoopDelayMs.p99,
     loopMax: m.eventLoopDelayMs.max,

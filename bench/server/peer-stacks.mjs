@@ -165,7 +165,9 @@ export function jsStack({ docs, nVectors, vectorOf, dim, rerank }) {
 export async function oramaStack({ docs, nVectors, vectorOf, dim, rerank }) {
   const db = create({ schema: { text: 'string', embedding: `vector[${dim}]` } })
   // Orama's schema check takes plain arrays only (a Float32Array is "not a 384-dimensional vector").
-  const rows = docs.map((d, i) => (i < nVectors ? { id: d.id, text: d.text, embedding: Array.from(vectorOf(i)) } : d))
+  const rows = docs.map((d, i) =>
+    i < nVectors ? { id: d.id, text: d.text, embedding: Array.from(vectorOf(i)) } : { id: d.id, text: d.text },
+  )
   await insertMultiple(db, rows, 5000)
   const hits = (r) => r.hits.map((h) => ({ id: h.id, score: h.score, text: h.document.text }))
   const vectorParams = (v) => ({ value: v, property: 'embedding' })

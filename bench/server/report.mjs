@@ -17,7 +17,7 @@ function cellRow(c) {
     STACK_LABELS[c.stack] ?? c.stack,
     c.writer ? 'yes' : 'no',
     c.concurrency,
-    fmt(c.rps),
+    c.window && c.window > c.baseWindow ? `${fmt(c.rps)} (${c.window} s)` : fmt(c.rps),
     ms(c.p50),
     ms(c.p99),
     ms(c.loopP99),
@@ -114,7 +114,7 @@ export function targets({ cells, probe, soak }) {
   return out
 }
 
-export function serverReport({ meta, cells, probe, soak, skipped }) {
+export function serverReport({ meta, builds = [], cells, probe, soak, skipped }) {
   const lines = [
     '# Server benchmark',
     '',
@@ -122,12 +122,17 @@ export function serverReport({ meta, cells, probe, soak, skipped }) {
     '',
     `Command: \`${meta.command}\`. Corpus: Zipf ${meta.settings.docs.toLocaleString('en-US')} documents (bench/lib/zipf.mjs), vectors ${Math.min(meta.settings.vectors, meta.settings.docs).toLocaleString('en-US')} x ${meta.settings.dim} (for the first documents) (seeded unit vectors); queries: the corpus's query texts and seeded unit vectors, ${meta.settings.queries} of each, sent in turn. Top-${meta.settings.topK}; hybrid = RRF of 50 candidates per side (Orama: its own hybrid); hybrid-rerank = the hybrid's top ${meta.settings.rerankDepth} reranked at max length ${meta.settings.rerankMaxLength}.`,
     '',
-    `Each cell: autocannon (programmatic, ${meta.settings.warmupSeconds} s warm-up then ${meta.settings.seconds} s measured; hybrid-rerank at least 3 s and 10 s; p50/p99 ∞: no reply within the window) on 127.0.0.1 against one server process; the client, the writer and the server share the machine's cores. Writer: a separate client, ${meta.settings.addsPerSecond} POST /documents per second (one new document each, a fresh unique token and a vector) and one DELETE per ${meta.settings.addsPerRemove} adds, at most 8 writes in flight (adds/s is what it achieved). Event-loop delay and RSS come from the server's /metrics over the measured window (monitorEventLoopDelay at 1 ms resolution: an idle loop reads about 1 ms).`,
+    `Each cell: autocannon (programmatic, ${meta.settings.warmupSeconds} s warm-up then ${meta.settings.seconds} s measured; hybrid-rerank at least 3 s and 10 s; a cell with fewer replies than connections is run again in a window 4x as long, up to 20 s, shown as \`s\`; p50/p99 ∞: no reply even then; before each measured window the server is drained: requests a finished run left behind are worked off first) on 127.0.0.1 against one server process; the client, the writer and the server share the machine's cores. Writer: a separate client, ${meta.settings.addsPerSecond} POST /documents per second (one new document each, a fresh unique token and a vector) and one DELETE per ${meta.settings.addsPerRemove} adds, at most 8 writes in flight (adds/s is what it achieved). Event-loop delay and RSS come from the server's /metrics over the measured window (monitorEventLoopDelay at 1 ms resolution: an idle loop reads about 1 ms).`,
     '',
     `Versions: ${Object.entries(meta.versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}.`,
   ]
+  if (builds.length > 0)
+    lines.push(
+      '',
+      `Server start-up (data generation, index build, model load): ${builds.map((b) => `${STACK_LABELS[b.stack] ?? b.stack} ${fmt(b.seconds)} s, RSS ${fmtBytes(b.rss)}`).join('; ')}.`,
+    )
   for (const s of skipped) lines.push('', `Skipped: ${s}`)
   const endpoints = [...new Set(cells.map((c) => c.endpoint))]
   for (const e of endpoints) {

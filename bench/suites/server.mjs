@@ -147,16 +147,17 @@ async function runStack(
             })
           // A rerank takes about a second here (20 pairs of up to 128 tokens): longer cells, so each has replies.
           const rerank = endpoint === 'hybrid-rerank'
+          const seconds = rerank ? Math.max(s.seconds, RERANK_SECONDS) : s.seconds
           const r = await cell(server.url, `/search/${endpoint}`, bodies[endpoint], {
             connections: c,
-            seconds: rerank ? Math.max(s.seconds, RERANK_SECONDS) : s.seconds,
+            seconds,
             warmupSeconds: rerank ? Math.max(s.warmupSeconds, RERANK_WARMUP_SECONDS) : s.warmupSeconds,
             writer: w ? startW : null,
           })
           if (r.writes) next = r.writes.next
-          cells.push({ stack: label, endpoint, concurrency: c, writer: w, ...r })
+          cells.push({ stack: label, endpoint, concurrency: c, writer: w, baseWindow: seconds, ...r })
           log(
-            `  ${label} ${endpoint} c=${c}${w ? ' +writer' : ''}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} p99 ${r.p99} ms, loop p99 ${r.loopP99.toFixed(1)} ms${r.writes ? `, ${r.writes.addsPerSecond.toFixed(0)} adds/s` : ''}${r.errors + r.non2xx ? `, ${r.errors + r.non2xx} errors` : ''}`,
+            `  ${label} ${endpoint} c=${c}${w ? ' +writer' : ''}: ${r.rps.toFixed(0)} req/s${r.window > seconds ? ` (${r.window} s window)` : ''}, p50 ${r.p50} p99 ${r.p99} ms, loop p99 ${r.loopP99.toFixed(1)} ms${r.writes ? `, ${r.writes.addsPerSecond.toFixed(0)} adds/s` : ''}${r.errors + r.non2xx ? `, ${r.errors + r.non2xx} errors` : ''}`,
           )
         }
   } finally {
@@ -242,7 +243,7 @@ export async function runServerSuite(opts) {
       : null
   const soak = readSoak(outDir)
   meta.loadEnd = loadAverage()
-  const markdown = serverReport({ meta, cells, probe, soak, skipped })
+  const markdown = serverReport({ meta, builds, cells, probe, soak, skipped })
   writeFileSync(path.join(outDir, 'server.md'), `${markdown}\n`)
   writeFileSync(
     path.join(outDir, 'server.json'),
