@@ -134,9 +134,11 @@ async function runStack(
   const cells = []
   let next = 0 // writer ids go on across cells, so every add is a new document
   try {
-    for (const endpoint of endpoints)
-      for (const c of concurrency)
-        for (const w of writer) {
+    // Every frozen cell first: a writer leaves work behind (MiniSearch vacuums discarded documents in the
+    // background, ragrank rebuilds impacts) that would slow the frozen cell after it.
+    for (const w of writer)
+      for (const endpoint of endpoints)
+        for (const c of concurrency) {
           const startW = () =>
             startWriter(server.url, {
               corpus,
