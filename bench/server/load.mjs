@@ -136,10 +136,11 @@ const MAX_WINDOW_SECONDS = 20
 
 /**
  * One measured cell: warm-up (untimed), drain, metrics reset, the run (with the writer when asked), metrics.
+ * `writer(first)` starts a writer whose first document is `first` (`writerFirst`, then after the last one).
  * When the run got fewer replies than it has connections (latency about the window or longer) it is run
  * again in a longer window, so every cell reports measured latencies.
  */
-export async function cell(url, path, bodies, { connections, seconds, warmupSeconds, writer }) {
+export async function cell(url, path, bodies, { connections, seconds, warmupSeconds, writer, writerFirst = 0 }) {
   if (warmupSeconds > 0) await drive(url, path, bodies, { connections, seconds: warmupSeconds })
   let window = seconds
   let load
@@ -148,7 +149,7 @@ export async function cell(url, path, bodies, { connections, seconds, warmupSeco
   for (;;) {
     await drain(url)
     await postJson(url, '/metrics/reset', {})
-    const w = writer ? writer() : null
+    const w = writer ? writer(writes?.next ?? writerFirst) : null // a run again writes new documents
     load = await drive(url, path, bodies, { connections, seconds: window })
     writes = w ? await w.stop() : null
     m = await getJson(url, '/metrics')

@@ -29,13 +29,12 @@ export async function runProbe({ docs, vectors, dim, seconds, warmupSeconds, cor
     const path = '/search/bm25'
     const opts = { connections: CONNECTIONS, seconds, warmupSeconds }
     const frozen = await cell(server.url, path, bodies, opts)
-    let first = 10_000_000 // writer ids of the probe, apart from the freshness documents'
-    const writer = () => startWriter(server.url, { corpus, dim, first })
-    const live = await cell(server.url, path, bodies, { ...opts, writer })
-    first = live.writes.next
+    const writer = (first) => startWriter(server.url, { corpus, dim, first })
+    // writer ids of the probe start at 10M, apart from the freshness documents' (20M)
+    const live = await cell(server.url, path, bodies, { ...opts, writer, writerFirst: 10_000_000 })
     // Freshness under the same load: searches and the writer keep running while new documents are timed.
     await postJson(server.url, '/metrics/reset', {})
-    const w = writer()
+    const w = writer(live.writes.next)
     const load = drive(server.url, path, bodies, { connections: CONNECTIONS, seconds: seconds + 2 })
     const freshness = []
     for (let k = 0; k < FRESHNESS_SAMPLES; k++) {

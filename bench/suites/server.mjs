@@ -139,11 +139,11 @@ async function runStack(
     for (const w of writer)
       for (const endpoint of endpoints)
         for (const c of concurrency) {
-          const startW = () =>
+          const startW = (first) =>
             startWriter(server.url, {
               corpus,
               dim: s.dim,
-              first: next,
+              first,
               addsPerSecond: s.addsPerSecond,
               addsPerRemove: s.addsPerRemove,
             })
@@ -155,6 +155,7 @@ async function runStack(
             seconds,
             warmupSeconds: rerank ? Math.max(s.warmupSeconds, RERANK_WARMUP_SECONDS) : s.warmupSeconds,
             writer: w ? startW : null,
+            writerFirst: next,
           })
           if (r.writes) next = r.writes.next
           cells.push({ stack: label, endpoint, concurrency: c, writer: w, baseWindow: seconds, ...r })
