@@ -7,6 +7,7 @@
 //   npm run bench -- --suite server --endpoints bm25,vector --concurrency 16 --duration 3 --stacks ragrank
 //   npm run bench -- --suite server --soak 30            30 minutes of churn (bench/results/soak.{md,json})
 //   node bench/suites/server.mjs [the same flags]        without bench/run.mjs
+//   node bench/suites/server.mjs --report                server.md again from server.json and soak.json
 //
 // Flags: --docs (10k, 100k, 1m or a count; default 100k), --endpoints (bm25, vector, hybrid, hybrid-rerank),
 // --concurrency (default 1,16,64), --duration (measured seconds per cell, default 5; 1 s warm-up before),
@@ -177,6 +178,14 @@ function readSoak(outDir) {
   }
 }
 
+/** server.md again from server.json and the latest soak.json (after a soak that ran later, say). */
+export function rewriteServerReport(outDir = resultsDir) {
+  const run = JSON.parse(readFileSync(path.join(outDir, 'server.json'), 'utf8'))
+  const markdown = serverReport({ ...run, soak: readSoak(outDir) })
+  writeFileSync(path.join(outDir, 'server.md'), `${markdown}\n`)
+  return { markdown }
+}
+
 export async function runServerSuite(opts) {
   const s = settings(opts)
   const outDir = opts.outDir ?? resultsDir
@@ -258,13 +267,12 @@ export async function runServerSuite(opts) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
     options: Object.fromEntries(
-      ['docs', 'endpoints', 'concurrency', 'duration', 'stacks', 'writer', 'probe-docs', 'soak', 'out'].map((k) => [
-        k,
-        { type: 'string' },
-      ]),
+      ['docs', 'endpoints', 'concurrency', 'duration', 'stacks', 'writer', 'probe-docs', 'soak', 'out']
+        .map((k) => [k, { type: 'string' }])
+        .concat([['report', { type: 'boolean' }]]),
     ),
   })
   const opts = { ...values, probeDocs: values['probe-docs'], outDir: values.out && path.resolve(values.out) }
-  const { markdown } = await runServerSuite(opts)
+  const { markdown } = values.report ? rewriteServerReport(opts.outDir) : await runServerSuite(opts)
   process.stdout.write(`${markdown}\n`)
 }
