@@ -184,12 +184,13 @@ export function serverReport({ meta, builds = [], cells, probe, soak, skipped })
 }
 
 export function soakReport(meta, s) {
+  const signed = (f) => (x) => (x < 0 ? `−${f(-x)}` : `+${f(x)}`)
   const row = (label, t, f) => [
     label,
     f(t.firstThird),
     f(t.lastThird),
     `${fmt(t.ratio)}x`,
-    `${f(t.slopePerMinute)}/min`,
+    `${signed(f)(t.slopePerMinute)}/min`,
   ]
   return [
     '# Soak',
