@@ -114,7 +114,11 @@ export function targets({ cells, probe, soak }) {
   return out
 }
 
-export function serverReport({ meta, builds = [], cells, probe, soak, skipped }) {
+/** Latencies of a cell without replies are beyond its window: Infinity, which JSON stores as null. */
+const revived = (cells) => cells.map((c) => (c.requests === 0 ? { ...c, p50: Infinity, p99: Infinity } : c))
+
+export function serverReport({ meta, builds = [], cells: stored, probe, soak, skipped }) {
+  const cells = revived(stored)
   const lines = [
     '# Server benchmark',
     '',
