@@ -10,6 +10,8 @@
 //   npm run bench -- --no-python        skip bm25s (no Python venv needed)
 //   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
 //   npm run bench -- --corpora cran,zipf-100k --engines ragrank,bm25s --repeats 7
+//   npm run bench -- --suite server     the HTTP server suite, only when asked for (flags: bench/suites/server.mjs:
+//                                       --docs --endpoints --concurrency --duration --stacks --writer --probe-docs --soak)
 //
 // Corpora: cran, cisi, zipf-<size> (10k, 100k, 1m, or any count). Engines: ragrank, bm25s (numpy and,
 // when installed, numba), minisearch, orama, wink, okapibm25.
@@ -28,13 +30,16 @@ const SUITES = {
   split: async (opts) => (await import('./suites/split.mjs')).runSplitSuite(opts),
   vector: async (opts) => (await import('./suites/vector.mjs')).runVectorSuite(opts),
   engines: async (opts) => (await import('./suites/engines.mjs')).runEnginesSuite(opts),
+  server: async (opts) => (await import('./suites/server.mjs')).runServerSuite(opts),
 }
-/** Suites that need servers running: only with --suite, never in the default run. */
-const OPT_IN = new Set(['engines'])
+/** Run only when asked for (--suite ...): they start servers (engines, HTTP) and take minutes of their own. */
+const OPT_IN = new Set(['engines', 'server'])
 
 function usage(code) {
   const text = `usage: node bench/run.mjs [--quick] [--extended] [--full] [--sizes 1m:384,10k:768] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
-                         [--corpora a,b] [--engines a,b] [--repeats N] [--out DIR]`
+                         [--corpora a,b] [--engines a,b] [--repeats N] [--out DIR]
+       server suite:     [--docs 100k] [--endpoints a,b] [--concurrency 1,16,64] [--duration S] [--stacks a,b]
+                         [--writer no,yes] [--probe-docs 1m|0] [--soak MINUTES]`
   ;(code ? console.error : console.log)(text)
   process.exit(code)
 }
@@ -67,6 +72,15 @@ function parseArgs(argv) {
         .map((s) => s.trim().toLowerCase())
     else if (a === '--repeats') opts.repeats = Number(value())
     else if (a === '--out') opts.outDir = path.resolve(value())
+    // the server suite's (bench/suites/server.mjs checks them)
+    else if (a === '--docs') opts.docs = value()
+    else if (a === '--endpoints') opts.endpoints = value()
+    else if (a === '--concurrency') opts.concurrency = value()
+    else if (a === '--duration') opts.duration = value()
+    else if (a === '--stacks') opts.stacks = value()
+    else if (a === '--writer') opts.writer = value()
+    else if (a === '--probe-docs') opts.probeDocs = value()
+    else if (a === '--soak') opts.soak = value()
     else if (a === '-h' || a === '--help') usage(0)
     else {
       console.error(`unknown option ${a}`)
@@ -95,7 +109,8 @@ for (const s of opts.suites) {
 }
 // A full run refreshes REPORT.md and its charts from every suite's latest JSON (a --quick run writes *-quick files,
 // which the report leaves out, so it is not regenerated then).
-if (!opts.quick) {
+// The opt-in suites feed no chart of it, so a run of only those leaves it alone.
+if (!opts.quick && opts.suites.some((s) => !OPT_IN.has(s))) {
   const { writeReport } = await import('./report.mjs')
   for (const f of await writeReport(opts.outDir ?? resultsDir))
     process.stderr.write(`wrote ${path.relative(process.cwd(), f)}\n`)

@@ -1,0 +1,169 @@
+// The client side of the server benchmark: start a server process, drive an endpoint with autocannon,
+// run the writer next to it, and read the server's /metrics.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import { sleep } from '../lib/harness.mjs'
+import { writerDocument } from './data.mjs'
+
+const SERVE = fileURLToPath(new URL('./serve.mjs', import.meta.url))
+
+/** Starts bench/server/serve.mjs with `job`; resolves with { url, info, stop() } once it listens. */
+export function startServer(job, { log = () => {} } = {}) {
+  const child = spawn(process.execPath, ['--max-old-space-size=16384', SERVE, JSON.stringify(job)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.on('data', (d) => {
+    stderr += d
+    for (const line of String(d).split('\n')) if (line.trim()) log(`  [${job.stack}] ${line}`)
+  })
+  const exited = new Promise((resolve) => child.on('close', resolve))
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      const nl = out.indexOf('\n')
+      if (nl < 0) return
+      const info = JSON.parse(out.slice(0, nl))
+      const stop = async () => {
+        child.kill('SIGTERM')
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+        await exited
+        clearTimeout(timer)
+      }
+      resolve({ url: `http://127.0.0.1:${info.port}`, info, stop })
+    })
+    exited.then((code) => reject(new Error(`server ${job.stack} exited (${code}): ${stderr.trim().split('\n').pop()}`)))
+  })
+}
+
+export async function getJson(url, path, init) {
+  const res = await fetch(`${url}${path}`, init)
+  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: HTTP ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+export const postJson = (url, path, body) =>
+  getJson(url, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+/**
+ * autocannon on `path` with `connections` for `seconds`, POSTing `bodies` in turn (one shared cursor, so
+ * concurrent connections send different queries). Returns { rps, p50, p99, max, requests, errors, non2xx }.
+ */
+export async function drive(url, path, bodies, { connections, seconds }) {
+  let next = 0
+  const r = await autocannon({
+    url: `${url}${path}`,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }),
+      },
+    ],
+  })
+  // No reply within the window: its latencies are longer than the window, not 0 (what autocannon reports).
+  const none = r.requests.total === 0
+  return {
+    rps: r.requests.total / r.duration,
+    p50: none ? Infinity : r.latency.p50,
+    p99: none ? Infinity : r.latency.p99,
+    max: r.latency.max,
+    requests: r.requests.total,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+  }
+}
+
+/**
+ * The concurrent writer, a client of its own: every 1000/addsPerSecond ms one POST /documents of a new
+ * document (fresh unique token, a vector), and after every `addsPerRemove` adds one DELETE of a document it
+ * added `lag` adds earlier. At most `maxInFlight` writes are outstanding: a server that falls behind gets
+ * fewer writes (the achieved rate is reported) rather than an ever-growing queue.
+ */
+export function startWriter(
+  url,
+  { corpus, dim, first, addsPerSecond = 100, addsPerRemove = 10, lag = 50, maxInFlight = 8 },
+) {
+  const stats = { adds: 0, removes: 0, skipped: 0, errors: 0 }
+  let i = first
+  let inFlight = 0
+  const t0 = performance.now()
+  const send = (path, init, counter) => {
+    inFlight++
+    fetch(`${url}${path}`, init)
+      .then(async (res) => {
+        await res.arrayBuffer()
+        if (res.ok) stats[counter]++
+        else stats.errors++
+      })
+      .catch(() => stats.errors++)
+      .finally(() => inFlight--)
+  }
+  const timer = setInterval(() => {
+    if (inFlight >= maxInFlight) return void stats.skipped++
+    const doc = writerDocument(i, corpus, dim)
+    const body = JSON.stringify({ documents: [doc] })
+    send('/documents', { method: 'POST', headers: { 'content-type': 'application/json' }, body }, 'adds')
+    if ((i - first) % addsPerRemove === addsPerRemove - 1 && i - lag >= first)
+      send(`/documents/w${i - lag}`, { method: 'DELETE' }, 'removes')
+    i++
+  }, 1000 / addsPerSecond)
+  return {
+    /** Stops; resolves with { adds, removes, skipped, errors, seconds, addsPerSecond, next } after in-flight writes. */
+    async stop() {
+      clearInterval(timer)
+      while (inFlight > 0) await sleep(5)
+      const seconds = (performance.now() - t0) / 1000
+      return { ...stats, seconds, addsPerSecond: stats.adds / seconds, next: i }
+    },
+  }
+}
+
+/**
+ * Waits until the server has worked off what earlier clients left: requests of a run that ended are still
+ * handled (a server without abort signals finishes them for nobody), and would slow the next run.
+ */
+const drain = (url) => getJson(url, '/healthz')
+
+/** A window in which fewer replies came than there are connections is extended once, to this factor (at most MAX). */
+const EXTEND = 4
+const MAX_WINDOW_SECONDS = 20
+
+/**
+ * One measured cell: warm-up (untimed), drain, metrics reset, the run (with the writer when asked), metrics.
+ * `writer(first)` starts a writer whose first document is `first` (`writerFirst`, then after the last one).
+ * When the run got fewer replies than it has connections (latency about the window or longer) it is run
+ * again in a longer window, so every cell reports measured latencies.
+ */
+export async function cell(url, path, bodies, { connections, seconds, warmupSeconds, writer, writerFirst = 0 }) {
+  if (warmupSeconds > 0) await drive(url, path, bodies, { connections, seconds: warmupSeconds })
+  let window = seconds
+  let load
+  let writes
+  let m
+  for (;;) {
+    await drain(url)
+    await postJson(url, '/metrics/reset', {})
+    const w = writer ? writer(writes?.next ?? writerFirst) : null // a run again writes new documents
+    load = await drive(url, path, bodies, { connections, seconds: window })
+    writes = w ? await w.stop() : null
+    m = await getJson(url, '/metrics')
+    const longer = Math.min(MAX_WINDOW_SECONDS, window * EXTEND)
+    if (load.requests >= connections || longer <= window) break
+    window = longer
+  }
+  return {
+    window,
+    ...load,
+    loopP99: m.eventLoopDelayMs.p99,
+    loopMax: m.eventLoopDelayMs.max,
+    rssMax: m.memory.rssMax,
+    rssMean: m.memory.rssMean,
+    writes,
+  }
+}

@@ -1,0 +1,39 @@
+// One server of the benchmark, in its own process: `node bench/server/serve.mjs '<job JSON>'` builds the stack
+// ({ stack: 'ragrank' | 'js' | 'orama', docs, vectors, dim, reranker: model folder or null, coalesce }) over
+// the benchmark data, listens on 127.0.0.1 (a free port) and prints one JSON line { port, buildSeconds, rss }.
+import { Bm25Index, CrossEncoder, VectorIndex } from '../../dist/index.mjs'
+import { buildServer } from '../../examples/server/app.mjs'
+import { benchCorpus, RERANK_MAX_LENGTH } from './data.mjs'
+import { buildPeerServer } from './peer-app.mjs'
+import { jsStack, oramaStack, transformersReranker } from './peer-stacks.mjs'
+
+const job = JSON.parse(process.argv[2])
+const t0 = performance.now()
+const { corpus, vectors, nVectors, dim } = benchCorpus(job)
+const docs = Array.from({ length: corpus.nDocs }, (_, i) => ({ id: corpus.docId(i), text: corpus.docText(i) }))
+const vectorOf = (i) => vectors.subarray(i * dim, (i + 1) * dim)
+
+async function ragrankApp() {
+  const bm25 = new Bm25Index()
+  const CHUNK = 100_000 // bounded transient memory at 1M documents
+  for (let i = 0; i < docs.length; i += CHUNK) await bm25.addAsync(docs.slice(i, i + CHUNK))
+  const index = new VectorIndex({ dim })
+  index.add(Array.from({ length: nVectors }, (_, i) => ({ id: docs[i].id, vector: vectorOf(i), text: docs[i].text })))
+  const reranker = job.reranker ? await CrossEncoder.load(job.reranker, { maxLength: RERANK_MAX_LENGTH }) : undefined
+  return buildServer({ stack: { bm25, vectors: index, reranker }, coalesce: job.coalesce !== false })
+}
+
+async function peerApp() {
+  const rerank = job.reranker ? await transformersReranker(job.reranker, RERANK_MAX_LENGTH) : undefined
+  const make = job.stack === 'orama' ? oramaStack : jsStack
+  return buildPeerServer(await make({ docs, nVectors, vectorOf, dim, rerank }))
+}
+
+const app = job.stack === 'ragrank' ? await ragrankApp() : await peerApp()
+docs.length = 0 // the indexes hold what they need
+await app.listen({ host: '127.0.0.1', port: 0 })
+const buildSeconds = (performance.now() - t0) / 1000
+process.stdout.write(
+  `${JSON.stringify({ port: app.server.address().port, buildSeconds, rss: process.memoryUsage.rss() })}\n`,
+)
+process.on('SIGTERM', () => app.close().then(() => process.exit(0)))

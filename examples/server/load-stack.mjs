@@ -1,0 +1,66 @@
+// Builds the { bm25, vectors, embedder, reranker } a server serves: over the demo corpus with the
+// repository's tiny test models (offline, the default), over a JSONL / CSV / TSV file of documents, or from
+// indexes saved with save(). Vectors come from a raw float32 file (one row per document, in file order),
+// else from the embedder.
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Bm25Index, CrossEncoder, Embedder, VectorIndex } from 'ragrank'
+import { readDocuments } from '../../cli/readers.mjs'
+
+const repo = (p) => fileURLToPath(new URL(`../../${p}`, import.meta.url))
+export const DEMO = {
+  docs: repo('demo/corpus.jsonl'),
+  // Random-weight test models: they exercise the pipeline offline, their scores mean nothing.
+  embedder: repo('fixtures/models/tiny-embedder'),
+  reranker: repo('fixtures/models/tiny-cross-encoder'),
+}
+
+/** Vectors of `docs` (in their order) from a raw float32 file of docs.length x dim values. */
+function vectorsFromFile(file, docs, dim) {
+  const bytes = readFileSync(file)
+  const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+  if (!Number.isInteger(dim) || data.length !== docs.length * dim)
+    throw new RangeError(`${file}: ${data.length} values, expected ${docs.length} documents x dim ${dim}`)
+  return data
+}
+
+async function embedDocs(embedder, docs, chunk = 256) {
+  const index = new VectorIndex({ dim: embedder.dim })
+  for (let i = 0; i < docs.length; i += chunk) {
+    const part = docs.slice(i, i + chunk)
+    const { data, dim } = await embedder.embedDocuments(part.map((d) => d.text))
+    index.add(part.map((d, j) => ({ id: d.id, vector: data.subarray(j * dim, (j + 1) * dim), text: d.text })))
+  }
+  return index
+}
+
+/**
+ * @param {object} o  docs (file), bm25Index / vectorIndex (saved index files), vectors (raw float32 file)
+ *   and dim, embedder / reranker (model folders or hub ids; null for none), maxLength (reranker tokens)
+ */
+export async function loadStack(o = {}) {
+  const embedderDir = o.embedder === undefined ? DEMO.embedder : o.embedder
+  const rerankerDir = o.reranker === undefined ? DEMO.reranker : o.reranker
+  const [embedder, reranker] = await Promise.all([
+    embedderDir ? Embedder.load(embedderDir) : undefined,
+    rerankerDir ? CrossEncoder.load(rerankerDir, o.maxLength ? { maxLength: o.maxLength } : {}) : undefined,
+  ])
+  if (o.bm25Index && o.vectorIndex) {
+    const [bm25, vectors] = await Promise.all([Bm25Index.load(o.bm25Index), VectorIndex.load(o.vectorIndex)])
+    return { bm25, vectors, embedder, reranker }
+  }
+  const docs = await readDocuments(o.docs ?? DEMO.docs)
+  const bm25 = new Bm25Index()
+  await bm25.addAsync(docs)
+  let vectors
+  if (o.vectors) {
+    const data = vectorsFromFile(o.vectors, docs, o.dim)
+    vectors = new VectorIndex({ dim: o.dim })
+    vectors.add(docs.map((d, i) => ({ id: d.id, vector: data.subarray(i * o.dim, (i + 1) * o.dim), text: d.text })))
+  } else if (embedder) {
+    vectors = await embedDocs(embedder, docs)
+  } else {
+    throw new TypeError('vectors need --vectors <file> --dim <n> or an --embedder')
+  }
+  return { bm25, vectors, embedder, reranker }
+}
