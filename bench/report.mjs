@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { repoRoot, resultsDir } from './lib/paths.mjs'
+import { isaLine } from './lib/harness.mjs'
 import * as vega from 'vega'
 import { compile } from 'vega-lite'
 
@@ -261,7 +262,10 @@ function environment(bm25, split, vector) {
   if (haystack) versions['haystack-ai'] = haystack
   const installed = lockVersions()
   const lines = ['## Environment', '']
-  if (m) lines.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`)
+  if (m)
+    lines.push(
+      `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}; ${isaLine(m.isa)}.`,
+    )
   if (bm25?.meta.loadAverage1m)
     lines.push(
       `- 1-minute load average during the BM25 run: median ${bm25.meta.loadAverage1m.median} (min ${bm25.meta.loadAverage1m.min}, max ${bm25.meta.loadAverage1m.max}); a shared VM, expect 10-20% noise.`,

@@ -25,6 +25,7 @@ import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import {
+  isaLine,
   contestant,
   fmt,
   fmtRatio,
@@ -343,7 +344,7 @@ function report(results, meta) {
   md.push('# Vector benchmark: exact top-10 over random unit vectors')
   md.push('')
   md.push(
-    `${meta.date}; ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB, ${meta.machine.node}; ragrank ${meta.ragrank ?? '?'}.`,
+    `${meta.date}; ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB, ${meta.machine.node}; ${isaLine(meta.machine.isa)}; ragrank ${meta.ragrank ?? '?'}.`,
   )
   md.push(
     `Load average (1, 5, 15 min): ${meta.loadStart} at the start, ${meta.loadEnd} at the end (other builds may share the machine; the VM varies up to ±2x between runs).`,
