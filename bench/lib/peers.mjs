@@ -37,6 +37,7 @@ export function pkgVersion(name) {
 }
 
 const okapiBM25 = okapiModule.default ?? okapiModule
+const splitSpaces = (s) => s.split(' ').filter((t) => t.length > 0)
 const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export const JS_PEERS = [
@@ -48,6 +49,25 @@ export const JS_PEERS = [
       'default tokenizer (split on Unicode space/punctuation), lowercased, no stemming/stopwords; default search options (OR, no prefix, no fuzzy); BM25+ k=1.2 b=0.7 d=0.5',
     build(docs) {
       const ms = new MiniSearch({ fields: ['text'], idField: 'id' })
+      ms.addAll(docs)
+      return ms
+    },
+    search(ms, q, k) {
+      return ms.search(q).slice(0, k)
+    },
+    ids: (hits) => hits.map((h) => String(h.id)),
+  },
+  {
+    // MiniSearch on ragrank's tokens (the bigrams of the default analyzer on Korean text): what the Korean
+    // targets compare with, so the two engines index and query the same terms.
+    key: 'minisearch-tokens',
+    label: "MiniSearch (ragrank's tokens)",
+    pkg: 'minisearch',
+    tokens: true,
+    tokenization:
+      "ragrank's default analyzer tokens (on Korean: its CJK bigrams) joined by spaces, MiniSearch `tokenize: split(' ')`, `processTerm` identity; default search options; BM25+ k=1.2 b=0.7 d=0.5",
+    build(docs) {
+      const ms = new MiniSearch({ fields: ['text'], idField: 'id', tokenize: splitSpaces, processTerm: (t) => t })
       ms.addAll(docs)
       return ms
     },

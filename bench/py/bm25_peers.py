@@ -24,6 +24,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 
@@ -79,44 +80,53 @@ def run_tantivy(cfg, corpus, queries, workdir):
 
 
 def run_pisa(cfg, corpus, queries, workdir):
+    """PISA's own indexer on the tokens joined by spaces ("text"), or its pre-tokenized path ("toks": term -> count
+    per document, for tokens PISA's English tokenizer would split or drop, e.g. Hangul bigrams)."""
     import pyterrier_pisa
     from pyterrier_pisa import PisaIndex
 
-
     k = cfg.get("k", 10)
+    mode = cfg.get("pisa_input", "text")
     path = os.path.join(workdir, "pisa")
     t0 = time.perf_counter()
     index = PisaIndex(path, stemmer="none", stops="none", threads=cfg.get("index_threads", 1))
-    index.index({"docno": str(i), "text": " ".join(toks)} for i, toks in enumerate(corpus))
+    if mode == "toks":
+        # scale 1: the stored values are the term frequencies and their sum the document length, as in BM25
+        docs = ({"docno": str(i), "toks": dict(Counter(toks))} for i, toks in enumerate(corpus))
+        index.toks_indexer(scale=1.0).index(docs)
+        topics = {"query_toks": [dict.fromkeys(q, 1) for q in queries]}
+    else:
+        index.index({"docno": str(i), "text": " ".join(toks)} for i, toks in enumerate(corpus))
+        topics = {"query": [" ".join(q) for q in queries]}
     index_seconds = time.perf_counter() - t0
-    texts = [" ".join(q) for q in queries]
-    out = {
+    return {
         "versions": {"pyterrier-pisa": getattr(pyterrier_pisa, "__version__", "0.4.9")},
+        "pisa_input": mode,
         "index_seconds": index_seconds,
-        "index_bytes": dir_bytes(path),
+        "_index": index,
+        "_topics": topics,
+        "_k": k,
     }
-    out["_index"] = index
-    out["_texts"] = texts
-    out["_k"] = k
-    return out
 
 
 _RETRIEVERS = {}
 
 
-def pisa_retrieve(index, texts, k, k1, b, algorithm, threads):
+def pisa_retrieve(index, topics, k, k1, b, algorithm, threads, first=None):
     """Seconds of one transform() of all queries (the retriever and its context are made once, untimed)."""
     import pandas as pd
 
-    key = (algorithm, threads, len(texts))
+    n = first or len(next(iter(topics.values())))
+    key = (algorithm, threads, n)
     if key not in _RETRIEVERS:
-        retr = index.bm25(k1=k1, b=b, num_results=k, threads=threads, query_algorithm=algorithm, verbose=False)
-        topics = pd.DataFrame({"qid": [str(i) for i in range(len(texts))], "query": texts})
-        retr.transform(topics.iloc[:1])  # opens the index (retrieval context) outside the timing
-        _RETRIEVERS[key] = (retr, topics)
-    retr, topics = _RETRIEVERS[key]
+        # toks_scale 1: pre-tokenized query terms keep weight 1 (each distinct term once, as in ragrank)
+        retr = index.bm25(k1=k1, b=b, num_results=k, threads=threads, query_algorithm=algorithm, verbose=False, toks_scale=1.0)
+        frame = pd.DataFrame({"qid": [str(i) for i in range(n)], **{c: v[:n] for c, v in topics.items()}})
+        retr.transform(frame.iloc[:1])  # opens the index (retrieval context) outside the timing
+        _RETRIEVERS[key] = (retr, frame)
+    retr, frame = _RETRIEVERS[key]
     t0 = time.perf_counter()
-    res = retr.transform(topics)
+    res = retr.transform(frame)
     return time.perf_counter() - t0, res
 
 
@@ -152,29 +162,30 @@ def main():
                 r["results"] = [ids(search(q)) for q in built[: cfg.get("n_result_queries", len(built))]]
         elif engine == "pisa":
             r = run_pisa(cfg, corpus, queries, workdir)
-            index, texts, k = r.pop("_index"), r.pop("_texts"), r.pop("_k")
+            index, topics, k = r.pop("_index"), r.pop("_topics"), r.pop("_k")
             k1, b = cfg.get("k1", 1.5), cfg.get("b", 0.75)
             # The first retriever computes PISA's score upper bounds / block-max data: part of the index build.
             t0 = time.perf_counter()
-            pisa_retrieve(index, texts[:1], k, k1, b, "block_max_wand", 1)
+            pisa_retrieve(index, topics, k, k1, b, "block_max_wand", 1, first=1)
             r["index_seconds"] += time.perf_counter() - t0
             r["index_bytes"] = dir_bytes(os.path.join(workdir, "pisa"))
             tried = {}
             for alg in cfg.get("algorithms", ["block_max_wand", "maxscore", "block_max_maxscore", "wand"]):
                 try:
-                    pisa_retrieve(index, texts, k, k1, b, alg, 1)  # warm-up
-                    tried[alg] = min(pisa_retrieve(index, texts, k, k1, b, alg, 1)[0] for _ in range(repeats))
+                    pisa_retrieve(index, topics, k, k1, b, alg, 1)  # warm-up
+                    tried[alg] = min(pisa_retrieve(index, topics, k, k1, b, alg, 1)[0] for _ in range(repeats))
                 except Exception as e:  # an algorithm this build lacks
                     print(f"bm25_peers: pisa {alg}: {e}", file=sys.stderr)
             if not tried:
                 raise SystemExit("bm25_peers: no PISA query algorithm ran")
             best = min(tried, key=tried.get)
-            single = [pisa_retrieve(index, texts, k, k1, b, best, 1)[0] for _ in range(repeats)]
-            batch = [pisa_retrieve(index, texts, k, k1, b, best, batch_threads)[0] for _ in range(repeats)]
+            single = [pisa_retrieve(index, topics, k, k1, b, best, 1)[0] for _ in range(repeats)]
+            pisa_retrieve(index, topics, k, k1, b, best, batch_threads)  # warm-up
+            batch = [pisa_retrieve(index, topics, k, k1, b, best, batch_threads)[0] for _ in range(repeats)]
             r.update(algorithm=best, algorithm_seconds=tried, single_seconds=single, batch_seconds=batch)
             if cfg.get("return_results"):
-                _, res = pisa_retrieve(index, texts, k, k1, b, best, 1)
-                n = cfg.get("n_result_queries", len(texts))
+                _, res = pisa_retrieve(index, topics, k, k1, b, best, 1)
+                n = cfg.get("n_result_queries", len(queries))
                 per = [[] for _ in range(n)]
                 for qid, docno, score in zip(res["qid"], res["docno"], res["score"]):
                     qi = int(qid)

@@ -106,7 +106,9 @@ const fallbackTokenize = (text) => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) 
 // ---------------------------------------------------------------------------------------------------------
 // Corpora
 
-const TEXT_CORPORA = ['cran', 'cisi']
+const TEXT_CORPORA = ['cran', 'cisi', 'korquad', 'ko-sci']
+/** The Korean collections (default analyzer: CJK bigrams), with their own targets in the report. */
+const KOREAN_CORPORA = ['korquad', 'ko-sci']
 
 /**
  * Load a corpus in a uniform shape:
@@ -116,7 +118,7 @@ const TEXT_CORPORA = ['cran', 'cisi']
 async function loadCorpus(name) {
   if (TEXT_CORPORA.includes(name)) {
     const ds = await import('../lib/datasets.mjs')
-    const loader = { cran: ds.loadCran, cisi: ds.loadCisi }[name]
+    const loader = { cran: ds.loadCran, cisi: ds.loadCisi, korquad: ds.loadKorquad, 'ko-sci': ds.loadKoSci }[name]
     const d = loader()
     return {
       name,
@@ -391,10 +393,26 @@ const pick = (t) => ({ rates: t.rates, seconds: t.seconds, passes: t.passes, sum
 async function workerJsPeer(job) {
   const peer = jsPeer(job.engine)
   const corpus = await loadCorpus(job.corpus)
-  const docs = Array.from({ length: corpus.n }, (_, i) => ({ id: corpus.docId(i), text: corpus.docText(i) }))
+  // A peer on ragrank's tokens gets them joined by spaces (it splits them again); the others get the raw text.
+  let asText = (i) => corpus.docText(i)
+  let queryText = (q) => q.text
+  if (peer.tokens) {
+    const rr = await loadRagrank()
+    const analyze = rr
+      ? (
+          (a) => (t) =>
+            a.analyze(t)
+        )(new rr.Bm25Index())
+      : fallbackTokenize
+    const tok = tokenizeCorpus(corpus, analyze)
+    asText = (i) => tok.docTokens(i).join(' ')
+    const byId = new Map(corpus.queries.map((q, i) => [q.id, tok.queryTokens[i].join(' ')]))
+    queryText = (q) => byId.get(q.id)
+  }
+  const docs = Array.from({ length: corpus.n }, (_, i) => ({ id: corpus.docId(i), text: asText(i) }))
   let queries = corpus.queries
   if (job.maxQueries && queries.length > job.maxQueries) queries = queries.slice(0, job.maxQueries)
-  let qTexts = queries.map((q) => q.text)
+  let qTexts = queries.map(queryText)
   gc()
   const rssBefore = rssBytes()
   log(`  ${peer.key} ${corpus.name}: ${corpus.n} docs, ${qTexts.length} queries; building`)
@@ -566,6 +584,8 @@ async function workerStrongPeer(job) {
   try {
     const r = await runStrongPeer(dataFile, {
       engine: job.engine,
+      // PISA's English tokenizer drops Hangul: the Korean bigrams go in through its pre-tokenized path
+      pisa_input: KOREAN_CORPORA.includes(corpus.name) ? 'toks' : 'text',
       k: TOP_K,
       k1: BM25_PARAMS.k1,
       b: BM25_PARAMS.b,
@@ -584,6 +604,7 @@ async function workerStrongPeer(job) {
       tokenSource: rr ? tok.source : 'fallback JS tokenizer (ragrank build missing)',
       versions: r.versions,
       algorithm: r.algorithm ?? null,
+      pisaInput: r.pisa_input ?? null,
       algorithmSeconds: r.algorithm_seconds ?? null,
       segments: r.n_segments ?? null,
       build: { seconds: [r.index_seconds], summary: summarize([r.index_seconds]) },
@@ -704,7 +725,8 @@ export function makePlan({
   repeats,
 } = {}) {
   const R = repeats ?? (quick ? 2 : 5)
-  const all = corpora ?? (quick ? ['cran', 'zipf-10k'] : ['cran', 'cisi', 'zipf-10k', 'zipf-100k', 'zipf-1m'])
+  const all =
+    corpora ?? (quick ? ['cran', 'zipf-10k'] : ['cran', 'cisi', ...KOREAN_CORPORA, 'zipf-10k', 'zipf-100k', 'zipf-1m'])
   const want = (e) => !engines || engines.includes(e)
   const jobs = []
   for (const c of all) {
@@ -890,6 +912,7 @@ const ENGINE_ORDER = [
   'bm25s',
   'bm25s+numba',
   'minisearch',
+  'minisearch-tokens',
   'orama',
   'wink',
   'okapibm25',
@@ -902,6 +925,7 @@ const ENGINE_LABEL = {
   bm25s: 'bm25s (numpy)',
   'bm25s+numba': 'bm25s + numba',
   minisearch: 'MiniSearch',
+  'minisearch-tokens': "MiniSearch (ragrank's tokens)",
   orama: 'Orama',
   wink: 'wink-bm25-text-search',
   okapibm25: 'okapibm25 (LangChain / LlamaIndex)',
@@ -912,7 +936,7 @@ const STRONG_ENGINES = ['pisa', 'tantivy', 'lancedb']
 
 /** How each engine scores (the top-10 agreement depends on it), for the report. */
 const SCORING_NOTES = {
-  pisa: "PISA 0.4.9 engine via pyterrier-pisa: documents and queries are ragrank's tokens joined by spaces, indexed with `stemmer='none', stops='none'` (PISA's tokenizer then keeps them; its default index encoding block_simdbp); BM25 with k1=1.5, b=0.75 set equal to ragrank's, but PISA's idf is Robertson's ln((N − df + 0.5)/(df + 0.5)) floored at 1e-6 (ragrank: Lucene's ln(1 + (N − df + 0.5)/(df + 0.5))), so terms in more than half the documents score ~0 in PISA. Every query algorithm (block_max_wand, maxscore, block_max_maxscore, wand) is timed single-thread and the fastest is reported (named in the table). Index build = `PisaIndex.index()` + the first retrieval context (score upper bounds and block-max data). Times include pyterrier's DataFrame in and out (one call for all queries)",
+  pisa: "PISA 0.4.9 engine via pyterrier-pisa: documents and queries are ragrank's tokens joined by spaces, indexed by PISA's own indexer with `stemmer='none', stops='none'` (its tokenizer then keeps these tokens; default index encoding block_simdbp); on the Korean collections, whose Hangul bigrams PISA's English tokenizer would drop, through pyterrier-pisa's pre-tokenized path instead (`toks_indexer(scale=1)`: term → count per document, so the stored values are the term frequencies and their sum the document length; queries as `query_toks`, weight 1 per distinct term), whose inversion runs in Python, so PISA's build time there is pessimistic; BM25 with k1=1.5, b=0.75 set equal to ragrank's, but PISA's idf is Robertson's ln((N − df + 0.5)/(df + 0.5)) floored at 1e-6 (ragrank: Lucene's ln(1 + (N − df + 0.5)/(df + 0.5))), so terms in more than half the documents score ~0 in PISA. Every query algorithm (block_max_wand, maxscore, block_max_maxscore, wand) is timed single-thread and the fastest is reported (named in the table). Index build = `PisaIndex.index()` + the first retrieval context (score upper bounds and block-max data). Times include pyterrier's DataFrame in and out (one call for all queries)",
   tantivy:
     "tantivy 0.27 (Python package): a text field with the `whitespace` tokenizer (ragrank's tokens joined by spaces, so the same tokens), `index_option='freq'` (no positions), one indexing thread (one segment); queries are a BooleanQuery of SHOULD TermQuery clauses (no query parser). tantivy's BM25 has k1=1.2, b=0.75 built in and Lucene's idf, and it quantizes document lengths to one byte (fieldnorms), so scores differ from ragrank's by k1 and the length rounding. Batch = the queries split over a 2-thread pool (`search` releases the GIL). Index bytes exclude the doc store that only maps hits back to ids",
   lancedb: LANCEDB_FTS_NOTE,
@@ -983,7 +1007,11 @@ function renderMarkdown(data) {
       st ? fmt(st.postings) : '–',
       st ? fmt(st.terms) : '–',
       st ? fmt(st.avgDocLength) : '–',
-      c.startsWith('zipf-') ? 'generated tokens' : "ragrank's default analyzer (UAX#29 words, lowercase)",
+      c.startsWith('zipf-')
+        ? 'generated tokens'
+        : KOREAN_CORPORA.includes(c)
+          ? "ragrank's default analyzer (UAX#29 words, lowercase; Hangul as CJK bigrams)"
+          : "ragrank's default analyzer (UAX#29 words, lowercase)",
     ]
   })
   L.push(
@@ -1184,6 +1212,45 @@ function renderMarkdown(data) {
       ragrankRows((rg, c) => (rg.results ? [c, ...others.map((e) => overlapCell(rg, get(e, c)))] : null)),
     ),
   )
+
+  const korean = corpora.filter((c) => KOREAN_CORPORA.includes(c) && get('ragrank', c))
+  if (korean.length) {
+    section(
+      'Korean collections (default analyzer)',
+      mdTable(
+        [
+          'corpus',
+          'ragrank text queries q/s',
+          'ragrank token queries q/s',
+          'µs / text query',
+          'bm25s (same tokens) q/s',
+          'vs bm25s',
+          "MiniSearch (ragrank's tokens) q/s",
+          'vs MiniSearch',
+          'bm25s + numba q/s',
+        ],
+        korean.map((c) => {
+          const rg = get('ragrank', c)
+          const text = rg.textQueries.summary.median
+          const bs = get('bm25s', c)
+          const ms = get('minisearch-tokens', c)
+          const nb = get('bm25s+numba', c)
+          return [
+            c,
+            fmt(text),
+            fmt(rg.single.summary.median),
+            fmt(1e6 / text),
+            bs ? fmt(bs.single.summary.median) : '–',
+            bs ? fmtRatio(text / bs.single.summary.median, 5) : '–',
+            ms ? fmt(ms.single.summary.median) : '–',
+            ms ? fmtRatio(text / ms.single.summary.median, 20) : '–',
+            nb ? fmt(nb.single.summary.median) : '–',
+          ]
+        }),
+      ),
+      "ragrank's figure for the targets is the default analyzer path: the query string goes in and ragrank's Rust analyzer makes the bigrams per query (`idx.search(text)`); bm25s and MiniSearch get the bigram tokens already made (so their figures exclude the analysis ragrank pays for). Targets (issue): ≥ 5× bm25s and ≥ 20× MiniSearch with the same bigrams. ko-sci is the Korean science-QA corpus (4,272 passages, the last user message of each of its 220 conversations as the query); korquad is KorQuAD 1.0 dev (961 paragraphs, 5,774 questions).",
+    )
+  }
 
   const strongIn = STRONG_ENGINES.filter((e) => engines.includes(e))
   if (strongIn.length) {
