@@ -349,7 +349,7 @@ function fastestSection(bm25, vector) {
     )
   }
   out.push(
-    'Generated from the JSON above; "ragrank / best peer" compares ragrank\'s best variant with the fastest other engine (below 1× = the peer is faster). On a loaded machine single figures swing by up to 2×; compare within one run only.',
+    'Generated from the JSON above; "ragrank / best peer" compares ragrank\'s best variant with the fastest other engine (below 1× = the peer is faster); for vectors that variant may be int8 or f16 storage, which rescore approximately (their recall@10 is in vector.md), while every peer listed is exact. BM25 engines score with different formulas (see bm25.md, "Notes"), so their top-10 agreement with ragrank is in bm25.md too. On a loaded machine single figures swing by up to 2×; compare within one run only.',
   )
   return out.join('\n')
 }
