@@ -767,7 +767,14 @@ export function makePlan({
         pythonMinQueries: quick ? 1000 : n <= 2_000 ? 5000 : n <= 10_000 ? 2000 : 1000,
       })
     }
-    if (want('lancedb')) jobs.push({ ...common, engine: 'lancedb', buildRepeats: quick || mid || big ? 1 : 2 })
+    // A watchdog: one loaded-machine run saw a LanceDB build stall at 100k documents (idle for 10 min).
+    if (want('lancedb'))
+      jobs.push({
+        ...common,
+        engine: 'lancedb',
+        buildRepeats: quick || mid || big ? 1 : 2,
+        timeoutSeconds: big ? 1200 : 300,
+      })
     for (const p of JS_PEERS) {
       if (!want(p.key)) continue
       if (n > 100_000) continue // JS peers: not at 1M (time/memory); measured at 10k and 100k
@@ -785,13 +792,15 @@ export function makePlan({
 async function runJob(job) {
   const args = ['--expose-gc', '--max-old-space-size=16384', thisFile, '--worker', JSON.stringify(job)]
   const label = `${job.engine}/${job.corpus}`
-  const r = await runCommand(process.execPath, args, { echoStderr: true, prefix: '' })
+  const timeoutMs = (job.timeoutSeconds ?? 0) * 1000
+  const r = await runCommand(process.execPath, args, { echoStderr: true, prefix: '', timeoutMs })
   if (r.code !== 0) {
     const tail = r.stderr.split('\n').slice(-15).join('\n')
+    const timedOut = timeoutMs > 0 && r.signal === 'SIGKILL' && r.seconds * 1000 >= timeoutMs * 0.99
     return {
       engine: job.engine,
       corpus: job.corpus,
-      error: `worker exited with ${r.code}${r.signal ? ` (${r.signal})` : ''}: ${tail}`,
+      error: `${timedOut ? `timed out after ${job.timeoutSeconds} s; ` : ''}worker exited with ${r.code}${r.signal ? ` (${r.signal})` : ''}: ${tail}`,
       wallSeconds: r.seconds,
     }
   }
