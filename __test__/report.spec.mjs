@@ -58,3 +58,29 @@ test('with only one suite the report covers that suite; with none it fails with 
   writeFileSync(join(dir, 'bm25-quick.json'), '{}') // smoke-run results are ignored
   t.is(report(dir).status, 0)
 })
+
+test('the fastest-engine section names the winner per corpus and mode, and a ratio below 1x where a peer wins', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ragrank-report-'))
+  const rate = (median) => ({ summary: { median, min: median, max: median, n: 1 } })
+  const bm25 = {
+    meta: { command: 'npm run bench', started: '2026-12-01T00:00:00Z', params: { topK: 10 }, machine: null },
+    corpora: { cran: { kind: 'text' }, 'zipf-1m': { kind: 'zipf', docs: 1e6 } },
+    results: [
+      { engine: 'ragrank', corpus: 'cran', nDocs: 1398, single: rate(50_000), batch: rate(90_000), build: rate(0.1) },
+      { engine: 'pisa', corpus: 'cran', nDocs: 1398, single: rate(20_000), batch: rate(30_000), build: rate(0.2) },
+      { engine: 'ragrank', corpus: 'zipf-1m', nDocs: 1e6, single: rate(1_000), batch: rate(1_900), build: rate(5) },
+      { engine: 'pisa', corpus: 'zipf-1m', nDocs: 1e6, single: rate(2_000), batch: rate(1_500), build: rate(4) },
+      { engine: 'tantivy', corpus: 'zipf-1m', error: 'worker exited with 1' },
+    ],
+  }
+  writeFileSync(join(dir, 'bm25.json'), JSON.stringify(bm25))
+  const r = report(dir)
+  t.is(r.status, 0, r.stderr)
+  const md = readFileSync(join(dir, 'REPORT.md'), 'utf8')
+  t.true(md.includes('## Fastest engine per corpus'))
+  t.regex(md, /^\| cran \| single \| ragrank \(50,000 q\/s\) \| pisa \(20,000 q\/s\) \| 2\.50× vs pisa \|$/m)
+  // a peer winning is reported as such, and an engine that failed is not a contestant
+  t.regex(md, /^\| zipf-1m \| single \| pisa \(2,000 q\/s\) \| ragrank \(1,000 q\/s\) \| 0\.50× vs pisa \|$/m)
+  t.regex(md, /^\| zipf-1m \| batch \| ragrank \(1,900 q\/s\) \| pisa \(1,500 q\/s\) \| 1\.27× vs pisa \|$/m)
+  t.false(/\| tantivy/.test(md.split('## BM25 search')[0]))
+})

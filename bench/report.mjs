@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { repoRoot, resultsDir } from './lib/paths.mjs'
+import { isaLine } from './lib/harness.mjs'
 import * as vega from 'vega'
 import { compile } from 'vega-lite'
 
@@ -261,7 +262,10 @@ function environment(bm25, split, vector) {
   if (haystack) versions['haystack-ai'] = haystack
   const installed = lockVersions()
   const lines = ['## Environment', '']
-  if (m) lines.push(`- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`)
+  if (m)
+    lines.push(
+      `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}; ${isaLine(m.isa)}.`,
+    )
   if (bm25?.meta.loadAverage1m)
     lines.push(
       `- 1-minute load average during the BM25 run: median ${bm25.meta.loadAverage1m.median} (min ${bm25.meta.loadAverage1m.min}, max ${bm25.meta.loadAverage1m.max}); a shared VM, expect 10-20% noise.`,
@@ -284,6 +288,74 @@ function environment(bm25, split, vector) {
 }
 
 /** Writes REPORT.md and the charts into `dir`; returns the paths written. */
+/**
+ * Who is fastest, per suite and corpus (or size), single thread and batch: the winner, its rate, and the runner-up
+ * with ragrank's ratio to the best peer (below 1× = a peer wins). Errors and skipped engines are left out.
+ */
+function fastestSection(bm25, vector) {
+  const out = ['## Fastest engine per corpus', '']
+  const winners = (entries) => [...entries].sort((a, b) => b.rate - a.rate)
+  const row = (where, kind, entries) => {
+    const w = winners(entries)
+    if (!w.length) return null
+    const rg = w.find((e) => e.ragrank)
+    const bestPeer = w.find((e) => !e.ragrank)
+    return [
+      where,
+      kind,
+      `${w[0].name} (${fmtNum(w[0].rate)} q/s)`,
+      w[1] ? `${w[1].name} (${fmtNum(w[1].rate)} q/s)` : '–',
+      rg && bestPeer ? `${(rg.rate / bestPeer.rate).toFixed(2)}× vs ${bestPeer.name}` : '–',
+    ]
+  }
+  if (bm25) {
+    const ok = bm25.results.filter((r) => !r.error && !r.skipped)
+    const rows = []
+    for (const c of Object.keys(bm25.corpora))
+      for (const kind of ['single', 'batch']) {
+        const entries = ok
+          .filter((r) => r.corpus === c && r[kind]?.summary)
+          .map((r) => ({ name: r.engine, ragrank: r.engine === 'ragrank', rate: r[kind].summary.median }))
+        const r = row(c, kind, entries)
+        if (r) rows.push(r)
+      }
+    out.push(
+      '### BM25 (bm25.json)',
+      '',
+      table(['corpus', 'mode', 'fastest', 'second', 'ragrank / best peer'], rows),
+      '',
+    )
+  }
+  if (vector) {
+    const rows = []
+    for (const r of vector.results.filter((x) => !x.error))
+      for (const kind of ['single', 'batch']) {
+        // exact search only: hybrid rows answer a different query
+        const entries = r.engines
+          .filter((e) => !e.skipped && e[kind]?.median && !String(e.engine).endsWith('hybrid'))
+          .map((e) => ({
+            name: e.engine === 'ragrank' ? `ragrank ${e.variant}` : e.engine,
+            ragrank: e.engine === 'ragrank',
+            rate: e[kind].median,
+          }))
+        const x = row(`${r.n.toLocaleString('en-US')} x ${r.dim}`, kind, entries)
+        if (x) rows.push(x)
+      }
+    out.push(
+      '### Vectors, exact top-10 (vector.json)',
+      '',
+      table(['size', 'mode', 'fastest', 'second', 'ragrank / best peer'], rows),
+      '',
+    )
+  }
+  out.push(
+    'Generated from the JSON above; "ragrank / best peer" compares ragrank\'s best variant with the fastest other engine (below 1× = the peer is faster); for vectors that variant may be int8 or f16 storage, which rescore approximately (their recall@10 is in vector.md), while every peer listed is exact. BM25 engines score with different formulas (see bm25.md, "Notes"), so their top-10 agreement with ragrank is in bm25.md too. On a loaded machine single figures swing by up to 2×; compare within one run only.',
+  )
+  return out.join('\n')
+}
+
+const fmtNum = (x) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toPrecision(3))
+
 export async function writeReport(dir = resultsDir) {
   const bm25 = readJson(dir, 'bm25.json')
   const split = readJson(dir, 'split.json')
@@ -304,6 +376,7 @@ export async function writeReport(dir = resultsDir) {
     '',
     environment(bm25, split, vector),
   ]
+  if (bm25 || vector) sections.push('', fastestSection(bm25, vector))
   if (bm25) sections.push('', bm25Section(bm25, charts))
   if (vector) sections.push('', vectorSection(vector, charts))
   if (split) sections.push('', splitSection(split))

@@ -177,3 +177,27 @@ export function loadDataset(name) {
   if (!f) throw new Error(`unknown dataset ${JSON.stringify(name)}; known: ${DATASETS.join(', ')}`)
   return f()
 }
+
+const KO_SCI_FILES = ['ko/upstage_sci/documents.jsonl', 'ko/upstage_sci/eval.jsonl']
+
+/** True when the Korean science-QA corpus is under dataRoot(). */
+export const hasKoSci = () => KO_SCI_FILES.every((f) => fs.existsSync(path.join(dataRoot(), f)))
+
+/**
+ * The Korean science-QA corpus of an IR competition (4,272 passages): documents {docid, content}; every eval
+ * conversation's last user message is a query. No relevance judgements are published, so it serves speed
+ * benchmarks only (qrels empty) and is not in DATASETS (the evaluations iterate those).
+ */
+export function loadKoSci() {
+  const lines = (rel) =>
+    read(rel)
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l))
+  const docs = lines(KO_SCI_FILES[0]).map((d) => ({ id: String(d.docid), text: String(d.content) }))
+  const queries = lines(KO_SCI_FILES[1]).flatMap((e) => {
+    const last = [...e.msg].reverse().find((m) => m.role === 'user')
+    return last ? [{ id: String(e.eval_id), text: String(last.content) }] : []
+  })
+  return { name: 'ko-sci', docs, queries, qrels: {} }
+}

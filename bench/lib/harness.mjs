@@ -1,5 +1,6 @@
 // Timing, statistics, child-process and Markdown helpers shared by the benchmark suites.
 
+import fs from 'node:fs'
 import { spawn } from 'node:child_process'
 import os from 'node:os'
 
@@ -336,7 +337,43 @@ export function mdTable(headers, rows, align) {
   return lines.join('\n')
 }
 
-/** One-line description of the machine for the report header. */
+/** CPU features that decide which kernels run (ragrank's and the peers'): recorded in every result file. */
+const ISA_FLAGS = [
+  'avx2',
+  'fma',
+  'avx512f',
+  'avx512bw',
+  'avx512_vnni',
+  'avx512_vpopcntdq',
+  'avx512_bf16',
+  'avx_vnni',
+  'amx_tile',
+  'amx_int8',
+  'amx_bf16',
+]
+
+/** The ISA flags above as { flag: boolean } from /proc/cpuinfo (Linux), or null where it cannot be read. */
+export function cpuIsa() {
+  try {
+    const line = fs
+      .readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => /^(flags|Features)\s*:/.test(l))
+    const have = new Set((line ?? '').split(':')[1]?.trim().split(/\s+/) ?? [])
+    return Object.fromEntries(ISA_FLAGS.map((f) => [f, have.has(f)]))
+  } catch {
+    return null
+  }
+}
+
+/** "AVX-512 VNNI yes, VPOPCNTDQ yes, AMX int8 yes ..." for report headers. */
+export function isaLine(isa) {
+  if (!isa) return 'ISA flags unknown (no /proc/cpuinfo)'
+  const yes = (f) => (isa[f] ? 'yes' : 'no')
+  return `ISA: AVX2 ${yes('avx2')}, AVX-512F ${yes('avx512f')}, AVX-512 VNNI ${yes('avx512_vnni')}, AVX-512 VPOPCNTDQ ${yes('avx512_vpopcntdq')}, AVX-512 BF16 ${yes('avx512_bf16')}, AVX-VNNI ${yes('avx_vnni')}, AMX tile/int8/bf16 ${yes('amx_tile')}/${yes('amx_int8')}/${yes('amx_bf16')}`
+}
+
+/** One-line description of the machine for the report header (with the ISA flags, see cpuIsa). */
 export function machineInfo() {
   const cpus = os.cpus()
   return {
@@ -345,5 +382,6 @@ export function machineInfo() {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    isa: cpuIsa(),
   }
 }

@@ -37,6 +37,7 @@ export function pkgVersion(name) {
 }
 
 const okapiBM25 = okapiModule.default ?? okapiModule
+const splitSpaces = (s) => s.split(' ').filter((t) => t.length > 0)
 const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export const JS_PEERS = [
@@ -48,6 +49,25 @@ export const JS_PEERS = [
       'default tokenizer (split on Unicode space/punctuation), lowercased, no stemming/stopwords; default search options (OR, no prefix, no fuzzy); BM25+ k=1.2 b=0.7 d=0.5',
     build(docs) {
       const ms = new MiniSearch({ fields: ['text'], idField: 'id' })
+      ms.addAll(docs)
+      return ms
+    },
+    search(ms, q, k) {
+      return ms.search(q).slice(0, k)
+    },
+    ids: (hits) => hits.map((h) => String(h.id)),
+  },
+  {
+    // MiniSearch on ragrank's tokens (the bigrams of the default analyzer on Korean text): what the Korean
+    // targets compare with, so the two engines index and query the same terms.
+    key: 'minisearch-tokens',
+    label: "MiniSearch (ragrank's tokens)",
+    pkg: 'minisearch',
+    tokens: true,
+    tokenization:
+      "ragrank's default analyzer tokens (on Korean: its CJK bigrams) joined by spaces, MiniSearch `tokenize: split(' ')`, `processTerm` identity; default search options; BM25+ k=1.2 b=0.7 d=0.5",
+    build(docs) {
+      const ms = new MiniSearch({ fields: ['text'], idField: 'id', tokenize: splitSpaces, processTerm: (t) => t })
       ms.addAll(docs)
       return ms
     },
@@ -133,7 +153,37 @@ export function jsPeerVersions() {
 // bm25s (Python)
 
 export function pythonPath() {
-  return process.env.RAGRANK_PYTHON ?? venvPython('.venv-py')
+  if (process.env.RAGRANK_PYTHON) return process.env.RAGRANK_PYTHON
+  // .venv-bench-peers also holds bm25s (and numba): use it where .venv-py was not set up
+  const main = venvPython('.venv-py')
+  return fs.existsSync(main) || !fs.existsSync(peersPythonPath()) ? main : peersPythonPath()
+}
+
+/** The venv of the strongest BM25 peers (tantivy, PISA): npm run setup:bench-peers. */
+export function peersPythonPath() {
+  return process.env.RAGRANK_PEERS_PYTHON ?? venvPython('.venv-bench-peers')
+}
+
+export const BM25_PEERS_RUNNER = pyScript('bm25_peers.py')
+
+/**
+ * Versions of the Python BM25 peers in .venv-bench-peers: { tantivy, 'pyterrier-pisa', python } with null for
+ * a package that does not import, or { missing: why } when there is no venv.
+ */
+export async function strongPeerVersions() {
+  const py = peersPythonPath()
+  if (!fs.existsSync(py)) return { missing: `no venv at ${path.relative(repoRoot, py)} (npm run setup:bench-peers)` }
+  const code = [
+    'import json, sys',
+    'from importlib.metadata import version',
+    'out = {"python": sys.version.split()[0]}',
+    'for mod, dist in (("tantivy", "tantivy"), ("pyterrier_pisa", "pyterrier-pisa")):',
+    '  try:\n    __import__(mod); out[dist] = version(dist)\n  except Exception as e:\n    out[dist] = None; out[dist + "_error"] = str(e).splitlines()[0][:200]',
+    'print(json.dumps(out))',
+  ].join('\n')
+  const r = await runCommand(py, ['-c', code])
+  if (r.code !== 0) return { missing: `${path.relative(repoRoot, py)} failed: ${r.stderr.trim().split('\n').pop()}` }
+  return lastJsonLine(r.stdout)
 }
 
 export const BM25S_RUNNER = pyScript('bm25s_runner.py')
@@ -185,10 +235,24 @@ export function writeBm25sData(file, { corpus, queries }) {
  * and the data file written by writeBm25sData, fed through stdin. Resolves with the runner's JSON output
  * plus `wallSeconds` (the whole subprocess, including Python start-up and JSON parsing).
  */
-export function runBm25s(dataFile, params, { timeoutMs = 0, echo = false } = {}) {
+export function runBm25s(dataFile, params, opts = {}) {
+  return runPythonJson(pythonPath(), BM25S_RUNNER, dataFile, params, opts)
+}
+
+/** Run bench/py/bm25_peers.py (tantivy, PISA) the same way as runBm25s, on the same data file. */
+export function runStrongPeer(dataFile, params, opts = {}) {
+  return runPythonJson(peersPythonPath(), BM25_PEERS_RUNNER, dataFile, params, opts)
+}
+
+/**
+ * Start `python script -`, stream `params` + the data file (writeBm25sData) to its stdin, resolve with its last
+ * JSON line plus `wallSeconds` (the whole subprocess, including Python start-up and JSON parsing).
+ */
+function runPythonJson(python, script, dataFile, params, { timeoutMs = 0, echo = false } = {}) {
+  const name = path.basename(script, '.py')
   return new Promise((resolve, reject) => {
     const t0 = performance.now()
-    const child = spawn(pythonPath(), [BM25S_RUNNER, '-'], {
+    const child = spawn(python, [script, '-'], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, DISABLE_TQDM: '1' },
     })
@@ -207,7 +271,7 @@ export function runBm25s(dataFile, params, { timeoutMs = 0, echo = false } = {})
       if (timer) clearTimeout(timer)
       const stderr = Buffer.concat(err).toString('utf8')
       if (code !== 0) {
-        reject(new Error(`bm25s_runner failed (exit ${code}${signal ? `, ${signal}` : ''}): ${stderr.slice(-2000)}`))
+        reject(new Error(`${name} failed (exit ${code}${signal ? `, ${signal}` : ''}): ${stderr.slice(-2000)}`))
         return
       }
       try {

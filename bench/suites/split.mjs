@@ -16,6 +16,7 @@ import { HierarchicalSplitter } from '../../dist/index.mjs'
 import { dataRoot } from '../lib/datasets.mjs'
 import { pyScript, repoRoot, venvPython } from '../lib/paths.mjs'
 import {
+  isaLine,
   fmt,
   fmtRatio,
   fmtSeconds,
@@ -207,7 +208,7 @@ export async function runSplitSuite({ quick = false, python = true, outDir, repe
   const markdown = [
     `# Hierarchical splitting: BBC News (${docs.length} articles, ${fmt(chars / 1e6)} M characters)${quick ? ' (quick)' : ''}`,
     '',
-    `${m.cpu}, ${m.cores} cores, Node ${m.node}; ${new Date().toISOString()}. Load average (1/5/15 min) before ${loadBefore
+    `${m.cpu}, ${m.cores} cores, Node ${m.node}; ${isaLine(m.isa)}; ${new Date().toISOString()}. Load average (1/5/15 min) before ${loadBefore
       .map((l) => l.toFixed(2))
       .join(' / ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}.`,
     `Median wall time over ${R} runs (Haystack ${RH}) of splitting the whole collection, after one warm-up run; docs/s as median (min–max).`,

@@ -25,6 +25,7 @@ import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import {
+  isaLine,
   contestant,
   fmt,
   fmtRatio,
@@ -44,6 +45,8 @@ import {
 import { pkgVersion } from '../lib/peers.mjs'
 import { pyScript, repoRoot, venvPython } from '../lib/paths.mjs'
 import { unitVectors } from '../lib/vectors.mjs'
+import { generateZipf } from '../lib/zipf.mjs'
+import { buildVectorTable, flatSearch, hybridSearch, loadLancedb } from '../lib/lancedb.mjs'
 import { loadRagrank } from './bm25.mjs'
 
 const thisFile = fileURLToPath(import.meta.url)
@@ -56,6 +59,8 @@ const QUERY_SEED = 7
 /** number[] per vector: the JS peers hold ~8 bytes x dim per vector plus object overhead. */
 const JS_PEER_MAX_N = 100_000
 const PYTHON = process.env.RAGRANK_BENCH_VEC_PYTHON ?? venvPython('.venv-py')
+/** LanceDB's hybrid query (and ragrank's) needs a text per row: Zipf texts, only up to this size. */
+const HYBRID_MAX_N = 100_000
 
 const log = (m) => process.stderr.write(`${m}\n`)
 
@@ -132,6 +137,7 @@ async function worker(job) {
   // Every engine is built first, then all are timed in turn (interleavedThroughput): entry -> contestants.
   const timings = []
   const time = (entry, single, batch) => timings.push({ entry, single, batch })
+  const closers = [] // LanceDB tables: their temporary directories are removed at the end
 
   const rr = await loadRagrank()
   if (!rr) out.engines.push({ engine: 'ragrank', skipped: 'ragrank build not found (dist/index.mjs)' })
@@ -181,6 +187,88 @@ async function worker(job) {
           for (let p = 0; p < passes; p++) search(ownBatch)
         }),
       )
+    }
+  }
+
+  // LanceDB: a table with no vector index, so `vectorSearch` is its flat (exhaustive) scan; up to HYBRID_MAX_N the
+  // table also gets Zipf texts and an FTS index for its hybrid query, next to ragrank's own hybrid.
+  if (job.lancedb !== false) {
+    const lance = await loadLancedb()
+    if (lance.error) out.engines.push({ engine: 'lancedb', skipped: lance.error })
+    else {
+      const zipf = n <= HYBRID_MAX_N ? generateZipf({ nDocs: n }) : null
+      const qTexts = zipf ? zipf.queries.slice(0, N_QUERIES).map((q) => zipf.queryText(q)) : null
+      t0 = now()
+      const built = await buildVectorTable(lance.mod, corpus.data, n, dim, { texts: zipf && ((i) => zipf.docText(i)) })
+      const build = now() - t0
+      closers.push(built.close)
+      const { table } = built
+      const own = qviews.map((q) => Array.from(q))
+      const hits = []
+      for (const q of own) hits.push((await flatSearch(table, q, TOP_K)).map(String))
+      const entry = {
+        engine: 'lancedb',
+        variant: 'flat vectorSearch (no vector index), dot',
+        version: lance.version,
+        build,
+        recall: recallAt(hits, truth),
+      }
+      time(
+        entry,
+        contestant(N_QUERIES, async (passes) => {
+          for (let p = 0; p < passes; p++) for (const q of own) await flatSearch(table, q, TOP_K)
+        }),
+        contestant(BATCH, async (passes) => {
+          for (let p = 0; p < passes; p++)
+            await Promise.all(own.slice(0, BATCH).map((q) => flatSearch(table, q, TOP_K)))
+        }),
+      )
+      if (zipf && rr) {
+        // ragrank's hybrid on the same data: BM25 over the Zipf tokens + f32 vector top-10, fused by RRF (k=60),
+        // as LanceDB's default hybrid query does (vector top-limit and FTS top-limit, RRF reranker).
+        const bm25 = new rr.Bm25Index({ variant: 'lucene', k1: 1.5, b: 0.75 })
+        bm25.add(Array.from({ length: n }, (_, i) => ({ id: String(i), tokens: zipf.docTokens(i) })))
+        const vindex = new rr.VectorIndex({ dim, metric: 'cosine', storage: 'f32' })
+        vindex.add(ids, corpus.data)
+        const qTokens = zipf.queries.slice(0, N_QUERIES).map((q) => zipf.queryTokens(q))
+        const rrHybrid = (i) =>
+          rr
+            .fuse([bm25.search(qTokens[i], { topK: TOP_K }), vindex.search(qviews[i], { topK: TOP_K })], {
+              method: 'rrf',
+              rrfK: 60,
+            })
+            .slice(0, TOP_K)
+        const rrHits = qviews.map((_, i) => rrHybrid(i).map((h) => h.id))
+        const lanceHits = []
+        for (let i = 0; i < N_QUERIES; i++)
+          lanceHits.push((await hybridSearch(table, own[i], qTexts[i], TOP_K)).map(String))
+        const idx = Array.from({ length: N_QUERIES }, (_, i) => i)
+        time(
+          {
+            engine: 'ragrank-hybrid',
+            variant: 'Bm25Index top-10 + VectorIndex f32 top-10, fuse rrf k=60',
+            recall: NaN,
+            hybridAgreement: recallAt(lanceHits, rrHits),
+          },
+          loopContestant(idx, rrHybrid),
+        )
+        time(
+          {
+            engine: 'lancedb-hybrid',
+            variant: 'query().nearestTo(v).fullTextSearch(text), default RRF reranker',
+            version: lance.version,
+            recall: NaN,
+          },
+          contestant(N_QUERIES, async (passes) => {
+            for (let p = 0; p < passes; p++) for (const i of idx) await hybridSearch(table, own[i], qTexts[i], TOP_K)
+          }),
+        )
+      } else if (!zipf) {
+        out.engines.push({
+          engine: 'lancedb-hybrid',
+          skipped: `hybrid query only up to ${HYBRID_MAX_N.toLocaleString('en-US')} rows (Zipf texts per row)`,
+        })
+      }
     }
   }
 
@@ -299,6 +387,7 @@ async function worker(job) {
     }
   }
   if (server) await server.close()
+  for (const close of closers) await close()
   return out
 }
 
@@ -312,20 +401,24 @@ function loadAverage() {
     .join(', ')
 }
 
-/** The addon with the bench-only probes, which the default build leaves out (cargo feature `bench`). */
+/** The addon with the bench-only probes, which the default build leaves out (cargo feature `bench`); null without. */
+let warnedNoProbes = false
 function benchNative() {
   const native = require(path.join(repoRoot, 'index.js'))
   if (typeof native.vectorReadBandwidth !== 'function' || typeof native.vectorKernelIsa !== 'function') {
-    throw new Error(
-      'the vector benchmark needs the bench-only native probes (vectorReadBandwidth, vectorKernelIsa): run npm run build:bench first',
-    )
+    if (!warnedNoProbes)
+      log(
+        '  no bench-only native probes (vectorReadBandwidth, vectorKernelIsa): bandwidth not measured; run npm run build:bench for them',
+      )
+    warnedNoProbes = true
+    return null
   }
   return native
 }
 
 async function bandwidth(rr) {
-  if (!rr) return null
-  const native = benchNative()
+  const native = rr ? benchNative() : null
+  if (!native) return null
   return {
     isa: native.vectorKernelIsa(),
     oneThread: native.vectorReadBandwidth(1024, false, 5),
@@ -336,14 +429,23 @@ async function bandwidth(rr) {
 const label = (e) =>
   e.engine === 'ragrank'
     ? `ragrank ${e.variant}`
-    : (peers[e.engine]?.label ?? { jsloop: 'JS loop', numpy: 'numpy', faiss: 'faiss' }[e.engine] ?? e.engine)
+    : (peers[e.engine]?.label ??
+      {
+        jsloop: 'JS loop',
+        numpy: 'numpy',
+        faiss: 'faiss',
+        lancedb: 'LanceDB flat',
+        'lancedb-hybrid': 'LanceDB hybrid',
+        'ragrank-hybrid': 'ragrank hybrid (BM25 + f32, RRF)',
+      }[e.engine] ??
+      e.engine)
 
 function report(results, meta) {
   const md = []
   md.push('# Vector benchmark: exact top-10 over random unit vectors')
   md.push('')
   md.push(
-    `${meta.date}; ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB, ${meta.machine.node}; ragrank ${meta.ragrank ?? '?'}.`,
+    `${meta.date}; ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGiB} GiB, ${meta.machine.node}; ${isaLine(meta.machine.isa)}; ragrank ${meta.ragrank ?? '?'}.`,
   )
   md.push(
     `Load average (1, 5, 15 min): ${meta.loadStart} at the start, ${meta.loadEnd} at the end (other builds may share the machine; the VM varies up to ±2x between runs).`,
@@ -427,7 +529,18 @@ function report(results, meta) {
         ok ? '✓ (≥3×, recall ≥0.99)' : '✗ (≥3×, recall ≥0.99)',
       ])
     }
-    for (const e of r.engines.filter((x) => !x.skipped && x.engine !== 'ragrank')) {
+    const rh = r.engines.find((e) => e.engine === 'ragrank-hybrid' && !e.skipped)
+    const lh = r.engines.find((e) => e.engine === 'lancedb-hybrid' && !e.skipped)
+    if (rh && lh) {
+      const h = rh.single.median / lh.single.median
+      targets.push([
+        `ragrank hybrid vs LanceDB hybrid, ${name} (top-10 agreement ${fmt(rh.hybridAgreement)})`,
+        `single ${fmtRatio(h)}`,
+        h > 1 ? '✓ faster' : '✗ not faster',
+      ])
+    }
+    const HYBRIDS = ['ragrank-hybrid', 'lancedb-hybrid']
+    for (const e of r.engines.filter((x) => !x.skipped && x.engine !== 'ragrank' && !HYBRIDS.includes(x.engine))) {
       const s = f32.single.median / e.single.median
       const b = e.batch ? f32.batch.median / e.batch.median : NaN
       const ok = s > 1 && (!e.batch || b > 1)
@@ -438,6 +551,10 @@ function report(results, meta) {
       ])
     }
   }
+  md.push(
+    "LanceDB (`@lancedb/lancedb`): the vectors are written to a table in a temporary directory (the build column is that ingest; no vector index is made, so `vectorSearch(q).distanceType('dot')` is LanceDB's flat scan, the same results as exact search); its single figure is one awaited query at a time, its batch all 32 queries in flight at once. Hybrid (up to 100,000 rows): every row also gets the Zipf text of the same index (bench/lib/zipf.mjs) and an FTS index; LanceDB's `query().nearestTo(v).fullTextSearch(text).limit(10)` (vector top-10 and FTS top-10 fused by its default RRF reranker) against ragrank's `fuse([bm25.search(tokens, { topK: 10 }), vectors.search(v, { topK: 10 })], { method: 'rrf', rrfK: 60 })`; their top-10 agreement is in the targets (BM25 parameters differ: LanceDB k1=1.2, ragrank k1=1.5).",
+  )
+  md.push('')
   md.push('## Targets')
   md.push('')
   md.push(mdTable(['target', 'measured', 'pass'], targets))
