@@ -10,7 +10,8 @@ use std::time::Duration;
 use napi::bindgen_prelude::{AsyncTask, Either, Float64Array, Float64ArraySlice, Uint32Array};
 use napi_derive::napi;
 use ragrank_core::bm25::{
-    persist, prepare_docs, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot, Strategy,
+    persist, prepare_docs, retire, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot,
+    Strategy,
 };
 
 use ragrank_core::filter::MetaFilter;
@@ -148,6 +149,26 @@ fn to_hits(index: &Snapshot, hits: Vec<Hit>, include_fields: bool) -> NativeHits
     }
 }
 
+/// A snapshot held by a sync call on the event loop: if a refresh or merge replaced it
+/// meanwhile, this is its last reference, and freeing it (whole segments) goes to the
+/// reaper thread instead of the event loop.
+struct Retiring(Option<Arc<Snapshot>>);
+
+impl std::ops::Deref for Retiring {
+    type Target = Snapshot;
+    fn deref(&self) -> &Snapshot {
+        self.0.as_deref().expect("held until drop")
+    }
+}
+
+impl Drop for Retiring {
+    fn drop(&mut self) {
+        if let Some(s) = self.0.take() {
+            retire(s);
+        }
+    }
+}
+
 #[napi]
 pub struct NativeBm25Index {
     inner: Shared,
@@ -250,7 +271,7 @@ impl NativeBm25Index {
         mut out: Float64ArraySlice,
     ) -> napi::Result<Either<String, NativeHits>> {
         guard(|| {
-            let index = self.inner.snapshot();
+            let index = Retiring(Some(self.inner.snapshot()));
             let opts = resolve_options(&index, top_k, options.as_ref())?;
             let hits = index.search(&to_query(&query, is_tokens), &opts.core);
             // SAFETY: the slice views a live JS typed array that nothing else touches during

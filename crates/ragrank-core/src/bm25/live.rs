@@ -8,7 +8,7 @@
 //! what was staged meanwhile before and right after releasing it, so a staged write is
 //! never stranded.
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError, Weak};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, OnceLock, TryLockError, Weak};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
@@ -23,6 +23,28 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// Locks a mutex whatever a panicking holder left: every structure behind these locks is
 /// replaced whole (a snapshot is swapped only once built), so it is never half-updated.
+/// Frees a snapshot off the caller's thread when this is its last reference. The last
+/// reference to a snapshot may own whole segments (a million documents are millions of
+/// allocations) or their precomputed scores; whoever drops it pays for it, and a sync write
+/// or search on the event loop must not (a 1M-document segment took ~180 ms to free).
+pub fn retire(snapshot: Arc<Snapshot>) {
+    if Arc::strong_count(&snapshot) > 1 {
+        return; // another holder frees it, or retires it in turn
+    }
+    static REAPER: OnceLock<Option<mpsc::Sender<Arc<Snapshot>>>> = OnceLock::new();
+    let reaper = REAPER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Arc<Snapshot>>();
+        let spawned = std::thread::Builder::new()
+            .name("ragrank-bm25-reaper".into())
+            .spawn(move || rx.into_iter().for_each(drop));
+        spawned.ok().map(|_| tx)
+    });
+    if let Some(tx) = reaper {
+        // A send fails only if the thread is gone; the snapshot is then dropped here.
+        let _ = tx.send(snapshot);
+    }
+}
+
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -177,7 +199,7 @@ impl Bm25Index {
     }
 
     pub fn stats(&self) -> Stats {
-        self.snapshot().stats()
+        self.shared.current.load().stats()
     }
 
     /// Sets the auto-refresh delay (`None` or zero: off).
@@ -407,7 +429,7 @@ impl Shared {
                 (std::mem::take(&mut staged.ops), staged.seq, staged.pending)
             };
             let next = apply(&self.current.load(), ops);
-            self.current.store(Arc::new(next));
+            retire(self.current.swap(Arc::new(next)));
             *lock(&self.published) = Instant::now();
             let mut staged = lock(&self.staged);
             staged.overlay.retain(|&(s, _, _)| s > seq);
@@ -491,7 +513,8 @@ impl Shared {
         let mut segs = now.segs.clone();
         segs.splice(at..at + run.len(), [SegRef::new(Arc::new(merged), Arc::new(deleted))]);
         next.set_segments(segs);
-        self.current.store(Arc::new(next));
+        drop(now);
+        retire(self.current.swap(Arc::new(next)));
         *lock(&self.published) = Instant::now();
         self.refresh_holding_if(false, guard);
         true

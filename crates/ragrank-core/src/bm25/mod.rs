@@ -21,7 +21,7 @@ use crate::analysis::{Analyzer, AnalyzerConfig};
 use crate::error::{Error, ErrorKind, Result};
 pub use crate::topk::Hit;
 pub use filter::Filter;
-pub use live::{Bm25Index, DEFAULT_REFRESH_INTERVAL};
+pub use live::{retire, Bm25Index, DEFAULT_REFRESH_INTERVAL};
 pub use merge::{MERGE_FACTOR, REWRITE_DEAD};
 pub use scoring::{Params, Variant};
 pub use segment::Doc;

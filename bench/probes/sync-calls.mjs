@@ -1,0 +1,106 @@
+// How long each synchronous Bm25Index / VectorIndex call holds the event loop while the index takes writes and
+// background work runs: the issue-17 target "no sync call blocks the event loop for more than 5 ms".
+//
+//   node bench/probes/sync-calls.mjs [--docs 1000000] [--seconds 20] [--vectors 100000]
+//
+// A writer adds one document and removes one every 10 ms (100 adds/s + removes, sync calls), an `addAsync` of
+// 2,000 documents and a `save` run now and then, and in between the loop times sync search, has, size, pending and
+// stats. Reported: each call's p50 / p99 / max in ms, and the CPU model (the machine may be loaded: say so).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { generateZipf } from '../lib/zipf.mjs'
+import { Bm25Index, VectorIndex } from '../../dist/index.mjs'
+
+const args = process.argv.slice(2)
+const arg = (name, fallback) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? Number(args[i + 1]) : fallback
+}
+const nDocs = arg('docs', 1_000_000)
+const seconds = arg('seconds', 20)
+const nVectors = arg('vectors', 100_000)
+const dim = 384
+
+const zipf = generateZipf({ nDocs: nDocs + 200_000, nQueries: 1000 })
+const doc = (i) => ({ id: `d${i}`, tokens: zipf.docTokens(i) })
+const queries = zipf.queries.map((q) => zipf.queryTokens(q))
+
+const bm25 = new Bm25Index({ storeText: false })
+const t = performance.now()
+await bm25.addAsync(Array.from({ length: nDocs }, (_, i) => doc(i)))
+const buildS = (performance.now() - t) / 1000
+const vectors = new VectorIndex({ dim })
+const rows = new Float32Array(nVectors * dim).map(() => Math.random() - 0.5)
+vectors.add(
+  Array.from({ length: nVectors }, (_, i) => `v${i}`),
+  rows,
+)
+
+const timings = new Map()
+const time = (name, fn) => {
+  const s = performance.now()
+  const r = fn()
+  const d = performance.now() - s
+  if (d > 5 && process.env.SLOW)
+    console.error(`slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}`)
+  if (!timings.has(name)) timings.set(name, [])
+  timings.get(name).push(d)
+  return r
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), 'ragrank-sync-'))
+let next = nDocs
+let oldest = 0
+let background = Promise.resolve()
+const end = performance.now() + seconds * 1000
+let tick = 0
+while (performance.now() < end) {
+  tick++
+  time('bm25 add (1 doc)', () => bm25.add([doc(next++)]))
+  time('bm25 remove (1 doc)', () => bm25.remove([`d${oldest++}`]))
+  for (let i = 0; i < 5; i++) time('bm25 search', () => bm25.search(queries[(tick * 5 + i) % queries.length]))
+  time('bm25 has', () => bm25.has(`d${next - 1}`))
+  time('bm25 size', () => bm25.size)
+  time('bm25 pending', () => bm25.pending)
+  if (tick % 20 === 0) time('bm25 stats', () => bm25.stats())
+  const q = rows.subarray((tick % nVectors) * dim, ((tick % nVectors) + 1) * dim)
+  time('vector add (1 row)', () => vectors.add([`w${tick}`], q))
+  time('vector remove (1 row)', () => vectors.remove([`w${tick - 1}`]))
+  time('vector size', () => vectors.size)
+  if (tick % 300 === 1) {
+    // Heavy background work the sync calls must not wait for.
+    const batch = Array.from({ length: 2000 }, () => doc(next++))
+    background = Promise.all([
+      background,
+      process.env.SKIP?.includes('add') ? null : bm25.addAsync(batch),
+      process.env.SKIP?.includes('save') ? null : bm25.save(path.join(dir, 'bm25.rgrk')),
+      process.env.SKIP?.includes('vsave') ? null : vectors.save(path.join(dir, 'vectors.rgrk')),
+      process.env.SKIP?.includes('vbatch') ? null : vectors.searchBatch(rows.subarray(0, 32 * dim), { topK: 10 }),
+    ])
+  }
+  await new Promise((r) => setTimeout(r, 10))
+}
+await background
+rmSync(dir, { recursive: true, force: true })
+
+const q = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))]
+}
+console.log(
+  `CPU: ${cpus()[0].model} x ${cpus().length}, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+)
+console.log(
+  `BM25 ${nDocs.toLocaleString()} docs built in ${buildS.toFixed(1)} s; vectors ${nVectors} x ${dim}; ${seconds} s of writes`,
+)
+console.log(`final: ${JSON.stringify({ segments: bm25.stats().segments, size: bm25.size })}`)
+console.log('| call | n | p50 ms | p99 ms | max ms |\n| --- | ---: | ---: | ---: | ---: |')
+for (const [name, xs] of timings) {
+  console.log(
+    `| ${name} | ${xs.length} | ${q(xs, 0.5).toFixed(3)} | ${q(xs, 0.99).toFixed(3)} | ${Math.max(...xs).toFixed(3)} |`,
+  )
+}
