@@ -16,17 +16,21 @@ export const pgPool = () => new pg.Pool({ connectionString: PG_URL, max: 4 })
 /** A unique index / table name per test file run, so parallel files and re-runs never collide. */
 export const uniqueName = (prefix) => `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 
-/**
- * Registers the suite only when the engine answers. Otherwise one failing test says how to start it, or, with
- * RAGRANK_ENGINES=skip, one skipped test and a line on stderr.
- */
-export async function engineReachable(test, name, probe) {
-  let error
+/** The probe's error, or undefined when the engine answers. */
+export async function probeError(probe) {
   try {
     await probe()
   } catch (e) {
-    error = e
+    return e ?? new Error('probe failed')
   }
+  return undefined
+}
+
+/**
+ * Declares, synchronously, what an unreachable engine means: one failing test that says how to start it, or, with
+ * RAGRANK_ENGINES=skip, one skipped test and a line on stderr. Returns whether the engine is up.
+ */
+export function declareReachability(test, name, error) {
   if (!error) return true
   const why = `${name} is not reachable (${error?.message ?? error}): start it with \`bash scripts/engines.sh start\``
   // In CI a missing engine is a failure, whatever RAGRANK_ENGINES says.
@@ -37,6 +41,15 @@ export async function engineReachable(test, name, probe) {
     test(`${name} is reachable`, (t) => t.fail(`${why}, or set RAGRANK_ENGINES=skip to skip on purpose`))
   }
   return false
+}
+
+/**
+ * Registers the suite only when the engine answers (see declareReachability). A file that probes several engines
+ * must probe them all before declaring anything (probeError, then declareReachability): ava takes declarations only
+ * until the first await after one.
+ */
+export async function engineReachable(test, name, probe) {
+  return declareReachability(test, name, await probeError(probe))
 }
 
 export const probeEs = async () =>

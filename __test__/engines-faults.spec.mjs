@@ -8,7 +8,8 @@ import { deleteElasticsearchIndex, ingestElasticsearch } from '../dist/engines/e
 import { ingestPgvector } from '../dist/engines/pgvector.mjs'
 import {
   embedText,
-  engineReachable,
+  declareReachability,
+  probeError,
   ES_URL,
   esClient,
   PG_URL,
@@ -25,8 +26,9 @@ const withVectors = docs.map((d) => ({ ...d, vector: Array.from(embedText(d.text
 const count = async (client, index) => (await client.count({ index })).count
 
 // Both probes before any test is declared (ava takes declarations only until the first await after one).
-const esUp = await engineReachable(test, 'Elasticsearch', probeEs)
-const pgUp = await engineReachable(test, 'PostgreSQL + pgvector', probePg)
+const [esError, pgError] = await Promise.all([probeError(probeEs), probeError(probePg)])
+const esUp = declareReachability(test, 'Elasticsearch', esError)
+const pgUp = declareReachability(test, 'PostgreSQL + pgvector', pgError)
 
 if (esUp) {
   const direct = esClient()

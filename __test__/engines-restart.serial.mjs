@@ -6,7 +6,16 @@ import { promisify } from 'node:util'
 import test from 'ava'
 import { deleteElasticsearchIndex, ingestElasticsearch } from '../dist/engines/elasticsearch.mjs'
 import { ingestPgvector } from '../dist/engines/pgvector.mjs'
-import { embedText, engineReachable, esClient, pgPool, probeEs, probePg, uniqueName } from './engines-env.mjs'
+import {
+  declareReachability,
+  embedText,
+  esClient,
+  pgPool,
+  probeError,
+  probeEs,
+  probePg,
+  uniqueName,
+} from './engines-env.mjs'
 
 const run = promisify(execFile)
 const restart = (engine) =>
@@ -19,8 +28,9 @@ const docs = Array.from({ length: N }, (_, i) => ({
 }))
 const retry = { minDelayMs: 250, maxDelayMs: 5000, retries: 60 }
 
-const esUp = await engineReachable(test, 'Elasticsearch', probeEs)
-const pgUp = await engineReachable(test, 'PostgreSQL + pgvector', probePg)
+const [esError, pgError] = await Promise.all([probeError(probeEs), probeError(probePg)])
+const esUp = declareReachability(test, 'Elasticsearch', esError)
+const pgUp = declareReachability(test, 'PostgreSQL + pgvector', pgError)
 
 if (esUp) {
   test.serial(
