@@ -39,7 +39,7 @@ const EXAMPLES = [
 ]
 
 /** The code of the `@example` in the doc comment right before `export class|function <name>`. */
-export function exampleOf(source, name) {
+function exampleOf(source, name) {
   const declaration = new RegExp(
     `\\n/\\*\\*((?:(?!\\*/)[\\s\\S])*)\\*/\\nexport (?:async )?(?:class|function) ${name}\\b`,
   )
