@@ -125,7 +125,7 @@ export interface VectorLoadOptions {
    * renaming it over the old one (as `save` does): mapped readers keep the old file until
    * they load again. A file changed in place (`cp new old`) is detected before each call
    * that reads it (size and mtime), which then throws `ERR_INDEX_CHANGED`; a truncation
-   * during a running scan can still kill the process with SIGBUS (see the README).
+   * during a running scan can still kill the process with SIGBUS (see docs/VECTOR.md).
    */
   mmap?: boolean
   /** As in the constructor's options. */
