@@ -1,4 +1,4 @@
-// Exit codes of the ragrank CLI (documented in README.md, "CLI"):
+// Exit codes of the ragrank CLI (documented in docs/CLI.md):
 //   0 success; 1 runtime error (bad file content, model failure, I/O); 2 usage (bad options, missing input path);
 //   130 interrupted by Ctrl-C (nothing half-written is left).
 export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2, INTERRUPTED: 130 }

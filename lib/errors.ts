@@ -1,4 +1,34 @@
-/** Stable error codes ragrank attaches to `error.code`. */
+/**
+ * Stable error codes ragrank attaches to `error.code` (docs/ERRORS.md has the details):
+ *
+ * | code | meaning |
+ * | --- | --- |
+ * | `ERR_INVALID_ARG` | a bad argument or an unknown option key (on a `TypeError` or `RangeError`) |
+ * | `ERR_DUPLICATE_ID` | an id already in the index (without `upsert`) or repeated in one call |
+ * | `ERR_CORRUPT_INDEX` | a damaged or foreign index file |
+ * | `ERR_IO` | a file could not be read or written, or is not a regular file |
+ * | `ERR_INDEX_CHANGED` | a memory-mapped index file was changed in place: load it again |
+ * | `ERR_INTERNAL` | a Rust panic caught at the boundary (please report it) |
+ * | `ERR_ORT_NOT_FOUND` | no ONNX Runtime library was found |
+ * | `ERR_MODEL_NOT_FOUND` | a model folder, file or hub repository is missing |
+ * | `ERR_MODEL_LOAD` | ONNX Runtime or the tokenizer could not load the model |
+ * | `ERR_INFERENCE` | a model run failed |
+ * | `ERR_DISPOSED` | a call on a model after `dispose()` |
+ * | `ERR_UNAUTHORIZED` | a server refused the credentials (hub, LLM server) |
+ * | `ERR_NETWORK` | a server could not be reached or did not answer in time |
+ * | `ERR_MISSING_NODE` | auto-merging with `strict: true` met a node the store does not have |
+ * | `ERR_LLM` | an LLM server answered an error status, or no completion |
+ * | `ERR_LLM_REPLY` | an LLM completion that cannot be used (not JSON, wrong shape) |
+ * | `ERR_CALLBACK` | a callback you passed rejected with something that is not an Error (the value is `cause`) |
+ * | `ERR_ALL_SOURCES_FAILED` | every retriever of a `HybridRetriever` with `onError: 'skip'` failed (an `AggregateError`) |
+ * | `ERR_ENGINE_UNREACHABLE` | a search engine or database could not be reached (retried by ingestion) |
+ * | `ERR_ENGINE_INDEX_NOT_FOUND` | the engine's index or table does not exist |
+ * | `ERR_ENGINE_MAPPING` | the engine's mapping or table lacks a field or column the call needs |
+ * | `ERR_ENGINE_DIMENSION` | a vector of another length than the engine index's |
+ * | `ERR_ENGINE_OVERLOADED` | the engine is overloaded (HTTP 429/503, too many connections; retried by ingestion) |
+ * | `ERR_ENGINE` | any other engine error |
+ * | `ABORT_ERR` | an `AbortSignal` fired (on an `AbortError`) |
+ */
 export type ErrorCode =
   | 'ERR_INVALID_ARG'
   | 'ERR_DUPLICATE_ID'
@@ -28,7 +58,12 @@ export type ErrorCode =
 
 /** An Error with a stable `code`. */
 export class RagrankError extends Error {
+  /** The stable code to branch on (the message may change). */
   readonly code: ErrorCode
+  /**
+   * @param code - one of {@link ErrorCode}
+   * @param message - what went wrong, for people
+   */
   constructor(code: ErrorCode, message: string) {
     // A message that is not a string is described, never converted: a Symbol or a null-prototype object would throw.
     super(typeof message === 'string' || message === undefined ? message : describe(message))

@@ -3,10 +3,19 @@ import { callNative, typeError } from './errors'
 import { isPlainObject, stringArray, isArray, oneOf, optionKeys, optionsObject } from './internal/validate'
 
 /** Query id -> ranked hits (read in the order given; `score` is not used). */
-export type Run = Record<string, ReadonlyArray<{ id: string; score?: number }>>
+export type Run = Record<
+  string,
+  ReadonlyArray<{
+    /** A retrieved document's id. */
+    id: string
+    /** Its score (ignored: the order of the list is the ranking). */
+    score?: number
+  }>
+>
 /** Query id -> document id -> relevance grade (> 0 is relevant; negative counts as 0). */
 export type Qrels = Record<string, Record<string, number>>
 
+/** What `evaluate` returns. */
 export interface Evaluation {
   /** Metric -> mean over the evaluated queries. */
   mean: Record<string, number>
@@ -24,6 +33,7 @@ export interface Evaluation {
  */
 export type MetricConvention = 'trec_eval' | 'competition'
 
+/** Options of `evaluate`. */
 export interface EvaluateOptions {
   /** Default `'trec_eval'`. */
   convention?: MetricConvention
@@ -35,6 +45,18 @@ const EVALUATE_KEYS = optionKeys('convention')
  * Retrieval metrics with trec_eval's conventions (or the competition's, see `MetricConvention`): `map@k` (and `map`), `mrr@k`, `ndcg@k`
  * (gain = grade, log2 discount), `recall@k`, `p@k`. Queries evaluated are those of `qrels`
  * with a relevant document; a query missing from `run` scores 0.
+ *
+ * @example
+ * ```ts
+ * import { Bm25Index, evaluate } from 'ragrank'
+ *
+ * const index = new Bm25Index()
+ * index.add([{ id: 'd1', text: 'tides and the moon' }, { id: 'd2', text: 'waves and the wind' }])
+ * const run = { q1: index.search('moon tides'), q2: index.search('wind') }
+ * const qrels = { q1: { d1: 1 }, q2: { d2: 2, d1: 0 } }
+ * const { mean, perQuery } = evaluate(run, qrels, ['ndcg@10', 'map@3', 'mrr@10', 'recall@10'])
+ * // mean['ndcg@10'] === 1; perQuery.q1['map@3'] === 1
+ * ```
  */
 export function evaluate(
   run: Run,

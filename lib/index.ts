@@ -49,9 +49,11 @@ export type {
   VectorItem,
   VectorLoadOptions,
   VectorMetric,
+  VectorSearchAsyncOptions,
   VectorSearchOptions,
   VectorStorage,
 } from './indexes/vector'
+export type { CoalesceOptions } from './internal/batcher'
 export { evaluate } from './evaluate'
 export type { EvaluateOptions, Evaluation, MetricConvention, Qrels, Run } from './evaluate'
 export { AbortError, RagrankError } from './errors'

@@ -19,6 +19,7 @@ import {
 } from './retrieval/retriever'
 import { isArray, isPlainObject, optionKeys, optionsObject, topK } from './internal/validate'
 
+/** Fields of `new RagrankRetriever(fields)`, with LangChain's own (`callbacks`, `tags`, `metadata`, `verbose`). */
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `MultiQueryRetriever`, `AutoMergingRetriever`, `CompressionRetriever`, ... */
   retriever: Retriever
@@ -50,9 +51,13 @@ const COMPRESSOR_FIELDS = optionKeys('ranker', 'topK', 'scoreKey')
  */
 export class RagrankRetriever extends BaseRetriever {
   lc_namespace = ['ragrank', 'retrievers']
+  /** The ragrank retriever queried. */
   readonly retriever: Retriever
+  /** Documents per query. */
   readonly topK: number
+  /** Metadata key of the score. */
   readonly scoreKey: string
+  /** The filter passed to every call. */
   readonly filter?: RetrieveFilter
 
   static override lc_name(): string {
@@ -90,6 +95,7 @@ export class RagrankRetriever extends BaseRetriever {
   }
 }
 
+/** Fields of `new RankerCompressor(fields)`. */
 export interface RankerCompressorInput {
   /** `CrossEncoder`, `LLMRanker`, or anything with `rerank(query, documents, { topK })`. */
   ranker: Ranker
@@ -105,8 +111,11 @@ export interface RankerCompressorInput {
  * Duplicates are ranked once, by the rankers' one rule (the same `id`, or without ids the same text).
  */
 export class RankerCompressor extends BaseDocumentCompressor {
+  /** The ragrank ranker. */
   readonly ranker: Ranker
+  /** Documents kept (undefined: the ranker's own default). */
   readonly topK?: number
+  /** Metadata key of the score. */
   readonly scoreKey: string
 
   constructor(fields: RankerCompressorInput) {

@@ -8,7 +8,13 @@ import { hasMethod, isPlainObject } from '../internal/validate'
  * with `analyze(text)` such as a `Bm25Index` itself. Documents and queries go through the same function, so
  * the engine's BM25 sees exactly ragrank's tokens in a whitespace-analyzed field.
  */
-export type TextAnalysis = AnalyzerOptions | 'bm25s' | { analyze(text: string): string[] }
+export type TextAnalysis =
+  | AnalyzerOptions
+  | 'bm25s'
+  | {
+      /** The tokens of `text`. */
+      analyze(text: string): string[]
+    }
 
 /** The field pre-analyzed tokens go to unless told otherwise. */
 export const DEFAULT_TOKENS_FIELD = 'tokens'

@@ -4,7 +4,11 @@ import { clientTransport, type EngineTransport } from './transport'
 
 /** An official client: only its transport is used, so any version with `transport.request` works. */
 export interface EngineClient {
-  transport: { request(params: unknown, options?: unknown): Promise<unknown> }
+  /** The client's transport, through which ragrank sends its requests. */
+  transport: {
+    /** One HTTP request, as the official clients' `transport.request`. */
+    request(params: unknown, options?: unknown): Promise<unknown>
+  }
 }
 
 /** `client` or `node` (a URL) as the options of every Elasticsearch / OpenSearch adapter take them. */

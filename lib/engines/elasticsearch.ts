@@ -51,12 +51,25 @@ const ELASTICSEARCH_DIALECT: Dialect = {
 const transport = (o: unknown) =>
   transportFor(o, 'Elasticsearch', '@elastic/elasticsearch', () => require('@elastic/elasticsearch').Client)
 
+/** Options of `new ElasticsearchRetriever(options)`: a `client` or `node`, and the retriever's. */
 export type ElasticsearchRetrieverOptions = ClientOptions & EngineRetrieverOptions
 
 /**
  * A `Retriever` over an Elasticsearch index: `mode: 'bm25'` (match on the text field, or on ragrank's tokens
  * with `analysis`), `'knn'` (the query embedded with `embed`), `'hybrid'` (both in one `_msearch`, fused in
  * ragrank: the engine's RRF retriever needs a paid licence). `filter` becomes Elasticsearch filter clauses.
+ *
+ * @example
+ * ```ts
+ * import { Embedder } from 'ragrank'
+ * import { ElasticsearchRetriever, ingestElasticsearch } from 'ragrank/elasticsearch'
+ *
+ * const embedder = await Embedder.load('sentence-transformers/all-MiniLM-L6-v2')
+ * await ingestElasticsearch({ node: 'http://127.0.0.1:9200', index: 'docs', documents, embedder }) // [{ id, text, meta }]
+ * const retriever = new ElasticsearchRetriever({ node: 'http://127.0.0.1:9200', index: 'docs', mode: 'hybrid', embed: embedder })
+ * const hits = await retriever.retrieve('how do tides work', { topK: 5, filter: { meta: { tenant: 'acme' } } })
+ * await retriever.close()
+ * ```
  */
 export class ElasticsearchRetriever extends EngineRetriever {
   constructor(options: ElasticsearchRetrieverOptions) {
@@ -73,6 +86,7 @@ export class ElasticsearchNodeStore extends EngineNodeStore {
   }
 }
 
+/** Options of `createElasticsearchIndex`: a `client` or `node`, and the index's. */
 export type ElasticsearchIndexOptions = ClientOptions & CreateIndexOptions
 
 /** Creates an index with the mapping the adapters expect (text, keyword metadata, a cosine dense_vector). */

@@ -18,8 +18,11 @@ import { isRetryable } from './transport'
 
 /** A document to index. Its `id` is the engine's id, so indexing it again replaces it (never a duplicate). */
 export interface IngestDocument {
+  /** The engine's document id (or the root of its nodes when split). */
   id: string
+  /** The text indexed for BM25 and embedded. */
   text: string
+  /** Metadata, stored and matched by filters. */
   meta?: Record<string, unknown>
   /** Its embedding, when you computed it yourself (otherwise give `embedder`, or index no vectors). */
   vector?: Float32Array | readonly number[]
@@ -52,9 +55,13 @@ export interface IngestRecord {
 
 /** A document the engine refused. `retryable` ones (429) were retried `retries` times first. */
 export interface RejectedDocument {
+  /** The record's id. */
   id: string
+  /** The engine's HTTP status for it (e.g. 400 for a mapping conflict, 429). */
   status: number
+  /** The engine's reason, as it gave it. */
   reason: string
+  /** Whether it was refused for a transient reason (429, 503), after the retries. */
   retryable: boolean
 }
 
@@ -69,33 +76,53 @@ export interface IngestSink {
   finish(signal?: AbortSignal): Promise<void>
 }
 
+/** What `onProgress` is told after each bulk request. */
 export interface IngestProgress {
   /** Input documents read so far. */
   documents: number
   /** Records (documents, or nodes of split documents) the engine accepted. */
   indexed: number
+  /** Records the engine refused (see `IngestReport.rejectedDocuments`). */
   rejected: number
+  /** Retries made so far (requests and documents). */
   retries: number
 }
 
+/** What an ingestion resolves with (and, on failure, the error's `report`). */
 export interface IngestReport extends IngestProgress {
+  /** Bulk requests made. */
   batches: number
   /** The refused documents with the engine's reason, for a re-run or a fix. */
   rejectedDocuments: RejectedDocument[]
+  /** Wall time in milliseconds. */
   ms: number
 }
 
 /** Something that embeds document texts: an `Embedder` (`embedDocuments`) or a function. */
 export type DocumentEmbedder =
   | {
-      embedDocuments(texts: string[], options?: { signal?: AbortSignal }): Promise<{ data: Float32Array; dim: number }>
+      /** One vector per text, row-major. */
+      embedDocuments(
+        texts: string[],
+        options?: { signal?: AbortSignal },
+      ): Promise<{
+        /** `texts.length * dim` values. */
+        data: Float32Array
+        /** Values per vector. */
+        dim: number
+      }>
     }
   | ((texts: string[], options: { signal?: AbortSignal }) => Promise<readonly (Float32Array | readonly number[])[]>)
 
+/** What every ingestion takes (each engine adds its connection and index options). */
 export interface IngestOptions {
+  /** The documents, read lazily (an async iterable streams from a file or a database). */
   documents: Iterable<IngestDocument> | AsyncIterable<IngestDocument>
   /** Split each document hierarchically (a `HierarchicalSplitter`): leaves are indexed, every node is stored. */
-  splitter?: { split(docs: { id: string; text: string; meta?: Record<string, unknown> }[]): HierarchyNode[] }
+  splitter?: {
+    /** The nodes of the documents, as `HierarchicalSplitter.split` returns them. */
+    split(docs: { id: string; text: string; meta?: Record<string, unknown> }[]): HierarchyNode[]
+  }
   /** Embeds the indexed texts (leaves when splitting) for kNN. */
   embedder?: DocumentEmbedder
   /** Index ragrank's analysis of each text in the tokens field too (e.g. `{ cjk: 'bigram' }` for Korean). */
@@ -110,7 +137,9 @@ export interface IngestOptions {
   minDelayMs?: number
   /** Longest backoff (default 10 s). */
   maxDelayMs?: number
+  /** Called after each bulk request. */
   onProgress?: (progress: IngestProgress) => void
+  /** Stops reading and writing; the promise rejects with an `AbortError` (what was written stays). */
   signal?: AbortSignal
 }
 

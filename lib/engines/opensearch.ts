@@ -63,12 +63,27 @@ const transport = (o: unknown) =>
     () => require('@opensearch-project/opensearch').Client,
   )
 
+/** Options of `new OpenSearchRetriever(options)`: a `client` or `node`, and the retriever's. */
 export type OpenSearchRetrieverOptions = ClientOptions & EngineRetrieverOptions
 
 /**
  * A `Retriever` over an OpenSearch index: `mode: 'bm25'` (match on the text field, or on ragrank's tokens
  * with `analysis`), `'knn'` (the query embedded with `embed`), `'hybrid'` (both in one `_msearch`, fused in
  * ragrank: the engine's hybrid query needs the neural-search plugin). `filter` becomes OpenSearch filter clauses.
+ *
+ * @example
+ * ```ts
+ * import { AutoMergingRetriever, HierarchicalSplitter } from 'ragrank'
+ * import { ingestOpenSearch, OpenSearchNodeStore, OpenSearchRetriever } from 'ragrank/opensearch'
+ *
+ * const node = 'http://127.0.0.1:9200'
+ * // Korean analysed by ragrank (character bigrams), leaves indexed, every node stored in docs-nodes
+ * const splitter = new HierarchicalSplitter({ blockSizes: [512, 128] })
+ * await ingestOpenSearch({ node, index: 'docs', documents, splitter, analysis: { cjk: 'bigram' } })
+ * const leaves = new OpenSearchRetriever({ node, index: 'docs', analysis: { cjk: 'bigram' } }) // mode 'bm25'
+ * const merged = new AutoMergingRetriever({ retriever: leaves, store: new OpenSearchNodeStore({ node, index: 'docs-nodes' }) })
+ * await merged.retrieve('조석은 왜 생기나', { topK: 5 })
+ * ```
  */
 export class OpenSearchRetriever extends EngineRetriever {
   constructor(options: OpenSearchRetrieverOptions) {
@@ -85,6 +100,7 @@ export class OpenSearchNodeStore extends EngineNodeStore {
   }
 }
 
+/** Options of `createOpenSearchIndex`: a `client` or `node`, and the index's. */
 export type OpenSearchIndexOptions = ClientOptions & CreateIndexOptions
 
 /** Creates an index with the mapping the adapters expect (text, keyword metadata, a cosine knn_vector on the Lucene engine). */

@@ -42,6 +42,7 @@ import { embedQuery, queryEmbedding, vectorArray } from './query-vector'
 
 /** `pool` (a `pg.Pool` or connected `pg.Client`) or `connectionString`. */
 export interface PgConnectionOptions {
+  /** A `pg.Pool` or connected `pg.Client` you configured (it stays open on `close()`). */
   pool?: PgQueryable
   /** e.g. `postgres://user@127.0.0.1:5432/db`: a `pg.Pool` is made (needs the `pg` package). */
   connectionString?: string
@@ -53,8 +54,11 @@ export interface PgColumns {
   table?: string
   /** Defaults: `id`, `text`, `meta` (jsonb), `embedding` (vector). */
   idColumn?: string
+  /** See `idColumn`. */
   textColumn?: string
+  /** See `idColumn`. */
   metaColumn?: string
+  /** See `idColumn`. */
   vectorColumn?: string
 }
 
@@ -128,6 +132,7 @@ async function vectorDims(db: PgQueryable, c: Columns, signal?: AbortSignal): Pr
   return Number(m[1])
 }
 
+/** Options of `new PgvectorRetriever(options)`. */
 export interface PgvectorRetrieverOptions extends PgConnectionOptions, PgColumns {
   /** Embeds text queries (an `Embedder`, or a function); `retrieveByVector` needs none. */
   embed?: QueryEmbedder | EmbedFunction
@@ -139,6 +144,21 @@ export interface PgvectorRetrieverOptions extends PgConnectionOptions, PgColumns
  * A `Retriever` over a pgvector table: cosine kNN through the HNSW index, `filter` as a parameterised SQL
  * condition over the id and jsonb metadata columns (with pgvector's iterative scan, so a selective filter
  * still fills `topK`). Scores are cosine similarities.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg'
+ * import { Bm25Index, Embedder, HybridRetriever } from 'ragrank'
+ * import { ingestPgvector, PgvectorRetriever } from 'ragrank/pgvector'
+ *
+ * const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' })
+ * const embedder = await Embedder.load('sentence-transformers/all-MiniLM-L6-v2')
+ * await ingestPgvector({ pool, table: 'documents', documents, embedder }) // creates the table and HNSW index
+ * const dense = new PgvectorRetriever({ pool, table: 'documents', embed: embedder })
+ * // PostgreSQL's ts_rank is not BM25: pair the dense stage with a Bm25Index
+ * const hybrid = new HybridRetriever({ retrievers: [bm25, dense] })
+ * await hybrid.retrieve('how do tides work', { topK: 5, filter: { meta: { tenant: 'acme' } } })
+ * ```
  */
 export class PgvectorRetriever implements Retriever {
   readonly supportsFilter = true
@@ -161,6 +181,7 @@ export class PgvectorRetriever implements Retriever {
     return release(this.#db)
   }
 
+  /** Embeds `query` with `embed` and returns the `topK` nearest rows that match `filter`. */
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]> {
     checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options, RETRIEVE_KEYS)
@@ -169,6 +190,7 @@ export class PgvectorRetriever implements Retriever {
     return this.#search(await embedQuery(this.#embed, query, signal), topK, where, signal)
   }
 
+  /** The `topK` nearest rows to a vector you computed, that match `filter`. */
   async retrieveByVector(
     vector: Float32Array | readonly number[],
     options?: RetrieveOptions,
@@ -234,6 +256,7 @@ export class PgvectorNodeStore implements NodeStore {
     return release(this.#db)
   }
 
+  /** The stored nodes for `ids`, in order; undefined where an id is unknown. */
   async get(ids: string[]): Promise<(StoredNode | undefined)[]> {
     if (!isArray(ids) || !ids.every((id) => typeof id === 'string')) throw typeError('ids must be an array of strings')
     if (ids.length === 0) return []
@@ -255,6 +278,7 @@ export interface PgvectorTableOptions extends PgConnectionOptions, PgColumns {
   dims: number
   /** Also a node table for split documents (default false; named `<table>_nodes`). */
   nodes?: boolean
+  /** The node table's name (default `<table>_nodes`). */
   nodeTable?: string
 }
 
@@ -409,4 +433,4 @@ export type {
   RejectedDocument,
   DocumentEmbedder,
 } from './ingest'
-export type { PgQueryable, PgPool } from './postgres'
+export type { PgQueryable, PgPool, PgRow } from './postgres'

@@ -8,10 +8,24 @@ export type PgRow = Record<string, any>
 
 /** What ragrank needs of `pg`: a `Pool` (or a connected `Client`) with `query(text, values)`. */
 export interface PgQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: PgRow[] }>
+  /** Runs one parameterised statement. */
+  query(
+    text: string,
+    values?: unknown[],
+  ): Promise<{
+    /** The result rows. */
+    rows: PgRow[]
+  }>
 }
+/** A `pg.Pool`: ingestion takes a client of its own for each transaction. */
 export interface PgPool extends PgQueryable {
-  connect(): Promise<PgQueryable & { release(error?: unknown): void }>
+  /** A client checked out of the pool. */
+  connect(): Promise<
+    PgQueryable & {
+      /** Returns the client to the pool (an error discards it). */
+      release(error?: unknown): void
+    }
+  >
 }
 
 /** SQL identifiers are never taken from values: only plain (optionally schema-qualified) names, quoted. */

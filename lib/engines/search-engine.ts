@@ -52,6 +52,7 @@ export interface Dialect {
   indexSettings(): Record<string, unknown>
 }
 
+/** How an engine retriever searches: BM25 on text, kNN on vectors, or both fused in ragrank. */
 export type EngineMode = 'bm25' | 'knn' | 'hybrid'
 
 /** The fields of an index as ragrank's adapters use them (the defaults match `createIndex` and ingestion). */
@@ -66,7 +67,9 @@ export interface EngineFields {
   tokensField?: string
 }
 
+/** Options of the Elasticsearch and OpenSearch retrievers (with `client` or `node`). */
 export interface EngineRetrieverOptions extends EngineFields {
+  /** The index to search. */
   index: string
   /** `bm25` (default), `knn`, or `hybrid`: both in one `_msearch` request, fused in ragrank. */
   mode?: EngineMode
@@ -230,6 +233,7 @@ export class EngineRetriever implements Retriever {
     this.#checkMapping = booleanOption(o.checkMapping, 'options.checkMapping', true)
   }
 
+  /** The search mode in use. */
   get mode(): EngineMode {
     return this.#mode
   }
@@ -239,6 +243,7 @@ export class EngineRetriever implements Retriever {
     return this.#t.close()
   }
 
+  /** The best `topK` documents for `query` in the retriever's `mode`, with the call's `filter` as engine filter clauses. */
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]> {
     checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options, RETRIEVE_KEYS)
@@ -355,6 +360,7 @@ export class EngineNodeStore implements NodeStore {
     return this.#t.close()
   }
 
+  /** The stored nodes for `ids`, in order; undefined where an id is unknown. */
   async get(ids: string[]): Promise<(StoredNode | undefined)[]> {
     if (!isArray(ids) || !ids.every((id) => typeof id === 'string')) throw typeError('ids must be an array of strings')
     if (ids.length === 0) return []
@@ -373,7 +379,9 @@ export class EngineNodeStore implements NodeStore {
   }
 }
 
+/** Options of `createElasticsearchIndex` and `createOpenSearchIndex` (with `client` or `node`). */
 export interface CreateIndexOptions extends EngineFields {
+  /** The index to create. */
   index: string
   /** Vector dimension: maps a vector field (cosine) when given. */
   dims?: number
@@ -381,7 +389,9 @@ export interface CreateIndexOptions extends EngineFields {
   tokens?: boolean
   /** BM25 parameters of the text fields (default k1 1.5, b 0.75, as `Bm25Index`). */
   k1?: number
+  /** See `k1`. */
   b?: number
+  /** Primary shards (default 1). */
   shards?: number
   /** Default 0, so a single node is green. */
   replicas?: number
@@ -590,12 +600,15 @@ export class EngineSink implements IngestSink {
   }
 }
 
+/** Options of `ingestElasticsearch` and `ingestOpenSearch` (with `client` or `node`). */
 export interface EngineIngestOptions extends IngestOptions, EngineFields {
+  /** The index documents go to (created when missing). */
   index: string
   /** Where the nodes of split documents go (default `<index>-nodes`). */
   nodeIndex?: string
   /** BM25 parameters when the index is created (default 1.5 / 0.75, as `Bm25Index`). */
   k1?: number
+  /** See `k1`. */
   b?: number
   /** The vector index options when the index is created (see `CreateIndexOptions.vectorIndex`). */
   vectorIndex?: Record<string, unknown>

@@ -45,6 +45,7 @@ export interface AnalyzerOptions {
   minTokenLength?: number
 }
 
+/** Options of `new Bm25Index(options)` (and of `Bm25Index.load` for what is not saved). */
 export interface Bm25Options {
   /** Default `'lucene'`. */
   variant?: Bm25Variant
@@ -75,44 +76,60 @@ export interface Bm25Options {
 
 /** A document to index. `tokens` bypass analysis; when both are given, tokens are indexed and text is stored. */
 export interface Bm25Document {
+  /** Unique in the index (`ERR_DUPLICATE_ID` unless `upsert`). */
   id: string
+  /** Analysed into terms, and stored unless `storeText: false`. */
   text?: string
+  /** Terms indexed as they are, without analysis. */
   tokens?: readonly string[]
+  /** JSON metadata, returned with hits and matched by `filter.meta`. */
   meta?: Record<string, unknown>
 }
 
 /** Restricts a search: documents must have one of `ids` and match the `meta` filter (see docs/FILTERS.md). */
 export type Bm25Filter = Filter
 
+/** Options of `Bm25Index.search`. */
 export interface Bm25SearchOptions {
   /** How many hits at most (default 10). 0 returns none; more than the matches returns all matches. */
   topK?: number
+  /** Only documents that match it are scored (checked inside the scan, so `topK` still fills). */
   filter?: Bm25Filter
   /** Return each hit's stored `text` and `meta` (default true). */
   includeFields?: boolean
 }
 
+/** Options of `Bm25Index.searchBatch`: the search options plus a signal. */
 export interface Bm25BatchOptions extends Bm25SearchOptions {
+  /** Cancels the batch; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
 }
 
 /** A hit: sorted by score, ties in insertion order (the document added first ranks first). */
 export interface Bm25Hit {
+  /** The document's id. */
   id: string
+  /** Its BM25 score for the query (higher is better). */
   score: number
+  /** The stored text (unless `storeText: false` or `includeFields: false`). */
   text?: string
+  /** The document's metadata, when it has some (unless `includeFields: false`). */
   meta?: Record<string, unknown>
 }
 
+/** What `Bm25Index.stats()` reports. */
 export interface Bm25Stats {
+  /** Live documents. */
   documents: number
   /** Distinct terms in live documents. */
   terms: number
   /** (term, document) pairs. */
   postings: number
+  /** Mean document length in terms, the `avgdl` of the formulas. */
   avgDocLength: number
   /** Postings (document, tf) plus the forward index (term, tf), per posting. */
   bytesPerPosting: number
+  /** Approximate memory held by the index's segments. */
   memoryBytes: number
   /** @deprecated always 0: scores are computed at query time, so there are no dense impact rows. */
   denseTerms: number
@@ -214,6 +231,21 @@ function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
  * Scores are computed at query time from the snapshot's statistics (N, df, average
  * length), so they stay exact across adds and removes: results equal those of an index
  * built from scratch on the documents searchable.
+ *
+ * @example
+ * ```ts
+ * import { Bm25Index } from 'ragrank'
+ *
+ * const index = new Bm25Index({ analyzer: { stopwords: 'en', stemmer: 'english' } })
+ * index.add([
+ *   { id: 'a', text: 'The cat sat on the mat.', meta: { lang: 'en' } },
+ *   { id: 'b', text: '학교에 가는 길에 고양이를 봤다', meta: { lang: 'ko' } },
+ * ])
+ * index.search('cats', { topK: 5 }) // [{ id: 'a', score, text, meta }]
+ * index.search('학교', { filter: { meta: { lang: 'ko' } } })
+ * await index.save('docs.rgrk')
+ * const again = await Bm25Index.load('docs.rgrk')
+ * ```
  */
 export class Bm25Index implements Retriever {
   readonly #native: NativeBm25Index
@@ -252,6 +284,7 @@ export class Bm25Index implements Retriever {
     }
   }
 
+  /** Whether a document with this id was added (staged writes included) and not removed. */
   has(id: string): boolean {
     return typeof id === 'string' && this.#native.has(id)
   }
@@ -337,6 +370,7 @@ export class Bm25Index implements Retriever {
     return this.#tokenizer ? this.#tokenize(text) : callNative(() => this.#native.analyze(text))
   }
 
+  /** Sizes of the current snapshot: documents, terms, postings, segments, memory. */
   stats(): Bm25Stats {
     return callNative(() => this.#native.stats()) as Bm25Stats
   }

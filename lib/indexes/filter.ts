@@ -6,14 +6,23 @@ export type FilterValue = string | number | boolean | null
 
 /** Operators on one metadata field; all given must hold (see docs/FILTERS.md). */
 export interface FieldOperators {
+  /** Equal to the value. */
   $eq?: FilterValue
+  /** Not equal to the value (a missing field is not equal). */
   $ne?: FilterValue
+  /** Equal to one of the values. */
   $in?: readonly FilterValue[]
+  /** Equal to none of the values. */
   $nin?: readonly FilterValue[]
+  /** Greater than (numbers with numbers, strings with strings). */
   $gt?: number | string
+  /** Greater than or equal. */
   $gte?: number | string
+  /** Less than. */
   $lt?: number | string
+  /** Less than or equal. */
   $lte?: number | string
+  /** The field is present (`true`) or absent (`false`). */
   $exists?: boolean
 }
 
@@ -25,8 +34,11 @@ export interface FieldOperators {
  * a bad operand is a RangeError with code `ERR_INVALID_ARG`.
  */
 export interface MetaFilter {
+  /** Every filter must hold. */
   $and?: readonly MetaFilter[]
+  /** At least one filter must hold. */
   $or?: readonly MetaFilter[]
+  /** The filter must not hold. */
   $not?: MetaFilter
   [field: string]:
     | FilterValue
@@ -39,7 +51,9 @@ export interface MetaFilter {
 
 /** Restricts a search: documents must have one of `ids` (when given) and match `meta` (when given). */
 export interface Filter {
+  /** Only these document ids (unknown ids are ignored). */
   ids?: readonly string[]
+  /** A condition on the documents' metadata. */
   meta?: MetaFilter
 }
 

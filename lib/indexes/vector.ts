@@ -42,6 +42,7 @@ export type VectorMetric = 'cosine' | 'dot' | 'l2'
  */
 export type VectorStorage = 'f32' | 'f16' | 'int8'
 
+/** Options of `new VectorIndex(options)`. */
 export interface VectorIndexOptions {
   /** Values per vector (1 to 65536). */
   dim: number
@@ -59,7 +60,9 @@ export interface VectorIndexOptions {
 
 /** A hit: sorted by score, best first; ties go to the vector added first. */
 export interface VectorHit {
+  /** The vector's id. */
   id: string
+  /** Its score under the index's metric (higher is better). */
   score: number
   /** The stored text, when the vector was added with one (and `includeFields` is not false). */
   text?: string
@@ -69,12 +72,17 @@ export interface VectorHit {
 
 /** A vector to add with its id, and optionally metadata (for filters) and a text to return with hits. */
 export interface VectorItem {
+  /** Unique in the index (`ERR_DUPLICATE_ID` unless `upsert`). */
   id: string
+  /** `dim` finite values. */
   vector: VectorInput
+  /** JSON metadata, matched by `filter.meta` and returned with hits. */
   meta?: Record<string, unknown>
+  /** Returned with hits (for rerankers and LLMs downstream). */
   text?: string
 }
 
+/** Options of `VectorIndex.search`. */
 export interface VectorSearchOptions {
   /** How many hits at most (default 10). 0 returns none; more than the candidates returns them all. */
   topK?: number
@@ -87,10 +95,13 @@ export interface VectorSearchOptions {
   includeFields?: boolean
 }
 
+/** Options of `VectorIndex.searchAsync`: the search options plus a signal. */
 export interface VectorSearchAsyncOptions extends VectorSearchOptions {
+  /** Cancels the call; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
 }
 
+/** Options of `VectorIndex.searchBatch`. */
 export interface VectorBatchOptions {
   /** As in `search` (default 10). */
   topK?: number
@@ -98,9 +109,11 @@ export interface VectorBatchOptions {
   filter?: Filter
   /** As in `search` (default true). */
   includeFields?: boolean
+  /** Cancels the batch; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
 }
 
+/** Options of `VectorIndex.load`. */
 export interface VectorLoadOptions {
   /**
    * Read the rows through a read-only memory map instead of copying them (default false):
@@ -112,11 +125,12 @@ export interface VectorLoadOptions {
    * renaming it over the old one (as `save` does): mapped readers keep the old file until
    * they load again. A file changed in place (`cp new old`) is detected before each call
    * that reads it (size and mtime), which then throws `ERR_INDEX_CHANGED`; a truncation
-   * during a running scan can still kill the process with SIGBUS (see the README).
+   * during a running scan can still kill the process with SIGBUS (see docs/VECTOR.md).
    */
   mmap?: boolean
   /** As in the constructor's options. */
   coalesce?: CoalesceOptions | false
+  /** Cancels the load; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
 }
 
@@ -154,6 +168,20 @@ interface SearchShape {
  * Off the event loop (Promises on the libuv pool): `searchAsync` (concurrent calls coalesced
  * into batches), `searchBatch` (cancellable), `save` (of the snapshot at the call), `load`.
  * A call that throws leaves the index unchanged. See docs/CONCURRENCY.md.
+ *
+ * @example
+ * ```ts
+ * import { VectorIndex } from 'ragrank'
+ *
+ * const index = new VectorIndex({ dim: 3, metric: 'cosine', storage: 'f32' })
+ * index.add(['a', 'b'], new Float32Array([1, 0, 0, 0, 1, 0])) // rows one after another
+ * index.add([{ id: 'c', vector: [0, 0, 1], meta: { tenant: 't1' }, text: 'third' }])
+ * index.search([1, 0.1, 0], { topK: 2 }) // [{ id: 'a', score }, { id: 'b', score }]
+ * index.search([0, 0, 1], { filter: { meta: { tenant: 't1' } } }) // [{ id: 'c', score, meta, text }]
+ * await index.searchBatch(new Float32Array([1, 0, 0, 0, 0, 1]), { topK: 1 }) // one list per query
+ * await index.save('vectors.rgv')
+ * const mapped = await VectorIndex.load('vectors.rgv', { mmap: true })
+ * ```
  */
 export class VectorIndex {
   readonly #native: NativeVectorIndex
@@ -187,24 +215,27 @@ export class VectorIndex {
     this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal), coalesce) : undefined
   }
 
-  /** Number of vectors. */
   /** The declaration that `search` and `searchBatch` honour `filter` inside the scan (see `VectorRetriever`). */
   get supportsFilter(): true {
     return true
   }
 
+  /** Number of vectors. */
   get size(): number {
     return this.#native.size
   }
 
+  /** Values per vector. */
   get dim(): number {
     return this.#dim
   }
 
+  /** The metric hits are scored with. */
   get metric(): VectorMetric {
     return this.#native.metric as VectorMetric
   }
 
+  /** How rows are stored. */
   get storage(): VectorStorage {
     return this.#native.storage as VectorStorage
   }
@@ -214,6 +245,7 @@ export class VectorIndex {
     return this.#native.mapped
   }
 
+  /** Whether a vector with this id is in the index. */
   has(id: string): boolean {
     return typeof id === 'string' && this.#native.has(id)
   }

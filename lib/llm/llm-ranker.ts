@@ -11,7 +11,12 @@ import { PromptTemplate } from './prompt-template'
 import { integer, isArray, isPlainObject, optionKeys, optionsObject, positiveInteger, topK } from '../internal/validate'
 
 /** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
-export type LLMRanked<D> = (D extends string ? { text: string } : D) & {
+export type LLMRanked<D> = (D extends string
+  ? {
+      /** The candidate string. */
+      text: string
+    }
+  : D) & {
   /** `1 / rank` (1, 1/2, 1/3, ...): comparable across calls and ready for rank fusion. */
   score: number
   /** Position in the input list. */
@@ -20,6 +25,7 @@ export type LLMRanked<D> = (D extends string ? { text: string } : D) & {
   meta: Record<string, unknown>
 }
 
+/** Ranks a long list in overlapping windows, as RankGPT does (see docs/LLM.md). */
 export interface SlidingWindow {
   /** Documents per LLM call. */
   size: number
@@ -29,6 +35,7 @@ export interface SlidingWindow {
   concurrency?: number
 }
 
+/** Options of `new LLMRanker(options)`. */
 export interface LLMRankerOptions {
   /** Default: `new OpenAIChatGenerator()` (needs `OPENAI_API_KEY`). */
   chatGenerator?: ChatGenerator
@@ -44,11 +51,15 @@ export interface LLMRankerOptions {
   onFailure?: (error: Error) => void
 }
 
+/** Options of `LLMRanker.rerank`. */
 export interface LLMRerankOptions {
+  /** Documents to return at most (default: the ranker's `topK`). */
   topK?: number
+  /** Cancels the LLM calls; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
 }
 
+/** The prompt `LLMRanker` uses by default; a custom `prompt` needs the same `{{query}}` and `{{documents}}` slots. */
 export const DEFAULT_LLM_RANKER_PROMPT = `Your task is to order search results by how well they help answer a search query.
 
 Query:
@@ -93,6 +104,17 @@ const RERANK_KEYS = optionKeys('topK', 'signal')
  * query and the numbered documents and names the relevant ones, best first, so it also
  * decides how many to keep. Same `rerank(query, documents, { topK, signal })` as
  * `CrossEncoder`, so either fits wherever a ranker is expected.
+ *
+ * @example
+ * ```ts
+ * import { Bm25Index, LLMRanker, OpenAIChatGenerator } from 'ragrank'
+ *
+ * // OPENAI_API_KEY for OpenAI, or any OpenAI-compatible server:
+ * const llm = new OpenAIChatGenerator({ baseURL: 'http://localhost:11434/v1', model: 'qwen2.5' })
+ * const ranker = new LLMRanker({ chatGenerator: llm, topK: 5 })
+ * const candidates = await index.retrieve(query, { topK: 20 }) // any retriever
+ * const top = await ranker.rerank(query, candidates) // score = 1 / rank, meta.priorScore = the retriever's
+ * ```
  */
 export class LLMRanker {
   readonly #chat: ChatGenerator

@@ -12,9 +12,11 @@ import {
   optionsObject,
 } from '../internal/validate'
 
+/** The model `OpenAIChatGenerator` asks for when none is given. */
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'
 const OPENAI_BASE_URL = 'https://api.openai.com/v1'
 
+/** Options of `new OpenAIChatGenerator(options)`. */
 export interface OpenAIChatGeneratorOptions {
   /** Default `gpt-4.1-mini`. */
   model?: string
@@ -76,8 +78,11 @@ const RETRY_AFTER_CAP_MS = 60_000
  * the hub client.
  */
 export class OpenAIChatGenerator implements ChatGenerator {
+  /** The model asked for. */
   readonly model: string
+  /** The server's base URL, without a trailing slash. */
   readonly baseURL: string
+  /** The wire format in use. */
   readonly api: 'chat-completions' | 'responses'
   readonly #apiKey?: string
   readonly #timeoutMs: number
@@ -130,10 +135,18 @@ export class OpenAIChatGenerator implements ChatGenerator {
   }
 
   /** Tokens used by all calls of this generator so far (retried attempts excluded). */
-  get usage(): ChatUsage & { calls: number } {
+  get usage(): ChatUsage & {
+    /** Calls that got a reply. */
+    calls: number
+  } {
     return { ...this.#usage, calls: this.#calls }
   }
 
+  /**
+   * One completion: retried after a 429, a 5xx, a timeout or a network error (`maxRetries`), with
+   * exponential backoff or the server's `Retry-After`. Rejects with `ERR_LLM`, `ERR_UNAUTHORIZED`,
+   * `ERR_NETWORK` or an `AbortError`.
+   */
   async chat(request: ChatRequest): Promise<ChatReply> {
     const r = optionsObject(request, 'request', REQUEST_KEYS)
     const messages = checkMessages(r.messages)

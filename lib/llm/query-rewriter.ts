@@ -15,10 +15,12 @@ const STRATEGY_HINTS: Record<RewriteStrategy, string> = {
     'move one step up or down in generality: the wider topic it belongs to, or a more specific case of it',
   'cause-effect': 'use the words of what causes it or what it leads to (mechanisms, consequences, conditions)',
 }
+/** Every `RewriteStrategy`, in the order `QueryRewriter` uses them by default. */
 export const REWRITE_STRATEGIES: readonly RewriteStrategy[] = Object.freeze(
   Object.keys(STRATEGY_HINTS) as RewriteStrategy[],
 )
 
+/** Options of `new QueryRewriter(options)`. */
 export interface QueryRewriterOptions {
   /** Default: `new OpenAIChatGenerator()` (needs `OPENAI_API_KEY`). */
   chatGenerator?: ChatGenerator
@@ -32,13 +34,19 @@ export interface QueryRewriterOptions {
   onFailure?: (error: Error) => void
 }
 
+/** What `QueryRewriter.rewrite` returns. */
 export interface Rewrite {
   /** The last user turn made self-contained (pronouns and ellipses resolved from the conversation). */
   query: string
   /** False for chit-chat, greetings and thanks: nothing to look up. */
   needsRetrieval: boolean
   /** Alternative phrasings for recall, each with its strategy; empty when no retrieval is needed. */
-  variants: { strategy: RewriteStrategy; query: string }[]
+  variants: {
+    /** How this variant departs from `query`. */
+    strategy: RewriteStrategy
+    /** The variant's text. */
+    query: string
+  }[]
   /** The conversation's language as the model named it (e.g. `ko`), if it did. */
   language?: string
   /** True when the model's reply was unusable and `query` is the last user turn as is. */

@@ -31,8 +31,19 @@ import { runCancellable, throwIfAborted, checkSignal } from '../internal/abort'
 export type RerankInput = Candidate
 
 /** A reranked document: the input's fields, its new `score`, and its position in the input. */
-export type Reranked<D> = (D extends string ? { text: string } : D) & { score: number; index: number }
+export type Reranked<D> = (D extends string
+  ? {
+      /** The candidate string. */
+      text: string
+    }
+  : D) & {
+  /** The model's score (after `activation`), higher is better. */
+  score: number
+  /** The candidate's position in the input. */
+  index: number
+}
 
+/** What is applied to a cross-encoder's logit: `'sigmoid'` (a probability) or `'none'` (the raw logit). */
 export type Activation = 'sigmoid' | 'none'
 
 export interface CrossEncoderOptions extends LoadOptions {
@@ -48,6 +59,7 @@ export interface CrossEncoderOptions extends LoadOptions {
   documentPrefix?: string
   /** Metadata fields written before the text, joined by `metaSeparator` (as Haystack's meta_fields_to_embed). */
   metaFields?: readonly string[]
+  /** Joins the meta fields and the text (default `'\n'`, as Haystack's). */
   metaSeparator?: string
   /**
    * How concurrent `rerank` calls are joined into shared native batches (pairs still go in
@@ -57,9 +69,13 @@ export interface CrossEncoderOptions extends LoadOptions {
   coalesce?: CoalesceOptions | false
 }
 
+/** Options of `CrossEncoder.rerank`: override the load options for this call (0 included). */
 export interface RerankOptions extends BatchCallOptions {
+  /** Documents to return at most (default: the load option, else all). */
   topK?: number
+  /** Drop documents scoring below this (default: the load option). */
   scoreThreshold?: number
+  /** Default: the load option. */
   activation?: Activation
 }
 
@@ -94,6 +110,18 @@ const COALESCE_DEFAULTS = { maxBatch: 16, maxWaitMs: 0 }
  *
  * 1-label models score with their logit, 2-label models with the positive label
  * (`logit[1] - logit[0]`, whose sigmoid is the softmax probability).
+ *
+ * @example
+ * ```ts
+ * import { CrossEncoder } from 'ragrank'
+ *
+ * const ranker = await CrossEncoder.load('cross-encoder/ms-marco-MiniLM-L6-v2') // or a local folder
+ * const top = await ranker.rerank('what is bm25?', [
+ *   { id: 'a', text: 'BM25 ranks documents by term frequency and rarity.' },
+ *   { id: 'b', text: 'Cats sleep most of the day.' },
+ * ], { topK: 1 }) // [{ id: 'a', text, score, index: 0 }]
+ * ranker.dispose() // frees the sessions once running calls finish
+ * ```
  */
 export class CrossEncoder extends EncoderModel {
   readonly #defaults: Required<

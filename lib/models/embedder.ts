@@ -58,8 +58,11 @@ export interface EmbedderOptions extends LoadOptions {
   coalesce?: CoalesceOptions | false
 }
 
+/** Options of `Embedder.embed`: override the load options for this call. */
 export interface EmbedOptions extends BatchCallOptions {
+  /** Default: the model's pooling. */
   pooling?: Pooling
+  /** Default: the model's setting. */
   normalize?: boolean
 }
 
@@ -78,12 +81,28 @@ const EMBED_KEYS = optionKeys(...BATCH_CALL_KEYS, 'pooling', 'normalize')
 
 /** Vectors of `count` texts, row-major in one Float32Array of `count * dim`. */
 export interface Embeddings {
+  /** `count * dim` values, one row per text, in input order. */
   data: Float32Array
+  /** Values per vector. */
   dim: number
+  /** Number of vectors (the number of texts). */
   count: number
 }
 
-/** A bi-encoder producing one vector per text, batched off the event loop. */
+/**
+ * A bi-encoder producing one vector per text, batched off the event loop.
+ *
+ * @example
+ * ```ts
+ * import { Embedder, VectorIndex } from 'ragrank'
+ *
+ * const embedder = await Embedder.load('sentence-transformers/all-MiniLM-L6-v2') // or a local folder
+ * const { data, dim, count } = await embedder.embedDocuments(['first text', 'second text']) // count x dim values
+ * const index = new VectorIndex({ dim })
+ * index.add(['a', 'b'], data)
+ * index.search(await embedder.embedQuery('a question'), { topK: 1 })
+ * ```
+ */
 export class Embedder extends EncoderModel {
   readonly #pooling: Pooling
   readonly #normalize: boolean

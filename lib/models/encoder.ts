@@ -37,23 +37,31 @@ export interface LoadOptions extends ModelSourceOptions {
    * batches keep a run's activations, and its S x S attention scores, in the CPU caches.
    */
   tokenBudget?: number
+  /** Cancels the load (a download or the session creation); the promise rejects with an `AbortError`. */
   signal?: AbortSignal
 }
 
 /** How a loaded model runs: the defaults resolved at load time. */
 export interface EncoderRuntime {
+  /** ONNX Runtime sessions running batches in parallel. */
   readonly sessions: number
+  /** Intra-op threads per session. */
   readonly threads: number
+  /** Inputs per batch at most. */
   readonly batchSize: number
+  /** Padded tokens per batch at most. */
   readonly tokenBudget: number
   /** Which end of a batch row gets the padding (from the options or `tokenizer_config.json`). */
   readonly paddingSide: PaddingSide
 }
 
+/** Per-call options of the model methods (`rerank`, `embed`, ...). */
 export interface BatchCallOptions {
+  /** Inputs per batch at most, for this call (default: the model's). */
   batchSize?: number
   /** A tighter token cap than the model's for this call. */
   maxLength?: number
+  /** Cancels the call between batches; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
 }
 

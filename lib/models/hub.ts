@@ -31,6 +31,7 @@ export type HubErrorCode = Extract<
   'ERR_MODEL_NOT_FOUND' | 'ERR_UNAUTHORIZED' | 'ERR_NETWORK'
 >
 
+/** How a Hugging Face hub id is resolved and downloaded. */
 export interface HubOptions {
   /** Branch, tag or 40-hex commit hash. Default `'main'`. */
   revision?: string
@@ -42,6 +43,7 @@ export interface HubOptions {
   token?: string
   /** Never use the network; resolve from the cache only. Default `HF_HUB_OFFLINE`. */
   offline?: boolean
+  /** Cancels the downloads; the promise rejects with an `AbortError` (a partial file resumes next time). */
   signal?: AbortSignal
   /** The `fetch` to use (default the global one). */
   fetch?: typeof fetch
@@ -58,10 +60,13 @@ export interface HubOptions {
 export interface DownloadProgress {
   /** The file's path in the repo, e.g. `onnx/model.onnx_data`. */
   file: string
+  /** Bytes on disk so far. */
   loaded: number
+  /** The file's size, when the server says it. */
   total: number | undefined
 }
 
+/** What `resolveHubFiles` found in the cache (after any download). */
 export interface HubFiles {
   /** The snapshot folder: `<cache>/models--{org}--{name}/snapshots/{commit}`. */
   dir: string

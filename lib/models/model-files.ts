@@ -8,6 +8,7 @@ import { poolingPath, readModules, type SentenceTransformersFiles } from './sent
 
 /** transformers.js' `dtype` names: which ONNX file of `onnx/` to load. */
 export const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const
+/** One of `'fp32'`, `'fp16'`, `'q8'`, `'int8'`, `'uint8'`, `'q4'`, `'q4f16'`, `'bnb4'` (see `ModelSourceOptions.dtype`). */
 export type Dtype = (typeof DTYPES)[number]
 
 /** The file names of each dtype, first found wins (transformers.js' suffixes; `int8` also takes Optimum's `model_quantized`). */
@@ -37,10 +38,15 @@ export interface ModelSourceOptions extends Omit<HubOptions, 'signal'> {
   quantized?: boolean
 }
 
+/** The files a model was loaded from (absolute paths). */
 export interface ModelFiles extends SentenceTransformersFiles {
+  /** The ONNX graph. */
   model: string
+  /** `tokenizer.json`. */
   tokenizer: string
+  /** `tokenizer_config.json`, when present. */
   tokenizerConfig?: string
+  /** `config.json`, when present. */
   config?: string
   /** The external data files the ONNX graph keeps its weights in (`model.onnx_data`, `model.onnx.data`, ...). */
   externalData?: string[]

@@ -12,14 +12,20 @@ import { RagrankError } from '../errors'
 
 /** Every pooling kind ragrank names; sentence-transformers' `pooling_mode_*` keys map to these. */
 export const POOLINGS = ['mean', 'cls', 'max', 'meansqrt', 'weightedmean', 'lasttoken'] as const
+/** One of `'mean'`, `'cls'`, `'max'`, `'meansqrt'`, `'weightedmean'`, `'lasttoken'` (see `EmbedderOptions.pooling`). */
 export type Pooling = (typeof POOLINGS)[number]
+/** Which end of a batch row gets the padding; decoder-only embedders are often trained with `'left'`. */
 export type PaddingSide = 'right' | 'left'
 
 /** The sentence-transformers files of a folder (absolute paths, when present). */
 export interface SentenceTransformersFiles {
+  /** `modules.json`. */
   modules?: string
+  /** `sentence_bert_config.json`. */
   sentenceBertConfig?: string
+  /** The Pooling module's `config.json` (`1_Pooling/config.json`). */
   pooling?: string
+  /** `config_sentence_transformers.json`. */
   sentenceTransformersConfig?: string
 }
 

@@ -4,7 +4,17 @@ import { isPlainObject, isArray } from '../internal/validate'
 /** A candidate document as rankers take it: a string, or an object with text. */
 export type Candidate =
   | string
-  | { id?: string; text: string; meta?: Record<string, unknown>; score?: number; [k: string]: unknown }
+  | {
+      /** Duplicates are recognised by it when present (see `DedupeBy`). */
+      id?: string
+      /** What the ranker reads. */
+      text: string
+      /** Returned as it is (an `LLMRanker` adds `priorScore`). */
+      meta?: Record<string, unknown>
+      /** A prior score: among duplicates, the copy with the highest is kept. */
+      score?: number
+      [k: string]: unknown
+    }
 
 /** How duplicates are recognised: by `id` when there is one, else by text (default); by text only; or not at all. */
 export type DedupeBy = 'id-or-content' | 'content' | 'none'

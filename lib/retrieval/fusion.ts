@@ -17,6 +17,7 @@ export type FusionMethod = 'rrf' | 'weighted'
 /** How `'weighted'` fusion puts each list's scores on a common scale. */
 export type ScoreNormalization = 'minmax' | 'zscore' | 'none'
 
+/** Options of `fuse`. */
 export interface FuseOptions<T extends ScoredDocument = ScoredDocument> {
   /** Default `'rrf'`. */
   method?: FusionMethod
@@ -55,6 +56,7 @@ export interface FusionContribution {
 
 /** A fused document: the best-ranked copy's fields, the fused `score`, and where it came from. */
 export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
+  /** The fused score: the sum of the lists' contributions. */
   score: number
   /** One entry per list that contains the document, in list order. */
   fusion: FusionContribution[]
@@ -79,6 +81,16 @@ export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
  * Order: fused score descending; ties by best rank, then by the list it was reached in. A
  * document's contributions are summed in ascending order, so its score does not depend on
  * the order of the lists. O(total items + d log d) for d distinct documents.
+ *
+ * @example
+ * ```ts
+ * import { fuse } from 'ragrank'
+ *
+ * const lexical = [{ id: 'a', score: 12.1 }, { id: 'b', score: 9.4 }]
+ * const dense = [{ id: 'b', score: 0.82 }, { id: 'c', score: 0.79 }]
+ * fuse([lexical, dense]) // RRF: b first (in both lists), then a, then c; each with `fusion: [{ list, rank, ... }]`
+ * fuse([lexical, dense], { method: 'weighted', weights: [0.3, 0.7], scoreNormalization: 'minmax', topK: 2 })
+ * ```
  */
 export function fuse<T extends ScoredDocument>(
   lists: readonly (readonly T[])[],

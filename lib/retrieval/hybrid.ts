@@ -26,6 +26,7 @@ import {
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
 export interface HybridSource {
+  /** The retriever. */
   retriever: Retriever
   /** Candidates it fetches (default: the hybrid's `candidates`, and at least the call's `topK`). */
   topK?: number
@@ -33,6 +34,7 @@ export interface HybridSource {
   weight?: number
 }
 
+/** Options of `new HybridRetriever(options)`. */
 export interface HybridRetrieverOptions {
   /** Retrievers, bare or as `{ retriever, topK, weight }`. */
   retrievers: readonly (Retriever | HybridSource)[]
@@ -78,6 +80,24 @@ const SOURCE_KEYS = optionKeys('retriever', 'topK', 'weight')
  * Runs several retrievers concurrently on the same query and fuses their lists with `fuse`
  * (weighted RRF by default). In each result, `fusion[].list` is the retriever's index.
  * Results a retriever returns beyond its depth are dropped.
+ *
+ * @example
+ * ```ts
+ * import { Bm25Index, Embedder, HybridRetriever, VectorIndex, VectorRetriever } from 'ragrank'
+ *
+ * const bm25 = new Bm25Index()
+ * bm25.add(docs) // [{ id, text, meta? }]
+ * const embedder = await Embedder.load('sentence-transformers/all-MiniLM-L6-v2')
+ * const { data, dim } = await embedder.embedDocuments(docs.map((d) => d.text))
+ * const vectors = new VectorIndex({ dim })
+ * vectors.add(docs.map((d, i) => ({ ...d, vector: data.subarray(i * dim, (i + 1) * dim) }))) // rows with text and meta
+ * const hybrid = new HybridRetriever({
+ *   retrievers: [bm25, { retriever: new VectorRetriever({ index: vectors, embed: embedder }), weight: 2 }],
+ *   candidates: 50,
+ * })
+ * await hybrid.retrieve('how do tides work', { topK: 10, filter: { meta: { lang: 'en' } } })
+ * // [{ id, score, text, fusion: [{ list, rank, score, contribution }] }]
+ * ```
  */
 export class HybridRetriever implements Retriever {
   readonly #sources: { retriever: Retriever; topK?: number }[]
@@ -118,6 +138,7 @@ export class HybridRetriever implements Retriever {
     return this.#sources.every((s) => supportsFilter(s.retriever))
   }
 
+  /** Runs every retriever on `query` (with the call's `filter`) and fuses their lists into the best `topK`. */
   async retrieve(query: string, options: RetrieveOptions = {}): Promise<Fused[]> {
     const text = checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options)

@@ -30,9 +30,11 @@ export type QueryVariantsFunction = (
 
 /** An object that produces variants, such as a `QueryRewriter`. */
 export interface QueryVariantSource {
+  /** The variants of `query` (the original is added by the retriever when `includeOriginal`). */
   variants(query: string, options: { signal?: AbortSignal }): readonly string[] | Promise<readonly string[]>
 }
 
+/** Options of `new MultiQueryRetriever(options)`. */
 export interface MultiQueryRetrieverOptions {
   /** The retriever every variant runs against. */
   retriever: Retriever
@@ -60,6 +62,7 @@ export interface MultiQueryRetrieverOptions {
 /** How `MultiQueryRetriever` merges the variants' lists. */
 export type MultiQueryMerge = 'rrf' | 'max' | 'sum'
 
+/** Options of `MultiQueryRetriever.retrieve`. */
 export interface MultiQueryRetrieveOptions extends RetrieveOptions {
   /** This call's variants, used instead of the constructor's `queries` (e.g. rewrites you already have). */
   queries?: readonly string[]
@@ -118,6 +121,7 @@ export class MultiQueryRetriever implements Retriever {
     return supportsFilter(this.#retriever)
   }
 
+  /** Retrieves for every variant and merges the lists (`merge`). */
   async retrieve(query: string, options: MultiQueryRetrieveOptions = {}): Promise<Fused[]> {
     const original = checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options, MULTI_QUERY_RETRIEVE_KEYS)

@@ -26,6 +26,7 @@ import {
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
 export interface Ranker {
+  /** The documents reordered (and cut to `topK`), best first. */
   rerank(
     query: string,
     documents: readonly Candidate[],
@@ -33,16 +34,24 @@ export interface Ranker {
   ): Promise<unknown[]>
 }
 
+/** Options of `rerankPooled`. */
 export interface PoolRerankOptions {
   /** Default 10. */
   topK?: number
+  /** Cancels the ranker call; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
   /** Default `'id-or-content'`, the rankers' rule (see `dedupe`); `'content'` when sources id the same text differently; `'none'` to keep every copy. */
   dedupeBy?: DedupeBy
 }
 
 /** A pooled document after reranking: the ranker's output, `index` pointing into the pooled input, prior score in meta. */
-export type Pooled = ScoredDocument & { index: number; meta: Record<string, unknown>; [k: string]: unknown }
+export type Pooled = ScoredDocument & {
+  /** Position of the kept copy in the pooled input. */
+  index: number
+  /** The input's meta, plus `priorScore` when the input had a score. */
+  meta: Record<string, unknown>
+  [k: string]: unknown
+}
 
 export function isRanker(v: unknown): v is Ranker {
   return hasMethod(v, 'rerank')
@@ -102,6 +111,7 @@ export async function rerankPooled(
 /** @deprecated use `rerankPooled` (the free function; `rerank` is also the rankers' method). */
 export const rerank = rerankPooled
 
+/** Options of `new CompressionRetriever(options)`. */
 export interface CompressionRetrieverOptions {
   /** Reorders and cuts the candidates. */
   ranker: Ranker
@@ -109,9 +119,11 @@ export interface CompressionRetrieverOptions {
   retriever?: Retriever
   /** Candidates fetched from the retriever (default 50, and at least the call's `topK`). */
   candidates?: number
+  /** How duplicates are merged before ranking (default `'id-or-content'`; see `PoolRerankOptions.dedupeBy`). */
   dedupeBy?: DedupeBy
 }
 
+/** Options of `CompressionRetriever.retrieve`. */
 export interface CompressionRetrieveOptions extends PoolRerankOptions {
   /** Candidates you already hold (pooled from several sources); used instead of the base retriever. */
   documents?: readonly Candidate[]
@@ -146,6 +158,7 @@ export class CompressionRetriever implements Retriever {
     return this.#retriever !== undefined && supportsFilter(this.#retriever)
   }
 
+  /** Fetches candidates (or takes `documents`), merges duplicates and returns the ranker's best `topK`. */
   async retrieve(query: string, options: CompressionRetrieveOptions = {}): Promise<Pooled[]> {
     checkQuery(query)
     const o = optionsObject(options, 'options', COMPRESSION_RETRIEVE_KEYS)

@@ -16,6 +16,7 @@ import {
 
 /** The retriever that picks the candidates, how many it picks, and the weight of its own score. */
 export interface CandidateSource {
+  /** Picks the candidates. */
   retriever: Retriever
   /** Candidates per call (default 10, and at least the call's `topK`). */
   topK?: number
@@ -25,13 +26,17 @@ export interface CandidateSource {
 
 /** A retriever that scores the candidates, asked only for them (`filter.ids`), so it must declare `supportsFilter`. */
 export interface Rescorer {
+  /** Scores the candidates it is given as `filter.ids`. */
   retriever: Retriever
   /** Finite and >= 0 (default 1). */
   weight?: number
 }
 
+/** Options of `new RescoringRetriever(options)`. */
 export interface RescoringRetrieverOptions {
+  /** The first stage: a retriever, or `{ retriever, topK, weight }`. */
   candidates: Retriever | CandidateSource
+  /** The retrievers that score the candidates, bare or `{ retriever, weight }`. */
   rescorers: readonly (Retriever | Rescorer)[]
   /**
    * How each list's scores are put on one scale before weighting, over the candidates only
@@ -92,6 +97,7 @@ export class RescoringRetriever implements Retriever {
     return supportsFilter(this.#source)
   }
 
+  /** Picks candidates, scores them with every rescorer, and returns the best `topK` by the weighted sum. */
   async retrieve(query: string, options: RetrieveOptions = {}): Promise<Fused[]> {
     const text = checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options)

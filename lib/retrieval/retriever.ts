@@ -4,12 +4,17 @@ import { hasMethod, isArray, optionKeys, type OptionKeys, optionsObject, topK } 
 
 /** A retrieved document. Retrievers may add fields; fusion keeps them. */
 export interface ScoredDocument {
+  /** The document's id. */
   id: string
+  /** Its score from the retriever (higher is better; scales differ between retrievers). */
   score: number
+  /** Its text, when the retriever has it. */
   text?: string
+  /** Its metadata, when the retriever has it. */
   meta?: Record<string, unknown>
 }
 
+/** Options every `Retriever.retrieve` takes. */
 export interface RetrieveOptions {
   /** How many documents at most (default 10). */
   topK?: number
@@ -27,7 +32,9 @@ export interface RetrieveOptions {
  * of `ids` and match `meta`. Composite retrievers never read it, only pass it down.
  */
 export interface RetrieveFilter {
+  /** Only these document ids. */
   ids?: readonly string[]
+  /** A condition on metadata, in the language of `MetaFilter` (docs/FILTERS.md). */
   meta?: Record<string, unknown>
 }
 
@@ -36,6 +43,7 @@ export interface RetrieveFilter {
  * `HybridRetriever`, `MultiQueryRetriever`, or your own. They nest freely.
  */
 export interface Retriever {
+  /** The best `topK` documents for `query`, best first. */
   retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]>
   /**
    * True when `retrieve` honours `options.filter` (returns only matching documents, as the

@@ -13,10 +13,25 @@ import { hasMethod, isArray, isPlainObject, optionKeys, optionsObject, readValue
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
 export interface VectorSearchIndex {
+  /** The top `topK` vectors for `query`, best first, honouring `filter` when `supportsFilter`. */
   search(
     query: Float32Array,
     options: { topK?: number; filter?: RetrieveFilter },
-  ): readonly { id: string; score: number }[] | Promise<readonly { id: string; score: number }[]>
+  ):
+    | readonly {
+        /** The vector's id. */
+        id: string
+        /** Its score, higher is better. */
+        score: number
+      }[]
+    | Promise<
+        readonly {
+          /** The vector's id. */
+          id: string
+          /** Its score, higher is better. */
+          score: number
+        }[]
+      >
   /**
    * The async single-query search, used instead of `search` when present (`VectorIndex`'s
    * coalesces concurrent calls into batches, off the event loop).
@@ -24,7 +39,14 @@ export interface VectorSearchIndex {
   searchAsync?(
     query: Float32Array,
     options: { topK?: number; filter?: RetrieveFilter; signal?: AbortSignal },
-  ): Promise<readonly { id: string; score: number }[]>
+  ): Promise<
+    readonly {
+      /** The vector's id. */
+      id: string
+      /** Its score, higher is better. */
+      score: number
+    }[]
+  >
   /** True when `search` honours `filter` inside its scan; without it the retriever refuses filters. */
   readonly supportsFilter?: boolean
 }
@@ -36,6 +58,7 @@ export function indexSupportsFilter(index: VectorSearchIndex): boolean {
 
 /** An object that embeds queries, such as `Embedder` (its `embedQuery` adds the query prefix). */
 export interface QueryEmbedder {
+  /** The query's vector. */
   embedQuery(text: string, options?: { signal?: AbortSignal }): Promise<Float32Array>
 }
 
@@ -46,13 +69,22 @@ export type EmbedFunction = (
 ) => Promise<Float32Array | readonly number[]>
 
 /** The stored fields of a document, looked up by id so hits can carry them. */
-export type DocumentFields = { text?: string; meta?: Record<string, unknown> }
+export type DocumentFields = {
+  /** The document's text. */
+  text?: string
+  /** The document's metadata. */
+  meta?: Record<string, unknown>
+}
+/** Where a `VectorRetriever` finds a hit's fields: a Map by id, or a function (sync or async). */
 export type DocumentLookup =
   | ReadonlyMap<string, DocumentFields>
   | ((id: string) => DocumentFields | undefined | Promise<DocumentFields | undefined>)
 
+/** Options of `new VectorRetriever(options)`. */
 export interface VectorRetrieverOptions {
+  /** The index to search, such as a `VectorIndex`. */
   index: VectorSearchIndex
+  /** Embeds the query: an object with `embedQuery` (an `Embedder`) or a function. */
   embed: QueryEmbedder | EmbedFunction
   /** Where hits get `text` and `meta` from; without it hits carry what the index returns. */
   documents?: DocumentLookup
@@ -88,6 +120,7 @@ export class VectorRetriever implements Retriever {
     return indexSupportsFilter(this.#index)
   }
 
+  /** Embeds `query` and returns the `topK` nearest documents, with their fields when `documents` was given. */
   async retrieve(query: string, options: RetrieveOptions = {}): Promise<ScoredDocument[]> {
     const text = checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options)

@@ -28,13 +28,16 @@ export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> 
 
 /** A node store: `get` returns, for each id, the node or undefined/null when it is missing. */
 export interface NodeStore {
+  /** The nodes for `ids`, in order. */
   get(ids: string[]): Promise<(StoredNode | undefined | null)[]>
 }
 
 /** How a merged parent is scored from the scores of its matched children. */
 export type ParentScore = 'max' | 'mean' | 'sum' | ((childScores: number[], parent: StoredNode) => number)
 
+/** Options of `new AutoMergingRetriever(options)`. */
 export interface AutoMergingOptions {
+  /** The retriever over the leaves (e.g. a `Bm25Index` of `NodeTree.leaves()`). */
   retriever: Retriever
   /** The nodes `HierarchicalSplitter.split` returned, or a store with an async `get(ids)`. */
   store: readonly StoredNode[] | NodeStore
@@ -54,8 +57,11 @@ export interface AutoMergingOptions {
   strict?: boolean
 }
 
+/** A result: a retrieved leaf, or a parent that replaced its matched children. */
 export interface AutoMergedHit {
+  /** The leaf's or the merged parent's node id. */
   id: string
+  /** The leaf's score, or the `parentScore` of the merged children. */
   score: number
   /** The stored node; undefined for a hit the store does not know (non-strict mode). */
   node: StoredNode | undefined
@@ -93,11 +99,25 @@ const AUTO_MERGING_KEYS = optionKeys(
  * every one of them matched: a parent's text is its children's, and a sibling that was not
  * retrieved may be one the filter excludes (another tenant's, or an id not in `filter.ids`).
  * So a merged parent is made only of leaves that passed the filter.
+ *
+ * @example
+ * ```ts
+ * import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, NodeTree } from 'ragrank'
+ *
+ * const nodes = new HierarchicalSplitter({ blockSizes: [64, 16] }).split([{ id: 'doc', text }])
+ * const leaves = new Bm25Index()
+ * leaves.add(new NodeTree(nodes).leaves().map((n) => ({ id: n.id, text: n.text })))
+ * const retriever = new AutoMergingRetriever({ retriever: leaves, store: nodes, threshold: 0.5 })
+ * const hits = await retriever.retrieve('how do tides work', { topK: 5 })
+ * // [{ id, score, node, leafIds }]: leaves, or their parent when more than half its children matched
+ * ```
  */
 export class AutoMergingRetriever implements Retriever {
+  /** The share of a parent's children that must match for the parent to replace them. */
   readonly threshold: number
   /** Leaves asked for per call (undefined: `4 * topK`; `'topK'`: the call's `topK`). */
   readonly candidates: number | 'topK' | undefined
+  /** Whether a node missing from the store throws `ERR_MISSING_NODE` (else merging stops there). */
   readonly strict: boolean
   readonly #retriever: Retriever
   readonly #store: NodeStore
@@ -133,6 +153,7 @@ export class AutoMergingRetriever implements Retriever {
     return supportsFilter(this.#retriever)
   }
 
+  /** Retrieves `candidates` leaves, merges them upwards, and returns the best `topK` results. */
   async retrieve(query: string, options?: RetrieveOptions): Promise<AutoMergedHit[]> {
     const o = optionsObject(options, 'options', RETRIEVE_KEYS)
     const k = topK(o.topK)

@@ -24,6 +24,7 @@ import {
  */
 export type SplitBy = 'word' | 'sentence' | 'passage' | 'page' | 'line' | 'period' | 'token' | 'char'
 
+/** Options of `new HierarchicalSplitter(options)`. */
 export interface SplitterOptions {
   /** Units per chunk at each level, e.g. `[512, 128, 32]`. Order does not matter; duplicates collapse. */
   blockSizes: Iterable<number>
@@ -35,9 +36,13 @@ export interface SplitterOptions {
   tokenizer?: string
 }
 
+/** A document to split. */
 export interface SplitDocument {
+  /** Unique among the documents of one call; the root node's id. */
   id: string
+  /** The text to cut; nodes keep UTF-16 offsets into it. */
   text: string
+  /** Copied to every node of the document. */
   meta?: Record<string, unknown>
 }
 
@@ -51,22 +56,29 @@ export interface HierarchyNode {
    * document id written `%25` and `%23`, so no two documents' nodes can share an id (see docs/SPLITTING.md).
    */
   id: string
+  /** The node's text, `document.text.slice(start, end)`. */
   text: string
   /** Depth in the tree; 0 for the root. */
   level: number
   /** The block size that cut this node; 0 for the root. */
   blockSize: number
+  /** The parent node's id; null for the root. */
   parentId: string | null
+  /** The children's ids in text order; empty for a leaf. */
   childrenIds: string[]
   /** The id of the input document. */
   sourceId: string
+  /** Where the node starts in the document's text (UTF-16 code units). */
   start: number
+  /** Where it ends (exclusive). */
   end: number
   /** The input document's `meta` (the same object for all its nodes), or `{}`. */
   meta: Record<string, unknown>
 }
 
+/** Options of `HierarchicalSplitter.splitAsync`. */
 export interface SplitAsyncOptions {
+  /** Cancels the split; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
 }
 
@@ -78,11 +90,23 @@ const SIGNAL_ONLY = optionKeys('signal')
  * HierarchicalDocumentSplitter rules: block sizes are applied largest first, a node that
  * gives a single chunk at a size is carried down to the next size, and the non-overlapping
  * children of a node concatenate to exactly its text (nothing is trimmed).
+ *
+ * @example
+ * ```ts
+ * import { HierarchicalSplitter, NodeTree } from 'ragrank'
+ *
+ * const splitter = new HierarchicalSplitter({ blockSizes: [512, 128, 32], splitBy: 'word' })
+ * const nodes = await splitter.splitAsync([{ id: 'doc', text: longText }])
+ * // root first, then level by level: { id, text, level, blockSize, parentId, childrenIds, start, end, meta }
+ * const leaves = new NodeTree(nodes).leaves() // what an index of leaves holds, for AutoMergingRetriever
+ * ```
  */
 export class HierarchicalSplitter {
   /** The distinct block sizes, largest first. */
   readonly blockSizes: number[]
+  /** The overlap in units, as resolved (default 0). */
   readonly overlap: number
+  /** The unit block sizes count, as resolved (default `word`). */
   readonly splitBy: SplitBy
   readonly #native: InstanceType<typeof native.NativeSplitter>
 
