@@ -204,6 +204,12 @@ export function soakReport(meta, s) {
     `Command: \`${meta.command}\`. ${s.minutes} min against a ragrank server over ${s.docs.toLocaleString('en-US')} Zipf documents: churn of 100 adds/s (fresh unique tokens), as many removes (1,000 churned documents live) and an upsert with fresh tokens every 5 adds, under hybrid queries at concurrency 8. Samples every 5 s; the first minute (or tenth) is left out as warm-up.`,
     '',
     `Writes: ${s.writes.adds} adds, ${s.writes.removes} removes, ${s.writes.upserts} upserts, ${s.writes.errors} errors. Queries: ${fmt(s.load.rps)} req/s, p99 ${ms(s.load.p99)} ms.`,
+    ...(s.writes.errorSamples?.length
+      ? [
+          '',
+          `Failed writes (the first ${s.writes.errorSamples.length}): ${s.writes.errorSamples.map((e) => `\`${e}\``).join('; ')}.`,
+        ]
+      : []),
     '',
     mdTable(
       ['series', 'first third (median)', 'last third (median)', 'ratio', 'slope'],

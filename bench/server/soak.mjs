@@ -11,17 +11,23 @@ const SAMPLE_MS = 5000
 const QUERY_CONNECTIONS = 8
 
 function startChurn(url, { corpus, dim, live = 1000, perSecond = 100, upsertEvery = 5, maxInFlight = 8 }) {
-  const stats = { adds: 0, removes: 0, upserts: 0, errors: 0, skipped: 0 }
+  const stats = { adds: 0, removes: 0, upserts: 0, errors: 0, skipped: 0, errorSamples: [] }
+  // The first few failed writes, so an error count in the report can be explained.
+  const failed = (what) => {
+    stats.errors++
+    if (stats.errorSamples.length < 5) stats.errorSamples.push(what)
+  }
   let i = 0
   let inFlight = 0
   const send = (path, init, counter) => {
     inFlight++
     fetch(`${url}${path}`, init)
       .then(async (res) => {
-        await res.arrayBuffer()
-        stats[res.ok ? counter : 'errors']++
+        const body = await res.text()
+        if (res.ok) stats[counter]++
+        else failed(`${init.method} ${path}: ${res.status} ${body.slice(0, 200)}`)
       })
-      .catch(() => stats.errors++)
+      .catch((e) => failed(`${init.method} ${path}: ${e?.cause?.code ?? e?.message ?? e}`))
       .finally(() => inFlight--)
   }
   const post = (body, counter) =>
