@@ -61,6 +61,13 @@ export interface AutoMergedHit {
   node: StoredNode | undefined
   /** The retrieved leaf hits this result stands for (itself when not merged). */
   leafIds: string[]
+  /** The node's text; for an unmerged hit the store does not know, the text the retriever returned. */
+  text?: string
+  /**
+   * For a merged parent, the node's meta. For an unmerged hit, the meta the retriever returned
+   * over the node's (the index's keys win: they may be the chunk's own, such as a page).
+   */
+  meta?: Record<string, unknown>
 }
 
 interface Item {
@@ -70,6 +77,9 @@ interface Item {
   leafIds: string[]
   /** Order of first appearance, for stable ties. */
   rank: number
+  /** What the retriever returned with the hit (undefined for a merged parent). */
+  hitText?: string
+  hitMeta?: Record<string, unknown>
 }
 
 const AUTO_MERGING_KEYS = optionKeys(
@@ -93,6 +103,10 @@ const AUTO_MERGING_KEYS = optionKeys(
  * every one of them matched: a parent's text is its children's, and a sibling that was not
  * retrieved may be one the filter excludes (another tenant's, or an id not in `filter.ids`).
  * So a merged parent is made only of leaves that passed the filter.
+ *
+ * A result never contains both a node and one of its descendants (possible when the
+ * retriever searches several levels, or when siblings merge up to a node it also returned):
+ * the ancestor stays, with the best score of the group and the leaf ids of all of them.
  */
 export class AutoMergingRetriever implements Retriever {
   readonly threshold: number
@@ -148,9 +162,9 @@ export class AutoMergingRetriever implements Retriever {
     )
     if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
-    const merged = await this.#merge(items, signal, filter !== undefined)
+    const merged = await this.#withoutDescendants(await this.#merge(items, signal, filter !== undefined), signal)
     merged.sort((a, b) => b.score - a.score || a.rank - b.rank)
-    return merged.slice(0, k).map(({ id, score, node, leafIds }) => ({ id, score, node, leafIds }))
+    return merged.slice(0, k).map(resultOf)
   }
 
   /** Deduplicates hits by id (best score, first position) and looks their nodes up. */
@@ -161,7 +175,17 @@ export class AutoMergingRetriever implements Retriever {
         throw typeError(`retriever hit ${i} must be { id: string, score: number }`)
       }
       const seen = byId.get(h.id)
-      if (!seen) byId.set(h.id, { id: h.id, score: h.score, node: undefined, leafIds: [h.id], rank: i })
+      const hit = h as { text?: unknown; meta?: unknown }
+      if (!seen)
+        byId.set(h.id, {
+          id: h.id,
+          score: h.score,
+          node: undefined,
+          leafIds: [h.id],
+          rank: i,
+          hitText: typeof hit.text === 'string' ? hit.text : undefined,
+          hitMeta: isPlainObject(hit.meta) ? hit.meta : undefined,
+        })
       else if (h.score > seen.score) seen.score = h.score
     })
     const items = [...byId.values()]
@@ -234,6 +258,61 @@ export class AutoMergingRetriever implements Retriever {
     }
   }
 
+  /**
+   * Drops each item whose ancestor is also an item, folding its score (the best) and leaf
+   * ids into the ancestor. Ancestors are looked up level by level; a missing one ends the
+   * climb there (the merge already threw for it in strict mode).
+   */
+  async #withoutDescendants(items: Item[], signal: AbortSignal | undefined): Promise<Item[]> {
+    const byId = new Map(items.map((it) => [it.id, it]))
+    const parentOf = new Map<string, string | null>()
+    for (const it of items) if (it.node) parentOf.set(it.id, it.node.parentId ?? null)
+    // Climb from every item at once: `frontier` holds ancestors whose own parent is unknown.
+    let frontier = new Set<string>()
+    for (const it of items) {
+      const p = parentOf.get(it.id)
+      if (p != null && !parentOf.has(p)) frontier.add(p)
+    }
+    while (frontier.size > 0) {
+      const ids = [...frontier]
+      const nodes = await this.#fetch(ids, signal)
+      frontier = new Set()
+      ids.forEach((id, k) => {
+        const parent = nodes[k]?.parentId ?? null
+        parentOf.set(id, parent)
+        if (parent !== null && !parentOf.has(parent)) frontier.add(parent)
+      })
+    }
+    const dropped = new Set<Item>()
+    for (const it of items) {
+      const seen = new Set<string>([it.id]) // a store with a cycle must not loop forever
+      for (let p = parentOf.get(it.id) ?? null; p !== null && !seen.has(p); p = parentOf.get(p) ?? null) {
+        seen.add(p)
+        const ancestor = byId.get(p)
+        if (!ancestor) continue
+        dropped.add(it)
+        break
+      }
+    }
+    if (dropped.size === 0) return items
+    const kept = items.filter((it) => !dropped.has(it))
+    for (const it of dropped) {
+      const seen = new Set<string>([it.id])
+      // Fold into the highest ancestor that stays, so a chain of three folds into its top.
+      let top: Item | undefined
+      for (let p = parentOf.get(it.id) ?? null; p !== null && !seen.has(p); p = parentOf.get(p) ?? null) {
+        seen.add(p)
+        const a = byId.get(p)
+        if (a && !dropped.has(a)) top = a
+      }
+      if (!top) continue
+      top.score = Math.max(top.score, it.score)
+      top.rank = Math.min(top.rank, it.rank)
+      for (const id of it.leafIds) if (!top.leafIds.includes(id)) top.leafIds.push(id)
+    }
+    return kept
+  }
+
   async #fetch(ids: string[], signal: AbortSignal | undefined): Promise<(StoredNode | undefined)[]> {
     throwIfAborted(signal)
     const found = await this.#store.get(ids)
@@ -244,6 +323,15 @@ export class AutoMergingRetriever implements Retriever {
     for (const n of found) if (n && typeof n.id === 'string') byId.set(n.id, n)
     return ids.map((id) => byId.get(id))
   }
+}
+
+function resultOf(it: Item): AutoMergedHit {
+  const { id, score, node, leafIds } = it
+  const text = typeof node?.text === 'string' ? node.text : it.hitText
+  const nodeMeta = isPlainObject(node?.meta) ? node.meta : undefined
+  // A merged parent has no hit fields: its meta is the node's.
+  const meta = it.hitMeta && nodeMeta ? { ...nodeMeta, ...it.hitMeta } : (it.hitMeta ?? nodeMeta)
+  return { id, score, node, leafIds, ...(text === undefined ? {} : { text }), ...(meta === undefined ? {} : { meta }) }
 }
 
 function everyChildMatched(parent: StoredNode, children: readonly Item[]): boolean {
