@@ -137,7 +137,9 @@ export class RagrankVectorStore extends VectorStore {
       ids.map((id, i) => ({ id, vector: rows[i], text: documents[i].pageContent, meta: metadataOf(documents[i], i) })),
       { upsert: true },
     )
-    ids.forEach((id, i) => this.#vectors.set(id, rows[i]))
+    ids.forEach((id, i) => {
+      this.#vectors.set(id, rows[i])
+    })
     return ids
   }
 
@@ -239,7 +241,9 @@ export class RagrankVectorStore extends VectorStore {
           'maxMarginalRelevanceSearch needs the vectors or the texts of the candidates: the index has neither',
         )
       const vectors = await this.embeddings.embedDocuments(missing.map((h) => h.text as string))
-      missing.forEach((h, i) => embedded.set(h.id, vectors[i]))
+      missing.forEach((h, i) => {
+        embedded.set(h.id, vectors[i])
+      })
     }
     return hits.map((h) => embedded.get(h.id) ?? Array.from(this.#vectors.get(h.id) as Float32Array))
   }
