@@ -1,5 +1,7 @@
 import test from 'ava'
+import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { Document } from '@langchain/core/documents'
 import { ContextualCompressionRetriever } from '@langchain/classic/retrievers/contextual_compression'
@@ -241,4 +243,19 @@ test('RagrankVectorStore in an EnsembleRetriever beside BM25, and with a filter 
     'BM25 brings what the filter-free side found',
   )
   t.true(fused.every((d) => typeof d.id === 'string'))
+})
+
+test('examples/frameworks/langchain/index.mjs runs offline and checks what it prints', async (t) => {
+  const example = new URL('../examples/frameworks/langchain/index.mjs', import.meta.url).pathname
+  const { stdout } = await promisify(execFile)(process.execPath, [example], { timeout: 60_000 })
+  for (const part of [
+    'EnsembleRetriever',
+    'ContextualCompressionRetriever',
+    'MemoryVectorStore',
+    'filter',
+    'MMR',
+    'LLMRanker',
+  ])
+    t.regex(stdout, new RegExp(part))
+  t.regex(stdout, /^ok: ragrank works inside LangChain\.js$/m)
 })
