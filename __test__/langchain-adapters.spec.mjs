@@ -2,7 +2,16 @@
 // 0.3 in a child process whose node_modules resolve @langchain/core to the 0.3 alias.
 import test from 'ava'
 import { execFile } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -90,3 +99,25 @@ for (const name of Object.keys(checks)) {
     t.true(result.ok, result.error)
   })
 }
+
+test('@langchain/core 0.3, strict TypeScript (node16): the classes are assignable to the LangChain classes', async (t) => {
+  const dir = v03Project()
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  copyFileSync(join(here, 'langchain-types.mts'), join(dir, 'check.mts'))
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    module: 'node16',
+    moduleResolution: 'node16',
+    target: 'es2022',
+    preserveSymlinks: true, // else ragrank's types resolve @langchain/core from this checkout (1.x)
+    skipLibCheck: true,
+    types: ['node'],
+  }
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['check.mts'] }))
+  const tsc = join(dir, 'node_modules/typescript/bin/tsc')
+  const run = await promisify(execFile)(process.execPath, [tsc, '-p', dir], { cwd: dir, timeout: 90_000 }).catch(
+    (e) => e,
+  )
+  t.is(run.code ?? 0, 0, `${run.stdout}${run.stderr}`)
+})
