@@ -49,7 +49,8 @@ const MMR_KEYS = optionKeys('k', 'fetchK', 'lambda', 'filter')
  * every search. `filter` is ragrank's filter language, `{ ids?, meta? }` (docs/FILTERS.md),
  * applied inside the scan, so `k` matching documents come back; any other filter (a function,
  * as `MemoryVectorStore` takes) is a TypeError. Scores are the index's (cosine similarity by
- * default: higher is better).
+ * default: higher is better). Metadata is stored as JSON: a value JSON cannot hold
+ * (`undefined`, NaN, a function) is a TypeError naming the field.
  *
  * MMR needs the candidates' vectors, which the index does not return: the store keeps a
  * copy of each vector it added (4 bytes per value), and embeds the text of a candidate it did
