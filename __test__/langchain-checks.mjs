@@ -104,6 +104,33 @@ export const checks = {
     assert.equal(ids[0], 'kitten')
   },
 
+  async 'RagrankRetriever passes the signal of invoke to the ragrank retriever'() {
+    const seen = []
+    const slow = {
+      retrieve: (_q, options) =>
+        new Promise((resolve, reject) => {
+          seen.push(options)
+          const timer = setTimeout(() => resolve([{ id: 'x', score: 1, text: 'x' }]), 5000)
+          options.signal?.addEventListener('abort', () => {
+            clearTimeout(timer)
+            reject(new AbortError())
+          })
+        }),
+    }
+    const retriever = new RagrankRetriever({ retriever: slow })
+    const started = Date.now()
+    await assert.rejects(retriever.invoke('q', { signal: AbortSignal.timeout(50) }), AbortError)
+    assert.ok(Date.now() - started < 4000, 'the retrieval stopped at the abort')
+    assert.ok(seen[0].signal instanceof AbortSignal)
+    // Without a signal the options are as before, and an index stops at an already aborted signal.
+    const quick = { retrieve: async (_q, options) => (seen.push(options), [{ id: 'y', score: 1 }]) }
+    await new RagrankRetriever({ retriever: quick }).invoke('q')
+    assert.deepEqual(seen[1], { topK: 10 })
+    await assert.rejects(new RagrankRetriever({ retriever: bm25() }).invoke('cat', { signal: AbortSignal.abort() }), {
+      code: 'ABORT_ERR',
+    })
+  },
+
   async 'RagrankRetriever keeps every field: auto-merged hits carry the node meta and place, fused ones their parts'() {
     const text = 'the cat sat on the mat today. the cat slept on the mat later. dogs ran in the park. birds sang.'
     const nodes = new HierarchicalSplitter({ blockSizes: [12, 6], splitBy: 'word' }).split([

@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers'
 import type { DocumentInterface } from '@langchain/core/documents'
+import type { RunnableConfig } from '@langchain/core/runnables'
 import { callbackError, typeError } from '../../errors'
 import { filterParts } from '../../indexes/filter'
-import { isArray, optionKeys, optionsObject, topK } from '../../internal/validate'
+import { isArray, isPlainObject, optionKeys, optionsObject, readValue, topK } from '../../internal/validate'
 import {
   checkFilterSupport,
   isRetriever,
@@ -41,10 +43,18 @@ const RETRIEVER_FIELDS = optionKeys(
 )
 
 /**
+ * The signal of the `invoke` call in progress. LangChain hands `_getRelevantDocuments` only
+ * the query and the callbacks, so the config's signal travels beside the call.
+ */
+const callSignal = new AsyncLocalStorage<AbortSignal | undefined>()
+
+/**
  * A ragrank retriever as a LangChain retriever: each hit becomes a `Document` with the
  * hit's text as `pageContent`, its `id`, and all it carries as `metadata` (its meta, the
  * score under `scoreKey`, and the fields composites add: see `hitToDocument`). One class
- * serves every ragrank retriever, since they share `retrieve(query, { topK, filter })`.
+ * serves every ragrank retriever, since they share `retrieve(query, { topK, filter, signal })`.
+ * The `signal` of `invoke(query, { signal })` reaches the ragrank retriever, so aborting a
+ * LangChain call stops its retrieval (an `AbortError`, code `ABORT_ERR`).
  *
  * @example
  * ```ts
@@ -86,9 +96,17 @@ export class RagrankRetriever extends BaseRetriever {
     this.filter = o.filter as RetrieveFilter | undefined
   }
 
+  /** LangChain's `invoke`, with the config's `signal` passed on to the ragrank retriever. */
+  override invoke(input: string, options?: RunnableConfig): Promise<DocumentInterface[]> {
+    const signal = readValue(() => (isPlainObject(options) ? options.signal : undefined))
+    return callSignal.run(signal as AbortSignal | undefined, () => super.invoke(input, options))
+  }
+
   override async _getRelevantDocuments(query: string): Promise<DocumentInterface[]> {
+    const signal = callSignal.getStore()
+    const options = { topK: this.topK, ...withFilter(this.filter), ...(signal === undefined ? {} : { signal }) }
     const hits: unknown = await Promise.resolve()
-      .then(() => this.retriever.retrieve(query, { topK: this.topK, ...withFilter(this.filter) }))
+      .then(() => this.retriever.retrieve(query, options))
       .catch((e: unknown) => {
         throw callbackError(e, 'retriever.retrieve')
       })
