@@ -59,6 +59,7 @@ export interface FusionContribution {
  * `score`, and where it came from.
  */
 export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
+  /** The fused score (see `fuse`). */
   score: number
   /** One entry per list that contains the document, in list order. */
   fusion: FusionContribution[]

@@ -54,8 +54,11 @@ export interface AutoMergingOptions {
   strict?: boolean
 }
 
+/** One result of `AutoMergingRetriever.retrieve`: a retrieved node, or a parent that replaced its children. */
 export interface AutoMergedHit {
+  /** The node's id. */
   id: string
+  /** The hit's score, or for a merged parent the `parentScore` of its matched children. */
   score: number
   /** The stored node; undefined for a hit the store does not know (non-strict mode). */
   node: StoredNode | undefined

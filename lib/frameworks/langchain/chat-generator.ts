@@ -5,6 +5,7 @@ import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } fr
 
 /** What `LangChainChatGenerator` needs of a LangChain chat model (`BaseChatModel` has it). */
 export interface LangChainChatModel {
+  /** One call: the messages in, an AI message (with `content`, and `usage_metadata` when reported) out. */
   invoke(input: BaseMessage[], options?: { signal?: AbortSignal }): Promise<unknown>
 }
 

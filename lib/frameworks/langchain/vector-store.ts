@@ -73,6 +73,7 @@ const MMR_KEYS = optionKeys('k', 'fetchK', 'lambda', 'filter')
  * ```
  */
 export class RagrankVectorStore extends VectorStore {
+  /** ragrank's filter language, `{ ids?, meta? }` (docs/FILTERS.md). */
   declare FilterType: Filter
   #index: VectorIndex | undefined
   readonly #metric?: VectorMetric
