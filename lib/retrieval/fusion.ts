@@ -195,15 +195,21 @@ class Tally<T extends ScoredDocument> {
     return kept.map((d) => ({ ...this.#fields(d), score: score[d], fusion: this.#contributions(d) }))
   }
 
-  /** The document's copies merged, best-ranked first (see `fuse`). */
+  /** The document's copies merged, best-ranked first (see `fuse`); its only copy when it has one. */
   #fields(d: number): T {
     const first = this.firstItem[d]
-    if (this.itemNext[first] === -1) return this.docs[d]
+    const second = this.itemNext[first]
+    if (second === -1) return this.docs[d]
+    const { itemRank, itemDoc } = this
+    if (this.itemNext[second] === -1) {
+      const [a, b] = itemRank[second] < itemRank[first] ? [second, first] : [first, second]
+      return mergeCopies([itemDoc[a], itemDoc[b]])
+    }
     const items: number[] = []
     for (let j = first; j !== -1; j = this.itemNext[j]) items.push(j)
     // The chain is in list order, so a stable sort by rank leaves equal ranks in list order.
-    items.sort((a, b) => this.itemRank[a] - this.itemRank[b])
-    return mergeCopies(items.map((j) => this.itemDoc[j]))
+    items.sort((a, b) => itemRank[a] - itemRank[b])
+    return mergeCopies(items.map((j) => itemDoc[j]))
   }
 
   /** Sums in ascending order, so the result depends only on the multiset of contributions. */
