@@ -307,6 +307,17 @@ export const checks = {
     assert.throws(() => new RagrankVectorStore(embeddings, { metric: 'manhattan' }), RangeError)
     // An empty store finds nothing.
     assert.deepEqual(await new RagrankVectorStore(embeddings).similaritySearch('q', 3), [])
+    // Misspelled options are TypeErrors naming the key, never ignored.
+    assert.throws(() => new RagrankVectorStore(embeddings, { dimension: 3 }), /dimension/)
+    await assert.rejects(store.addDocuments([new Document({ pageContent: 'a' })], { idz: ['x'] }), TypeError)
+    await assert.rejects(store.maxMarginalRelevanceSearch('q', { k: 2, fetch_k: 3 }), /fetch_k/)
+    await assert.rejects(store.delete({ id: 'id-a' }), TypeError)
+    await assert.rejects(
+      store.addVectors([[1, 0, 0]], [new Document({ pageContent: 'a' })], { ids: ['x', 'y'] }),
+      RangeError,
+    )
+    await assert.rejects(store.addVectors([[1, 0]], [new Document({ pageContent: 'a' })]), RangeError)
+    assert.equal(index.size, 3, 'a refused add changes nothing')
   },
 
   async 'LangChainChatGenerator: a LangChain chat model ranks for LLMRanker and rewrites for QueryRewriter'() {
