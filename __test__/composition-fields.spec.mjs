@@ -208,6 +208,40 @@ test('auto-merging (3 levels): over random hits of every level no result contain
   }
 })
 
+test('auto-merging over leaves only (3 levels, uneven fan-out): a merged parent never comes back with a leaf inside it', async (t) => {
+  // d#0 has 3 children of 2 leaves each: two children merge, so d#0 merges (2/3 > 0.5), while the lone leaf
+  // under the third child (1/2) does not: it is inside d#0, and used to be returned beside it.
+  const nodes = new HierarchicalSplitter({ blockSizes: [6, 2, 1], splitBy: 'word' }).split([
+    { id: 'd', text: 'a b c d e f g h i j k l' },
+  ])
+  let gets = 0
+  const store = { get: async (ids) => (gets++, ids.map((id) => nodes.find((n) => n.id === id))) }
+  const hits = [
+    { id: 'd#0.0.0', score: 1 },
+    { id: 'd#0.0.1', score: 1 },
+    { id: 'd#0.1.0', score: 1 },
+    { id: 'd#0.1.1', score: 1 },
+    { id: 'd#0.2.0', score: 5 },
+    { id: 'd#1.0.0', score: 2 },
+  ]
+  const out = await new AutoMergingRetriever({ retriever: fixed(hits), store }).retrieve('q', { topK: 10 })
+  t.deepEqual(
+    out.map((h) => [h.id, h.score, [...h.leafIds].sort()]),
+    [
+      ['d#0', 5, ['d#0.0.0', 'd#0.0.1', 'd#0.1.0', 'd#0.1.1', 'd#0.2.0']],
+      ['d#1.0.0', 2, ['d#1.0.0']],
+    ],
+  )
+  // Leaves that merge nowhere need no climb: the leaves' and their parents' look-ups only.
+  gets = 0
+  const apart = await new AutoMergingRetriever({
+    retriever: fixed([hits[0], hits[5]]),
+    store,
+  }).retrieve('q', { topK: 10 })
+  t.is(apart.length, 2)
+  t.is(gets, 2, 'the leaves and their parents, as the merge needs: the climb fetched nothing')
+})
+
 test('auto-merged hits carry text and meta: the node for a parent, the index fields over the node for a leaf', async (t) => {
   const r = new AutoMergingRetriever({
     retriever: fixed([

@@ -165,7 +165,12 @@ export class AutoMergingRetriever implements Retriever {
     )
     if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
-    const merged = await this.#withoutDescendants(await this.#merge(items, signal, filter !== undefined), signal)
+    const known = new Map<string, StoredNode>() // parents fetched by the merge, reused by the climb
+    const merged = await this.#withoutDescendants(
+      await this.#merge(items, signal, filter !== undefined, known),
+      signal,
+      known,
+    )
     merged.sort((a, b) => b.score - a.score || a.rank - b.rank)
     return merged.slice(0, k).map(resultOf)
   }
@@ -204,9 +209,13 @@ export class AutoMergingRetriever implements Retriever {
   }
 
   /** Merges sibling groups into parents until a round merges nothing; `filtered`: only when every child matched. */
-  async #merge(items: Item[], signal: AbortSignal | undefined, filtered: boolean): Promise<Item[]> {
+  async #merge(
+    items: Item[],
+    signal: AbortSignal | undefined,
+    filtered: boolean,
+    known: Map<string, StoredNode>,
+  ): Promise<Item[]> {
     const stuck = new Set<string>() // parents that are missing: never asked for again
-    const known = new Map<string, StoredNode>()
     for (;;) {
       const groups = new Map<string, Item[]>()
       for (const it of items) {
@@ -263,28 +272,38 @@ export class AutoMergingRetriever implements Retriever {
 
   /**
    * Drops each item whose ancestor is also an item, folding its score (the best) and leaf
-   * ids into the ancestor. Ancestors are looked up level by level; a missing one ends the
+   * ids into the ancestor. Nothing to do (and nothing fetched) when no item has children.
+   * Ancestors the merge did not fetch are looked up level by level; a missing one ends the
    * climb there (the merge already threw for it in strict mode).
    */
-  async #withoutDescendants(items: Item[], signal: AbortSignal | undefined): Promise<Item[]> {
+  async #withoutDescendants(
+    items: Item[],
+    signal: AbortSignal | undefined,
+    known: ReadonlyMap<string, StoredNode>,
+  ): Promise<Item[]> {
+    if (!items.some((it) => isArray(it.node?.childrenIds) && it.node.childrenIds.length > 0)) return items
     const byId = new Map(items.map((it) => [it.id, it]))
     const parentOf = new Map<string, string | null>()
-    for (const it of items) if (it.node) parentOf.set(it.id, it.node.parentId ?? null)
+    const learn = (node: StoredNode) => parentOf.set(node.id, node.parentId ?? null)
+    for (const node of known.values()) learn(node)
+    for (const it of items) if (it.node) learn(it.node)
     // Climb from every item at once: `frontier` holds ancestors whose own parent is unknown.
-    let frontier = new Set<string>()
-    for (const it of items) {
-      const p = parentOf.get(it.id)
-      if (p != null && !parentOf.has(p)) frontier.add(p)
+    const unknownParents = (ids: Iterable<string>) => {
+      const out = new Set<string>()
+      for (const id of ids) {
+        const p = parentOf.get(id)
+        if (p != null && !parentOf.has(p)) out.add(p)
+      }
+      return out
     }
+    let frontier = unknownParents([...parentOf.keys()])
     while (frontier.size > 0) {
       const ids = [...frontier]
       const nodes = await this.#fetch(ids, signal)
-      frontier = new Set()
       ids.forEach((id, k) => {
-        const parent = nodes[k]?.parentId ?? null
-        parentOf.set(id, parent)
-        if (parent !== null && !parentOf.has(parent)) frontier.add(parent)
+        parentOf.set(id, nodes[k]?.parentId ?? null)
       })
+      frontier = unknownParents(ids)
     }
     const dropped = new Set<Item>()
     for (const it of items) {
