@@ -1,21 +1,25 @@
 import test from 'ava'
+import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { Document } from '@langchain/core/documents'
 import { ContextualCompressionRetriever } from '@langchain/classic/retrievers/contextual_compression'
 import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble'
+import { MemoryVectorStore } from '@langchain/classic/vectorstores/memory'
 import {
   AutoMergingRetriever,
   Bm25Index,
   CompressionRetriever,
   HierarchicalSplitter,
   CrossEncoder,
+  Embedder,
   HybridRetriever,
   LLMRanker,
   MultiQueryRetriever,
   OpenAIChatGenerator,
 } from '../dist/index.mjs'
-import { RagrankRetriever, RankerCompressor } from '../dist/langchain.mjs'
+import { RagrankEmbeddings, RagrankRetriever, RagrankVectorStore, RankerCompressor } from '../dist/langchain.mjs'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname
@@ -44,7 +48,14 @@ test('the subpath export resolves for import and require', async (t) => {
   const esm = await import('ragrank/langchain')
   const cjs = createRequire(import.meta.url)('ragrank/langchain')
   t.is(esm.RagrankRetriever, cjs.RagrankRetriever)
-  t.is(typeof esm.RankerCompressor, 'function')
+  for (const name of [
+    'RankerCompressor',
+    'RagrankEmbeddings',
+    'RagrankVectorStore',
+    'LangChainChatGenerator',
+    'hitToDocument',
+  ])
+    t.is(typeof esm[name], 'function', name)
 })
 
 test('RagrankRetriever is a LangChain BaseRetriever: invoke returns Documents with id, meta and score', async (t) => {
@@ -199,4 +210,52 @@ test('RagrankRetriever over an AutoMergingRetriever: merged passages become Docu
     docs.map((d) => [d.id, d.pageContent]),
     hits.map((h) => [h.id, h.node.text]),
   )
+})
+
+test('MemoryVectorStore with RagrankEmbeddings: the Embedder in a LangChain vector store (number[][], not a Float32Array block)', async (t) => {
+  const embedder = await Embedder.load(join(models, 'tiny-embedder'))
+  const texts = corpus.map((c) => c.text)
+  // The bug this fixes: the Embedder's own embedDocuments returns one Float32Array block.
+  await t.throwsAsync(MemoryVectorStore.fromTexts(texts, {}, embedder))
+  const store = await MemoryVectorStore.fromTexts(
+    texts,
+    corpus.map((c) => ({ id: c.id })),
+    new RagrankEmbeddings({ embedder }),
+  )
+  const [[best, score]] = await store.similaritySearchWithScore(corpus[3].text, 1)
+  t.is(best.metadata.id, 'kitten', 'a text is nearest to itself')
+  t.true(Math.abs(score - 1) < 1e-5)
+})
+
+test('RagrankVectorStore in an EnsembleRetriever beside BM25, and with a filter as asRetriever', async (t) => {
+  const embedder = await Embedder.load(join(models, 'tiny-embedder'))
+  const store = await RagrankVectorStore.fromDocuments(
+    corpus.map((c) => new Document({ pageContent: c.text, metadata: c.meta ?? { kind: 'other' }, id: c.id })),
+    new RagrankEmbeddings({ embedder }),
+  )
+  const pets = store.asRetriever({ k: 5, filter: { meta: { kind: 'pet' } } })
+  const docs = await pets.invoke('cat')
+  t.deepEqual(docs.map((d) => d.id).sort(), ['cat', 'dog'])
+  const ensemble = new EnsembleRetriever({ retrievers: [new RagrankRetriever({ retriever: index, topK: 3 }), pets] })
+  const fused = await ensemble.invoke('cat')
+  t.true(
+    fused.some((d) => d.id === 'kitten'),
+    'BM25 brings what the filter-free side found',
+  )
+  t.true(fused.every((d) => typeof d.id === 'string'))
+})
+
+test('examples/frameworks/langchain/index.mjs runs offline and checks what it prints', async (t) => {
+  const example = new URL('../examples/frameworks/langchain/index.mjs', import.meta.url).pathname
+  const { stdout } = await promisify(execFile)(process.execPath, [example], { timeout: 60_000 })
+  for (const part of [
+    'EnsembleRetriever',
+    'ContextualCompressionRetriever',
+    'MemoryVectorStore',
+    'filter',
+    'MMR',
+    'LLMRanker',
+  ])
+    t.regex(stdout, new RegExp(part))
+  t.regex(stdout, /^ok: ragrank works inside LangChain\.js$/m)
 })

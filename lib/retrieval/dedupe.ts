@@ -1,5 +1,6 @@
 import { typeError } from '../errors'
 import { isPlainObject, isArray } from '../internal/validate'
+import { mergeCopies } from './merge-fields'
 
 /** A candidate document as rankers take it: a string, or an object with text. */
 export type Candidate =
@@ -44,8 +45,10 @@ const textOf = (d: Candidate) => (typeof d === 'string' ? d : d.text)
  * without an id and with the identical text. An id'd candidate never matches an id-less
  * one. Of a group of duplicates the copy with the highest prior `score` is kept (ties: the
  * first), at the position of the first copy, so the order the sources gave still decides
- * where the group sits. Returns the kept documents and, for each, the input position of
- * that kept copy (so a result's `index` points at the document whose fields it carries).
+ * where the group sits. The kept copy gets the fields its duplicates add (`mergeCopies`,
+ * the kept copy first, then the others in input order): a copy with meta is not lost to a
+ * higher-scored copy without it. Returns the kept documents and, for each, the input
+ * position of that kept copy (so a result's `index` points at the document whose fields win).
  *
  * `by` is for the pooled rerank's override: `'content'` ignores ids (sources that id the
  * same text differently), `'none'` keeps every copy.
@@ -57,6 +60,8 @@ export function dedupe<D extends Candidate>(
   const docs: D[] = []
   const indices: number[] = []
   const slot = new Map<string, number>()
+  // Groups with duplicates: every copy of the group, the first one first.
+  const groups = new Map<number, D[]>()
   documents.forEach((d, i) => {
     if (by !== 'none') {
       const id = typeof d === 'string' ? undefined : d.id
@@ -64,6 +69,9 @@ export function dedupe<D extends Candidate>(
       const key = by === 'id-or-content' && id !== undefined ? `i:${id}` : `t:${textOf(d)}`
       const at = slot.get(key)
       if (at !== undefined) {
+        const group = groups.get(at) ?? [docs[at]]
+        group.push(d)
+        groups.set(at, group)
         if (prior(d) > prior(docs[at])) {
           docs[at] = d
           indices[at] = i
@@ -75,5 +83,11 @@ export function dedupe<D extends Candidate>(
     docs.push(d)
     indices.push(i)
   })
+  for (const [at, group] of groups) {
+    const kept = docs[at]
+    if (typeof kept === 'string') continue // strings are grouped by text: nothing to add
+    const others = group.filter((c) => c !== kept && typeof c !== 'string') as object[]
+    docs[at] = mergeCopies([kept, ...others]) as D
+  }
   return { docs, indices }
 }

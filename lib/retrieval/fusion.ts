@@ -9,6 +9,7 @@ import {
   renamedOption,
   topK,
 } from '../internal/validate'
+import { mergeCopies } from './merge-fields'
 import type { ScoredDocument } from './retriever'
 
 /** How `fuse` combines lists: by rank (`'rrf'`) or by normalised score (`'weighted'`). */
@@ -54,9 +55,12 @@ export interface FusionContribution {
   contribution: number
 }
 
-/** A fused document: the best-ranked copy's fields, the fused `score`, and where it came from. */
+/**
+ * A fused document: the fields of every copy the lists returned (see `fuse`), the fused
+ * `score`, and where it came from.
+ */
 export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
-  /** The fused score: the sum of the lists' contributions. */
+  /** The fused score (see `fuse`). */
   score: number
   /** One entry per list that contains the document, in list order. */
   fusion: FusionContribution[]
@@ -74,9 +78,12 @@ export type Fused<T extends ScoredDocument = ScoredDocument> = T & {
  * A document missing from a list gets 0 from it; a document only in zero-weight lists is still
  * returned, with score 0. Each list is taken in the given order (scores
  * are not re-sorted), and a repeated document within one list counts once, at its first
- * position; later items move up. The output keeps the fields of the document's best-ranked
- * copy (lowest rank; on equal ranks the earliest list), with `score` replaced by the fused
- * score and a `fusion` field listing each list's share.
+ * position; later items move up. The output merges the fields of every list's copy, so a
+ * document keeps the text and meta one source returned when another returned only its id:
+ * copies take precedence by rank (lowest first; on equal ranks the earliest list), the first
+ * non-empty `text` is kept, `meta` objects are merged with the keys of the higher copy
+ * winning, and any other field comes from the highest copy that has it. `score` is replaced
+ * by the fused score and a `fusion` field lists each list's share.
  *
  * Order: fused score descending; ties by best rank, then by the list it was reached in. A
  * document's contributions are summed in ascending order, so its score does not depend on
@@ -140,6 +147,8 @@ class Tally<T extends ScoredDocument> {
   readonly itemNext: Int32Array
   readonly itemScore: Float64Array
   readonly itemContribution: Float64Array
+  /** The copy each item saw, for documents found by several lists. */
+  readonly itemDoc: T[] = []
   readonly #scratch: Float64Array
 
   constructor(capacity: number, lists: number) {
@@ -165,6 +174,7 @@ class Tally<T extends ScoredDocument> {
     this.itemList[item] = list
     this.itemRank[item] = rank
     this.itemScore[item] = doc.score
+    this.itemDoc[item] = doc
     if (d === undefined) {
       d = this.docs.length
       this.ids.set(key, d)
@@ -193,7 +203,24 @@ class Tally<T extends ScoredDocument> {
     const { score, bestRank, bestList } = this
     order.sort((a, b) => score[b] - score[a] || bestRank[a] - bestRank[b] || bestList[a] - bestList[b])
     const kept = topK === undefined || topK >= n ? order : order.slice(0, topK)
-    return kept.map((d) => ({ ...this.docs[d], score: score[d], fusion: this.#contributions(d) }))
+    return kept.map((d) => ({ ...this.#fields(d), score: score[d], fusion: this.#contributions(d) }))
+  }
+
+  /** The document's copies merged, best-ranked first (see `fuse`); its only copy when it has one. */
+  #fields(d: number): T {
+    const first = this.firstItem[d]
+    const second = this.itemNext[first]
+    if (second === -1) return this.docs[d]
+    const { itemRank, itemDoc } = this
+    if (this.itemNext[second] === -1) {
+      const [a, b] = itemRank[second] < itemRank[first] ? [second, first] : [first, second]
+      return mergeCopies([itemDoc[a], itemDoc[b]])
+    }
+    const items: number[] = []
+    for (let j = first; j !== -1; j = this.itemNext[j]) items.push(j)
+    // The chain is in list order, so a stable sort by rank leaves equal ranks in list order.
+    items.sort((a, b) => itemRank[a] - itemRank[b])
+    return mergeCopies(items.map((j) => itemDoc[j]))
   }
 
   /** Sums in ascending order, so the result depends only on the multiset of contributions. */

@@ -64,8 +64,9 @@ const COMPRESSION_RETRIEVE_KEYS = optionKeys(...RETRIEVE_KEYS, 'dedupeBy', 'docu
 /**
  * Reranks candidates gathered from any number of sources (several indexes, books, tools)
  * in one ranker call. Duplicates are merged first, by the rankers' rule (`dedupe`: the
- * same `id`, or without ids the same text; the copy with the highest prior score is kept),
- * so a passage two sources found is scored once. Each result keeps the score its source
+ * same `id`, or without ids the same text; the copy with the highest prior score is kept,
+ * with the fields only its duplicates carry, such as another source's meta), so a passage
+ * two sources found is scored once. Each result keeps the score its source
  * gave as `meta.priorScore`, and `index` points into `documents`, at the kept copy.
  */
 export async function rerankPooled(

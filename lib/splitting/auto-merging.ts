@@ -57,16 +57,23 @@ export interface AutoMergingOptions {
   strict?: boolean
 }
 
-/** A result: a retrieved leaf, or a parent that replaced its matched children. */
+/** One result of `AutoMergingRetriever.retrieve`: a retrieved node, or a parent that replaced its children. */
 export interface AutoMergedHit {
-  /** The leaf's or the merged parent's node id. */
+  /** The node's id. */
   id: string
-  /** The leaf's score, or the `parentScore` of the merged children. */
+  /** The hit's score, or for a merged parent the `parentScore` of its matched children. */
   score: number
   /** The stored node; undefined for a hit the store does not know (non-strict mode). */
   node: StoredNode | undefined
   /** The retrieved leaf hits this result stands for (itself when not merged). */
   leafIds: string[]
+  /** The node's text; for an unmerged hit the store does not know, the text the retriever returned. */
+  text?: string
+  /**
+   * For a merged parent, the node's meta. For an unmerged hit, the meta the retriever returned
+   * over the node's (the index's keys win: they may be the chunk's own, such as a page).
+   */
+  meta?: Record<string, unknown>
 }
 
 interface Item {
@@ -76,6 +83,9 @@ interface Item {
   leafIds: string[]
   /** Order of first appearance, for stable ties. */
   rank: number
+  /** What the retriever returned with the hit (undefined for a merged parent). */
+  hitText?: string
+  hitMeta?: Record<string, unknown>
 }
 
 const AUTO_MERGING_KEYS = optionKeys(
@@ -99,6 +109,10 @@ const AUTO_MERGING_KEYS = optionKeys(
  * every one of them matched: a parent's text is its children's, and a sibling that was not
  * retrieved may be one the filter excludes (another tenant's, or an id not in `filter.ids`).
  * So a merged parent is made only of leaves that passed the filter.
+ *
+ * A result never contains both a node and one of its descendants (possible when the
+ * retriever searches several levels, or when siblings merge up to a node it also returned):
+ * the ancestor stays, with the best score of the group and the leaf ids of all of them.
  *
  * @example
  * ```ts
@@ -169,9 +183,14 @@ export class AutoMergingRetriever implements Retriever {
     )
     if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array of { id, score }')
     const items = await this.#leaves(hits, signal)
-    const merged = await this.#merge(items, signal, filter !== undefined)
+    const known = new Map<string, StoredNode>() // parents fetched by the merge, reused by the climb
+    const merged = await this.#withoutDescendants(
+      await this.#merge(items, signal, filter !== undefined, known),
+      signal,
+      known,
+    )
     merged.sort((a, b) => b.score - a.score || a.rank - b.rank)
-    return merged.slice(0, k).map(({ id, score, node, leafIds }) => ({ id, score, node, leafIds }))
+    return merged.slice(0, k).map(resultOf)
   }
 
   /** Deduplicates hits by id (best score, first position) and looks their nodes up. */
@@ -182,7 +201,17 @@ export class AutoMergingRetriever implements Retriever {
         throw typeError(`retriever hit ${i} must be { id: string, score: number }`)
       }
       const seen = byId.get(h.id)
-      if (!seen) byId.set(h.id, { id: h.id, score: h.score, node: undefined, leafIds: [h.id], rank: i })
+      const hit = h as { text?: unknown; meta?: unknown }
+      if (!seen)
+        byId.set(h.id, {
+          id: h.id,
+          score: h.score,
+          node: undefined,
+          leafIds: [h.id],
+          rank: i,
+          hitText: typeof hit.text === 'string' ? hit.text : undefined,
+          hitMeta: isPlainObject(hit.meta) ? hit.meta : undefined,
+        })
       else if (h.score > seen.score) seen.score = h.score
     })
     const items = [...byId.values()]
@@ -198,9 +227,13 @@ export class AutoMergingRetriever implements Retriever {
   }
 
   /** Merges sibling groups into parents until a round merges nothing; `filtered`: only when every child matched. */
-  async #merge(items: Item[], signal: AbortSignal | undefined, filtered: boolean): Promise<Item[]> {
+  async #merge(
+    items: Item[],
+    signal: AbortSignal | undefined,
+    filtered: boolean,
+    known: Map<string, StoredNode>,
+  ): Promise<Item[]> {
     const stuck = new Set<string>() // parents that are missing: never asked for again
-    const known = new Map<string, StoredNode>()
     for (;;) {
       const groups = new Map<string, Item[]>()
       for (const it of items) {
@@ -255,6 +288,71 @@ export class AutoMergingRetriever implements Retriever {
     }
   }
 
+  /**
+   * Drops each item whose ancestor is also an item, folding its score (the best) and leaf
+   * ids into the ancestor. Nothing to do (and nothing fetched) when no item has children.
+   * Ancestors the merge did not fetch are looked up level by level; a missing one ends the
+   * climb there (the merge already threw for it in strict mode).
+   */
+  async #withoutDescendants(
+    items: Item[],
+    signal: AbortSignal | undefined,
+    known: ReadonlyMap<string, StoredNode>,
+  ): Promise<Item[]> {
+    if (!items.some((it) => isArray(it.node?.childrenIds) && it.node.childrenIds.length > 0)) return items
+    const byId = new Map(items.map((it) => [it.id, it]))
+    const parentOf = new Map<string, string | null>()
+    const learn = (node: StoredNode) => parentOf.set(node.id, node.parentId ?? null)
+    for (const node of known.values()) learn(node)
+    for (const it of items) if (it.node) learn(it.node)
+    // Climb from every item at once: `frontier` holds ancestors whose own parent is unknown.
+    const unknownParents = (ids: Iterable<string>) => {
+      const out = new Set<string>()
+      for (const id of ids) {
+        const p = parentOf.get(id)
+        if (p != null && !parentOf.has(p)) out.add(p)
+      }
+      return out
+    }
+    let frontier = unknownParents([...parentOf.keys()])
+    while (frontier.size > 0) {
+      const ids = [...frontier]
+      const nodes = await this.#fetch(ids, signal)
+      ids.forEach((id, k) => {
+        parentOf.set(id, nodes[k]?.parentId ?? null)
+      })
+      frontier = unknownParents(ids)
+    }
+    const dropped = new Set<Item>()
+    for (const it of items) {
+      const seen = new Set<string>([it.id]) // a store with a cycle must not loop forever
+      for (let p = parentOf.get(it.id) ?? null; p !== null && !seen.has(p); p = parentOf.get(p) ?? null) {
+        seen.add(p)
+        const ancestor = byId.get(p)
+        if (!ancestor) continue
+        dropped.add(it)
+        break
+      }
+    }
+    if (dropped.size === 0) return items
+    const kept = items.filter((it) => !dropped.has(it))
+    for (const it of dropped) {
+      const seen = new Set<string>([it.id])
+      // Fold into the highest ancestor that stays, so a chain of three folds into its top.
+      let top: Item | undefined
+      for (let p = parentOf.get(it.id) ?? null; p !== null && !seen.has(p); p = parentOf.get(p) ?? null) {
+        seen.add(p)
+        const a = byId.get(p)
+        if (a && !dropped.has(a)) top = a
+      }
+      if (!top) continue
+      top.score = Math.max(top.score, it.score)
+      top.rank = Math.min(top.rank, it.rank)
+      for (const id of it.leafIds) if (!top.leafIds.includes(id)) top.leafIds.push(id)
+    }
+    return kept
+  }
+
   async #fetch(ids: string[], signal: AbortSignal | undefined): Promise<(StoredNode | undefined)[]> {
     throwIfAborted(signal)
     const found = await this.#store.get(ids)
@@ -265,6 +363,15 @@ export class AutoMergingRetriever implements Retriever {
     for (const n of found) if (n && typeof n.id === 'string') byId.set(n.id, n)
     return ids.map((id) => byId.get(id))
   }
+}
+
+function resultOf(it: Item): AutoMergedHit {
+  const { id, score, node, leafIds } = it
+  const text = typeof node?.text === 'string' ? node.text : it.hitText
+  const nodeMeta = isPlainObject(node?.meta) ? node.meta : undefined
+  // A merged parent has no hit fields: its meta is the node's.
+  const meta = it.hitMeta && nodeMeta ? { ...nodeMeta, ...it.hitMeta } : (it.hitMeta ?? nodeMeta)
+  return { id, score, node, leafIds, ...(text === undefined ? {} : { text }), ...(meta === undefined ? {} : { meta }) }
 }
 
 function everyChildMatched(parent: StoredNode, children: readonly Item[]): boolean {

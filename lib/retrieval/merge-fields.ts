@@ -1,0 +1,31 @@
+import { isPlainObject } from '../internal/validate'
+
+/**
+ * One document from its copies, given in precedence order (the copy that wins first), so a
+ * composition never loses a field one source returned and another did not (fusion of BM25,
+ * which returns text and meta, with a vector index that returns only ids):
+ * - `text`: the first non-empty string;
+ * - `meta`: every copy's meta merged, a key of an earlier copy winning over a later one;
+ * - any other field: the first copy's value that is not `undefined`.
+ * A single copy is returned as it is; several give a new object (the copies are not changed).
+ */
+export function mergeCopies<T extends object>(copies: readonly T[]): T {
+  if (copies.length === 1) return copies[0]
+  const out: Record<string, unknown> = { ...(copies[0] as Record<string, unknown>) }
+  for (let c = 1; c < copies.length; c++) {
+    const copy = copies[c] as Record<string, unknown>
+    for (const key in copy) {
+      if (!Object.hasOwn(copy, key)) continue
+      const value = copy[key]
+      if (key === 'meta') {
+        if (!isPlainObject(value)) continue
+        // Allocates only when both have meta: the earlier copy's keys win.
+        out.meta = isPlainObject(out.meta) ? (out.meta === value ? value : { ...value, ...out.meta }) : value
+      } else if (key === 'text') {
+        if (typeof value === 'string' && value !== '' && (typeof out.text !== 'string' || out.text === ''))
+          out.text = value
+      } else if (out[key] === undefined) out[key] = value
+    }
+  }
+  return out as T
+}
