@@ -46,3 +46,34 @@ def ragrank_check(folder: Path, cases: list, want: np.ndarray, minimum: float, n
 
 def read_reference(folder: Path) -> dict:
     return json.loads((folder / REFERENCE).read_text(encoding="utf-8"))
+
+
+def ort_vectors(folder: Path, cases: list, prompts: dict, max_length: int, onnx_file: str = "onnx/model.onnx",
+                fusions: str = "ragrank") -> np.ndarray:
+    """onnxruntime (Python) on the folder's ONNX file: tokenizer.json truncated at max_length, one text per run,
+    mean pooling and L2 normalisation; the graph's own inputs are fed (token_type_ids as zeros).
+
+    fusions "ragrank" builds the session as ragrank does (optimization level 3 with SkipLayerNormFusion off),
+    "default" as onnxruntime's Python default (every fusion). The two compute the same fp32 vectors, but an int8
+    graph's dynamic activation quantization amplifies the rounding difference of the fused LayerNorm."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_length)
+    options = ort.SessionOptions()
+    if fusions == "ragrank":
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.add_session_config_entry("optimization.disable_specified_optimizers", "SkipLayerNormFusion")
+    session = ort.InferenceSession(str(folder / onnx_file), options, providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    out = []
+    for c in cases:
+        enc = tok.encode(prompts.get(c["kind"], "") + c["text"])
+        ids = np.array([enc.ids], np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        hidden = session.run(None, {n: feed[n] for n in names})[0][0]
+        v = hidden.mean(axis=0)
+        out.append(v / np.linalg.norm(v))
+    return np.array(out, np.float64)
