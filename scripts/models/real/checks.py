@@ -9,13 +9,15 @@ from common import REFERENCE, cosines, log, ragrank_vectors, write_json
 
 
 def st_vectors(folder: Path, cases: list) -> np.ndarray:
-    """sentence-transformers' vectors: its prompts by name (query / passage), its own truncation and pooling."""
+    """sentence-transformers' vectors: its prompts by name (query; passage, else document: the names ragrank's
+    embedDocuments looks for), its own truncation and pooling."""
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(folder), device="cpu")
     out = []
     for c in cases:
-        prompt = None if c["kind"] == "raw" else c["kind"]
+        names = {"query": ["query"], "passage": ["passage", "document"]}.get(c["kind"], [])
+        prompt = next((n for n in names if n in model.prompts), None)
         out.append(model.encode([c["text"]], prompt_name=prompt, convert_to_numpy=True)[0])
     return np.array(out, np.float64)
 
