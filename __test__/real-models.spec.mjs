@@ -62,12 +62,15 @@ for (const name of NAMES) {
       t.is(model.dim, ref.cases[0].vector.length)
       const long = ref.cases.filter((c) => c.text.length > 2000)
       t.true(long.length > 0, 'the reference includes texts past the max length')
+      let worst = 0
       for (const c of ref.cases) {
         const v = await vectorOf(model, c)
         t.true(Math.abs(Math.hypot(...v) - 1) < 1e-4, `${c.kind} vector is normalised`)
         const cos = cosine(v, c.vector)
         t.true(cos >= ref.min_cosine, `${c.kind} "${c.text.slice(0, 30)}...": cosine ${cos.toFixed(6)}`)
+        worst = Math.max(worst, 1 - cos)
       }
+      t.log(`worst 1 - cos over ${ref.cases.length} texts: ${worst.toExponential(1)}`)
     }
   })
 

