@@ -7,8 +7,8 @@
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers'
 import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors'
 import { Document, type DocumentInterface } from '@langchain/core/documents'
-import { callbackError, describe, typeError } from './errors'
-import { isRanker, type Ranker } from './retrieval/pool'
+import { callbackError, describe, typeError } from './errors.js'
+import { isRanker, type Ranker } from './retrieval/pool.js'
 import {
   checkFilterSupport,
   isRetriever,
@@ -16,8 +16,8 @@ import {
   type Retriever,
   type ScoredDocument,
   withFilter,
-} from './retrieval/retriever'
-import { isArray, isPlainObject, optionKeys, optionsObject, topK } from './internal/validate'
+} from './retrieval/retriever.js'
+import { isArray, isPlainObject, optionKeys, optionsObject, topK } from './internal/validate.js'
 
 export interface RagrankRetrieverInput extends BaseRetrieverInput {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `MultiQueryRetriever`, `AutoMergingRetriever`, `CompressionRetriever`, ... */

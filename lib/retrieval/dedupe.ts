@@ -1,5 +1,5 @@
-import { typeError } from '../errors'
-import { isPlainObject, isArray } from '../internal/validate'
+import { typeError } from '../errors.js'
+import { isPlainObject, isArray } from '../internal/validate.js'
 
 /** A candidate document as rankers take it: a string, or an object with text. */
 export type Candidate =
