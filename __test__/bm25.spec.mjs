@@ -1,6 +1,6 @@
 import test from 'ava'
 import { createRequire } from 'node:module'
-import { Bm25Index, RagrankError } from '../dist/index.mjs'
+import { Bm25Index, RagrankError } from '../dist/esm/index.js'
 
 const docs = [
   { id: 'cat', text: 'The cat sat on the mat.' },
