@@ -1,5 +1,5 @@
 // Builds lib/ into dist/esm (ESM) and dist/commonjs (CommonJS) with tshy, and writes the `exports`, `main`,
-// `types` and `module` fields tshy derives into package.json.
+// `types` and `module` fields tshy derives (and the matching `typesVersions`) into package.json.
 //
 // tshy reads its sources from ./src only, and ./src here is the Rust binding crate, so tshy runs in a staging
 // folder (.tshy-stage/, at the root so that node_modules resolves as from lib/) holding a copy of lib/ as src/.
@@ -59,6 +59,9 @@ writeFileSync(join(root, 'dist', 'index.d.ts'), "export * from '../index.js'\n")
 const built = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'))
 const next = { ...pkg }
 for (const field of ['main', 'types', 'module', 'exports']) next[field] = built[field]
+// TypeScript's moduleResolution "node" (node10) ignores `exports`: typesVersions gives it each subpath's types.
+const subpaths = Object.entries(built.exports).filter(([k, v]) => k !== '.' && v.require?.types)
+next.typesVersions = { '*': Object.fromEntries(subpaths.map(([k, v]) => [k.slice(2), [v.require.types]])) }
 if (json(next) !== pkgText) {
   writeFileSync(pkgPath, json(next))
   console.error('build-ts: package.json exports/main/types/module updated from tshy.exports')
