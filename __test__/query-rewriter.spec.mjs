@@ -1,5 +1,12 @@
 import test from 'ava'
-import { AbortError, Bm25Index, MultiQueryRetriever, OpenAIChatGenerator, QueryRewriter, fuse } from '../dist/esm/index.js'
+import {
+  AbortError,
+  Bm25Index,
+  MultiQueryRetriever,
+  OpenAIChatGenerator,
+  QueryRewriter,
+  fuse,
+} from '../dist/esm/index.js'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const conversation = [

@@ -23,7 +23,10 @@ const toStage = (p) => (typeof p === 'string' ? p.replace(/^\.\/lib\//, './src/'
 rmSync(stage, { recursive: true, force: true })
 mkdirSync(stage)
 // lib/package.json makes lib/ ESM for `npm run typecheck` and editors; tshy sets the dialect of src/ itself.
-cpSync(join(root, 'lib'), join(stage, 'src'), { recursive: true, filter: (f) => f !== join(root, 'lib', 'package.json') })
+cpSync(join(root, 'lib'), join(stage, 'src'), {
+  recursive: true,
+  filter: (f) => f !== join(root, 'lib', 'package.json'),
+})
 // lib/internal/native.ts imports the napi types from '../../index.js': the root's, one folder up from here.
 writeFileSync(join(stage, 'index.d.ts'), "export * from '../index.js'\n")
 writeFileSync(join(stage, 'tsconfig.json'), json({ extends: '../tsconfig.json' }))

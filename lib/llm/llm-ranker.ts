@@ -8,7 +8,15 @@ import { rangeError, typeError } from '../errors.js'
 import { replyError } from './json-reply.js'
 import { OpenAIChatGenerator } from './openai-chat.js'
 import { PromptTemplate } from './prompt-template.js'
-import { integer, isArray, isPlainObject, optionKeys, optionsObject, positiveInteger, topK } from '../internal/validate.js'
+import {
+  integer,
+  isArray,
+  isPlainObject,
+  optionKeys,
+  optionsObject,
+  positiveInteger,
+  topK,
+} from '../internal/validate.js'
 
 /** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
 export type LLMRanked<D> = (D extends string ? { text: string } : D) & {

@@ -1,6 +1,13 @@
 import { typeError } from '../errors.js'
 import { throwIfAborted } from '../internal/abort.js'
-import { finiteNumber, isArray, isPlainObject, optionKeys, optionsObject, positiveInteger } from '../internal/validate.js'
+import {
+  finiteNumber,
+  isArray,
+  isPlainObject,
+  optionKeys,
+  optionsObject,
+  positiveInteger,
+} from '../internal/validate.js'
 import { fuse, type Fused, type ScoreNormalization } from './fusion.js'
 import { retrieveAll } from './fan-out.js'
 import {
