@@ -27,7 +27,7 @@ cpSync(join(root, 'lib'), join(stage, 'src'), {
   recursive: true,
   filter: (f) => f !== join(root, 'lib', 'package.json'),
 })
-// lib/internal/native.ts imports the napi types from '../../index.js': the root's, one folder up from here.
+// lib/internal/native.ts imports the napi types as '../../index.js': the root's, one folder up from here.
 writeFileSync(join(stage, 'index.d.ts'), "export * from '../index.js'\n")
 writeFileSync(join(stage, 'tsconfig.json'), json({ extends: '../tsconfig.json' }))
 writeFileSync(
@@ -54,7 +54,7 @@ try {
 
 rmSync(join(root, 'dist'), { recursive: true, force: true })
 renameSync(join(stage, 'dist'), join(root, 'dist'))
-// The built declarations import the napi types from '../../index.js', which from dist/<dialect>/internal/
+// The built declarations import the napi types as '../../index.js', which from dist/<dialect>/internal/
 // is dist/index.js: this file sends them on to the root index.d.ts (see lib/internal/native.ts).
 writeFileSync(join(root, 'dist', 'index.d.ts'), "export * from '../index.js'\n")
 
