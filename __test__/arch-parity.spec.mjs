@@ -6,7 +6,7 @@
 import test from 'ava'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CrossEncoder, Embedder } from '../dist/index.mjs'
+import { CrossEncoder, Embedder } from '../dist/esm/index.js'
 
 const root = new URL('../fixtures/models/', import.meta.url).pathname
 const ref = JSON.parse(readFileSync(join(root, 'arch-reference.json'), 'utf8'))

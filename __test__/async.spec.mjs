@@ -1,5 +1,5 @@
 import test from 'ava'
-import { Bm25Index, AbortError } from '../dist/index.mjs'
+import { Bm25Index, AbortError } from '../dist/esm/index.js'
 
 const corpus = Array.from({ length: 3000 }, (_, i) => ({
   id: `d${i}`,

@@ -1,6 +1,6 @@
 import test from 'ava'
 
-import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter } from '../dist/index.mjs'
+import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter } from '../dist/esm/index.js'
 
 const MONARCH = 'The monarch of the wild blue yonder rises from the eastern side of the horizon.'
 // Leaves l0..l3 under d#0 (4 children), l4, l5 under d#1 (2 children); d#0 and d#1 under the root d.

@@ -4,7 +4,7 @@ import test from 'ava'
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
-const { Batcher, coalesceOption } = require('../dist/internal/batcher.js')
+const { Batcher, coalesceOption } = require('../dist/commonjs/internal/batcher.js')
 
 const DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
 

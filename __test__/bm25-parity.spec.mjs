@@ -2,7 +2,7 @@
 // Fixture: scripts/fixtures/make_bm25s_parity.py (runs the real bm25s).
 import test from 'ava'
 import { readFileSync } from 'node:fs'
-import { Bm25Index } from '../dist/index.mjs'
+import { Bm25Index } from '../dist/esm/index.js'
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/bm25s-parity.json', import.meta.url), 'utf8'))
 

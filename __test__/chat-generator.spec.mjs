@@ -1,5 +1,5 @@
 import test from 'ava'
-import { AbortError, OpenAIChatGenerator } from '../dist/index.mjs'
+import { AbortError, OpenAIChatGenerator } from '../dist/esm/index.js'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const user = (content) => [{ role: 'user', content }]

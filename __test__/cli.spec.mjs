@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Bm25Index, HierarchicalSplitter } from '../dist/index.js'
+import { Bm25Index, HierarchicalSplitter } from '../dist/esm/index.js'
 import { buildBm25 } from '../cli/pipeline.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))

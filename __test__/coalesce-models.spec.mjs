@@ -1,7 +1,7 @@
 // Coalesced CrossEncoder.rerank and Embedder single-text calls equal the same calls run alone.
 import test from 'ava'
 import { join } from 'node:path'
-import { CrossEncoder, Embedder } from '../dist/index.mjs'
+import { CrossEncoder, Embedder } from '../dist/esm/index.js'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname
 const docs = (q) => Array.from({ length: 7 + (q % 5) }, (_, i) => `document ${i} on topic ${(q * 7 + i) % 11} and lift`)

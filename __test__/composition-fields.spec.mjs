@@ -14,7 +14,7 @@ import {
   rerankPooled,
   VectorIndex,
   VectorRetriever,
-} from '../dist/index.mjs'
+} from '../dist/esm/index.js'
 
 /** A retriever that returns fixed hits (or hits per query). */
 const fixed = (hits) => ({

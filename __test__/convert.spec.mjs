@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CrossEncoder } from '../dist/index.mjs'
+import { CrossEncoder } from '../dist/esm/index.js'
 import { fakeCommit, startHub } from '../fixtures/hub-server.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))

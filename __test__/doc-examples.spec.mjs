@@ -57,7 +57,7 @@ for (const [file, name] of EXAMPLES) {
   test(`the @example of ${name} (${file}) runs against dist/`, async (t) => {
     const code = exampleOf(await readFile(join(root, file), 'utf8'), name)
     t.truthy(code, `${file} has an @example on ${name}`)
-    let program = code.replaceAll("from 'ragrank'", `from '${pathToFileURL(join(root, 'dist/index.mjs'))}'`)
+    let program = code.replaceAll("from 'ragrank'", `from '${pathToFileURL(join(root, 'dist/esm/index.js'))}'`)
     for (const [id, path] of Object.entries(HUB_MODELS)) program = program.replaceAll(id, path)
     const dir = await mkdtemp(join(tmpdir(), 'ragrank-example-'))
     t.teardown(() => rm(dir, { recursive: true, force: true }))

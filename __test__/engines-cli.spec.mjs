@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import test from 'ava'
-import { deleteElasticsearchIndex, ElasticsearchRetriever } from '../dist/engines/elasticsearch.mjs'
+import { deleteElasticsearchIndex, ElasticsearchRetriever } from '../dist/esm/engines/elasticsearch.js'
 import { ES_URL, engineReachable, esClient, probeEs, uniqueName } from './engines-env.mjs'
 
 const cli = (args) =>

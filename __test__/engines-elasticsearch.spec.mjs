@@ -5,7 +5,7 @@ import {
   ElasticsearchNodeStore,
   ElasticsearchRetriever,
   ingestElasticsearch,
-} from '../dist/engines/elasticsearch.mjs'
+} from '../dist/esm/engines/elasticsearch.js'
 import { engineReachable, esClient, probeEs } from './engines-env.mjs'
 import { registerSearchEngineSuite } from './engines-search-suite.mjs'
 

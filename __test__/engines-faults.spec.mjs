@@ -4,8 +4,8 @@
 import test from 'ava'
 import { Client } from '@elastic/elasticsearch'
 import pg from 'pg'
-import { deleteElasticsearchIndex, ingestElasticsearch } from '../dist/engines/elasticsearch.mjs'
-import { ingestPgvector } from '../dist/engines/pgvector.mjs'
+import { deleteElasticsearchIndex, ingestElasticsearch } from '../dist/esm/engines/elasticsearch.js'
+import { ingestPgvector } from '../dist/esm/engines/pgvector.js'
 import {
   embedText,
   declareReachability,

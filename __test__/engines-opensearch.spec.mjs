@@ -5,7 +5,7 @@ import {
   OpenSearchNodeStore,
   OpenSearchRetriever,
   ingestOpenSearch,
-} from '../dist/engines/opensearch.mjs'
+} from '../dist/esm/engines/opensearch.js'
 import { engineReachable, osClient, probeOs } from './engines-env.mjs'
 import { registerSearchEngineSuite } from './engines-search-suite.mjs'
 

@@ -1,6 +1,17 @@
 import test from 'ava'
-import { AutoMergingRetriever, Bm25Index, HierarchicalSplitter, HybridRetriever, VectorIndex } from '../dist/index.mjs'
-import { createPgvectorTable, ingestPgvector, PgvectorNodeStore, PgvectorRetriever } from '../dist/engines/pgvector.mjs'
+import {
+  AutoMergingRetriever,
+  Bm25Index,
+  HierarchicalSplitter,
+  HybridRetriever,
+  VectorIndex,
+} from '../dist/esm/index.js'
+import {
+  createPgvectorTable,
+  ingestPgvector,
+  PgvectorNodeStore,
+  PgvectorRetriever,
+} from '../dist/esm/engines/pgvector.js'
 import {
   CORPUS,
   DIM,

@@ -4,8 +4,8 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import test from 'ava'
-import { deleteElasticsearchIndex, ingestElasticsearch } from '../dist/engines/elasticsearch.mjs'
-import { ingestPgvector } from '../dist/engines/pgvector.mjs'
+import { deleteElasticsearchIndex, ingestElasticsearch } from '../dist/esm/engines/elasticsearch.js'
+import { ingestPgvector } from '../dist/esm/engines/pgvector.js'
 import {
   declareReachability,
   embedText,

@@ -8,8 +8,8 @@ import {
   MultiQueryRetriever,
   VectorIndex,
   VectorRetriever,
-} from '../dist/index.mjs'
-import { RagrankRetriever } from '../dist/langchain.mjs'
+} from '../dist/esm/index.js'
+import { RagrankRetriever } from '../dist/esm/langchain.js'
 import { canonical, CORPUS, DIM, embedText, FILTERS, ids, KOREAN, sorted, uniqueName } from './engines-env.mjs'
 
 const embed = async (q) => embedText(q)

@@ -1,9 +1,9 @@
 // The engine adapters' pure parts, no server needed: filter translation and the ingestion loop.
 import test from 'ava'
-import { filterClauses } from '../dist/engines/filter-dsl.js'
-import { filterSql } from '../dist/engines/filter-sql.js'
-import { ingestInto } from '../dist/engines/ingest.js'
-import { RagrankError } from '../dist/index.mjs'
+import { filterClauses } from '../dist/esm/engines/filter-dsl.js'
+import { filterSql } from '../dist/esm/engines/filter-sql.js'
+import { ingestInto } from '../dist/esm/engines/ingest.js'
+import { RagrankError } from '../dist/esm/index.js'
 
 test('filters become bool / term / terms / range / exists / ids clauses', (t) => {
   t.deepEqual(filterClauses(undefined, 'E', 'meta'), [])

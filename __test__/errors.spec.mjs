@@ -16,8 +16,8 @@ import {
   REWRITE_STRATEGIES,
   resolveHubFiles,
   VectorIndex,
-} from '../dist/index.mjs'
-import { RagrankRetriever } from '../dist/langchain.mjs'
+} from '../dist/esm/index.js'
+import { RagrankRetriever } from '../dist/esm/langchain.js'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname
 

@@ -2,7 +2,7 @@
 // Fixture: scripts/fixtures/make_trec_eval.py (runs the real pytrec_eval).
 import test from 'ava'
 import { readFileSync } from 'node:fs'
-import { evaluate } from '../dist/index.mjs'
+import { evaluate } from '../dist/esm/index.js'
 
 const fx = JSON.parse(readFileSync(new URL('../fixtures/trec-eval.json', import.meta.url), 'utf8'))
 const metrics = ['map@3', 'map@10', 'map', 'mrr@10', 'ndcg@10', 'recall@10', 'recall@100', 'p@5']

@@ -3,7 +3,7 @@
 // started, and health / readiness while the indexes load.
 import test from 'ava'
 import http from 'node:http'
-import { AbortError, RagrankError } from '../dist/index.mjs'
+import { AbortError, RagrankError } from '../dist/esm/index.js'
 import { buildServer } from '../examples/server/app.mjs'
 import { loadStack } from '../examples/server/load-stack.mjs'
 

@@ -18,10 +18,10 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
-import { Bm25Index, VectorIndex } from '../dist/index.mjs'
+import { Bm25Index, VectorIndex } from '../dist/esm/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-files-'))
-const dist = new URL('../dist/index.mjs', import.meta.url).href
+const dist = new URL('../dist/esm/index.js', import.meta.url).href
 const temporaries = (name) => readdirSync(dir).filter((f) => f.startsWith(`.${name}.ragrank-tmp-`))
 
 // --- stale temporaries ------------------------------------------------------------------

@@ -10,8 +10,8 @@ import {
   MultiQueryRetriever,
   VectorIndex,
   VectorRetriever,
-} from '../dist/index.mjs'
-import { RagrankRetriever } from '../dist/langchain.mjs'
+} from '../dist/esm/index.js'
+import { RagrankRetriever } from '../dist/esm/langchain.js'
 
 // Filters through composite retrievers: every composite passes `filter` to every source, and
 // refuses it unless every source declares `supportsFilter`.

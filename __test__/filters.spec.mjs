@@ -2,7 +2,7 @@ import test from 'ava'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Bm25Index, VectorIndex } from '../dist/index.mjs'
+import { Bm25Index, VectorIndex } from '../dist/esm/index.js'
 import { randomVectors } from '../fixtures/random-vectors.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-filters-'))

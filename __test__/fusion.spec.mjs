@@ -1,7 +1,7 @@
 import test from 'ava'
 import fc from 'fast-check'
 import assert from 'node:assert/strict'
-import { fuse } from '../dist/index.mjs'
+import { fuse } from '../dist/esm/index.js'
 
 const docs = (ids, scores = ids.map((_, i) => 10 - i)) => ids.map((id, i) => ({ id, score: scores[i] }))
 const ids = (fused) => fused.map((d) => d.id)

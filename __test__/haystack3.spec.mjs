@@ -5,7 +5,7 @@
 // is present (../shared/data or RAGRANK_DATA), on BBC News.
 import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
-import { Bm25Index } from '../dist/index.mjs'
+import { Bm25Index } from '../dist/esm/index.js'
 import { BBC_CSV, EXCERPT, readArticles, tutorial } from '../examples/05-haystack-auto-merging-tutorial.mjs'
 
 const json = (p) => JSON.parse(readFileSync(new URL(p, import.meta.url), 'utf8'))

@@ -4,7 +4,7 @@ import { mkdtemp, mkdir, readFile, readdir, readlink, lstat, rm, symlink, writeF
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { hubCacheDir, isHubId, resolveHubFiles } from '../dist/models/hub.js'
+import { hubCacheDir, isHubId, resolveHubFiles } from '../dist/esm/models/hub.js'
 import { fakeCommit, gitBlobId, sha256, startHub } from '../fixtures/hub-server.mjs'
 
 const C1 = fakeCommit('one')

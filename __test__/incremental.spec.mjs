@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import test from 'ava'
-import { Bm25Index } from '../dist/index.mjs'
+import { Bm25Index } from '../dist/esm/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-incremental-'))
 test.after.always(() => rmSync(dir, { recursive: true, force: true }))

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { Document } from '@langchain/core/documents'
+import { BaseRetriever } from '@langchain/core/retrievers'
 import { ContextualCompressionRetriever } from '@langchain/classic/retrievers/contextual_compression'
 import { EnsembleRetriever } from '@langchain/classic/retrievers/ensemble'
 import { MemoryVectorStore } from '@langchain/classic/vectorstores/memory'
@@ -18,8 +19,8 @@ import {
   LLMRanker,
   MultiQueryRetriever,
   OpenAIChatGenerator,
-} from '../dist/index.mjs'
-import { RagrankEmbeddings, RagrankRetriever, RagrankVectorStore, RankerCompressor } from '../dist/langchain.mjs'
+} from '../dist/esm/index.js'
+import { RagrankEmbeddings, RagrankRetriever, RagrankVectorStore, RankerCompressor } from '../dist/esm/langchain.js'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname
@@ -44,24 +45,31 @@ const stemmed = new Bm25Index({
 })
 stemmed.add(corpus)
 
-test('the subpath export resolves for import and require', async (t) => {
+test('the subpath export is the ESM build for import and the CommonJS build for require', async (t) => {
+  const require = createRequire(import.meta.url)
   const esm = await import('ragrank/langchain')
-  const cjs = createRequire(import.meta.url)('ragrank/langchain')
-  t.is(esm.RagrankRetriever, cjs.RagrankRetriever)
+  const cjs = require('ragrank/langchain')
+  t.is(esm.RagrankRetriever, RagrankRetriever)
+  t.not(cjs.RagrankRetriever, esm.RagrankRetriever)
+  // Each build extends its own dialect's copy of @langchain/core, so LangChain's instanceof checks hold in both.
+  t.true(new cjs.RagrankRetriever({ retriever: index }) instanceof require('@langchain/core/retrievers').BaseRetriever)
+  t.false(new cjs.RagrankRetriever({ retriever: index }) instanceof BaseRetriever)
   for (const name of [
     'RankerCompressor',
     'RagrankEmbeddings',
     'RagrankVectorStore',
     'LangChainChatGenerator',
     'hitToDocument',
-  ])
+  ]) {
     t.is(typeof esm[name], 'function', name)
+    t.is(typeof cjs[name], 'function', name)
+  }
 })
 
 test('RagrankRetriever is a LangChain BaseRetriever: invoke returns Documents with id, meta and score', async (t) => {
   const retriever = new RagrankRetriever({ retriever: index, topK: 2 })
-  // ragrank is CommonJS (its ESM face re-exports it), so it extends the CommonJS build of @langchain/core.
-  t.true(retriever instanceof createRequire(import.meta.url)('@langchain/core/retrievers').BaseRetriever)
+  // The ESM build extends the ESM build of @langchain/core (the one `import` loads).
+  t.true(retriever instanceof BaseRetriever)
   const docs = await retriever.invoke('cat')
   const hits = await index.retrieve('cat', { topK: 2 })
   t.deepEqual(

@@ -1,5 +1,5 @@
 import test from 'ava'
-import { AbortError, LLMRanker, OpenAIChatGenerator } from '../dist/index.mjs'
+import { AbortError, LLMRanker, OpenAIChatGenerator } from '../dist/esm/index.js'
 import { readFileSync } from 'node:fs'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 

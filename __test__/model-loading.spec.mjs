@@ -6,8 +6,8 @@ import test from 'ava'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CrossEncoder, Embedder } from '../dist/index.mjs'
-import { NATIVE_PADDING_SIDES, NATIVE_POOLINGS } from '../dist/models/encoder.js'
+import { CrossEncoder, Embedder } from '../dist/esm/index.js'
+import { NATIVE_PADDING_SIDES, NATIVE_POOLINGS } from '../dist/esm/models/encoder.js'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname
 const close = (a, b, tol = 1e-5) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b))
@@ -341,7 +341,7 @@ test('include_prompt: false with a prompt warns that the prompt is pooled too', 
 })
 
 test('externalDataOf reads only the graph: random bytes and cut graphs yield no entries and no throw; a cut graph fails the load cleanly', async (t) => {
-  const { externalDataOf } = await import('../dist/models/onnx-external-data.js')
+  const { externalDataOf } = await import('../dist/esm/models/onnx-external-data.js')
   const { randomBytes } = await import('node:crypto')
   const dir = copyModel(t, 'tiny-external-data')
   const graph = join(dir, 'onnx', 'model.onnx')

@@ -4,7 +4,7 @@ import test from 'ava'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { CrossEncoder, Embedder } from '../dist/index.mjs'
+import { CrossEncoder, Embedder } from '../dist/esm/index.js'
 import { fakeCommit, startHub } from '../fixtures/hub-server.mjs'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname

@@ -1,6 +1,6 @@
 // Runs in its own process: the runtime library loads once per process.
 import test from 'ava'
-import { CrossEncoder, ensureOnnxRuntime, onnxRuntimePath } from '../dist/index.mjs'
+import { CrossEncoder, ensureOnnxRuntime, onnxRuntimePath } from '../dist/esm/index.js'
 
 const model = new URL('../fixtures/models/tiny-cross-encoder', import.meta.url).pathname
 

@@ -5,7 +5,7 @@ import test from 'ava'
 import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CrossEncoder, Embedder, AbortError } from '../dist/index.mjs'
+import { CrossEncoder, Embedder, AbortError } from '../dist/esm/index.js'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname
 const ref = JSON.parse(readFileSync(join(models, 'reference.json'), 'utf8'))

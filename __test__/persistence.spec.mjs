@@ -2,7 +2,7 @@ import test from 'ava'
 import { mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AbortError, Bm25Index, VectorIndex } from '../dist/index.mjs'
+import { AbortError, Bm25Index, VectorIndex } from '../dist/esm/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-'))
 const docs = Array.from({ length: 500 }, (_, i) => ({

@@ -11,7 +11,7 @@ import {
   OpenAIChatGenerator,
   rerank,
   rerankPooled,
-} from '../dist/index.mjs'
+} from '../dist/esm/index.js'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname

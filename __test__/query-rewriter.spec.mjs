@@ -1,5 +1,12 @@
 import test from 'ava'
-import { AbortError, Bm25Index, MultiQueryRetriever, OpenAIChatGenerator, QueryRewriter, fuse } from '../dist/index.mjs'
+import {
+  AbortError,
+  Bm25Index,
+  MultiQueryRetriever,
+  OpenAIChatGenerator,
+  QueryRewriter,
+  fuse,
+} from '../dist/esm/index.js'
 import { startChatServer } from '../fixtures/chat-server.mjs'
 
 const conversation = [
@@ -204,7 +211,7 @@ test('bad input and abort', async (t) => {
 })
 
 test('the LLM call shared with LLMRanker: a reply without text falls back with a RAGRANK_LLM_FALLBACK warning, or rejects with raiseOnFailure; an abort never falls back', async (t) => {
-  const { LLMRanker } = await import('../dist/index.mjs')
+  const { LLMRanker } = await import('../dist/esm/index.js')
   const noText = { chat: async () => ({ content: 'x' }) }
   const warnings = []
   const onWarning = (w) => warnings.push(w)

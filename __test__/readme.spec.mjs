@@ -31,7 +31,7 @@ test('the README main example runs against dist/ and prints the top 2 reranked h
   t.truthy(example, 'README.md has a js block after <!-- readme-example -->')
   t.true(example.split('\n').length <= 30, 'the main example stays within 30 lines')
 
-  let source = replaceOnce(t, example, "from 'ragrank'", `from '${pathToFileURL(join(root, 'dist/index.mjs'))}'`)
+  let source = replaceOnce(t, example, "from 'ragrank'", `from '${pathToFileURL(join(root, 'dist/esm/index.js'))}'`)
   source = replaceOnce(
     t,
     source,

@@ -7,7 +7,7 @@
 import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Embedder } from '../dist/index.mjs'
+import { Embedder } from '../dist/esm/index.js'
 
 const MODELS = new URL('../bench/.cache/models/', import.meta.url).pathname
 const NAMES = ['multilingual-e5-small', 'multilingual-e5-small-int8', 'all-mpnet-base-v2', 'e5-small-v2-int8']

@@ -1,5 +1,5 @@
 import test from 'ava'
-import { MultiQueryRetriever, RescoringRetriever } from '../dist/index.mjs'
+import { MultiQueryRetriever, RescoringRetriever } from '../dist/esm/index.js'
 
 /** A retriever over fixed scores (query ignored) that honours filter.ids, recording its calls. */
 function scored(scores, { filters = true } = {}) {
@@ -143,7 +143,7 @@ test("multi-query merge 'max' ranks by each document's best score over the varia
 })
 
 test('rescoring with the real indexes: BM25 candidates, the dense score looked up for those ids only', async (t) => {
-  const { Bm25Index, VectorIndex, VectorRetriever } = await import('../dist/index.mjs')
+  const { Bm25Index, VectorIndex, VectorRetriever } = await import('../dist/esm/index.js')
   const docs = [
     { id: 'a', text: 'cats sleep all day', v: [1, 0, 0] },
     { id: 'b', text: 'cats and dogs', v: [0, 1, 0] },

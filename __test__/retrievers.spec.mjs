@@ -1,5 +1,12 @@
 import test from 'ava'
-import { AbortError, Bm25Index, HybridRetriever, MultiQueryRetriever, VectorRetriever, fuse } from '../dist/index.mjs'
+import {
+  AbortError,
+  Bm25Index,
+  HybridRetriever,
+  MultiQueryRetriever,
+  VectorRetriever,
+  fuse,
+} from '../dist/esm/index.js'
 
 const corpus = [
   { id: 'cat', text: 'the cat sat on the mat', meta: { kind: 'pet' } },

@@ -1,7 +1,7 @@
 // The server suite's own logic, without a benchmark run: the peers answer what ragrank answers on the same
 // data (so the suite compares like with like), the targets are marked from the numbers, and the soak's trend.
 import test from 'ava'
-import { Bm25Index, VectorIndex, fuse } from '../dist/index.mjs'
+import { Bm25Index, VectorIndex, fuse } from '../dist/esm/index.js'
 import { jsStack, oramaStack } from '../bench/server/peer-stacks.mjs'
 import { targets } from '../bench/server/report.mjs'
 import { trend } from '../bench/server/soak.mjs'

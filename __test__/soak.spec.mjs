@@ -6,7 +6,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Bm25Index, VectorIndex } from '../dist/index.mjs'
+import { Bm25Index, VectorIndex } from '../dist/esm/index.js'
 
 const LIVE = 1000
 const ROUNDS = 60

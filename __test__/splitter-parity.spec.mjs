@@ -3,7 +3,7 @@
 import test from 'ava'
 import { readFileSync } from 'node:fs'
 
-import { HierarchicalSplitter } from '../dist/index.mjs'
+import { HierarchicalSplitter } from '../dist/esm/index.js'
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/haystack-splits.json', import.meta.url), 'utf8'))
 

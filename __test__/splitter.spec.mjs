@@ -1,7 +1,7 @@
 import test from 'ava'
 import { fileURLToPath } from 'node:url'
 
-import { HierarchicalSplitter, NodeTree } from '../dist/index.mjs'
+import { HierarchicalSplitter, NodeTree } from '../dist/esm/index.js'
 
 const MONARCH = 'The monarch of the wild blue yonder rises from the eastern side of the horizon.'
 const TOKENIZER = fileURLToPath(new URL('../fixtures/models/tiny-cross-encoder/tokenizer.json', import.meta.url))

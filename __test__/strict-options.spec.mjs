@@ -23,8 +23,8 @@ import {
   fuse,
   rerankPooled,
   resolveHubFiles,
-} from '../dist/index.mjs'
-import { RagrankRetriever, RankerCompressor } from '../dist/langchain.mjs'
+} from '../dist/esm/index.js'
+import { RagrankRetriever, RankerCompressor } from '../dist/esm/langchain.js'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname
 const work = mkdtempSync(join(tmpdir(), 'ragrank-strict-'))
@@ -482,7 +482,7 @@ test('HybridRetriever and MultiQueryRetriever take rrfK, and k as its deprecated
 
 test('the deprecated k warns once per process, with a code', (t) => {
   const script = `
-    const { fuse } = require('./dist/index.js')
+    const { fuse } = require('./dist/commonjs/index.js')
     const warnings = []
     process.on('warning', (w) => warnings.push([w.name, w.code]))
     fuse([], { k: 5 }); fuse([], { k: 6 }); fuse([], { rrfK: 7 })

@@ -4,7 +4,7 @@ import test from 'ava'
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { VectorIndex } from '../dist/index.mjs'
+import { VectorIndex } from '../dist/esm/index.js'
 import { randomVectors } from '../fixtures/random-vectors.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-vec-conc-'))

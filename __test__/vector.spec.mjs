@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { AbortError, VectorIndex } from '../dist/index.mjs'
+import { AbortError, VectorIndex } from '../dist/esm/index.js'
 import { randomVectors } from '../fixtures/random-vectors.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-vec-'))
@@ -272,7 +272,7 @@ test('another process can map the same file and gets the same hits', async (t) =
   index.add(ids(100), randomVectors(100, dim, 12))
   const path = join(dir, 'shared.rgv')
   await index.save(path)
-  const entry = fileURLToPath(new URL('../dist/index.mjs', import.meta.url))
+  const entry = fileURLToPath(new URL('../dist/esm/index.js', import.meta.url))
   const script = `
     const { VectorIndex } = await import(${JSON.stringify(entry)})
     const index = await VectorIndex.load(${JSON.stringify(path)}, { mmap: true })

@@ -1,6 +1,6 @@
-import { native } from './internal/native'
-import { callNative, typeError } from './errors'
-import { isPlainObject, stringArray, isArray, oneOf, optionKeys, optionsObject } from './internal/validate'
+import { native } from './internal/native.js'
+import { callNative, typeError } from './errors.js'
+import { isPlainObject, stringArray, isArray, oneOf, optionKeys, optionsObject } from './internal/validate.js'
 
 /** Query id -> ranked hits (read in the order given; `score` is not used). */
 export type Run = Record<

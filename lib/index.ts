@@ -2,7 +2,7 @@
  * ragrank: fast local retrieval for Node.js, with a Rust core.
  * @packageDocumentation
  */
-export { Bm25Index } from './indexes/bm25'
+export { Bm25Index } from './indexes/bm25.js'
 export type {
   AnalyzerOptions,
   Bm25BatchOptions,
@@ -14,12 +14,12 @@ export type {
   Bm25SearchOptions,
   Bm25Stats,
   Bm25Variant,
-} from './indexes/bm25'
-export type { FieldOperators, Filter, FilterValue, MetaFilter } from './indexes/filter'
-export { fuse } from './retrieval/fusion'
-export type { FuseOptions, Fused, FusionContribution, FusionMethod, ScoreNormalization } from './retrieval/fusion'
-export type { RetrieveFilter, RetrieveOptions, Retriever, ScoredDocument } from './retrieval/retriever'
-export { VectorRetriever } from './retrieval/vector-retriever'
+} from './indexes/bm25.js'
+export type { FieldOperators, Filter, FilterValue, MetaFilter } from './indexes/filter.js'
+export { fuse } from './retrieval/fusion.js'
+export type { FuseOptions, Fused, FusionContribution, FusionMethod, ScoreNormalization } from './retrieval/fusion.js'
+export type { RetrieveFilter, RetrieveOptions, Retriever, ScoredDocument } from './retrieval/retriever.js'
+export { VectorRetriever } from './retrieval/vector-retriever.js'
 export type {
   DocumentFields,
   DocumentLookup,
@@ -27,20 +27,20 @@ export type {
   QueryEmbedder,
   VectorRetrieverOptions,
   VectorSearchIndex,
-} from './retrieval/vector-retriever'
-export { HybridRetriever } from './retrieval/hybrid'
-export type { HybridRetrieverOptions, HybridSource } from './retrieval/hybrid'
-export { MultiQueryRetriever } from './retrieval/multi-query'
-export { RescoringRetriever } from './retrieval/rescoring'
-export type { CandidateSource, Rescorer, RescoringRetrieverOptions } from './retrieval/rescoring'
+} from './retrieval/vector-retriever.js'
+export { HybridRetriever } from './retrieval/hybrid.js'
+export type { HybridRetrieverOptions, HybridSource } from './retrieval/hybrid.js'
+export { MultiQueryRetriever } from './retrieval/multi-query.js'
+export { RescoringRetriever } from './retrieval/rescoring.js'
+export type { CandidateSource, Rescorer, RescoringRetrieverOptions } from './retrieval/rescoring.js'
 export type {
   MultiQueryMerge,
   MultiQueryRetrieveOptions,
   MultiQueryRetrieverOptions,
   QueryVariantSource,
   QueryVariantsFunction,
-} from './retrieval/multi-query'
-export { VectorIndex } from './indexes/vector'
+} from './retrieval/multi-query.js'
+export { VectorIndex } from './indexes/vector.js'
 export type {
   VectorBatchOptions,
   VectorHit,
@@ -52,39 +52,39 @@ export type {
   VectorSearchAsyncOptions,
   VectorSearchOptions,
   VectorStorage,
-} from './indexes/vector'
-export type { CoalesceOptions } from './internal/batcher'
-export { evaluate } from './evaluate'
-export type { EvaluateOptions, Evaluation, MetricConvention, Qrels, Run } from './evaluate'
-export { AbortError, RagrankError } from './errors'
-export type { ErrorCode } from './errors'
-export { CrossEncoder } from './models/cross-encoder'
-export type { Activation, CrossEncoderOptions, RerankInput, RerankOptions, Reranked } from './models/cross-encoder'
-export { Embedder } from './models/embedder'
-export type { EmbedOptions, EmbedderOptions, Embeddings, PaddingSide, Pooling } from './models/embedder'
-export type { BatchCallOptions, EncoderRuntime, LoadOptions } from './models/encoder'
-export type { Dtype, ModelFiles, ModelSourceOptions } from './models/model-files'
-export { ensureOnnxRuntime, onnxRuntimePath } from './models/onnx-runtime'
-export { hubCacheDir, isHubId, resolveHubFiles } from './models/hub'
-export type { DownloadProgress, HubFiles, HubOptions } from './models/hub'
-export { HierarchicalSplitter, NodeTree } from './splitting/splitter'
-export type { HierarchyNode, SplitAsyncOptions, SplitBy, SplitDocument, SplitterOptions } from './splitting/splitter'
-export { AutoMergingRetriever } from './splitting/auto-merging'
-export type { AutoMergedHit, AutoMergingOptions, NodeStore, ParentScore, StoredNode } from './splitting/auto-merging'
-export { isChatGenerator } from './llm/chat'
-export type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage, JsonResponseFormat } from './llm/chat'
-export { OpenAIChatGenerator, DEFAULT_CHAT_MODEL } from './llm/openai-chat'
-export type { OpenAIChatGeneratorOptions } from './llm/openai-chat'
-export { LLMRanker, DEFAULT_LLM_RANKER_PROMPT } from './llm/llm-ranker'
-export type { LLMRanked, LLMRankerOptions, LLMRerankOptions, SlidingWindow } from './llm/llm-ranker'
-export type { Candidate, DedupeBy } from './retrieval/dedupe'
-export { rerankPooled, rerank, CompressionRetriever } from './retrieval/pool'
+} from './indexes/vector.js'
+export type { CoalesceOptions } from './internal/batcher.js'
+export { evaluate } from './evaluate.js'
+export type { EvaluateOptions, Evaluation, MetricConvention, Qrels, Run } from './evaluate.js'
+export { AbortError, RagrankError } from './errors.js'
+export type { ErrorCode } from './errors.js'
+export { CrossEncoder } from './models/cross-encoder.js'
+export type { Activation, CrossEncoderOptions, RerankInput, RerankOptions, Reranked } from './models/cross-encoder.js'
+export { Embedder } from './models/embedder.js'
+export type { EmbedOptions, EmbedderOptions, Embeddings, PaddingSide, Pooling } from './models/embedder.js'
+export type { BatchCallOptions, EncoderRuntime, LoadOptions } from './models/encoder.js'
+export type { Dtype, ModelFiles, ModelSourceOptions } from './models/model-files.js'
+export { ensureOnnxRuntime, onnxRuntimePath } from './models/onnx-runtime.js'
+export { hubCacheDir, isHubId, resolveHubFiles } from './models/hub.js'
+export type { DownloadProgress, HubFiles, HubOptions } from './models/hub.js'
+export { HierarchicalSplitter, NodeTree } from './splitting/splitter.js'
+export type { HierarchyNode, SplitAsyncOptions, SplitBy, SplitDocument, SplitterOptions } from './splitting/splitter.js'
+export { AutoMergingRetriever } from './splitting/auto-merging.js'
+export type { AutoMergedHit, AutoMergingOptions, NodeStore, ParentScore, StoredNode } from './splitting/auto-merging.js'
+export { isChatGenerator } from './llm/chat.js'
+export type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage, JsonResponseFormat } from './llm/chat.js'
+export { OpenAIChatGenerator, DEFAULT_CHAT_MODEL } from './llm/openai-chat.js'
+export type { OpenAIChatGeneratorOptions } from './llm/openai-chat.js'
+export { LLMRanker, DEFAULT_LLM_RANKER_PROMPT } from './llm/llm-ranker.js'
+export type { LLMRanked, LLMRankerOptions, LLMRerankOptions, SlidingWindow } from './llm/llm-ranker.js'
+export type { Candidate, DedupeBy } from './retrieval/dedupe.js'
+export { rerankPooled, rerank, CompressionRetriever } from './retrieval/pool.js'
 export type {
   CompressionRetrieveOptions,
   CompressionRetrieverOptions,
   PoolRerankOptions,
   Pooled,
   Ranker,
-} from './retrieval/pool'
-export { QueryRewriter, REWRITE_STRATEGIES } from './llm/query-rewriter'
-export type { QueryRewriterOptions, Rewrite, RewriteStrategy } from './llm/query-rewriter'
+} from './retrieval/pool.js'
+export { QueryRewriter, REWRITE_STRATEGIES } from './llm/query-rewriter.js'
+export type { QueryRewriterOptions, Rewrite, RewriteStrategy } from './llm/query-rewriter.js'

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { build, HostileError, newCaseState } from './hostile.mjs'
 
 const require = createRequire(import.meta.url)
-const { RagrankError } = require('../../dist/index.js')
+const { RagrankError } = require('../../dist/commonjs/index.js')
 
 /** lib/errors.ts ErrorCode. */
 export const ERROR_CODES = new Set([

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const require = createRequire(import.meta.url)
-export const api = require('../../dist/index.js')
-export const langchain = require('../../dist/langchain.js')
+export const api = require('../../dist/commonjs/index.js')
+export const langchain = require('../../dist/commonjs/langchain.js')
 
 export const MODELS = new URL('../../fixtures/models/', import.meta.url).pathname
 /** The private temp folder (made by `prepare`). */

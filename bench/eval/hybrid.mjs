@@ -9,7 +9,7 @@
 // Document embeddings are cached in bench/.cache/embeddings/ (keyed by collection and model file size).
 import fs from 'node:fs'
 import path from 'node:path'
-import { Bm25Index, Embedder, VectorIndex, evaluate, fuse } from '../../dist/index.mjs'
+import { Bm25Index, Embedder, VectorIndex, evaluate, fuse } from '../../dist/esm/index.js'
 import { hasData, loadDataset } from '../lib/datasets.mjs'
 import { cacheDir, modelsDir, repoRoot } from '../lib/paths.mjs'
 

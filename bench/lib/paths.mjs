@@ -14,4 +14,4 @@ export const pyScript = (name) => path.join(benchDir, 'py', name)
 /** The interpreter of a repository venv (see scripts/README.md: which venv serves what). */
 export const venvPython = (venv) => path.join(repoRoot, venv, 'bin', 'python')
 /** The built library, ESM entry. */
-export const distEntry = path.join(repoRoot, 'dist', 'index.mjs')
+export const distEntry = path.join(repoRoot, 'dist', 'esm', 'index.js')

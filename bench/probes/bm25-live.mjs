@@ -1,7 +1,7 @@
 // Live-update probe for Bm25Index: frozen query latency, the first search after adding one
 // document, the cost of a small write against index size, and a build in CLI-sized chunks.
 //
-//   node bench/probes/bm25-live.mjs [--entry dist/index.mjs] [--sizes 200000,1000000] [--queries 1000]
+//   node bench/probes/bm25-live.mjs [--entry dist/esm/index.js] [--sizes 200000,1000000] [--queries 1000]
 //
 // `--entry` lets the same probe run against another build (e.g. a copy of the previous dist)
 // for a before/after comparison on one machine. Zipf corpora of bench/lib/zipf.mjs, built

@@ -4,7 +4,7 @@
 //   node bench/probes/encoder-memory.mjs <tokenBudget> <sessions> <maxLength> [int8]
 //   node bench/probes/encoder-memory.mjs 8192 1 512 && node bench/probes/encoder-memory.mjs 512 2 512
 import path from 'node:path'
-import { CrossEncoder } from '../../dist/index.mjs'
+import { CrossEncoder } from '../../dist/esm/index.js'
 import { loadCran } from '../lib/datasets.mjs'
 import { modelsDir } from '../lib/paths.mjs'
 const MODEL = path.join(modelsDir, 'minilm-l6-cross-encoder')

@@ -8,7 +8,7 @@
 // (without it: the default sessions). Needs the benchmark model (bench/models/prepare.py) and ../shared/data.
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
-import { Bm25Index, CrossEncoder } from '../../dist/index.mjs'
+import { Bm25Index, CrossEncoder } from '../../dist/esm/index.js'
 import { loadCran } from '../lib/datasets.mjs'
 import { modelsDir } from '../lib/paths.mjs'
 import { contestant, fmt, interleavedThroughput } from '../lib/harness.mjs'

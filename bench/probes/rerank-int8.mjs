@@ -10,7 +10,7 @@
 import { readdirSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import path from 'node:path'
-import { Bm25Index, CrossEncoder } from '../../dist/index.mjs'
+import { Bm25Index, CrossEncoder } from '../../dist/esm/index.js'
 import { loadCran } from '../lib/datasets.mjs'
 import { fmt, gc, summarize } from '../lib/harness.mjs'
 import { modelsDir, resultsDir } from '../lib/paths.mjs'

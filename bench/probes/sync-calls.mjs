@@ -11,7 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { generateZipf } from '../lib/zipf.mjs'
-import { Bm25Index, VectorIndex } from '../../dist/index.mjs'
+import { Bm25Index, VectorIndex } from '../../dist/esm/index.js'
 
 const args = process.argv.slice(2)
 const arg = (name, fallback) => {

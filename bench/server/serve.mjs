@@ -1,7 +1,7 @@
 // One server of the benchmark, in its own process: `node bench/server/serve.mjs '<job JSON>'` builds the stack
 // ({ stack: 'ragrank' | 'js' | 'orama', docs, vectors, dim, reranker: model folder or null, coalesce }) over
 // the benchmark data, listens on 127.0.0.1 (a free port) and prints one JSON line { port, buildSeconds, rss }.
-import { Bm25Index, CrossEncoder, VectorIndex } from '../../dist/index.mjs'
+import { Bm25Index, CrossEncoder, VectorIndex } from '../../dist/esm/index.js'
 import { buildServer } from '../../examples/server/app.mjs'
 import { benchCorpus, RERANK_MAX_LENGTH } from './data.mjs'
 import { buildPeerServer } from './peer-app.mjs'

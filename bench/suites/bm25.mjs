@@ -183,7 +183,7 @@ function budgetRepeats(passSeconds, job) {
 
 async function workerRagrank(job) {
   const rr = await loadRagrank()
-  if (!rr) return { engine: 'ragrank', corpus: job.corpus, skipped: 'ragrank build not found (dist/index.mjs)' }
+  if (!rr) return { engine: 'ragrank', corpus: job.corpus, skipped: 'ragrank build not found (dist/esm/index.js)' }
   const { Bm25Index } = rr
   const rssStart = rssBytes()
   const corpus = await loadCorpus(job.corpus)
@@ -995,7 +995,7 @@ function renderMarkdown(data) {
     `BM25: Lucene variant, k1=${meta.params.k1}, b=${meta.params.b} for ragrank and bm25s (bm25s defaults); top-${meta.params.topK} for every engine.`,
   )
   if (meta.pythonSkipped) L.push(`bm25s skipped: ${meta.pythonSkipped}.`)
-  if (meta.ragrankMissing) L.push('**ragrank build not found (dist/index.mjs): ragrank columns are missing.**')
+  if (meta.ragrankMissing) L.push('**ragrank build not found (dist/esm/index.js): ragrank columns are missing.**')
   L.push('')
   L.push(
     'Cells are **median (min–max)** over the repeats; each repeat runs the whole query set (several passes when it is short) after a warm-up pass.',

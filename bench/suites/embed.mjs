@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import path from 'node:path'
-import { Embedder } from '../../dist/index.mjs'
+import { Embedder } from '../../dist/esm/index.js'
 import { hasData, loadCran } from '../lib/datasets.mjs'
 import {
   isaLine,

@@ -21,14 +21,14 @@ import os from 'node:os'
 import path from 'node:path'
 
 import pg from 'pg'
-import { Bm25Index, CompressionRetriever, CrossEncoder, Embedder, VectorIndex, evaluate } from '../../dist/index.mjs'
+import { Bm25Index, CompressionRetriever, CrossEncoder, Embedder, VectorIndex, evaluate } from '../../dist/esm/index.js'
 import {
   deleteElasticsearchIndex,
   ElasticsearchRetriever,
   ingestElasticsearch,
-} from '../../dist/engines/elasticsearch.mjs'
-import { deleteOpenSearchIndex, ingestOpenSearch, OpenSearchRetriever } from '../../dist/engines/opensearch.mjs'
-import { ingestPgvector, PgvectorRetriever } from '../../dist/engines/pgvector.mjs'
+} from '../../dist/esm/engines/elasticsearch.js'
+import { deleteOpenSearchIndex, ingestOpenSearch, OpenSearchRetriever } from '../../dist/esm/engines/opensearch.js'
+import { ingestPgvector, PgvectorRetriever } from '../../dist/esm/engines/pgvector.js'
 import { loadCran, loadKorquad } from '../lib/datasets.mjs'
 import { fmt, machineInfo, mdTable, quantile } from '../lib/harness.mjs'
 import { modelsDir } from '../lib/paths.mjs'

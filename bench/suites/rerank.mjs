@@ -14,7 +14,7 @@ import { availableParallelism, loadavg } from 'node:os'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { Bm25Index, CrossEncoder } from '../../dist/index.mjs'
+import { Bm25Index, CrossEncoder } from '../../dist/esm/index.js'
 import { loadCran, hasData } from '../lib/datasets.mjs'
 import {
   isaLine,

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto'
 import os from 'node:os'
 import path from 'node:path'
 
-import { HierarchicalSplitter } from '../../dist/index.mjs'
+import { HierarchicalSplitter } from '../../dist/esm/index.js'
 import { dataRoot } from '../lib/datasets.mjs'
 import { pyScript, repoRoot, venvPython } from '../lib/paths.mjs'
 import {

@@ -140,7 +140,7 @@ async function worker(job) {
   const closers = [] // LanceDB tables: their temporary directories are removed at the end
 
   const rr = await loadRagrank()
-  if (!rr) out.engines.push({ engine: 'ragrank', skipped: 'ragrank build not found (dist/index.mjs)' })
+  if (!rr) out.engines.push({ engine: 'ragrank', skipped: 'ragrank build not found (dist/esm/index.js)' })
   let scanF32 = null
   for (const storage of rr ? ['f32', 'int8', 'f16'] : []) {
     gc()

@@ -1,6 +1,6 @@
-import { typeError } from '../errors'
-import { type AnalyzerOptions, Bm25Index } from '../indexes/bm25'
-import { hasMethod, isPlainObject } from '../internal/validate'
+import { typeError } from '../errors.js'
+import { type AnalyzerOptions, Bm25Index } from '../indexes/bm25.js'
+import { hasMethod, isPlainObject } from '../internal/validate.js'
 
 /**
  * How text becomes the tokens an engine indexes when ragrank does the analysis: the options of a

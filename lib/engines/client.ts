@@ -1,6 +1,6 @@
-import { RagrankError, typeError } from '../errors'
-import { isPlainObject } from '../internal/validate'
-import { clientTransport, type EngineTransport } from './transport'
+import { RagrankError, typeError } from '../errors.js'
+import { isPlainObject } from '../internal/validate.js'
+import { clientTransport, type EngineTransport } from './transport.js'
 
 /** An official client: only its transport is used, so any version with `transport.request` works. */
 export interface EngineClient {

@@ -4,9 +4,10 @@
  * (8.19.x runs on Node 20) only when you pass `node` instead of a `client`.
  * @packageDocumentation
  */
-import { optionKeys, optionsObject } from '../internal/validate'
-import { type ClientOptions, transportFor, withoutClient } from './client'
-import type { IngestReport } from './ingest'
+import { packageRequire } from '../internal/package-require.js'
+import { optionKeys, optionsObject } from '../internal/validate.js'
+import { type ClientOptions, transportFor, withoutClient } from './client.js'
+import type { IngestReport } from './ingest.js'
 import {
   CREATE_INDEX_KEYS,
   type CreateIndexOptions,
@@ -21,7 +22,7 @@ import {
   ingestEngine,
   RETRIEVER_KEYS,
   closing,
-} from './search-engine'
+} from './search-engine.js'
 
 const ELASTICSEARCH_DIALECT: Dialect = {
   engine: 'Elasticsearch',
@@ -49,7 +50,7 @@ const ELASTICSEARCH_DIALECT: Dialect = {
 }
 
 const transport = (o: unknown) =>
-  transportFor(o, 'Elasticsearch', '@elastic/elasticsearch', () => require('@elastic/elasticsearch').Client)
+  transportFor(o, 'Elasticsearch', '@elastic/elasticsearch', () => packageRequire('@elastic/elasticsearch').Client)
 
 /** Options of `new ElasticsearchRetriever(options)`: a `client` or `node`, and the retriever's. */
 export type ElasticsearchRetrieverOptions = ClientOptions & EngineRetrieverOptions
@@ -118,8 +119,8 @@ export type {
   EngineIngestOptions,
   CreateIndexOptions,
   EngineRetrieverOptions,
-} from './search-engine'
-export type { ClientOptions, EngineClient } from './client'
+} from './search-engine.js'
+export type { ClientOptions, EngineClient } from './client.js'
 export type {
   IngestDocument,
   IngestOptions,
@@ -127,5 +128,5 @@ export type {
   IngestReport,
   RejectedDocument,
   DocumentEmbedder,
-} from './ingest'
-export type { TextAnalysis } from './analysis'
+} from './ingest.js'
+export type { TextAnalysis } from './analysis.js'

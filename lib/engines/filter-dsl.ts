@@ -1,4 +1,4 @@
-import { type FilterNode, parseFilter, type Scalar, unsupported } from './filter-tree'
+import { type FilterNode, parseFilter, type Scalar, unsupported } from './filter-tree.js'
 
 /**
  * ragrank's filter as Elasticsearch / OpenSearch filter clauses (bool / term / terms / range / exists / ids),

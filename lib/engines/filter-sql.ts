@@ -1,4 +1,4 @@
-import { type FilterNode, parseFilter, type Scalar } from './filter-tree'
+import { type FilterNode, parseFilter, type Scalar } from './filter-tree.js'
 
 /**
  * ragrank's filter as a parameterised SQL condition over an id column and a jsonb metadata column: values

@@ -1,6 +1,6 @@
-import { rangeError, typeError } from '../errors'
-import { filterParts } from '../indexes/filter'
-import { isArray, isPlainObject } from '../internal/validate'
+import { rangeError, typeError } from '../errors.js'
+import { filterParts } from '../indexes/filter.js'
+import { isArray, isPlainObject } from '../internal/validate.js'
 
 /**
  * ragrank's metadata filter (docs/FILTERS.md) parsed and validated once, so each engine's translation

@@ -1,6 +1,6 @@
-import { RagrankError, typeError } from '../errors'
-import { abortable, throwIfAborted } from '../internal/abort'
-import { checkSignal } from '../internal/abort'
+import { RagrankError, typeError } from '../errors.js'
+import { abortable, throwIfAborted } from '../internal/abort.js'
+import { checkSignal } from '../internal/abort.js'
 import {
   documentId,
   hasMethod,
@@ -10,11 +10,11 @@ import {
   optionsObject,
   positiveInteger,
   readValue,
-} from '../internal/validate'
-import type { HierarchyNode } from '../splitting/splitter'
-import { type TextAnalysis, tokenJoiner } from './analysis'
-import { vectorArray } from './query-vector'
-import { isRetryable } from './transport'
+} from '../internal/validate.js'
+import type { HierarchyNode } from '../splitting/splitter.js'
+import { type TextAnalysis, tokenJoiner } from './analysis.js'
+import { vectorArray } from './query-vector.js'
+import { isRetryable } from './transport.js'
 
 /** A document to index. Its `id` is the engine's id, so indexing it again replaces it (never a duplicate). */
 export interface IngestDocument {

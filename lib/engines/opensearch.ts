@@ -4,9 +4,10 @@
  * `@opensearch-project/opensearch` only when you pass `node` instead of a `client`.
  * @packageDocumentation
  */
-import { optionKeys, optionsObject } from '../internal/validate'
-import { type ClientOptions, transportFor, withoutClient } from './client'
-import type { IngestReport } from './ingest'
+import { packageRequire } from '../internal/package-require.js'
+import { optionKeys, optionsObject } from '../internal/validate.js'
+import { type ClientOptions, transportFor, withoutClient } from './client.js'
+import type { IngestReport } from './ingest.js'
 import {
   CREATE_INDEX_KEYS,
   type CreateIndexOptions,
@@ -21,7 +22,7 @@ import {
   ingestEngine,
   RETRIEVER_KEYS,
   closing,
-} from './search-engine'
+} from './search-engine.js'
 
 const OPENSEARCH_DIALECT: Dialect = {
   engine: 'OpenSearch',
@@ -60,7 +61,7 @@ const transport = (o: unknown) =>
     o,
     'OpenSearch',
     '@opensearch-project/opensearch',
-    () => require('@opensearch-project/opensearch').Client,
+    () => packageRequire('@opensearch-project/opensearch').Client,
   )
 
 /** Options of `new OpenSearchRetriever(options)`: a `client` or `node`, and the retriever's. */
@@ -132,8 +133,8 @@ export type {
   EngineIngestOptions,
   CreateIndexOptions,
   EngineRetrieverOptions,
-} from './search-engine'
-export type { ClientOptions, EngineClient } from './client'
+} from './search-engine.js'
+export type { ClientOptions, EngineClient } from './client.js'
 export type {
   IngestDocument,
   IngestOptions,
@@ -141,5 +142,5 @@ export type {
   IngestReport,
   RejectedDocument,
   DocumentEmbedder,
-} from './ingest'
-export type { TextAnalysis } from './analysis'
+} from './ingest.js'
+export type { TextAnalysis } from './analysis.js'

@@ -6,8 +6,9 @@
  * engine's BM25 in a `HybridRetriever`.
  * @packageDocumentation
  */
-import { RagrankError, typeError } from '../errors'
-import { isArray, isPlainObject, optionKeys, optionsObject, positiveInteger } from '../internal/validate'
+import { RagrankError, typeError } from '../errors.js'
+import { packageRequire } from '../internal/package-require.js'
+import { isArray, isPlainObject, optionKeys, optionsObject, positiveInteger } from '../internal/validate.js'
 import {
   checkQuery,
   RETRIEVE_KEYS,
@@ -15,10 +16,10 @@ import {
   type RetrieveOptions,
   type Retriever,
   type ScoredDocument,
-} from '../retrieval/retriever'
-import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever'
-import type { NodeStore, StoredNode } from '../splitting/auto-merging'
-import { filterSql } from './filter-sql'
+} from '../retrieval/retriever.js'
+import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever.js'
+import type { NodeStore, StoredNode } from '../splitting/auto-merging.js'
+import { filterSql } from './filter-sql.js'
 import {
   INGEST_KEYS,
   type IngestOptions,
@@ -26,7 +27,7 @@ import {
   type IngestReport,
   type IngestSink,
   ingestInto,
-} from './ingest'
+} from './ingest.js'
 import {
   checkPool,
   identifier,
@@ -37,8 +38,8 @@ import {
   tableColumns,
   transaction,
   vectorLiteral,
-} from './postgres'
-import { embedQuery, queryEmbedding, vectorArray } from './query-vector'
+} from './postgres.js'
+import { embedQuery, queryEmbedding, vectorArray } from './query-vector.js'
 
 /** `pool` (a `pg.Pool` or connected `pg.Client`) or `connectionString`. */
 export interface PgConnectionOptions {
@@ -78,7 +79,7 @@ function connection(o: Record<string, unknown>): PgQueryable {
     throw typeError('options.pool (a pg Pool) or options.connectionString (postgres://...) is required')
   let Pool: new (c: { connectionString: string }) => PgQueryable
   try {
-    Pool = require('pg').Pool
+    Pool = packageRequire('pg').Pool
   } catch (e) {
     throw Object.assign(
       new RagrankError('ERR_ENGINE', 'options.connectionString needs the optional peer dependency pg: npm install pg'),
@@ -432,5 +433,5 @@ export type {
   IngestReport,
   RejectedDocument,
   DocumentEmbedder,
-} from './ingest'
-export type { PgQueryable, PgPool, PgRow } from './postgres'
+} from './ingest.js'
+export type { PgQueryable, PgPool, PgRow } from './postgres.js'

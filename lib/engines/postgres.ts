@@ -1,6 +1,6 @@
-import { AbortError, describe, RagrankError, typeError } from '../errors'
-import { abortable } from '../internal/abort'
-import { hasMethod } from '../internal/validate'
+import { AbortError, describe, RagrankError, typeError } from '../errors.js'
+import { abortable } from '../internal/abort.js'
+import { hasMethod } from '../internal/validate.js'
 
 /** A result row: its columns are read one by one and checked. */
 // biome-ignore lint/suspicious/noExplicitAny: column values are dynamic; each is converted where it is read

@@ -1,7 +1,7 @@
-import { rangeError, typeError } from '../errors'
-import { abortable } from '../internal/abort'
-import { hasMethod, isArray, readValue } from '../internal/validate'
-import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever'
+import { rangeError, typeError } from '../errors.js'
+import { abortable } from '../internal/abort.js'
+import { hasMethod, isArray, readValue } from '../internal/validate.js'
+import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever.js'
 
 /** `embed` as given to an engine retriever: an Embedder (anything with embedQuery) or a function. */
 export function queryEmbedding(embed: unknown, name = 'options.embed'): EmbedFunction | undefined {

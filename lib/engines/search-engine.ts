@@ -1,5 +1,5 @@
-import { RagrankError, typeError } from '../errors'
-import { fuse, type FuseOptions } from '../retrieval/fusion'
+import { RagrankError, typeError } from '../errors.js'
+import { fuse, type FuseOptions } from '../retrieval/fusion.js'
 import {
   checkQuery,
   RETRIEVE_KEYS,
@@ -7,9 +7,9 @@ import {
   type RetrieveOptions,
   type Retriever,
   type ScoredDocument,
-} from '../retrieval/retriever'
-import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever'
-import type { NodeStore, StoredNode } from '../splitting/auto-merging'
+} from '../retrieval/retriever.js'
+import type { EmbedFunction, QueryEmbedder } from '../retrieval/vector-retriever.js'
+import type { NodeStore, StoredNode } from '../splitting/auto-merging.js'
 import {
   booleanOption,
   finiteNumber,
@@ -19,9 +19,9 @@ import {
   oneOf,
   optionKeys,
   positiveInteger,
-} from '../internal/validate'
-import { DEFAULT_TOKENS_FIELD, type TextAnalysis, tokenJoiner } from './analysis'
-import { filterClauses, type QueryClause } from './filter-dsl'
+} from '../internal/validate.js'
+import { DEFAULT_TOKENS_FIELD, type TextAnalysis, tokenJoiner } from './analysis.js'
+import { filterClauses, type QueryClause } from './filter-dsl.js'
 import {
   INGEST_KEYS,
   type IngestOptions,
@@ -30,9 +30,9 @@ import {
   type IngestSink,
   ingestInto,
   type RejectedDocument,
-} from './ingest'
-import { embedQuery, queryEmbedding, vectorArray } from './query-vector'
-import { type EngineJson, type EngineTransport, statusError } from './transport'
+} from './ingest.js'
+import { embedQuery, queryEmbedding, vectorArray } from './query-vector.js'
+import { type EngineJson, type EngineTransport, statusError } from './transport.js'
 
 /** What differs between Elasticsearch and OpenSearch for ragrank: the kNN query and the vector mapping. */
 export interface Dialect {

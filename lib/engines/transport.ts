@@ -1,6 +1,6 @@
-import { AbortError, describe, RagrankError, typeError } from '../errors'
-import { abortable, throwIfAborted } from '../internal/abort'
-import { hasMethod, isPlainObject } from '../internal/validate'
+import { AbortError, describe, RagrankError, typeError } from '../errors.js'
+import { abortable, throwIfAborted } from '../internal/abort.js'
+import { hasMethod, isPlainObject } from '../internal/validate.js'
 
 /** A parsed JSON answer of an engine: read field by field, each checked where it is used. */
 // biome-ignore lint/suspicious/noExplicitAny: the engines' JSON is dynamic; every field read is checked

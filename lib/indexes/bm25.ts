@@ -1,7 +1,7 @@
-import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from '../internal/native'
-import { native } from '../internal/native'
-import { callNative, describe, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort'
+import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from '../internal/native.js'
+import { native } from '../internal/native.js'
+import { callNative, describe, rangeError, typeError } from '../errors.js'
+import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort.js'
 import {
   anyInteger,
   booleanOption,
@@ -16,11 +16,11 @@ import {
   readValue,
   stringArray,
   topK as parseTopK,
-} from '../internal/validate'
-import type { Retriever } from '../retrieval/retriever'
-import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { filterParts } from './filter'
-import type { Filter } from './filter'
+} from '../internal/validate.js'
+import type { Retriever } from '../retrieval/retriever.js'
+import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer.js'
+import { filterParts } from './filter.js'
+import type { Filter } from './filter.js'
 
 /** BM25 variants, with the formulas of bm25s. */
 export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25l-lvzhai' | 'bm25+'

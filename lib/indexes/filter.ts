@@ -1,5 +1,5 @@
-import { typeError } from '../errors'
-import { isPlainObject, jsonValue, stringArray } from '../internal/validate'
+import { typeError } from '../errors.js'
+import { isPlainObject, jsonValue, stringArray } from '../internal/validate.js'
 
 /** A value compared by equality: numbers by value (1 equals 1.0), strings case-sensitively. */
 export type FilterValue = string | number | boolean | null

@@ -1,9 +1,9 @@
-import type { NativeVectorHits, NativeVectorIndex } from '../internal/native'
-import { native } from '../internal/native'
-import { callNative, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort'
-import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer'
-import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher'
+import type { NativeVectorHits, NativeVectorIndex } from '../internal/native.js'
+import { native } from '../internal/native.js'
+import { callNative, rangeError, typeError } from '../errors.js'
+import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort.js'
+import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer.js'
+import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
 import {
   anyInteger,
   booleanOption,
@@ -18,9 +18,9 @@ import {
   readValue,
   stringArray,
   topK as parseTopK,
-} from '../internal/validate'
-import { filterParts } from './filter'
-import type { Filter } from './filter'
+} from '../internal/validate.js'
+import { filterParts } from './filter.js'
+import type { Filter } from './filter.js'
 
 /**
  * How a hit is scored (higher is better for all three):

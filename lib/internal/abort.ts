@@ -1,6 +1,6 @@
-import { native } from './native'
-import { AbortError, callbackError, fromNative, typeError } from '../errors'
-import { optionKeys, optionsObject, readValue } from './validate'
+import { native } from './native.js'
+import { AbortError, callbackError, fromNative, typeError } from '../errors.js'
+import { optionKeys, optionsObject, readValue } from './validate.js'
 
 export function checkSignal(signal: unknown): AbortSignal | undefined {
   if (signal === undefined || signal === null) return undefined

@@ -1,5 +1,5 @@
-import { AbortError, rangeError, typeError } from '../errors'
-import { isPlainObject, optionKeys, checkKeys, readValue } from './validate'
+import { AbortError, rangeError, typeError } from '../errors.js'
+import { isPlainObject, optionKeys, checkKeys, readValue } from './validate.js'
 
 /**
  * Coalescing of concurrent single calls into batches (e.g. vector searches, rerank calls),

@@ -1,8 +1,10 @@
-// The generated napi loader (index.js at the package root) and its types.
-import type * as Native from '../../index'
+// The generated napi loader (index.js at the package root, CommonJS) and its types. The built module sits in
+// dist/<esm|commonjs>/internal/, three folders below the root; the type import resolves from lib/internal/
+// here and, in the published declarations, through dist/index.d.ts (a re-export of the root index.d.ts).
+import type * as Native from '../../index.js'
+import { packageRequire } from './package-require.js'
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const native: typeof Native = require('../../index.js')
+export const native: typeof Native = packageRequire('../../../index.js')
 export type {
   NativeBm25Index,
   NativeHits,
@@ -11,4 +13,4 @@ export type {
   NativeSplit,
   NativeVectorHits,
   NativeVectorIndex,
-} from '../../index'
+} from '../../index.js'

@@ -1,4 +1,4 @@
-import { describe, rangeError, typeError } from '../errors'
+import { describe, rangeError, typeError } from '../errors.js'
 
 /**
  * Runs a read of a caller's value. A revoked Proxy makes the engine throw a TypeError

@@ -1,8 +1,8 @@
-import { AbortError, callbackError, typeError } from '../errors'
-import { abortable } from '../internal/abort'
-import { booleanOption, isPlainObject } from '../internal/validate'
-import type { ChatGenerator, ChatRequest } from './chat'
-import { parseJsonObject, replyError } from './json-reply'
+import { AbortError, callbackError, typeError } from '../errors.js'
+import { abortable } from '../internal/abort.js'
+import { booleanOption, isPlainObject } from '../internal/validate.js'
+import type { ChatGenerator, ChatRequest } from './chat.js'
+import { parseJsonObject, replyError } from './json-reply.js'
 
 /** What an LLM component does when a call fails or the reply is unusable: throw, or report it and fall back. */
 export interface FallbackPolicy {

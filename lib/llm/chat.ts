@@ -1,4 +1,4 @@
-import { hasMethod } from '../internal/validate'
+import { hasMethod } from '../internal/validate.js'
 
 /** One turn of a conversation, in the chat-completions shape. */
 export interface ChatMessage {

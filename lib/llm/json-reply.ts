@@ -1,5 +1,5 @@
-import { RagrankError } from '../errors'
-import { isPlainObject } from '../internal/validate'
+import { RagrankError } from '../errors.js'
+import { isPlainObject } from '../internal/validate.js'
 
 /**
  * The JSON object in a model's reply. Models asked for JSON still often wrap it in a

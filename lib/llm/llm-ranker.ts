@@ -1,14 +1,22 @@
-import { checkSignal, childController, throwIfAborted } from '../internal/abort'
-import type { ChatGenerator, JsonResponseFormat } from './chat'
-import { isChatGenerator } from './chat'
-import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './call'
-import { mapLimit } from '../internal/concurrency'
-import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
-import { rangeError, typeError } from '../errors'
-import { replyError } from './json-reply'
-import { OpenAIChatGenerator } from './openai-chat'
-import { PromptTemplate } from './prompt-template'
-import { integer, isArray, isPlainObject, optionKeys, optionsObject, positiveInteger, topK } from '../internal/validate'
+import { checkSignal, childController, throwIfAborted } from '../internal/abort.js'
+import type { ChatGenerator, JsonResponseFormat } from './chat.js'
+import { isChatGenerator } from './chat.js'
+import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './call.js'
+import { mapLimit } from '../internal/concurrency.js'
+import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe.js'
+import { rangeError, typeError } from '../errors.js'
+import { replyError } from './json-reply.js'
+import { OpenAIChatGenerator } from './openai-chat.js'
+import { PromptTemplate } from './prompt-template.js'
+import {
+  integer,
+  isArray,
+  isPlainObject,
+  optionKeys,
+  optionsObject,
+  positiveInteger,
+  topK,
+} from '../internal/validate.js'
 
 /** A ranked document: the input (a string becomes `{ text }`) with a rank-based score and its input position. */
 export type LLMRanked<D> = (D extends string

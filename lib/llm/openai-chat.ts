@@ -1,6 +1,6 @@
-import { checkSignal } from '../internal/abort'
-import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat'
-import { AbortError, RagrankError, typeError } from '../errors'
+import { checkSignal } from '../internal/abort.js'
+import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat.js'
+import { AbortError, RagrankError, typeError } from '../errors.js'
 import {
   finiteNumber,
   isArray,
@@ -10,7 +10,7 @@ import {
   oneOf,
   optionKeys,
   optionsObject,
-} from '../internal/validate'
+} from '../internal/validate.js'
 
 /** The model `OpenAIChatGenerator` asks for when none is given. */
 export const DEFAULT_CHAT_MODEL = 'gpt-4.1-mini'

@@ -1,4 +1,4 @@
-import { typeError } from '../errors'
+import { typeError } from '../errors.js'
 
 const VARIABLE = /\{\{\s*([A-Za-z_][\w]*)\s*\}\}/g
 /** What is left of a Jinja tag, expression or comment once the plain variables are removed. */

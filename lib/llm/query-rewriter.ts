@@ -1,10 +1,10 @@
-import { checkSignal, throwIfAborted } from '../internal/abort'
-import { isChatGenerator, type ChatGenerator, type ChatMessage, type JsonResponseFormat } from './chat'
-import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './call'
-import { typeError } from '../errors'
-import { replyError } from './json-reply'
-import { checkMessages, OpenAIChatGenerator } from './openai-chat'
-import { integer, isArray, oneOf, optionKeys, optionsObject } from '../internal/validate'
+import { checkSignal, throwIfAborted } from '../internal/abort.js'
+import { isChatGenerator, type ChatGenerator, type ChatMessage, type JsonResponseFormat } from './chat.js'
+import { chatJson, fallbackPolicy, withFallback, type FallbackPolicy } from './call.js'
+import { typeError } from '../errors.js'
+import { replyError } from './json-reply.js'
+import { checkMessages, OpenAIChatGenerator } from './openai-chat.js'
+import { integer, isArray, oneOf, optionKeys, optionsObject } from '../internal/validate.js'
 
 /** How a variant departs from the standalone query. */
 export type RewriteStrategy = 'synonyms' | 'broader-narrower' | 'cause-effect'

@@ -1,7 +1,7 @@
-import type { NativeEncoder } from '../../index'
-import { RagrankError, typeError } from '../errors'
-import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe'
-import { EncoderModel } from './encoder-model'
+import type { NativeEncoder } from '../../index.js'
+import { RagrankError, typeError } from '../errors.js'
+import { checkCandidates, dedupe, type Candidate } from '../retrieval/dedupe.js'
+import { EncoderModel } from './encoder-model.js'
 import {
   BATCH_CALL_KEYS,
   type BatchCallOptions,
@@ -12,7 +12,7 @@ import {
   loadEncoder,
   type LoadOptions,
   runUnlessEmpty,
-} from './encoder'
+} from './encoder.js'
 import {
   finiteNumber,
   isArray,
@@ -22,10 +22,10 @@ import {
   optionsObject,
   stringArray,
   topK,
-} from '../internal/validate'
-import type { ModelFiles } from './model-files'
-import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher'
-import { runCancellable, throwIfAborted, checkSignal } from '../internal/abort'
+} from '../internal/validate.js'
+import type { ModelFiles } from './model-files.js'
+import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
+import { runCancellable, throwIfAborted, checkSignal } from '../internal/abort.js'
 
 /** A candidate: a string, or a document with text (and optionally id, meta and a prior score); the rankers' one `Candidate`. */
 export type RerankInput = Candidate

@@ -1,6 +1,6 @@
-import type { NativeEncoder } from '../../index'
-import { RagrankError, rangeError } from '../errors'
-import { EncoderModel } from './encoder-model'
+import type { NativeEncoder } from '../../index.js'
+import { RagrankError, rangeError } from '../errors.js'
+import { EncoderModel } from './encoder-model.js'
 import {
   BATCH_CALL_KEYS,
   type BatchCallOptions,
@@ -12,20 +12,20 @@ import {
   type LoadOptions,
   NATIVE_POOLINGS,
   runUnlessEmpty,
-} from './encoder'
+} from './encoder.js'
 import {
   documentPrompt,
   POOLINGS,
   type Pooling,
   queryPrompt,
   type SentenceTransformersSettings,
-} from './sentence-transformers'
-import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate'
-import type { ModelFiles } from './model-files'
-import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher'
-import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort'
+} from './sentence-transformers.js'
+import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate.js'
+import type { ModelFiles } from './model-files.js'
+import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
+import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort.js'
 
-export type { PaddingSide, Pooling } from './sentence-transformers'
+export type { PaddingSide, Pooling } from './sentence-transformers.js'
 
 /**
  * Each option left out is read from the model's sentence-transformers files when it has them

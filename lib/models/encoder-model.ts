@@ -1,7 +1,7 @@
-import type { NativeEncoder } from '../../index'
-import { RagrankError } from '../errors'
-import type { EncoderRuntime } from './encoder'
-import type { ModelFiles } from './model-files'
+import type { NativeEncoder } from '../../index.js'
+import { RagrankError } from '../errors.js'
+import type { EncoderRuntime } from './encoder.js'
+import type { ModelFiles } from './model-files.js'
 
 /** What `CrossEncoder` and `Embedder` share: a loaded native encoder, where it came from, and its disposal. */
 export abstract class EncoderModel {

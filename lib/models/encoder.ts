@@ -1,13 +1,13 @@
 import { statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import type { NativeEncoder } from '../../index'
-import { native } from '../internal/native'
-import { fromNative, RagrankError, rangeError, typeError } from '../errors'
-import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort'
-import { ensureOnnxRuntime } from './onnx-runtime'
-import { resolveModelFiles, type ModelFiles, type ModelSourceOptions, type ResolveWhat } from './model-files'
-import { oneOf, positiveInteger } from '../internal/validate'
-import { type PaddingSide, type Pooling, readSentenceTransformers } from './sentence-transformers'
+import type { NativeEncoder } from '../../index.js'
+import { native } from '../internal/native.js'
+import { fromNative, RagrankError, rangeError, typeError } from '../errors.js'
+import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort.js'
+import { ensureOnnxRuntime } from './onnx-runtime.js'
+import { resolveModelFiles, type ModelFiles, type ModelSourceOptions, type ResolveWhat } from './model-files.js'
+import { oneOf, positiveInteger } from '../internal/validate.js'
+import { type PaddingSide, type Pooling, readSentenceTransformers } from './sentence-transformers.js'
 
 /** Options shared by `CrossEncoder.load` and `Embedder.load`. */
 export interface LoadOptions extends ModelSourceOptions {

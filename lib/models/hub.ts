@@ -14,9 +14,9 @@ import { createReadStream, existsSync, readFileSync } from 'node:fs'
 import { copyFile, link, mkdir, open, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
-import { AbortError, describe, RagrankError, rangeError, typeError } from '../errors'
-import { checkSignal } from '../internal/abort'
-import { optionKeys, optionsObject, readValue, stringArray } from '../internal/validate'
+import { AbortError, describe, RagrankError, rangeError, typeError } from '../errors.js'
+import { checkSignal } from '../internal/abort.js'
+import { optionKeys, optionsObject, readValue, stringArray } from '../internal/validate.js'
 
 /**
  * Codes of hub failures (to be added to `ErrorCode`):
@@ -27,7 +27,7 @@ import { optionKeys, optionsObject, readValue, stringArray } from '../internal/v
  *   hub, or the download arrived corrupted (size or sha256 mismatch).
  */
 export type HubErrorCode = Extract<
-  import('../errors').ErrorCode,
+  import('../errors.js').ErrorCode,
   'ERR_MODEL_NOT_FOUND' | 'ERR_UNAUTHORIZED' | 'ERR_NETWORK'
 >
 

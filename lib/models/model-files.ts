@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs'
 import { join, posix, resolve } from 'node:path'
-import { RagrankError, typeError } from '../errors'
-import { oneOf } from '../internal/validate'
-import { isHubId, resolveHubFiles, type HubOptions } from './hub'
-import { checkExternalData, externalDataOf, isPlainLocation } from './onnx-external-data'
-import { poolingPath, readModules, type SentenceTransformersFiles } from './sentence-transformers'
+import { RagrankError, typeError } from '../errors.js'
+import { oneOf } from '../internal/validate.js'
+import { isHubId, resolveHubFiles, type HubOptions } from './hub.js'
+import { checkExternalData, externalDataOf, isPlainLocation } from './onnx-external-data.js'
+import { poolingPath, readModules, type SentenceTransformersFiles } from './sentence-transformers.js'
 
 /** transformers.js' `dtype` names: which ONNX file of `onnx/` to load. */
 export const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const

@@ -8,7 +8,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { RagrankError } from '../errors'
+import { RagrankError } from '../errors.js'
 
 /** An external data file of a graph and the bytes its tensors need (`offset + length`, at most). */
 export interface ExternalData {

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { native } from '../internal/native'
-import { callNative, RagrankError, typeError } from '../errors'
+import { native } from '../internal/native.js'
+import { packageRequire } from '../internal/package-require.js'
+import { callNative, RagrankError, typeError } from '../errors.js'
 
 let loaded: string | undefined
 
@@ -14,7 +15,7 @@ export function onnxRuntimePath(): string | undefined {
 function fromOnnxruntimeNode(): string | undefined {
   let pkg: string
   try {
-    pkg = require.resolve('onnxruntime-node/package.json')
+    pkg = packageRequire.resolve('onnxruntime-node/package.json')
   } catch {
     return undefined
   }

@@ -8,7 +8,7 @@
  *   tokenizer_config.json              padding_side (decoder-only embedders pad on the left)
  */
 import { readFileSync } from 'node:fs'
-import { RagrankError } from '../errors'
+import { RagrankError } from '../errors.js'
 
 /** Every pooling kind ragrank names; sentence-transformers' `pooling_mode_*` keys map to these. */
 export const POOLINGS = ['mean', 'cls', 'max', 'meansqrt', 'weightedmean', 'lasttoken'] as const

@@ -1,6 +1,6 @@
-import { typeError } from '../errors'
-import { isPlainObject, isArray } from '../internal/validate'
-import { mergeCopies } from './merge-fields'
+import { typeError } from '../errors.js'
+import { isPlainObject, isArray } from '../internal/validate.js'
+import { mergeCopies } from './merge-fields.js'
 
 /** A candidate document as rankers take it: a string, or an object with text. */
 export type Candidate =

@@ -1,7 +1,7 @@
-import { AbortError } from '../errors'
-import { abortable, childController } from '../internal/abort'
-import { mapLimit } from '../internal/concurrency'
-import { retrievedList, withFilter, type RetrieveFilter, type Retriever, type ScoredDocument } from './retriever'
+import { AbortError } from '../errors.js'
+import { abortable, childController } from '../internal/abort.js'
+import { mapLimit } from '../internal/concurrency.js'
+import { retrievedList, withFilter, type RetrieveFilter, type Retriever, type ScoredDocument } from './retriever.js'
 
 /** One child retrieval of a composite retriever. */
 export interface ChildRetrieval {

@@ -1,4 +1,4 @@
-import { describe, rangeError, typeError } from '../errors'
+import { describe, rangeError, typeError } from '../errors.js'
 import {
   finiteNumber,
   isArray,
@@ -8,9 +8,9 @@ import {
   optionsObject,
   renamedOption,
   topK,
-} from '../internal/validate'
-import { mergeCopies } from './merge-fields'
-import type { ScoredDocument } from './retriever'
+} from '../internal/validate.js'
+import { mergeCopies } from './merge-fields.js'
+import type { ScoredDocument } from './retriever.js'
 
 /** How `fuse` combines lists: by rank (`'rrf'`) or by normalised score (`'weighted'`). */
 export type FusionMethod = 'rrf' | 'weighted'

@@ -1,7 +1,7 @@
-import { typeError } from '../errors'
-import { checkWeights, fuse, rrfConstant, type Fused, type FusionMethod, type ScoreNormalization } from './fusion'
-import { throwIfAborted } from '../internal/abort'
-import { retrieveAll } from './fan-out'
+import { typeError } from '../errors.js'
+import { checkWeights, fuse, rrfConstant, type Fused, type FusionMethod, type ScoreNormalization } from './fusion.js'
+import { throwIfAborted } from '../internal/abort.js'
+import { retrieveAll } from './fan-out.js'
 import {
   checkFilterSupport,
   checkQuery,
@@ -11,7 +11,7 @@ import {
   type Retriever,
   type ScoredDocument,
   supportsFilter,
-} from './retriever'
+} from './retriever.js'
 import {
   checkKeys,
   finiteNumber,
@@ -22,7 +22,7 @@ import {
   optionsObject,
   positiveInteger,
   renamedOption,
-} from '../internal/validate'
+} from '../internal/validate.js'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
 export interface HybridSource {

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../internal/validate'
+import { isPlainObject } from '../internal/validate.js'
 
 /**
  * One document from its copies, given in precedence order (the copy that wins first), so a

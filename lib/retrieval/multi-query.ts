@@ -1,7 +1,7 @@
-import { typeError } from '../errors'
-import { fuse, rrfConstant, type Fused } from './fusion'
-import { abortable, throwIfAborted } from '../internal/abort'
-import { retrieveAll } from './fan-out'
+import { typeError } from '../errors.js'
+import { fuse, rrfConstant, type Fused } from './fusion.js'
+import { abortable, throwIfAborted } from '../internal/abort.js'
+import { retrieveAll } from './fan-out.js'
 import {
   checkFilterSupport,
   checkQuery,
@@ -11,7 +11,7 @@ import {
   type RetrieveOptions,
   type Retriever,
   supportsFilter,
-} from './retriever'
+} from './retriever.js'
 import {
   booleanOption,
   hasMethod,
@@ -20,7 +20,7 @@ import {
   optionsObject,
   positiveInteger,
   stringArray,
-} from '../internal/validate'
+} from '../internal/validate.js'
 
 /** Rewrites a query into variants; in practice an LLM call. */
 export type QueryVariantsFunction = (

@@ -1,6 +1,6 @@
-import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
-import { type Candidate, checkCandidates, dedupe, DEDUPE_RULES, type DedupeBy } from './dedupe'
-import { describe, typeError } from '../errors'
+import { abortable, checkSignal, throwIfAborted } from '../internal/abort.js'
+import { type Candidate, checkCandidates, dedupe, DEDUPE_RULES, type DedupeBy } from './dedupe.js'
+import { describe, typeError } from '../errors.js'
 import {
   checkFilterSupport,
   checkQuery,
@@ -12,7 +12,7 @@ import {
   type ScoredDocument,
   supportsFilter,
   withFilter,
-} from './retriever'
+} from './retriever.js'
 import {
   hasMethod,
   isArray,
@@ -22,7 +22,7 @@ import {
   optionsObject,
   positiveInteger,
   topK as topKOption,
-} from '../internal/validate'
+} from '../internal/validate.js'
 
 /** `CrossEncoder`, `LLMRanker`, or anything with the same method. */
 export interface Ranker {

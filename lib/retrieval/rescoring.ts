@@ -1,8 +1,15 @@
-import { typeError } from '../errors'
-import { throwIfAborted } from '../internal/abort'
-import { finiteNumber, isArray, isPlainObject, optionKeys, optionsObject, positiveInteger } from '../internal/validate'
-import { fuse, type Fused, type ScoreNormalization } from './fusion'
-import { retrieveAll } from './fan-out'
+import { typeError } from '../errors.js'
+import { throwIfAborted } from '../internal/abort.js'
+import {
+  finiteNumber,
+  isArray,
+  isPlainObject,
+  optionKeys,
+  optionsObject,
+  positiveInteger,
+} from '../internal/validate.js'
+import { fuse, type Fused, type ScoreNormalization } from './fusion.js'
+import { retrieveAll } from './fan-out.js'
 import {
   checkFilterSupport,
   checkQuery,
@@ -12,7 +19,7 @@ import {
   type RetrieveOptions,
   type Retriever,
   supportsFilter,
-} from './retriever'
+} from './retriever.js'
 
 /** The retriever that picks the candidates, how many it picks, and the weight of its own score. */
 export interface CandidateSource {

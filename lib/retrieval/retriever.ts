@@ -1,6 +1,6 @@
-import { checkSignal } from '../internal/abort'
-import { typeError } from '../errors'
-import { hasMethod, isArray, optionKeys, type OptionKeys, optionsObject, topK } from '../internal/validate'
+import { checkSignal } from '../internal/abort.js'
+import { typeError } from '../errors.js'
+import { hasMethod, isArray, optionKeys, type OptionKeys, optionsObject, topK } from '../internal/validate.js'
 
 /** A retrieved document. Retrievers may add fields; fusion keeps them. */
 export interface ScoredDocument {

@@ -1,5 +1,5 @@
-import { rangeError, typeError } from '../errors'
-import { abortable, throwIfAborted } from '../internal/abort'
+import { rangeError, typeError } from '../errors.js'
+import { abortable, throwIfAborted } from '../internal/abort.js'
 import {
   checkQuery,
   type RetrieveFilter,
@@ -8,8 +8,8 @@ import {
   type Retriever,
   type ScoredDocument,
   withFilter,
-} from './retriever'
-import { hasMethod, isArray, isPlainObject, optionKeys, optionsObject, readValue } from '../internal/validate'
+} from './retriever.js'
+import { hasMethod, isArray, isPlainObject, optionKeys, optionsObject, readValue } from '../internal/validate.js'
 
 /** What `VectorRetriever` needs of an index: exact or approximate top-k by vector (sync or async). */
 export interface VectorSearchIndex {

@@ -1,6 +1,6 @@
-import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
-import { describe, RagrankError, rangeError, typeError } from '../errors'
-import type { HierarchyNode } from './splitter'
+import { abortable, checkSignal, throwIfAborted } from '../internal/abort.js'
+import { describe, RagrankError, rangeError, typeError } from '../errors.js'
+import type { HierarchyNode } from './splitter.js'
 import {
   booleanOption,
   finiteNumber,
@@ -11,7 +11,7 @@ import {
   positiveInteger,
   renamedOption,
   topK,
-} from '../internal/validate'
+} from '../internal/validate.js'
 import {
   checkFilterSupport,
   isRetriever,
@@ -21,7 +21,7 @@ import {
   type Retriever,
   supportsFilter,
   withFilter,
-} from '../retrieval/retriever'
+} from '../retrieval/retriever.js'
 
 /** The fields the merge needs from a node. `HierarchyNode` has them. */
 export type StoredNode = Pick<HierarchyNode, 'id' | 'parentId' | 'childrenIds'> & Partial<HierarchyNode>

@@ -1,7 +1,7 @@
-import { native } from '../internal/native'
-import type { NativeSplit } from '../internal/native'
-import { runCancellable, checkSignal } from '../internal/abort'
-import { callNative, describe, RagrankError, rangeError, typeError } from '../errors'
+import { native } from '../internal/native.js'
+import type { NativeSplit } from '../internal/native.js'
+import { runCancellable, checkSignal } from '../internal/abort.js'
+import { callNative, describe, RagrankError, rangeError, typeError } from '../errors.js'
 import {
   anyInteger,
   documentId,
@@ -12,7 +12,7 @@ import {
   optionsObject,
   readValue,
   stringArray,
-} from '../internal/validate'
+} from '../internal/validate.js'
 
 /**
  * What a block size counts.

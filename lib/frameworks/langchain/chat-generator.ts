@@ -1,7 +1,7 @@
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages'
-import { typeError } from '../../errors'
-import { hasMethod, isArray, isPlainObject } from '../../internal/validate'
-import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from '../../llm/chat'
+import { typeError } from '../../errors.js'
+import { hasMethod, isArray, isPlainObject } from '../../internal/validate.js'
+import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from '../../llm/chat.js'
 
 /** What `LangChainChatGenerator` needs of a LangChain chat model (`BaseChatModel` has it). */
 export interface LangChainChatModel {

@@ -1,9 +1,9 @@
 import { BaseDocumentCompressor } from '@langchain/core/retrievers/document_compressors'
 import { Document, type DocumentInterface } from '@langchain/core/documents'
-import { callbackError, describe, typeError } from '../../errors'
-import { isArray, isPlainObject, optionKeys, optionsObject, topK } from '../../internal/validate'
-import { isRanker, type Ranker } from '../../retrieval/pool'
-import { scoreKey } from './document'
+import { callbackError, describe, typeError } from '../../errors.js'
+import { isArray, isPlainObject, optionKeys, optionsObject, topK } from '../../internal/validate.js'
+import { isRanker, type Ranker } from '../../retrieval/pool.js'
+import { scoreKey } from './document.js'
 
 /** The options of `RankerCompressor`. */
 export interface RankerCompressorInput {

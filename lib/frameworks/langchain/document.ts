@@ -1,6 +1,6 @@
 import { Document } from '@langchain/core/documents'
-import { describe, typeError } from '../../errors'
-import { isPlainObject } from '../../internal/validate'
+import { describe, typeError } from '../../errors.js'
+import { isPlainObject } from '../../internal/validate.js'
 
 // A hit's fields that become `pageContent`, `id` and the score, or that only point into
 // ragrank's own inputs (`index` of a pooled hit), so never go to metadata as they are.

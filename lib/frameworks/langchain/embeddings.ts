@@ -1,7 +1,7 @@
 import { Embeddings, type EmbeddingsParams } from '@langchain/core/embeddings'
-import { typeError } from '../../errors'
-import { hasMethod, optionKeys, optionsObject, readValue } from '../../internal/validate'
-import type { Embeddings as VectorBlock } from '../../models/embedder'
+import { typeError } from '../../errors.js'
+import { hasMethod, optionKeys, optionsObject, readValue } from '../../internal/validate.js'
+import type { Embeddings as VectorBlock } from '../../models/embedder.js'
 
 /** What `RagrankEmbeddings` needs of a model: `Embedder`'s two prompt-aware methods. */
 export interface DocumentQueryEmbedder {

@@ -2,17 +2,17 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers'
 import type { DocumentInterface } from '@langchain/core/documents'
 import type { RunnableConfig } from '@langchain/core/runnables'
-import { callbackError, typeError } from '../../errors'
-import { filterParts } from '../../indexes/filter'
-import { isArray, isPlainObject, optionKeys, optionsObject, readValue, topK } from '../../internal/validate'
+import { callbackError, typeError } from '../../errors.js'
+import { filterParts } from '../../indexes/filter.js'
+import { isArray, isPlainObject, optionKeys, optionsObject, readValue, topK } from '../../internal/validate.js'
 import {
   checkFilterSupport,
   isRetriever,
   type RetrieveFilter,
   type Retriever,
   withFilter,
-} from '../../retrieval/retriever'
-import { hitToDocument, scoreKey } from './document'
+} from '../../retrieval/retriever.js'
+import { hitToDocument, scoreKey } from './document.js'
 
 /** The options of `RagrankRetriever`, with LangChain's own `BaseRetrieverInput` (callbacks, tags, ...). */
 export interface RagrankRetrieverInput extends BaseRetrieverInput {

@@ -4,9 +4,9 @@ import { Document, type DocumentInterface } from '@langchain/core/documents'
 import type { EmbeddingsInterface } from '@langchain/core/embeddings'
 import { maximalMarginalRelevance } from '@langchain/core/utils/math'
 import { type MaxMarginalRelevanceSearchOptions, VectorStore } from '@langchain/core/vectorstores'
-import { rangeError, typeError } from '../../errors'
-import { type Filter, filterParts } from '../../indexes/filter'
-import { type VectorHit, VectorIndex, type VectorMetric, type VectorStorage } from '../../indexes/vector'
+import { rangeError, typeError } from '../../errors.js'
+import { type Filter, filterParts } from '../../indexes/filter.js'
+import { type VectorHit, VectorIndex, type VectorMetric, type VectorStorage } from '../../indexes/vector.js'
 import {
   documentId,
   finiteNumber,
@@ -17,7 +17,7 @@ import {
   readValue,
   stringArray,
   topK,
-} from '../../internal/validate'
+} from '../../internal/validate.js'
 
 /** The options of `RagrankVectorStore`. */
 export interface RagrankVectorStoreArgs {

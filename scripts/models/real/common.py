@@ -101,8 +101,8 @@ def ragrank_vectors(folder: Path, cases: list) -> np.ndarray:
     """The vectors ragrank itself computes for cases [{text, kind}] (kind: query / passage / raw), loading the
     folder with `Embedder.load(dir)` and no options, as the ava test does."""
     script = Path(__file__).with_name("ragrank_embed.mjs")
-    if not (REPO / "dist" / "index.js").is_file():
-        raise SystemExit("dist/index.js is missing: run `npm run build:ts` first")
+    if not (REPO / "dist" / "esm" / "index.js").is_file():
+        raise SystemExit("dist/esm/index.js is missing: run `npm run build:ts` first")
     out = subprocess.run(["node", str(script), str(folder)], input=json.dumps(cases), capture_output=True,
                          text=True, cwd=REPO)
     if out.returncode != 0:

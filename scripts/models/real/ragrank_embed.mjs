@@ -2,7 +2,7 @@
 // sentence-transformers files decide pooling, normalisation, max length and prompts); prints the vectors as JSON.
 // kind: 'query' -> embedQuery, 'passage' -> embedDocuments, 'raw' -> embed.
 import { readFileSync } from 'node:fs'
-import { Embedder } from '../../../dist/index.js'
+import { Embedder } from '../../../dist/esm/index.js'
 
 const cases = JSON.parse(readFileSync(0, 'utf8'))
 const embedder = await Embedder.load(process.argv[2])
