@@ -1,11 +1,19 @@
-// Writes dist/<entry>.mjs and dist/<entry>.d.mts for each public entry (the main one,
-// `ragrank/langchain` and the engine adapters): an ESM face over the CommonJS build, so both
+// Writes dist/<entry>.mjs and dist/<entry>.d.mts for each public entry (the main one, the
+// framework adapters and the engine adapters): an ESM face over the CommonJS build, so both
 // `import` and `require` share one module instance (no dual-package hazard).
 import { createRequire } from 'node:module'
 import { writeFileSync } from 'node:fs'
 
 const require = createRequire(import.meta.url)
-for (const entry of ['index', 'langchain', 'engines/elasticsearch', 'engines/opensearch', 'engines/pgvector']) {
+for (const entry of [
+  'index',
+  'langchain',
+  'llamaindex',
+  'ai-sdk',
+  'engines/elasticsearch',
+  'engines/opensearch',
+  'engines/pgvector',
+]) {
   const base = entry.split('/').pop()
   const names = Object.keys(require(`../dist/${entry}.js`)).filter((n) => n !== 'default' && n !== '__esModule')
   const esm = [

@@ -1,0 +1,17 @@
+/**
+ * Vercel AI SDK adapters (`ragrank/ai-sdk`): an `Embedder` as an embedding model and a
+ * ranker as a reranking model (the `@ai-sdk/provider` v3 specs that `embed`, `embedMany`
+ * and `rerank` from `ai` 6 take), a provider over both, a retriever as a tool, and any AI
+ * SDK language model as a `ChatGenerator`. Needs `ai` and `@ai-sdk/provider` (optional peers).
+ * @packageDocumentation
+ */
+export { RagrankEmbeddingModel } from './frameworks/ai-sdk/embedding-model'
+export type { InputType, RagrankEmbeddingModelSettings } from './frameworks/ai-sdk/embedding-model'
+export { RagrankRerankingModel } from './frameworks/ai-sdk/reranking-model'
+export type { RagrankRerankingModelSettings } from './frameworks/ai-sdk/reranking-model'
+export { createRagrank } from './frameworks/ai-sdk/provider'
+export type { RagrankProvider, RagrankProviderSettings } from './frameworks/ai-sdk/provider'
+export { retrievalTool } from './frameworks/ai-sdk/retrieval-tool'
+export type { RetrievalToolOptions, RetrievedDocument } from './frameworks/ai-sdk/retrieval-tool'
+export { AiSdkChatGenerator } from './frameworks/ai-sdk/chat-generator'
+export type { AiSdkChatGeneratorOptions } from './frameworks/ai-sdk/chat-generator'

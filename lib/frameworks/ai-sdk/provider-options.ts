@@ -1,0 +1,15 @@
+import type { SharedV3ProviderOptions } from '@ai-sdk/provider'
+import { optionKeys, type OptionKeys, optionsObject } from '../../internal/validate'
+
+/** The key of ragrank's own options in the SDK's `providerOptions`. */
+export const PROVIDER_KEY = 'ragrank'
+
+/**
+ * `providerOptions.ragrank` of a call, its keys checked (a misspelled one is a TypeError);
+ * other providers' entries are theirs and ignored, as the spec intends.
+ */
+export function ragrankOptions(providerOptions: SharedV3ProviderOptions | undefined, known: OptionKeys) {
+  return optionsObject(providerOptions?.[PROVIDER_KEY], `providerOptions.${PROVIDER_KEY}`, known)
+}
+
+export const NO_OPTIONS = optionKeys()

@@ -1,0 +1,90 @@
+import type { JSONObject, RerankingModelV3, RerankingModelV3CallOptions } from '@ai-sdk/provider'
+import { callbackError, typeError } from '../../errors'
+import { checkSignal } from '../../internal/abort'
+import { isArray, isPlainObject, optionKeys, optionsObject, topK } from '../../internal/validate'
+import { isRanker, type Ranker } from '../../retrieval/pool'
+import { modelName } from './model-name'
+import { NO_OPTIONS, ragrankOptions } from './provider-options'
+
+type RerankResult = Awaited<ReturnType<RerankingModelV3['doRerank']>>
+
+export interface RagrankRerankingModelSettings {
+  /**
+   * The text an object document is ranked on. Default: its `text` field when that is a
+   * string, else the whole object as JSON (as the hosted rerankers take objects).
+   */
+  documentText?: (document: JSONObject) => string
+}
+
+const SETTINGS_KEYS = optionKeys('documentText')
+
+/**
+ * A ragrank ranker (`CrossEncoder`, `LLMRanker`) as an AI SDK reranking model
+ * (`RerankingModelV3`), for `rerank` from `ai`. Documents may be texts or JSON objects; an
+ * object with a string `id` counts as that document for duplicates (ranked once, by the
+ * rankers' one rule). `topN` and the call's `abortSignal` reach the ranker.
+ *
+ * @example
+ * ```ts
+ * import { rerank } from 'ai'
+ * import { CrossEncoder } from 'ragrank'
+ * import { RagrankRerankingModel } from 'ragrank/ai-sdk'
+ *
+ * const model = new RagrankRerankingModel(await CrossEncoder.load('models/ms-marco-MiniLM-L-6-v2'))
+ * const { ranking } = await rerank({ model, query: 'cat', documents: ['a cat sat', 'roads'], topN: 1 })
+ * console.log(ranking[0]) // { originalIndex: 0, score: 0.9..., document: 'a cat sat' }
+ * ```
+ */
+export class RagrankRerankingModel implements RerankingModelV3 {
+  readonly specificationVersion = 'v3'
+  readonly provider = 'ragrank.reranking'
+  readonly modelId: string
+  readonly ranker: Ranker
+  readonly #documentText: (document: JSONObject) => unknown
+
+  /** `modelId` is a label for the SDK's logs and telemetry (default: the model folder's name). */
+  constructor(ranker: Ranker, modelId?: string, settings: RagrankRerankingModelSettings = {}) {
+    if (!isRanker(ranker))
+      throw typeError('ranker must have rerank(query, documents, options): a CrossEncoder or an LLMRanker')
+    const o = optionsObject(settings, 'settings', SETTINGS_KEYS)
+    if (o.documentText !== undefined && typeof o.documentText !== 'function')
+      throw typeError('settings.documentText must be a function (document) => string')
+    this.ranker = ranker
+    this.modelId = modelName(modelId, ranker, 'modelId')
+    this.#documentText = (o.documentText as ((d: JSONObject) => unknown) | undefined) ?? defaultText
+  }
+
+  async doRerank(options: RerankingModelV3CallOptions): Promise<RerankResult> {
+    const { documents, query, abortSignal, providerOptions } = options
+    ragrankOptions(providerOptions, NO_OPTIONS)
+    const signal = checkSignal(abortSignal)
+    const n = topK(options.topN, undefined, 'topN')
+    if (!isPlainObject(documents) || !isArray(documents.values))
+      throw typeError("documents must be { type: 'text' | 'object', values: [...] }")
+    const candidates = documents.type === 'text' ? documents.values : documents.values.map(this.#candidate)
+    if (candidates.length === 0) return { ranking: [] }
+    const ranked: unknown = await Promise.resolve()
+      .then(() => this.ranker.rerank(query, candidates, { ...(n === undefined ? {} : { topK: n }), signal }))
+      .catch((e: unknown) => {
+        throw callbackError(e, 'ranker.rerank')
+      })
+    if (!isArray(ranked)) throw typeError('ranker.rerank must resolve to an array')
+    const ranking = ranked.map((r, i) => {
+      const { index, score } = (isPlainObject(r) ? r : {}) as { index?: unknown; score?: unknown }
+      if (typeof index !== 'number' || typeof score !== 'number')
+        throw typeError(`ranker.rerank result ${i} must carry the input index and a score`)
+      return { index, relevanceScore: score }
+    })
+    return { ranking }
+  }
+
+  #candidate = (document: JSONObject, i: number): { id?: string; text: string } => {
+    const text: unknown = this.#documentText(document)
+    if (typeof text !== 'string') throw typeError(`settings.documentText must return a string (document ${i})`)
+    return typeof document.id === 'string' && document.id !== '' ? { id: document.id, text } : { text }
+  }
+}
+
+function defaultText(document: JSONObject): string {
+  return typeof document.text === 'string' ? document.text : JSON.stringify(document)
+}
