@@ -62,21 +62,18 @@ export class RagrankEmbeddingModel implements EmbeddingModelV3 {
     const inputType =
       o.inputType === undefined ? this.inputType : oneOf(o.inputType, INPUT_TYPES, 'providerOptions.ragrank.inputType')
     const signal = checkSignal(abortSignal)
-    const block =
+    const embeddings =
       inputType === 'document'
-        ? await this.embedder.embedDocuments(values, { signal })
+        ? rows(await this.embedder.embedDocuments(values, { signal }))
         : await this.#queries(values, signal)
-    return { embeddings: rows(block), warnings: [] }
+    return { embeddings, warnings: [] }
   }
 
   /** Queries one by one: `embedQuery` takes one text; concurrent ones share native batches (the Embedder coalesces). */
-  async #queries(values: string[], signal: AbortSignal | undefined): Promise<Embeddings> {
+  async #queries(values: string[], signal: AbortSignal | undefined): Promise<number[][]> {
     if (!Array.isArray(values)) throw typeError('values must be an array of strings')
     const vectors = await Promise.all(values.map((v) => this.embedder.embedQuery(v, { signal })))
-    const dim = this.embedder.dim
-    const data = new Float32Array(vectors.length * dim)
-    vectors.forEach((v, i) => data.set(v, i * dim))
-    return { data, dim, count: vectors.length }
+    return vectors.map((v) => Array.from(v))
   }
 }
 
