@@ -58,7 +58,7 @@ export class RagrankRerankingModel implements RerankingModelV3 {
     const { documents, query, abortSignal, providerOptions } = options
     ragrankOptions(providerOptions, NO_OPTIONS)
     const signal = checkSignal(abortSignal)
-    const n = topK(options.topN, undefined, 'topN')
+    const n = topK(options.topN, undefined, 'topN', 1)
     if (!isPlainObject(documents) || !isArray(documents.values))
       throw typeError("documents must be { type: 'text' | 'object', values: [...] }")
     const candidates = documents.type === 'text' ? documents.values : documents.values.map(this.#candidate)

@@ -39,7 +39,7 @@ export class RagrankReranker implements BaseNodePostprocessor {
     if (!isRanker(o.ranker))
       throw typeError('options.ranker must have rerank(query, documents, options): a CrossEncoder or an LLMRanker')
     this.ranker = o.ranker
-    this.topN = topK(o.topN, undefined, 'options.topN')
+    this.topN = topK(o.topN, undefined, 'options.topN', 1)
   }
 
   /** The nodes reranked against `query`, at most `topN`. Without a query there is nothing to rank by: a TypeError. */

@@ -80,16 +80,18 @@ export function textNode(h: HitDocument): TextNode {
     metadata.leafIds = h.leafIds
     hidden.push('leafIds')
   }
-  return new TextNode({
+  const node = new TextNode({
     id_: h.id,
     text: h.text,
     metadata,
     relationships,
-    startCharIdx: h.node?.start,
-    endCharIdx: h.node?.end,
     excludedEmbedMetadataKeys: hidden,
     excludedLlmMetadataKeys: hidden,
   })
+  // Set after construction: TextNode's constructor drops an offset of 0 (it tests truthiness).
+  if (h.node?.start !== undefined) node.startCharIdx = h.node.start
+  if (h.node?.end !== undefined) node.endCharIdx = h.node.end
+  return node
 }
 
 function combinedFilter(
