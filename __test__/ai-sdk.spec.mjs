@@ -348,3 +348,11 @@ test('AiSdkChatGenerator: a QueryRewriter on an AI SDK model; abort reaches the 
   t.throws(() => new AiSdkChatGenerator(model, { retries: 1 }), { instanceOf: TypeError })
   t.throws(() => new AiSdkChatGenerator(model, { maxRetries: -1 }), { instanceOf: RangeError })
 })
+
+test('examples/frameworks/ai-sdk/index.mjs runs offline and checks what it prints', async (t) => {
+  const { execFile } = await import('node:child_process')
+  const { promisify } = await import('node:util')
+  const example = new URL('../examples/frameworks/ai-sdk/index.mjs', import.meta.url).pathname
+  const { stdout } = await promisify(execFile)(process.execPath, [example], { timeout: 110_000 })
+  t.regex(stdout, /embedMany \+ embed[\s\S]*rerank \(top 2\)[\s\S]*generateText called search[\s\S]*example: ok\n$/)
+})

@@ -259,3 +259,14 @@ test('VectorStoreIndex (in-memory) with RagrankEmbedding: its ranking is the cos
   )
   for (const [i, n] of nodes.entries()) t.true(Math.abs(n.score - hits[i].score) < 1e-5)
 })
+
+test('examples/frameworks/llamaindex/index.mjs runs offline and checks what it prints', async (t) => {
+  const { execFile } = await import('node:child_process')
+  const { promisify } = await import('node:util')
+  const example = new URL('../examples/frameworks/llamaindex/index.mjs', import.meta.url).pathname
+  const { stdout } = await promisify(execFile)(process.execPath, [example], { timeout: 110_000 })
+  t.regex(
+    stdout,
+    /BM25 through LlamaIndex[\s\S]*reranked by the cross-encoder[\s\S]*VectorStoreIndex[\s\S]*example: ok\n$/,
+  )
+})
