@@ -12,6 +12,6 @@ export type { RagrankRerankingModelSettings } from './frameworks/ai-sdk/rerankin
 export { createRagrank } from './frameworks/ai-sdk/provider'
 export type { RagrankProvider, RagrankProviderSettings } from './frameworks/ai-sdk/provider'
 export { retrievalTool } from './frameworks/ai-sdk/retrieval-tool'
-export type { RetrievalToolOptions, RetrievedDocument } from './frameworks/ai-sdk/retrieval-tool'
+export type { RetrievalToolInput, RetrievalToolOptions, RetrievedDocument } from './frameworks/ai-sdk/retrieval-tool'
 export { AiSdkChatGenerator } from './frameworks/ai-sdk/chat-generator'
 export type { AiSdkChatGeneratorOptions } from './frameworks/ai-sdk/chat-generator'

@@ -3,6 +3,7 @@ import { typeError } from '../../errors'
 import { nonNegativeInteger, optionKeys, optionsObject } from '../../internal/validate'
 import type { ChatGenerator, ChatReply, ChatRequest, ChatUsage } from '../../llm/chat'
 
+/** Options of `AiSdkChatGenerator`. */
 export interface AiSdkChatGeneratorOptions {
   /** Retries of a failed call, the SDK's own (default: the SDK's, 2). */
   maxRetries?: number
@@ -30,6 +31,7 @@ const OPTIONS_KEYS = optionKeys('maxRetries', 'providerOptions')
  * ```
  */
 export class AiSdkChatGenerator implements ChatGenerator {
+  /** The SDK language model every request goes to. */
   readonly model: LanguageModel
   readonly #options: AiSdkChatGeneratorOptions
 
@@ -42,6 +44,7 @@ export class AiSdkChatGenerator implements ChatGenerator {
     this.#options = o as AiSdkChatGeneratorOptions
   }
 
+  /** One `generateText` call with the request's messages; its text, usage and model id. */
   async chat(request: ChatRequest): Promise<ChatReply> {
     const { messages, responseFormat, signal } = request
     const output = responseFormat

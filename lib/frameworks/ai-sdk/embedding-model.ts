@@ -10,6 +10,7 @@ import { ragrankOptions } from './provider-options'
 export type InputType = 'document' | 'query'
 const INPUT_TYPES: readonly InputType[] = ['document', 'query']
 
+/** Settings of a `RagrankEmbeddingModel`. */
 export interface RagrankEmbeddingModelSettings {
   /** Default `'document'`; a call overrides it with `providerOptions: { ragrank: { inputType: 'query' } }`. */
   inputType?: InputType
@@ -43,7 +44,9 @@ export class RagrankEmbeddingModel implements EmbeddingModelV3 {
   /** No limit: the Embedder splits a call into batches itself. */
   readonly maxEmbeddingsPerCall = Number.POSITIVE_INFINITY
   readonly supportsParallelCalls = true
+  /** The ragrank Embedder behind every vector. */
   readonly embedder: Embedder
+  /** The prefix calls get unless their `providerOptions.ragrank.inputType` says otherwise. */
   readonly inputType: InputType
 
   /** `modelId` is a label for the SDK's logs and telemetry (default: the model folder's name). */
@@ -56,6 +59,7 @@ export class RagrankEmbeddingModel implements EmbeddingModelV3 {
     this.inputType = o.inputType === undefined ? 'document' : oneOf(o.inputType, INPUT_TYPES, 'settings.inputType')
   }
 
+  /** The spec's call: the values' vectors, in order. Called by `embed` and `embedMany`, not by users. */
   async doEmbed(options: EmbeddingModelV3CallOptions): Promise<EmbeddingModelV3Result> {
     const { values, abortSignal, providerOptions } = options
     const o = ragrankOptions(providerOptions, CALL_KEYS)

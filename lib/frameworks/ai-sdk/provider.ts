@@ -6,6 +6,7 @@ import { isRanker, type Ranker } from '../../retrieval/pool'
 import { RagrankEmbeddingModel, type RagrankEmbeddingModelSettings } from './embedding-model'
 import { RagrankRerankingModel, type RagrankRerankingModelSettings } from './reranking-model'
 
+/** The models a ragrank provider serves; at least one. */
 export interface RagrankProviderSettings {
   /** The model behind `embedding()` / `embeddingModel()`. */
   embedder?: Embedder

@@ -8,6 +8,7 @@ import { NO_OPTIONS, ragrankOptions } from './provider-options'
 
 type RerankResult = Awaited<ReturnType<RerankingModelV3['doRerank']>>
 
+/** Settings of a `RagrankRerankingModel`. */
 export interface RagrankRerankingModelSettings {
   /**
    * The text an object document is ranked on. Default: its `text` field when that is a
@@ -39,6 +40,7 @@ export class RagrankRerankingModel implements RerankingModelV3 {
   readonly specificationVersion = 'v3'
   readonly provider = 'ragrank.reranking'
   readonly modelId: string
+  /** The ragrank ranker behind every call. */
   readonly ranker: Ranker
   readonly #documentText: (document: JSONObject) => unknown
 
@@ -54,6 +56,7 @@ export class RagrankRerankingModel implements RerankingModelV3 {
     this.#documentText = (o.documentText as ((d: JSONObject) => unknown) | undefined) ?? defaultText
   }
 
+  /** The spec's call: the documents' ranking, best first. Called by `rerank`, not by users. */
   async doRerank(options: RerankingModelV3CallOptions): Promise<RerankResult> {
     const { documents, query, abortSignal, providerOptions } = options
     ragrankOptions(providerOptions, NO_OPTIONS)

@@ -4,6 +4,7 @@ import { optionKeys, optionsObject, topK } from '../../internal/validate'
 import { checkFilterSupport, isRetriever, type RetrieveFilter, type Retriever } from '../../retrieval/retriever'
 import { retrieveHits } from '../hits'
 
+/** Options of `retrievalTool`. */
 export interface RetrievalToolOptions {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `AutoMergingRetriever`, `CompressionRetriever`, ... */
   retriever: Retriever
@@ -17,14 +18,24 @@ export interface RetrievalToolOptions {
 
 /** What the tool's `execute` returns: one entry per document found, best first. */
 export interface RetrievedDocument {
+  /** The document's id in the index. */
   id: string
+  /** Its text (`''` when the retriever returned none). */
   text: string
+  /** The retriever's score: higher is better. */
   score: number
+  /** A copy of its metadata (`{}` when it has none). */
   meta: Record<string, unknown>
 }
 
 const TOOL_KEYS = optionKeys('retriever', 'topK', 'description', 'filter')
-const INPUT = jsonSchema<{ query: string }>({
+/** What the model sends: the search query. */
+export interface RetrievalToolInput {
+  /** What to search the documents for. */
+  query: string
+}
+
+const INPUT = jsonSchema<RetrievalToolInput>({
   type: 'object',
   properties: { query: { type: 'string', description: 'What to search the documents for' } },
   required: ['query'],
@@ -50,7 +61,7 @@ const INPUT = jsonSchema<{ query: string }>({
  * })
  * ```
  */
-export function retrievalTool(options: RetrievalToolOptions): Tool<{ query: string }, RetrievedDocument[]> {
+export function retrievalTool(options: RetrievalToolOptions): Tool<RetrievalToolInput, RetrievedDocument[]> {
   const o = optionsObject(options, 'options', TOOL_KEYS)
   if (!isRetriever(o.retriever))
     throw typeError('options.retriever must be a ragrank retriever (with retrieve(query, options))')

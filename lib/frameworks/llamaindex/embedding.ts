@@ -4,6 +4,7 @@ import { typeError } from '../../errors'
 import type { Embedder, Embeddings } from '../../models/embedder'
 import { hasMethod, optionKeys, optionsObject, positiveInteger } from '../../internal/validate'
 
+/** Options of `RagrankEmbedding`. */
 export interface RagrankEmbeddingOptions {
   /** A loaded `Embedder`: its query and document prefixes apply as it defines them. */
   embedder: Embedder
@@ -31,6 +32,7 @@ const EMBEDDING_KEYS = optionKeys('embedder', 'embedBatchSize')
  * ```
  */
 export class RagrankEmbedding extends BaseEmbedding {
+  /** The ragrank Embedder behind every vector. */
   readonly embedder: Embedder
 
   constructor(options: RagrankEmbeddingOptions) {

@@ -6,6 +6,7 @@ import { callbackError, describe, typeError } from '../../errors'
 import { hasMethod, isArray, isPlainObject, optionKeys, optionsObject, topK } from '../../internal/validate'
 import { isRanker, type Ranker } from '../../retrieval/pool'
 
+/** Options of `RagrankReranker`. */
 export interface RagrankRerankerOptions {
   /** `CrossEncoder`, `LLMRanker`, or anything with `rerank(query, documents, { topK })`. */
   ranker: Ranker
@@ -31,7 +32,9 @@ const RERANKER_KEYS = optionKeys('ranker', 'topN')
  * ```
  */
 export class RagrankReranker implements BaseNodePostprocessor {
+  /** The ragrank ranker the nodes go to. */
   readonly ranker: Ranker
+  /** Nodes kept; undefined keeps the ranker's default. */
   readonly topN?: number
 
   constructor(options: RagrankRerankerOptions) {

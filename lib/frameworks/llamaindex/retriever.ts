@@ -9,6 +9,7 @@ import { checkFilterSupport, isRetriever, type RetrieveFilter, type Retriever } 
 import { type HitDocument, retrieveHits } from '../hits'
 import { fromMetadataFilters } from './filters'
 
+/** Options of `RagrankRetriever`. */
 export interface RagrankRetrieverOptions {
   /** `Bm25Index`, `VectorRetriever`, `HybridRetriever`, `MultiQueryRetriever`, `AutoMergingRetriever`, ... */
   retriever: Retriever
@@ -44,7 +45,9 @@ const RETRIEVER_KEYS = optionKeys('retriever', 'topK', 'filter', 'filters')
  * ```
  */
 export class RagrankRetriever extends BaseRetriever {
+  /** The ragrank retriever every query goes to. */
   readonly retriever: Retriever
+  /** Nodes per query. */
   readonly topK: number
   /** The ragrank filter every call passes down (`filter` and the translated `filters` combined). */
   readonly filter?: RetrieveFilter
@@ -61,6 +64,7 @@ export class RagrankRetriever extends BaseRetriever {
     checkFilterSupport(this.filter, [{ retriever: this.retriever, who: 'options.retriever' }])
   }
 
+  /** LlamaIndex's hook behind `retrieve()`: the query's text, retrieved by ragrank, as nodes. */
   override async _retrieve(params: QueryBundle): Promise<NodeWithScore[]> {
     const query = extractText(params.query)
     if (typeof query !== 'string') throw typeError('the query must be text (a string or text content parts)')
