@@ -181,6 +181,10 @@ test('RagrankRetriever: bad options and bad retriever results are TypeErrors or 
   t.is((await t.throwsAsync(returning(null).retrieve('q'), { instanceOf: TypeError })).code, 'ERR_INVALID_ARG')
   await t.throwsAsync(returning([{ id: 1, score: 1 }]).retrieve('q'), { instanceOf: TypeError })
   await t.throwsAsync(returning([{ id: 'a' }]).retrieve('q'), { instanceOf: TypeError })
+  // A query that is not text is refused, not searched as the string "undefined".
+  for (const query of [{}, { query: undefined }, { query: 42 }]) {
+    await t.throwsAsync(new RagrankRetriever({ retriever: bm25 }).retrieve(query), { instanceOf: TypeError })
+  }
   const rejecting = new RagrankRetriever({ retriever: { retrieve: () => Promise.reject('no') } })
   t.is((await t.throwsAsync(rejecting.retrieve('q'))).code, 'ERR_CALLBACK')
 })
@@ -214,6 +218,7 @@ test('RagrankReranker: ranks like the CrossEncoder, keeps the nodes, topN; bad i
   t.is((await r.postprocessNodes(tagged, 'cat'))[0].score, (await r.postprocessNodes(bare, 'cat'))[0].score)
   t.deepEqual(await r.postprocessNodes([], 'cat'), [])
   await t.throwsAsync(r.postprocessNodes(nodes), { instanceOf: TypeError, message: /query/ })
+  await t.throwsAsync(r.postprocessNodes(nodes, { text: 'cat' }), { instanceOf: TypeError, message: /query/ })
   await t.throwsAsync(r.postprocessNodes('nodes', 'cat'), { instanceOf: TypeError })
   await t.throwsAsync(r.postprocessNodes([{ node: { text: 'no methods' } }], 'cat'), { instanceOf: TypeError })
   t.throws(() => new RagrankReranker({ ranker: {} }), { instanceOf: TypeError })

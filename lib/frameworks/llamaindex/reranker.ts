@@ -1,10 +1,10 @@
 import type { MessageContent } from '@llamaindex/core/llms'
 import type { BaseNodePostprocessor } from '@llamaindex/core/postprocessor'
 import { MetadataMode, type NodeWithScore } from '@llamaindex/core/schema'
-import { extractText } from '@llamaindex/core/utils'
 import { callbackError, describe, typeError } from '../../errors'
 import { hasMethod, isArray, isPlainObject, optionKeys, optionsObject, topK } from '../../internal/validate'
 import { isRanker, type Ranker } from '../../retrieval/pool'
+import { queryText } from './query-text'
 
 /** Options of `RagrankReranker`. */
 export interface RagrankRerankerOptions {
@@ -49,8 +49,7 @@ export class RagrankReranker implements BaseNodePostprocessor {
   async postprocessNodes(nodes: NodeWithScore[], query?: MessageContent): Promise<NodeWithScore[]> {
     if (!isArray(nodes)) throw typeError('nodes must be an array of NodeWithScore')
     if (query === undefined) throw typeError('postprocessNodes needs the query to rerank by')
-    const text = extractText(query)
-    if (typeof text !== 'string') throw typeError('the query must be text (a string or text content parts)')
+    const text = queryText(query, 'query')
     if (nodes.length === 0) return []
     const candidates = nodes.map((n, i) => {
       if (!isPlainObject(n) || !hasMethod(n.node, 'getContent'))

@@ -1,13 +1,13 @@
 import type { QueryBundle } from '@llamaindex/core/query-engine'
 import { BaseRetriever } from '@llamaindex/core/retriever'
 import { NodeRelationship, type NodeWithScore, type RelatedNodeInfo, TextNode } from '@llamaindex/core/schema'
-import { extractText } from '@llamaindex/core/utils'
 import type { MetadataFilters } from '@llamaindex/core/vector-store'
 import { typeError } from '../../errors'
 import { optionKeys, optionsObject, topK } from '../../internal/validate'
 import { checkFilterSupport, isRetriever, type RetrieveFilter, type Retriever } from '../../retrieval/retriever'
 import { type HitDocument, retrieveHits } from '../hits'
 import { fromMetadataFilters } from './filters'
+import { queryText } from './query-text'
 
 /** Options of `RagrankRetriever`. */
 export interface RagrankRetrieverOptions {
@@ -66,8 +66,7 @@ export class RagrankRetriever extends BaseRetriever {
 
   /** LlamaIndex's hook behind `retrieve()`: the query's text, retrieved by ragrank, as nodes. */
   override async _retrieve(params: QueryBundle): Promise<NodeWithScore[]> {
-    const query = extractText(params.query)
-    if (typeof query !== 'string') throw typeError('the query must be text (a string or text content parts)')
+    const query = queryText(params?.query, 'the query')
     const hits = await retrieveHits(this.retriever, query, { topK: this.topK, filter: this.filter })
     return hits.map((h) => ({ node: textNode(h), score: h.score }))
   }
