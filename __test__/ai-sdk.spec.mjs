@@ -143,6 +143,22 @@ test('rerank from ai: the CrossEncoder order and scores; topN; object documents;
   t.is((await t.throwsAsync(rerank({ model, query: 'q', documents, abortSignal: aborted() }))).code, 'ABORT_ERR')
   t.deepEqual((await rerank({ model, query: 'q', documents: [] })).ranking, [])
   t.throws(() => new RagrankRerankingModel({}), { instanceOf: TypeError })
+  // The spec's call with what the SDK would never send: coded TypeErrors, never a crash.
+  for (const documents of [
+    { values: ['a'] },
+    { type: 'text', values: ['a', 1] },
+    { type: 'text', values: [, 'a'] },
+    { type: 'object', values: ['a'] },
+    { type: 'object', values: [{ n: 1n }] },
+  ]) {
+    const e = await t.throwsAsync(model.doRerank({ query: 'q', documents }), { instanceOf: TypeError })
+    t.is(
+      e.code,
+      'ERR_INVALID_ARG',
+      JSON.stringify(documents, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)),
+    )
+  }
+  await t.throwsAsync(model.doRerank(undefined), { instanceOf: TypeError })
 })
 
 test('an LLMRanker is a reranking model too, on an AI SDK language model', async (t) => {

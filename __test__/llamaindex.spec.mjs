@@ -182,7 +182,7 @@ test('RagrankRetriever: bad options and bad retriever results are TypeErrors or 
   await t.throwsAsync(returning([{ id: 1, score: 1 }]).retrieve('q'), { instanceOf: TypeError })
   await t.throwsAsync(returning([{ id: 'a' }]).retrieve('q'), { instanceOf: TypeError })
   // A query that is not text is refused, not searched as the string "undefined".
-  for (const query of [{}, { query: undefined }, { query: 42 }]) {
+  for (const query of [{}, { query: undefined }, { query: 42 }, { query: [, { type: 'text', text: 'cat' }] }]) {
     await t.throwsAsync(new RagrankRetriever({ retriever: bm25 }).retrieve(query), { instanceOf: TypeError })
   }
   const rejecting = new RagrankRetriever({ retriever: { retrieve: () => Promise.reject('no') } })

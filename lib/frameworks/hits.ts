@@ -1,4 +1,5 @@
 import { callbackError, describe, typeError } from '../errors'
+import { abortable, checkSignal, throwIfAborted } from '../internal/abort'
 import { isArray, isPlainObject } from '../internal/validate'
 import { type RetrieveFilter, type Retriever, withFilter } from '../retrieval/retriever'
 
@@ -39,18 +40,25 @@ export function hitDocument(hit: unknown, i: number, who: string): HitDocument {
   return out
 }
 
-/** One `retrieve` call of a user's retriever, its result checked and read as `HitDocument`s. */
+/**
+ * One `retrieve` call of a user's retriever, its result checked and read as `HitDocument`s.
+ * `abortable`, so a retriever that ignores the signal cannot hold the caller.
+ */
 export async function retrieveHits(
   retriever: Retriever,
   query: string,
   options: { topK: number; filter?: RetrieveFilter; signal?: AbortSignal },
 ): Promise<HitDocument[]> {
-  const { topK, filter, signal } = options
-  const hits: unknown = await Promise.resolve()
+  const { topK, filter } = options
+  const signal = checkSignal(options.signal)
+  throwIfAborted(signal)
+  const call = Promise.resolve()
     .then(() => retriever.retrieve(query, { topK, ...withFilter(filter), ...(signal ? { signal } : {}) }))
     .catch((e: unknown) => {
       throw callbackError(e, 'retriever.retrieve')
     })
+  const hits: unknown = await abortable(call, signal)
   if (!isArray(hits)) throw typeError('retriever.retrieve must resolve to an array')
-  return hits.map((h, i) => hitDocument(h, i, 'retriever.retrieve'))
+  // Array.from visits the holes of a sparse array too: each is a bad hit, never a hole in the result.
+  return Array.from(hits, (h, i) => hitDocument(h, i, 'retriever.retrieve'))
 }

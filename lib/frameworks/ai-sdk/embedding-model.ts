@@ -1,7 +1,7 @@
 import type { EmbeddingModelV3, EmbeddingModelV3CallOptions, EmbeddingModelV3Result } from '@ai-sdk/provider'
 import { typeError } from '../../errors'
 import { checkSignal } from '../../internal/abort'
-import { hasMethod, oneOf, optionKeys, optionsObject } from '../../internal/validate'
+import { hasMethod, isPlainObject, oneOf, optionKeys, optionsObject } from '../../internal/validate'
 import type { Embedder, Embeddings } from '../../models/embedder'
 import { modelName } from './model-name'
 import { ragrankOptions } from './provider-options'
@@ -61,6 +61,7 @@ export class RagrankEmbeddingModel implements EmbeddingModelV3 {
 
   /** The spec's call: the values' vectors, in order. Called by `embed` and `embedMany`, not by users. */
   async doEmbed(options: EmbeddingModelV3CallOptions): Promise<EmbeddingModelV3Result> {
+    if (!isPlainObject(options)) throw typeError('doEmbed takes the call options { values, ... }')
     const { values, abortSignal, providerOptions } = options
     const o = ragrankOptions(providerOptions, CALL_KEYS)
     const inputType =

@@ -1,5 +1,5 @@
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider'
-import { optionKeys, type OptionKeys, optionsObject } from '../../internal/validate'
+import { optionKeys, type OptionKeys, optionsObject, readValue } from '../../internal/validate'
 
 /** The key of ragrank's own options in the SDK's `providerOptions`. */
 export const PROVIDER_KEY = 'ragrank'
@@ -9,7 +9,8 @@ export const PROVIDER_KEY = 'ragrank'
  * other providers' entries are theirs and ignored, as the spec intends.
  */
 export function ragrankOptions(providerOptions: SharedV3ProviderOptions | undefined, known: OptionKeys) {
-  return optionsObject(providerOptions?.[PROVIDER_KEY], `providerOptions.${PROVIDER_KEY}`, known)
+  const mine = readValue(() => providerOptions?.[PROVIDER_KEY])
+  return optionsObject(mine, `providerOptions.${PROVIDER_KEY}`, known)
 }
 
 export const NO_OPTIONS = optionKeys()

@@ -1,6 +1,6 @@
 import type { JSONObject, RerankingModelV3, RerankingModelV3CallOptions } from '@ai-sdk/provider'
-import { callbackError, typeError } from '../../errors'
-import { checkSignal } from '../../internal/abort'
+import { callbackError, describe, typeError } from '../../errors'
+import { abortable, checkSignal, throwIfAborted } from '../../internal/abort'
 import { isArray, isPlainObject, optionKeys, optionsObject, topK } from '../../internal/validate'
 import { isRanker, type Ranker } from '../../retrieval/pool'
 import { modelName } from './model-name'
@@ -58,19 +58,34 @@ export class RagrankRerankingModel implements RerankingModelV3 {
 
   /** The spec's call: the documents' ranking, best first. Called by `rerank`, not by users. */
   async doRerank(options: RerankingModelV3CallOptions): Promise<RerankResult> {
+    if (!isPlainObject(options)) throw typeError('doRerank takes the call options { documents, query, ... }')
     const { documents, query, abortSignal, providerOptions } = options
     ragrankOptions(providerOptions, NO_OPTIONS)
     const signal = checkSignal(abortSignal)
     const n = topK(options.topN, undefined, 'topN', 1)
-    if (!isPlainObject(documents) || !isArray(documents.values))
+    if (
+      !isPlainObject(documents) ||
+      (documents.type !== 'text' && documents.type !== 'object') ||
+      !isArray(documents.values)
+    )
       throw typeError("documents must be { type: 'text' | 'object', values: [...] }")
-    const candidates = documents.type === 'text' ? documents.values : documents.values.map(this.#candidate)
+    // Array.from visits holes too: a missing document is an error, not skipped.
+    const candidates =
+      documents.type === 'text'
+        ? Array.from(documents.values as unknown[], (v, i) => {
+            if (typeof v !== 'string') throw typeError(`documents.values[${i}] must be a string, got ${describe(v)}`)
+            return v
+          })
+        : Array.from(documents.values as unknown[], this.#candidate)
+    throwIfAborted(signal)
     if (candidates.length === 0) return { ranking: [] }
-    const ranked: unknown = await Promise.resolve()
+    const call = Promise.resolve()
       .then(() => this.ranker.rerank(query, candidates, { ...(n === undefined ? {} : { topK: n }), signal }))
       .catch((e: unknown) => {
         throw callbackError(e, 'ranker.rerank')
       })
+    // A ranker that ignores the signal cannot hold the caller.
+    const ranked: unknown = await abortable(call, signal)
     if (!isArray(ranked)) throw typeError('ranker.rerank must resolve to an array')
     const ranking = ranked.map((r, i) => {
       const { index, score } = (isPlainObject(r) ? r : {}) as { index?: unknown; score?: unknown }
@@ -81,13 +96,21 @@ export class RagrankRerankingModel implements RerankingModelV3 {
     return { ranking }
   }
 
-  #candidate = (document: JSONObject, i: number): { id?: string; text: string } => {
-    const text: unknown = this.#documentText(document)
+  #candidate = (document: unknown, i: number): { id?: string; text: string } => {
+    if (!isPlainObject(document))
+      throw typeError(`documents.values[${i}] must be a JSON object, got ${describe(document)}`)
+    const text: unknown = this.#documentText(document as JSONObject)
     if (typeof text !== 'string') throw typeError(`settings.documentText must return a string (document ${i})`)
     return typeof document.id === 'string' && document.id !== '' ? { id: document.id, text } : { text }
   }
 }
 
 function defaultText(document: JSONObject): string {
-  return typeof document.text === 'string' ? document.text : JSON.stringify(document)
+  if (typeof document.text === 'string') return document.text
+  try {
+    return JSON.stringify(document)
+  } catch (e) {
+    // A BigInt or a cycle: not the JSON object the spec promises.
+    throw Object.assign(typeError(`a document is not JSON: ${(e as Error).message}`), { cause: e })
+  }
 }

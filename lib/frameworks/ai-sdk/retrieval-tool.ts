@@ -1,6 +1,6 @@
 import { jsonSchema, type Tool, tool } from 'ai'
 import { typeError } from '../../errors'
-import { optionKeys, optionsObject, topK } from '../../internal/validate'
+import { isPlainObject, optionKeys, optionsObject, topK } from '../../internal/validate'
 import { checkFilterSupport, isRetriever, type RetrieveFilter, type Retriever } from '../../retrieval/retriever'
 import { retrieveHits } from '../hits'
 
@@ -75,9 +75,11 @@ export function retrievalTool(options: RetrievalToolOptions): Tool<RetrievalTool
     description:
       (o.description as string | undefined) ?? 'Search the documents; returns the best matches with their text',
     inputSchema: INPUT,
-    execute: async ({ query }, { abortSignal }) => {
-      if (typeof query !== 'string') throw typeError('the tool input must be { query: string }')
-      const hits = await retrieveHits(retriever, query, { topK: k, filter, signal: abortSignal })
+    execute: async (input, execution) => {
+      if (!isPlainObject(input) || typeof input.query !== 'string')
+        throw typeError('the tool input must be { query: string }')
+      const signal = isPlainObject(execution) ? execution.abortSignal : undefined
+      const hits = await retrieveHits(retriever, input.query, { topK: k, filter, signal })
       return hits.map(({ id, text, score, meta }) => ({ id, text, score, meta }))
     },
   })

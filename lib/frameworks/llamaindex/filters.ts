@@ -14,7 +14,9 @@ import { isArray, isPlainObject } from '../../internal/validate'
  * // { $and: [{ year: { $gte: 2020 } }, { tag: { $in: ['a', 'b'] } }] }
  * ```
  */
-export function fromMetadataFilters(filters: MetadataFilters, name: string): MetaFilter | undefined {
+export function fromMetadataFilters(filters: MetadataFilters, what = 'filters'): MetaFilter | undefined {
+  // `what` names the argument in error messages.
+  const name = typeof what === 'string' ? what : 'filters'
   if (!isPlainObject(filters) || !isArray(filters.filters))
     throw typeError(`${name} must be LlamaIndex MetadataFilters { filters: [{ key, value, operator }], condition }`)
   const condition = filters.condition ?? 'and'

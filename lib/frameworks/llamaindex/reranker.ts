@@ -54,7 +54,7 @@ export class RagrankReranker implements BaseNodePostprocessor {
     const candidates = nodes.map((n, i) => {
       if (!isPlainObject(n) || !hasMethod(n.node, 'getContent'))
         throw typeError(`nodes[${i}] must be a NodeWithScore { node, score }, got ${describe(n)}`)
-      const content: unknown = n.node.getContent(MetadataMode.NONE)
+      const content = nodeContent(n.node, i)
       if (typeof content !== 'string') throw typeError(`nodes[${i}].node.getContent() must return a string`)
       const id = n.node.id_
       return typeof id === 'string' && id !== '' ? { id, text: content } : { text: content }
@@ -72,5 +72,16 @@ export class RagrankReranker implements BaseNodePostprocessor {
         throw typeError(`ranker.rerank result ${i} must carry the input index and a score`)
       return { node: source.node, score }
     })
+  }
+}
+
+/** A node's text without metadata; LlamaIndex's own TypeError on a malformed node gets a code. */
+function nodeContent(node: { getContent(mode: MetadataMode): unknown }, i: number): unknown {
+  try {
+    return node.getContent(MetadataMode.NONE)
+  } catch (e) {
+    if (e instanceof TypeError && !('code' in e))
+      throw Object.assign(typeError(`nodes[${i}].node.getContent() failed: ${e.message}`), { cause: e })
+    throw e
   }
 }

@@ -3,7 +3,7 @@ import { BaseRetriever } from '@llamaindex/core/retriever'
 import { NodeRelationship, type NodeWithScore, type RelatedNodeInfo, TextNode } from '@llamaindex/core/schema'
 import type { MetadataFilters } from '@llamaindex/core/vector-store'
 import { typeError } from '../../errors'
-import { optionKeys, optionsObject, topK } from '../../internal/validate'
+import { optionKeys, optionsObject, readValue, topK } from '../../internal/validate'
 import { checkFilterSupport, isRetriever, type RetrieveFilter, type Retriever } from '../../retrieval/retriever'
 import { type HitDocument, retrieveHits } from '../hits'
 import { fromMetadataFilters } from './filters'
@@ -66,7 +66,10 @@ export class RagrankRetriever extends BaseRetriever {
 
   /** LlamaIndex's hook behind `retrieve()`: the query's text, retrieved by ragrank, as nodes. */
   override async _retrieve(params: QueryBundle): Promise<NodeWithScore[]> {
-    const query = queryText(params?.query, 'the query')
+    const query = queryText(
+      readValue(() => params?.query),
+      'the query',
+    )
     const hits = await retrieveHits(this.retriever, query, { topK: this.topK, filter: this.filter })
     return hits.map((h) => ({ node: textNode(h), score: h.score }))
   }
