@@ -1,5 +1,6 @@
 // The entry points under fuzz: every constructor, method, getter and free function that
-// dist/index.js and dist/langchain.js export. Each target makes a fresh subject (`setup`),
+// dist/index.js and dist/langchain.js export, and the model-free calls of dist/llamaindex.js and
+// dist/ai-sdk.js (retriever, reranker, filters, reranking model, tool). Each target makes a fresh subject (`setup`),
 // calls one entry point with built arguments (`call`), and, for stateful objects, prints
 // the state a failed call must leave alone (`snapshot`).
 import fc from 'fast-check'
