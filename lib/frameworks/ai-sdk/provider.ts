@@ -1,4 +1,6 @@
-import { NoSuchModelError, type ProviderV3 } from '@ai-sdk/provider'
+import type { ProviderV3 } from '@ai-sdk/provider'
+// From `ai`, which re-exports it: at run time the adapters need only `ai` (`@ai-sdk/provider` gives the types).
+import { NoSuchModelError } from 'ai'
 import { typeError } from '../../errors'
 import { optionKeys, optionsObject } from '../../internal/validate'
 import type { Embedder } from '../../models/embedder'
