@@ -159,6 +159,16 @@ test('rerank from ai: the CrossEncoder order and scores; topN; object documents;
     )
   }
   await t.throwsAsync(model.doRerank(undefined), { instanceOf: TypeError })
+  // A custom ranker's bad result: a hole or an index outside the input is a TypeError, never passed on.
+  for (const result of [
+    [, { index: 0, score: 1 }],
+    [{ index: 5, score: 1 }],
+    [{ index: 0.5, score: 1 }],
+    [{ index: 0 }],
+  ]) {
+    const bad = new RagrankRerankingModel({ rerank: async () => result })
+    await t.throwsAsync(rerank({ model: bad, query: 'q', documents: ['a', 'b'] }), { instanceOf: TypeError })
+  }
 })
 
 test('an LLMRanker is a reranking model too, on an AI SDK language model', async (t) => {

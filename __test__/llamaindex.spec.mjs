@@ -222,6 +222,10 @@ test('RagrankReranker: ranks like the CrossEncoder, keeps the nodes, topN; bad i
   await t.throwsAsync(r.postprocessNodes('nodes', 'cat'), { instanceOf: TypeError })
   await t.throwsAsync(r.postprocessNodes([{ node: { text: 'no methods' } }], 'cat'), { instanceOf: TypeError })
   t.throws(() => new RagrankReranker({ ranker: {} }), { instanceOf: TypeError })
+  for (const result of [[, { index: 0, score: 1 }], [{ index: 9, score: 1 }], [{ index: 0 }]]) {
+    const bad = new RagrankReranker({ ranker: { rerank: async () => result } })
+    await t.throwsAsync(bad.postprocessNodes(nodes, 'cat'), { instanceOf: TypeError })
+  }
   t.throws(() => new RagrankReranker({ ranker: cross, topK: 2 }), { instanceOf: TypeError, message: /topN/ })
   t.throws(() => new RagrankReranker({ ranker: cross, topN: 0 }), { instanceOf: RangeError })
 })

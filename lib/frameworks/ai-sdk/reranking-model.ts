@@ -87,11 +87,12 @@ export class RagrankRerankingModel implements RerankingModelV3 {
     // A ranker that ignores the signal cannot hold the caller.
     const ranked: unknown = await abortable(call, signal)
     if (!isArray(ranked)) throw typeError('ranker.rerank must resolve to an array')
-    const ranking = ranked.map((r, i) => {
+    const ranking = Array.from(ranked, (r, i) => {
       const { index, score } = (isPlainObject(r) ? r : {}) as { index?: unknown; score?: unknown }
-      if (typeof index !== 'number' || typeof score !== 'number')
-        throw typeError(`ranker.rerank result ${i} must carry the input index and a score`)
-      return { index, relevanceScore: score }
+      if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= candidates.length)
+        throw typeError(`ranker.rerank result ${i} must carry the index of an input document`)
+      if (typeof score !== 'number') throw typeError(`ranker.rerank result ${i} must carry a score`)
+      return { index: index as number, relevanceScore: score }
     })
     return { ranking }
   }

@@ -65,7 +65,8 @@ export class RagrankReranker implements BaseNodePostprocessor {
         throw callbackError(e, 'ranker.rerank')
       })
     if (!isArray(ranked)) throw typeError('ranker.rerank must resolve to an array')
-    return ranked.map((r, i) => {
+    // Array.from visits holes too: a missing result is an error, not a hole in the nodes returned.
+    return Array.from(ranked, (r, i) => {
       const { index, score } = (isPlainObject(r) ? r : {}) as { index?: unknown; score?: unknown }
       const source = typeof index === 'number' ? nodes[index] : undefined
       if (!source || typeof score !== 'number')
