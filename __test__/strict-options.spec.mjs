@@ -25,6 +25,9 @@ import {
   resolveHubFiles,
 } from '../dist/esm/index.js'
 import { RagrankRetriever, RankerCompressor } from '../dist/esm/langchain.js'
+import * as llamaindex from '../dist/esm/llamaindex.js'
+import * as aiSdk from '../dist/esm/ai-sdk.js'
+import { MockLanguageModelV3 } from 'ai/test'
 
 const models = new URL('../fixtures/models/', import.meta.url).pathname
 const work = mkdtempSync(join(tmpdir(), 'ragrank-strict-'))
@@ -305,6 +308,56 @@ const ENTRY_POINTS = [
     where: 'fields',
     call: (o) => new RankerCompressor({ ranker, ...o }),
     valid: { topK: 1, scoreKey: 's' },
+  },
+  // ragrank/llamaindex and ragrank/ai-sdk
+  {
+    name: 'new llamaindex.RagrankRetriever',
+    call: (o) => new llamaindex.RagrankRetriever({ retriever: bm25(), ...o }),
+    valid: { topK: 2, filter: { meta: { a: 'x' } }, filters: { filters: [] } },
+  },
+  {
+    name: 'new llamaindex.RagrankReranker',
+    call: (o) => new llamaindex.RagrankReranker({ ranker, ...o }),
+    valid: { topN: 1 },
+  },
+  {
+    name: 'new llamaindex.RagrankEmbedding',
+    call: (o) => new llamaindex.RagrankEmbedding({ embedder, ...o }),
+    valid: { embedBatchSize: 8 },
+  },
+  {
+    name: 'new aiSdk.RagrankEmbeddingModel',
+    where: 'settings',
+    call: (o) => new aiSdk.RagrankEmbeddingModel(embedder, 'e', o),
+    valid: { inputType: 'query' },
+  },
+  {
+    name: 'RagrankEmbeddingModel.doEmbed',
+    where: 'providerOptions.ragrank',
+    call: (o) => new aiSdk.RagrankEmbeddingModel(embedder).doEmbed({ values: ['a'], providerOptions: { ragrank: o } }),
+    valid: { inputType: 'document' },
+  },
+  {
+    name: 'new aiSdk.RagrankRerankingModel',
+    where: 'settings',
+    call: (o) => new aiSdk.RagrankRerankingModel(ranker, 'r', o),
+    valid: { documentText: () => 'x' },
+  },
+  {
+    name: 'aiSdk.createRagrank',
+    where: 'settings',
+    call: (o) => aiSdk.createRagrank(o),
+    valid: { embedder, ranker },
+  },
+  {
+    name: 'aiSdk.retrievalTool',
+    call: (o) => aiSdk.retrievalTool({ retriever: bm25(), ...o }),
+    valid: { topK: 2, description: 'search', filter: { meta: { a: 'x' } } },
+  },
+  {
+    name: 'new aiSdk.AiSdkChatGenerator',
+    call: (o) => new aiSdk.AiSdkChatGenerator(new MockLanguageModelV3(), o),
+    valid: { maxRetries: 0, providerOptions: {} },
   },
 ]
 

@@ -8,6 +8,8 @@ import { join } from 'node:path'
 const require = createRequire(import.meta.url)
 export const api = require('../../dist/commonjs/index.js')
 export const langchain = require('../../dist/commonjs/langchain.js')
+export const llamaindex = require('../../dist/commonjs/llamaindex.js')
+export const aiSdk = require('../../dist/commonjs/ai-sdk.js')
 
 export const MODELS = new URL('../../fixtures/models/', import.meta.url).pathname
 /** The private temp folder (made by `prepare`). */

@@ -1,10 +1,12 @@
 // The entry points under fuzz: every constructor, method, getter and free function that
-// dist/index.js and dist/langchain.js export. Each target makes a fresh subject (`setup`),
+// dist/index.js and dist/langchain.js export, and the model-free calls of dist/llamaindex.js and
+// dist/ai-sdk.js (retriever, reranker, filters, reranking model, tool). Each target makes a fresh subject (`setup`),
 // calls one entry point with built arguments (`call`), and, for stateful objects, prints
 // the state a failed call must leave alone (`snapshot`).
 import fc from 'fast-check'
+import { createRequire } from 'node:module'
 import { h, hostile, hostileLeaf, hostileNumber, near, options, signal } from './hostile.mjs'
-import { api, CORPUS, FILES, langchain, prepare, resolvePath, tinyModels } from './fixtures.mjs'
+import { aiSdk, api, CORPUS, FILES, langchain, llamaindex, prepare, resolvePath, tinyModels } from './fixtures.mjs'
 
 const {
   Bm25Index,
@@ -35,6 +37,8 @@ const {
   AbortError,
 } = api
 const { RagrankRetriever, RankerCompressor } = langchain
+// The CommonJS build ragrank itself loads, so nodes are of the class the adapters check.
+const { TextNode } = createRequire(import.meta.url)('@llamaindex/core/schema')
 
 // ---- near-valid building blocks -------------------------------------------------------
 
@@ -80,6 +84,43 @@ const candidates = near(fc.array(candidate, { maxLength: 5 }))
 const anything = hostile
 /** Extra trailing arguments nobody expects. */
 const extra = fc.array(hostileLeaf, { maxLength: 1 })
+
+/** LlamaIndex shapes: a query (string, content parts or a bundle), MetadataFilters, nodes with scores. */
+const liQuery = near(
+  fc.oneof(
+    text,
+    fc.array(near(fc.record({ type: near(fc.constantFrom('text', 'image_url')), text })), { maxLength: 2 }),
+    fc.record({ query: text }),
+  ),
+)
+const liFilters = options({
+  filters: near(
+    fc.array(
+      options({
+        key: near(fc.constantFrom('tenant', 'n', '')),
+        value: near(fc.oneof(text, fc.integer(), fc.array(near(fc.oneof(text, fc.integer())), { maxLength: 2 }))),
+        operator: near(
+          fc.constantFrom('==', '!=', '>', '<=', 'in', 'nin', 'any', 'all', 'contains', 'text_match', 'is_empty'),
+        ),
+      }),
+      { maxLength: 3 },
+    ),
+  ),
+  condition: near(fc.constantFrom('and', 'or')),
+})
+const liNodes = near(
+  fc.array(near(fc.record({ node: near(fc.record({ id_: id, text })).map(textNode), score: near(fc.double()) })), {
+    maxLength: 3,
+  }),
+)
+/** A real LlamaIndex TextNode from built fields; hostile values stay as they are. */
+function textNode(fields) {
+  try {
+    return new TextNode(fields)
+  } catch {
+    return fields
+  }
+}
 
 // ---- fakes for user-supplied collaborators -----------------------------------------------
 
@@ -829,6 +870,48 @@ export const TARGETS = [
     'langchain',
     [fakeRanker, near(fc.array(near(fc.record({ pageContent: text, metadata: meta, id })), { maxLength: 3 })), text],
     (_, r, d, q) => new RankerCompressor({ ranker: fake(r) }).compressDocuments(d, q),
+  ),
+
+  // LlamaIndex.TS and Vercel AI SDK adapters
+  t(
+    'new llamaindex.RagrankRetriever',
+    'frameworks',
+    [options({ retriever: fakeRetriever, topK, filter, filters: liFilters })],
+    (_, o) => new llamaindex.RagrankRetriever(withFakes(o)),
+  ),
+  t('llamaindex.RagrankRetriever.retrieve', 'frameworks', [fakeRetriever, liQuery], (_, r, q) =>
+    new llamaindex.RagrankRetriever({ retriever: fake(r), topK: 3 }).retrieve(q),
+  ),
+  t('llamaindex.RagrankReranker.postprocessNodes', 'frameworks', [fakeRanker, liNodes, liQuery], (_, r, n, q) =>
+    new llamaindex.RagrankReranker({ ranker: fake(r) }).postprocessNodes(n, q),
+  ),
+  t('llamaindex.fromMetadataFilters', 'frameworks', [liFilters, text], (_, f, name) =>
+    llamaindex.fromMetadataFilters(f, name),
+  ),
+  t(
+    'aiSdk.RagrankRerankingModel.doRerank',
+    'frameworks',
+    [
+      fakeRanker,
+      options({
+        documents: options({
+          type: near(fc.constantFrom('text', 'object')),
+          values: near(fc.array(near(fc.oneof(text, meta)), { maxLength: 4 })),
+        }),
+        query: text,
+        topN: topK,
+        abortSignal: signal,
+        providerOptions: anything,
+      }),
+    ],
+    (_, r, o) => new aiSdk.RagrankRerankingModel(fake(r), 'm').doRerank(o),
+    { signalOf: (a) => a[1]?.abortSignal },
+  ),
+  t(
+    'aiSdk.retrievalTool.execute',
+    'frameworks',
+    [fakeRetriever, options({ query: text }), options({ abortSignal: signal })],
+    (_, r, input, o) => aiSdk.retrievalTool({ retriever: fake(r) }).execute(input, o),
   ),
 ]
 

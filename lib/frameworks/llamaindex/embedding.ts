@@ -1,0 +1,68 @@
+import { BaseEmbedding } from '@llamaindex/core/embeddings'
+import type { MessageContentDetail } from '@llamaindex/core/llms'
+import { typeError } from '../../errors.js'
+import type { Embedder, Embeddings } from '../../models/embedder.js'
+import { hasMethod, optionKeys, optionsObject, positiveInteger } from '../../internal/validate.js'
+
+/** Options of `RagrankEmbedding`. */
+export interface RagrankEmbeddingOptions {
+  /** A loaded `Embedder`: its query and document prefixes apply as it defines them. */
+  embedder: Embedder
+  /** Texts LlamaIndex hands over per call when it embeds nodes (default 64); the Embedder batches within. */
+  embedBatchSize?: number
+}
+
+const EMBEDDING_KEYS = optionKeys('embedder', 'embedBatchSize')
+
+/**
+ * A ragrank `Embedder` as a LlamaIndex.TS embedding model (`Settings.embedModel`, or the
+ * `embedModel` of a `VectorStoreIndex`). Texts and nodes are embedded as documents (with
+ * the document prefix), queries by `getQueryEmbedding` with the query prefix, as
+ * asymmetric models such as e5 and bge expect.
+ *
+ * @example
+ * ```ts
+ * import { Embedder } from 'ragrank'
+ * import { RagrankEmbedding } from 'ragrank/llamaindex'
+ * import { Document, VectorStoreIndex } from 'llamaindex'
+ *
+ * const embedModel = new RagrankEmbedding({ embedder: await Embedder.load('models/bge-small-en-v1.5') })
+ * const index = await VectorStoreIndex.fromDocuments([new Document({ text: 'the cat sat on the mat' })], { embedModel })
+ * const nodes = await index.asRetriever({ similarityTopK: 3 }).retrieve({ query: 'cat' })
+ * ```
+ */
+export class RagrankEmbedding extends BaseEmbedding {
+  /** The ragrank Embedder behind every vector. */
+  readonly embedder: Embedder
+
+  constructor(options: RagrankEmbeddingOptions) {
+    const o = optionsObject(options, 'options', EMBEDDING_KEYS)
+    if (!hasMethod(o.embedder, 'embedDocuments') || !hasMethod(o.embedder, 'embedQuery'))
+      throw typeError('options.embedder must be a ragrank Embedder (with embedDocuments and embedQuery)')
+    const batch = o.embedBatchSize === undefined ? 64 : positiveInteger(o.embedBatchSize, 'options.embedBatchSize')
+    super()
+    this.embedder = o.embedder as Embedder
+    this.embedBatchSize = batch
+    this.embedInfo = { dimensions: this.embedder.dim }
+    // A property on BaseEmbedding, not a method: one native call for the whole batch.
+    this.getTextEmbeddings = async (texts: string[]) => rows(await this.embedder.embedDocuments(texts))
+  }
+
+  /** One document vector (with the document prefix). */
+  async getTextEmbedding(text: string): Promise<number[]> {
+    const [row] = rows(await this.embedder.embedDocuments([text]))
+    return row
+  }
+
+  /** The query vector (with the query prefix); `null` for a query with no text (an image), as LlamaIndex's own models. */
+  override async getQueryEmbedding(query: MessageContentDetail): Promise<number[] | null> {
+    const text = typeof query === 'string' ? query : query?.type === 'text' ? query.text : undefined
+    if (text === undefined) return null
+    return Array.from(await this.embedder.embedQuery(text))
+  }
+}
+
+/** An `Embeddings` block as LlamaIndex's arrays of numbers, one per text. */
+function rows({ data, dim, count }: Embeddings): number[][] {
+  return Array.from({ length: count }, (_, i) => Array.from(data.subarray(i * dim, (i + 1) * dim)))
+}
