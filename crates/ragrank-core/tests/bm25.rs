@@ -719,3 +719,51 @@ fn options_json_takes_defaults_and_names_bad_values() {
         .message
         .starts_with("bad index options"));
 }
+
+/// A sync remove (stage + `try_refresh`) while another thread holds the refresh for a long
+/// apply returns at once, without publishing, and the holder publishes it before it is done:
+/// the event-loop path never waits for the heavy work, and no staged write is stranded.
+#[test]
+fn a_sync_remove_during_a_long_refresh_returns_at_once_and_is_published_by_it() {
+    const BIG: usize = 150_000;
+    let mut rng = StdRng::seed_from_u64(23);
+    let index = std::sync::Arc::new(Bm25Index::new(config(Variant::Lucene)).unwrap());
+    index.set_refresh_interval(None);
+    let small: Vec<NewDoc> = (0..200).map(|i| random_doc(&mut rng, format!("s{i}"), 500)).collect();
+    index.add(small, false).unwrap();
+    let big: Vec<NewDoc> = (0..BIG).map(|i| random_doc(&mut rng, format!("b{i}"), 5000)).collect();
+    // Analysed here, so the writer's time under the refresh mutex is the apply.
+    let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), true, big).unwrap();
+    let writer = {
+        let index = index.clone();
+        std::thread::spawn(move || index.add_refreshed(prepared, false).unwrap())
+    };
+    // Staged under the writer's refresh mutex: from here until it publishes, a refresh waits.
+    while index.pending() < BIG {
+        std::thread::yield_now();
+    }
+    let mut removed = Vec::new();
+    let mut returned_first = 0;
+    while removed.len() < 150 {
+        let id = format!("s{}", removed.len());
+        assert_eq!(index.stage_remove(std::slice::from_ref(&id)), 1);
+        let ran = index.try_refresh();
+        // `contains` counts staged writes.
+        assert!(!index.contains(&id));
+        removed.push(id);
+        // Still unpublished: this call returned before the writer's refresh ended.
+        if !index.snapshot().contains("b0") {
+            assert!(!ran, "a sync call ran a refresh while another thread held it");
+            returned_first += 1;
+        } else {
+            break;
+        }
+    }
+    assert_eq!(writer.join().unwrap(), BIG);
+    assert!(returned_first > 0, "no remove ran during the writer's refresh");
+    let snap = index.snapshot();
+    assert!(snap.contains("b0") && snap.contains(&format!("b{}", BIG - 1)));
+    assert!(removed.iter().all(|id| !snap.contains(id)), "a staged remove was stranded");
+    assert_eq!(index.pending(), 0);
+    assert_eq!(snap.len(), 200 - removed.len() + BIG);
+}
