@@ -767,3 +767,41 @@ fn a_sync_remove_during_a_long_refresh_returns_at_once_and_is_published_by_it() 
     assert_eq!(index.pending(), 0);
     assert_eq!(snap.len(), 200 - removed.len() + BIG);
 }
+
+/// One document added and one removed a call, with a bigger batch now and then (the
+/// probe's writer at 100 writes/s): the segment count stays bounded whatever the number of
+/// calls, and scores stay those of an index built from scratch.
+#[test]
+fn steady_single_document_writes_keep_few_segments() {
+    let mut rng = StdRng::seed_from_u64(29);
+    let (mut token, mut next) = (0, 0);
+    let index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    index.set_refresh_interval(None);
+    let mut live: Vec<NewDoc> = (0..20_000)
+        .map(|i| churned_doc(&mut rng, format!("d{i}"), 300, 1, &mut token))
+        .collect();
+    next += live.len();
+    index.add(live.clone(), false).unwrap();
+    let mut max_segments = 0;
+    for call in 0..4000 {
+        let mut batch = vec![churned_doc(&mut rng, format!("d{next}"), 300, 1, &mut token)];
+        next += 1;
+        if call % 300 == 299 {
+            for _ in 0..2000 {
+                batch.push(churned_doc(&mut rng, format!("d{next}"), 300, 1, &mut token));
+                next += 1;
+            }
+        }
+        index.add(batch.clone(), false).unwrap();
+        live.extend(batch);
+        let gone = live.remove(rng.random_range(0..live.len())).id;
+        assert_eq!(index.remove(&[gone]), 1);
+        // What the background thread does after each publish.
+        index.merge();
+        max_segments = max_segments.max(index.snapshot().segments().len());
+        if call % 1000 == 999 {
+            assert_equals_rebuilt(&index.snapshot(), &live, Variant::Lucene, &mut rng, 300);
+        }
+    }
+    assert!(max_segments <= 12, "{max_segments} segments");
+}
