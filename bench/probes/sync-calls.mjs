@@ -40,11 +40,14 @@ vectors.add(
 
 const timings = new Map()
 const time = (name, fn) => {
+  const hr = process.hrtime.bigint()
   const s = performance.now()
   const r = fn()
   const d = performance.now() - s
   if (d > 5 && process.env.SLOW)
-    console.error(`slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}`)
+    console.error(
+      `slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}, monotonic ${Number(hr / 1000n) / 1e6} s`,
+    )
   if (!timings.has(name)) timings.set(name, [])
   timings.get(name).push(d)
   return r
@@ -56,6 +59,7 @@ let oldest = 0
 let background = Promise.resolve()
 const end = performance.now() + seconds * 1000
 let tick = 0
+if (process.env.PROBE_MARK) console.error('writes start')
 while (performance.now() < end) {
   tick++
   time('bm25 add (1 doc)', () => bm25.add([doc(next++)]))

@@ -763,7 +763,10 @@ fn a_sync_remove_during_a_long_refresh_returns_at_once_and_is_published_by_it() 
     assert!(returned_first > 0, "no remove ran during the writer's refresh");
     let snap = index.snapshot();
     assert!(snap.contains("b0") && snap.contains(&format!("b{}", BIG - 1)));
-    assert!(removed.iter().all(|id| !snap.contains(id)), "a staged remove was stranded");
+    assert!(
+        removed.iter().all(|id| !snap.contains(id)),
+        "a staged remove was stranded"
+    );
     assert_eq!(index.pending(), 0);
     assert_eq!(snap.len(), 200 - removed.len() + BIG);
 }
