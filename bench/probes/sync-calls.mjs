@@ -6,6 +6,9 @@
 // A writer adds one document and removes one every 10 ms (100 adds/s + removes, sync calls), an `addAsync` of
 // 2,000 documents and a `save` run now and then, and in between the loop times sync search, has, size, pending and
 // stats. Reported: each call's p50 / p99 / max in ms, and the CPU model (the machine may be loaded: say so).
+// SLOW=1 prints every call over 5 ms with its start on the monotonic clock; PROBE_MARK=1 prints "writes start" when
+// the timed loop begins, to attach `perf record -k CLOCK_MONOTONIC -e sched:sched_switch ...` then (see offcpu.py).
+// SKIP=add,save,vsave,vbatch leaves out background jobs.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
