@@ -6,6 +6,9 @@
 // A writer adds one document and removes one every 10 ms (100 adds/s + removes, sync calls), an `addAsync` of
 // 2,000 documents and a `save` run now and then, and in between the loop times sync search, has, size, pending and
 // stats. Reported: each call's p50 / p99 / max in ms, and the CPU model (the machine may be loaded: say so).
+// SLOW=1 prints every call over 5 ms with its start on the monotonic clock; PROBE_MARK=1 prints "writes start" when
+// the timed loop begins, to attach `perf record -k CLOCK_MONOTONIC -e sched:sched_switch ...` then (see offcpu.py).
+// SKIP=add,save,vsave,vbatch leaves out background jobs.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
@@ -40,11 +43,14 @@ vectors.add(
 
 const timings = new Map()
 const time = (name, fn) => {
+  const hr = process.hrtime.bigint()
   const s = performance.now()
   const r = fn()
   const d = performance.now() - s
   if (d > 5 && process.env.SLOW)
-    console.error(`slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}`)
+    console.error(
+      `slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}, monotonic ${Number(hr / 1000n) / 1e6} s`,
+    )
   if (!timings.has(name)) timings.set(name, [])
   timings.get(name).push(d)
   return r
@@ -56,6 +62,7 @@ let oldest = 0
 let background = Promise.resolve()
 const end = performance.now() + seconds * 1000
 let tick = 0
+if (process.env.PROBE_MARK) console.error('writes start')
 while (performance.now() < end) {
   tick++
   time('bm25 add (1 doc)', () => bm25.add([doc(next++)]))

@@ -719,3 +719,92 @@ fn options_json_takes_defaults_and_names_bad_values() {
         .message
         .starts_with("bad index options"));
 }
+
+/// A sync remove (stage + `try_refresh`) while another thread holds the refresh for a long
+/// apply returns at once, without publishing, and the holder publishes it before it is done:
+/// the event-loop path never waits for the heavy work, and no staged write is stranded.
+#[test]
+fn a_sync_remove_during_a_long_refresh_returns_at_once_and_is_published_by_it() {
+    const BIG: usize = 150_000;
+    let mut rng = StdRng::seed_from_u64(23);
+    let index = std::sync::Arc::new(Bm25Index::new(config(Variant::Lucene)).unwrap());
+    index.set_refresh_interval(None);
+    let small: Vec<NewDoc> = (0..200).map(|i| random_doc(&mut rng, format!("s{i}"), 500)).collect();
+    index.add(small, false).unwrap();
+    let big: Vec<NewDoc> = (0..BIG).map(|i| random_doc(&mut rng, format!("b{i}"), 5000)).collect();
+    // Analysed here, so the writer's time under the refresh mutex is the apply.
+    let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), true, big).unwrap();
+    let writer = {
+        let index = index.clone();
+        std::thread::spawn(move || index.add_refreshed(prepared, false).unwrap())
+    };
+    // Staged under the writer's refresh mutex: from here until it publishes, a refresh waits.
+    while index.pending() < BIG {
+        std::thread::yield_now();
+    }
+    let mut removed = Vec::new();
+    let mut returned_first = 0;
+    while removed.len() < 150 {
+        let id = format!("s{}", removed.len());
+        assert_eq!(index.stage_remove(std::slice::from_ref(&id)), 1);
+        let ran = index.try_refresh();
+        // `contains` counts staged writes.
+        assert!(!index.contains(&id));
+        removed.push(id);
+        // Still unpublished: this call returned before the writer's refresh ended.
+        if !index.snapshot().contains("b0") {
+            assert!(!ran, "a sync call ran a refresh while another thread held it");
+            returned_first += 1;
+        } else {
+            break;
+        }
+    }
+    assert_eq!(writer.join().unwrap(), BIG);
+    assert!(returned_first > 0, "no remove ran during the writer's refresh");
+    let snap = index.snapshot();
+    assert!(snap.contains("b0") && snap.contains(&format!("b{}", BIG - 1)));
+    assert!(
+        removed.iter().all(|id| !snap.contains(id)),
+        "a staged remove was stranded"
+    );
+    assert_eq!(index.pending(), 0);
+    assert_eq!(snap.len(), 200 - removed.len() + BIG);
+}
+
+/// One document added and one removed a call, with a bigger batch now and then (the
+/// probe's writer at 100 writes/s): the segment count stays bounded whatever the number of
+/// calls, and scores stay those of an index built from scratch.
+#[test]
+fn steady_single_document_writes_keep_few_segments() {
+    let mut rng = StdRng::seed_from_u64(29);
+    let (mut token, mut next) = (0, 0);
+    let index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    index.set_refresh_interval(None);
+    let mut live: Vec<NewDoc> = (0..20_000)
+        .map(|i| churned_doc(&mut rng, format!("d{i}"), 300, 1, &mut token))
+        .collect();
+    next += live.len();
+    index.add(live.clone(), false).unwrap();
+    let mut max_segments = 0;
+    for call in 0..4000 {
+        let mut batch = vec![churned_doc(&mut rng, format!("d{next}"), 300, 1, &mut token)];
+        next += 1;
+        if call % 300 == 299 {
+            for _ in 0..2000 {
+                batch.push(churned_doc(&mut rng, format!("d{next}"), 300, 1, &mut token));
+                next += 1;
+            }
+        }
+        index.add(batch.clone(), false).unwrap();
+        live.extend(batch);
+        let gone = live.remove(rng.random_range(0..live.len())).id;
+        assert_eq!(index.remove(&[gone]), 1);
+        // What the background thread does after each publish.
+        index.merge();
+        max_segments = max_segments.max(index.snapshot().segments().len());
+        if call % 1000 == 999 {
+            assert_equals_rebuilt(&index.snapshot(), &live, Variant::Lucene, &mut rng, 300);
+        }
+    }
+    assert!(max_segments <= 12, "{max_segments} segments");
+}

@@ -59,6 +59,10 @@ fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 
 type IdSet = FxHashSet<Box<str>>;
 
+/// Staged operations a drain leaves room for, so staging rarely grows the queue under
+/// the staged mutex.
+const OPS_RESERVE: usize = 16;
+
 enum Op {
     /// Documents, and whether they may replace documents with their ids (upsert).
     Add(Vec<AnalyzedBatch>, bool),
@@ -250,24 +254,33 @@ impl Bm25Index {
             None
         } else {
             let snap = self.shared.current.load_full();
-            if let Some(id) = ids.iter().find(|id| snap.contains(id)) {
-                return Err(duplicate(id));
+            let found = ids.iter().find(|id| snap.contains(id)).map(|id| duplicate(id));
+            if let Some(e) = found {
+                retire(snap);
+                return Err(e);
             }
             Some(snap)
         };
+        // Allocated before the lock (see `publish_staged`).
+        let ids = Arc::new(ids);
         let mut staged = lock(&self.shared.staged);
         if let Some(before) = checked {
-            let same = Arc::ptr_eq(&before, &self.shared.current.load_full());
+            let same = Arc::ptr_eq(&before, &self.shared.current.load());
             let found = ids.iter().find(|id| match Shared::staged_presence(&staged, id) {
                 Some(present) => present,
                 None => !same && self.shared.current.load().contains(id),
             });
             if let Some(id) = found {
+                drop(staged);
+                retire(before);
                 return Err(duplicate(id));
             }
+            // A refresh or merge may have replaced it meanwhile: then this is its last
+            // reference, and a sync call must not free it.
+            retire(before);
         }
         let seq = self.shared.next_seq(&mut staged);
-        staged.overlay.push((seq, true, Arc::new(ids)));
+        staged.overlay.push((seq, true, ids));
         staged.pending += n;
         staged.ops.push(Op::Add(docs.0, upsert));
         Ok(n)
@@ -415,9 +428,13 @@ impl Shared {
     }
 
     /// Under the refresh mutex: drains and applies the staged operations, one snapshot
-    /// per drain, until nothing is staged.
+    /// per drain, until nothing is staged. Nothing is allocated or freed under the staged
+    /// mutex, the one lock event-loop calls wait for: a free can stall for seconds when
+    /// the allocator consolidates millions of chunks (glibc does under its arena lock),
+    /// and a sync `add`/`remove`/`has` would wait for it.
     fn publish_staged(self: &Arc<Self>) {
         loop {
+            let mut fresh_ops = Vec::with_capacity(OPS_RESERVE);
             let (ops, seq, pending) = {
                 let mut staged = lock(&self.staged);
                 if staged.ops.is_empty() {
@@ -426,17 +443,23 @@ impl Shared {
                 }
                 staged.since = None;
                 staged.wanted = false;
-                (std::mem::take(&mut staged.ops), staged.seq, staged.pending)
+                std::mem::swap(&mut staged.ops, &mut fresh_ops);
+                (fresh_ops, staged.seq, staged.pending)
             };
+            // One overlay entry per operation: room for the ones this drain publishes.
+            let mut published_ids = Vec::with_capacity(ops.len());
             let next = apply(&self.current.load(), ops);
             retire(self.current.swap(Arc::new(next)));
             *lock(&self.published) = Instant::now();
             let mut staged = lock(&self.staged);
-            staged.overlay.retain(|&(s, _, _)| s > seq);
+            // Oldest first: the published entries are a prefix.
+            let n = staged.overlay.partition_point(|&(s, _, _)| s <= seq);
+            published_ids.extend(staged.overlay.drain(..n));
             // Writes staged meanwhile are still pending.
             let published = pending.min(staged.pending);
             staged.pending -= published;
             drop(staged);
+            drop(published_ids);
             self.start_worker();
             self.wake();
         }
