@@ -51,6 +51,7 @@ export type {
   VectorMetric,
   VectorSearchOptions,
   VectorStorage,
+  ShortlistOptions,
 } from './indexes/vector'
 export { evaluate } from './evaluate'
 export type { EvaluateOptions, Evaluation, MetricConvention, Qrels, Run } from './evaluate'
