@@ -13,9 +13,9 @@ const ids = (n) => Array.from({ length: n }, (_, i) => `v${i}`)
 const idsOf = (hits) => hits.map((h) => h.id)
 
 /** Rows around `clusters` centres (real embeddings cluster by topic; random ones have no neighbours). */
-function clustered(n, dim, clusters, seed) {
+function clustered(n, dim, clusters, seed, noiseSeed) {
   const centres = randomVectors(clusters, dim, seed)
-  const noise = randomVectors(n, dim, seed + 1)
+  const noise = randomVectors(n, dim, noiseSeed)
   const out = new Float32Array(n * dim)
   for (let i = 0; i < n; i++) {
     const c = (i % clusters) * dim
@@ -26,8 +26,9 @@ function clustered(n, dim, clusters, seed) {
 
 const n = 6000
 const dim = 96
-const data = clustered(n, dim, 150, 1)
-const queries = clustered(40, dim, 150, 7)
+// Queries near the same centres, with noise of their own.
+const data = clustered(n, dim, 150, 1, 2)
+const queries = clustered(40, dim, 150, 1, 7)
 const q = (i) => queries.subarray(i * dim, (i + 1) * dim)
 const metas = Array.from({ length: n }, (_, i) => ({ tenant: ['a', 'b', 'c'][i % 3], year: i % 20 }))
 const items = ids(n).map((id, i) => ({ id, vector: data.subarray(i * dim, (i + 1) * dim), meta: metas[i] }))
