@@ -48,8 +48,8 @@ impl Chunk {
             self.i8s.mapped_file(),
             self.bits.mapped_file(),
         ]
-            .into_iter()
-            .flatten()
+        .into_iter()
+        .flatten()
     }
 
     /// Bytes a scan of this chunk reads.
@@ -149,7 +149,9 @@ impl Chunk {
                     }
                     Storage::Binary => {
                         let w = words(d);
-                        out.bits.to_mut().extend_from_slice(&ch.bits.as_slice()[r * w..(r + 1) * w]);
+                        out.bits
+                            .to_mut()
+                            .extend_from_slice(&ch.bits.as_slice()[r * w..(r + 1) * w]);
                     }
                     Storage::F32 => {}
                 }

@@ -47,7 +47,8 @@ fn a_shortlist_of_k_is_the_k_nearest_by_hamming_distance_rescored_exactly() {
     let (n, dim, k) = (2000, 100, 10);
     let data = random(n, dim, 1);
     let mut idx = index(&data, dim, Metric::Dot, Storage::Binary);
-    idx.set_shortlist(Some(Shortlist::new(Some(1), Some(0)).unwrap())).unwrap();
+    idx.set_shortlist(Some(Shortlist::new(Some(1), Some(0)).unwrap()))
+        .unwrap();
     for q in random(5, dim, 2).chunks_exact(dim) {
         let qs = signs(q);
         let mut by_distance: Vec<(usize, usize)> = data
@@ -68,7 +69,12 @@ fn a_shortlist_of_k_is_the_k_nearest_by_hamming_distance_rescored_exactly() {
             want.iter().map(|w| w.0).collect::<Vec<_>>()
         );
         for (h, w) in got.iter().zip(&want) {
-            assert!((h.score as f64 - w.1).abs() < 1e-4, "exact score {} vs {}", h.score, w.1);
+            assert!(
+                (h.score as f64 - w.1).abs() < 1e-4,
+                "exact score {} vs {}",
+                h.score,
+                w.1
+            );
         }
     }
 }
@@ -80,7 +86,9 @@ fn clustered(n: usize, dim: usize, clusters: usize, spread: f32, seed: u64) -> V
     (0..n)
         .flat_map(|i| {
             let c = &centres[(i % clusters) * dim..(i % clusters + 1) * dim];
-            c.iter().map(|&x| x + spread * rng.random_range(-1.0f32..1.0)).collect::<Vec<_>>()
+            c.iter()
+                .map(|&x| x + spread * rng.random_range(-1.0f32..1.0))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -91,7 +99,10 @@ fn clustered_rows_keep_recall_at_10_above_095_with_the_default_shortlist() {
     let data = clustered(n, dim, 400, 0.6, 3);
     let exact = index(&data, dim, Metric::Cosine, Storage::F32);
     let binary = index(&data, dim, Metric::Cosine, Storage::Binary);
-    let queries = clustered(50, dim, 400, 0.6, 3).iter().map(|x| x * 0.9 + 0.01).collect::<Vec<_>>();
+    let queries = clustered(50, dim, 400, 0.6, 3)
+        .iter()
+        .map(|x| x * 0.9 + 0.01)
+        .collect::<Vec<_>>();
     let (mut found, mut total) = (0, 0);
     for q in queries.chunks_exact(dim) {
         let want: Vec<u32> = search(&exact, q, 10).iter().map(|h| h.slot).collect();
@@ -166,7 +177,11 @@ fn the_shortlist_is_checked_refused_by_exact_storages_and_persisted() {
 
     let dir = std::env::temp_dir().join(format!("ragrank-binary-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for (storage, shortlist) in [(Storage::Binary, Some(s)), (Storage::Binary, None), (Storage::Int8, Some(s))] {
+    for (storage, shortlist) in [
+        (Storage::Binary, Some(s)),
+        (Storage::Binary, None),
+        (Storage::Int8, Some(s)),
+    ] {
         let data = random(300, 70, 6);
         let mut idx = index(&data, 70, Metric::Cosine, storage);
         idx.set_shortlist(shortlist).unwrap();

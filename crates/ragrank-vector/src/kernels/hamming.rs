@@ -128,7 +128,10 @@ mod x86 {
         let mut acc = _mm512_setzero_si512();
         let mut i = 0;
         while i + 8 <= w {
-            let x = _mm512_xor_si512(_mm512_loadu_si512(q.add(i) as *const _), _mm512_loadu_si512(row.add(i) as *const _));
+            let x = _mm512_xor_si512(
+                _mm512_loadu_si512(q.add(i) as *const _),
+                _mm512_loadu_si512(row.add(i) as *const _),
+            );
             acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(x));
             i += 8;
         }
