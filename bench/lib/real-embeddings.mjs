@@ -73,7 +73,8 @@ export async function realEmbeddings({ log = () => {} } = {}) {
     for (let i = 0; i < texts.length; i += BATCH) {
       const r = await e.embed(texts.slice(i, i + BATCH))
       out.set(r.data, i * DIM)
-      if ((i / BATCH) % 20 === 0) log(`embedded ${i + r.count}/${texts.length} ${what} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
+      if ((i / BATCH) % 20 === 0)
+        log(`embedded ${i + r.count}/${texts.length} ${what} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
     }
     return out
   }
@@ -83,7 +84,10 @@ export async function realEmbeddings({ log = () => {} } = {}) {
   fs.mkdirSync(cacheDir, { recursive: true })
   fs.writeFileSync(`${BASE}-docs.f32`, d)
   fs.writeFileSync(`${BASE}-queries.f32`, q)
-  fs.writeFileSync(meta, JSON.stringify({ n: docs.length, m: queries.length, dim: DIM, model: 'all-MiniLM-L6-v2', maxLength: MAX_LENGTH }))
+  fs.writeFileSync(
+    meta,
+    JSON.stringify({ n: docs.length, m: queries.length, dim: DIM, model: 'all-MiniLM-L6-v2', maxLength: MAX_LENGTH }),
+  )
   return { docs: d, queries: q, n: docs.length, m: queries.length, dim: DIM }
 }
 

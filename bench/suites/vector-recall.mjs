@@ -63,7 +63,7 @@ export async function recallWorker(rr, log) {
   const held = order.slice(0, HELD_OUT)
   const docRows = order.slice(HELD_OUT)
   const docs = new Float32Array(docRows.length * dim)
-  docRows.forEach((r, i) => docs.set(real.docs.subarray(r * dim, (r + 1) * dim), i * dim))
+  for (const [i, r] of docRows.entries()) docs.set(real.docs.subarray(r * dim, (r + 1) * dim), i * dim)
   const ids = docRows.map((r) => String(r))
   const queries = [
     ...Array.from({ length: real.m }, (_, i) => real.queries.subarray(i * dim, (i + 1) * dim)),
@@ -99,7 +99,9 @@ export async function recallWorker(rr, log) {
   add(measure('int8 (default shortlist)', { storage: 'int8' }))
   add(measure('binary (default shortlist)', { storage: 'binary' }, { default: true }))
   for (const rows of BINARY_SHORTLISTS) {
-    add(measure(`binary, shortlist ${rows}`, { storage: 'binary', shortlist: { perTopK: 1, rows } }, { shortlist: rows }))
+    add(
+      measure(`binary, shortlist ${rows}`, { storage: 'binary', shortlist: { perTopK: 1, rows } }, { shortlist: rows }),
+    )
   }
   return out
 }
@@ -114,7 +116,16 @@ export function recallReport(r) {
   md.push('')
   md.push(
     mdTable(
-      ['storage', 'build', 'q/s', 'recall@10', 'collection queries', 'held-out sentences', 'bytes/row scanned', 'bytes/row in memory'],
+      [
+        'storage',
+        'build',
+        'q/s',
+        'recall@10',
+        'collection queries',
+        'held-out sentences',
+        'bytes/row scanned',
+        'bytes/row in memory',
+      ],
       r.rows.map((x) => [
         x.label,
         fmtSeconds(x.build),
