@@ -9,6 +9,8 @@
 //   node bench/run.mjs --suite vector --quick      10k and 100k x 384, fewer repeats
 //   ... --no-python                                skip numpy and faiss (no .venv-py needed)
 //   ... --sizes 1m:384,100k:768,real               only these (n, dim) configurations; `real`: the recall table
+//   RAGRANK_BENCH_VEC_STORAGES=f32,binary          only these ragrank storages (at 1M all four hold ~6 GB)
+//   RAGRANK_BENCH_VEC_LANCEDB=0                    leave LanceDB out
 //
 // Each (size, dim) runs in its own Node process (`node --expose-gc bench/suites/vector.mjs --worker <job>`), the
 // Python peers in a subprocess of it on the same files. Memory bandwidth (a STREAM-like native read loop on
@@ -64,6 +66,9 @@ const JS_PEER_MAX_N = 100_000
 const PYTHON = process.env.RAGRANK_BENCH_VEC_PYTHON ?? venvPython('.venv-py')
 /** LanceDB's hybrid query (and ragrank's) needs a text per row: Zipf texts, only up to this size. */
 const HYBRID_MAX_N = 100_000
+/** ragrank storages timed (f32 first: it is the recall reference). */
+const STORAGES = (process.env.RAGRANK_BENCH_VEC_STORAGES ?? 'f32,int8,f16,binary').split(',').map((s) => s.trim())
+if (STORAGES[0] !== 'f32') throw new Error('RAGRANK_BENCH_VEC_STORAGES must start with f32 (the recall reference)')
 
 const log = (m) => process.stderr.write(`${m}\n`)
 
@@ -150,7 +155,7 @@ async function worker(job) {
   const rr = await loadRagrank()
   if (!rr) out.engines.push({ engine: 'ragrank', skipped: 'ragrank build not found (dist/index.mjs)' })
   let scanF32 = null
-  for (const storage of rr ? ['f32', 'int8', 'f16', 'binary'] : []) {
+  for (const storage of rr ? STORAGES : []) {
     gc()
     t0 = now()
     const index = new rr.VectorIndex({ dim, metric: 'cosine', storage })
@@ -206,7 +211,7 @@ async function worker(job) {
 
   // LanceDB: a table with no vector index, so `vectorSearch` is its flat (exhaustive) scan; up to HYBRID_MAX_N the
   // table also gets Zipf texts and an FTS index for its hybrid query, next to ragrank's own hybrid.
-  if (job.lancedb !== false) {
+  if (job.lancedb !== false && process.env.RAGRANK_BENCH_VEC_LANCEDB !== '0') {
     const lance = await loadLancedb()
     if (lance.error) out.engines.push({ engine: 'lancedb', skipped: lance.error })
     else {
