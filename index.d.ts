@@ -105,8 +105,13 @@ export declare class NativeSplitter {
 }
 
 export declare class NativeVectorIndex {
-  /** `metric` and `storage` by name; absent ones take the core defaults (cosine, f32). */
-  constructor(dim: number, metric?: string | undefined | null, storage?: string | undefined | null)
+  /**
+   * `metric` and `storage` by name; absent ones take the core defaults (cosine, f32).
+   * `shortlist`: the rows an int8 or binary scan rescores (absent: the storage's default).
+   */
+  constructor(dim: number, metric?: string | undefined | null, storage?: string | undefined | null, shortlist?: NativeShortlist | undefined | null)
+  /** The shortlist set at construction (or saved in the loaded file); null: the storage's default. */
+  get shortlist(): NativeShortlist | null
   /** `metas` and `texts`: absent, or one entry (null for none) per id. */
   add(ids: Array<string>, vectors: Float32Array, upsert: boolean, metas?: Array<any | undefined | null> | undefined | null, texts?: Array<string | undefined | null> | undefined | null): number
   remove(ids: Array<string>): number
@@ -208,6 +213,12 @@ export interface NativeSearchOptions {
   filterMeta?: any
   /** Return stored text and metadata with each hit (default true). */
   includeFields?: boolean
+}
+
+/** Rows an approximate scan keeps for exact rescoring: `max(perTopK * topK, rows)`. */
+export interface NativeShortlist {
+  perTopK?: number
+  rows?: number
 }
 
 /**

@@ -133,7 +133,7 @@ test('after interleaved adds, upserts, removes, saves and loads, every search pa
     seed = (seed * 1103515245 + 12345) % 2 ** 31
     return seed / 2 ** 31
   }
-  for (const storage of ['f32', 'f16', 'int8']) {
+  for (const storage of ['f32', 'f16', 'int8', 'binary']) {
     let index = new VectorIndex({ dim, metric: 'l2', storage })
     const live = new Map() // id -> vector, in insertion order (an upsert moves the id last)
     let next = 0

@@ -126,7 +126,7 @@ test('a filter restricts the scan to the given ids', (t) => {
 
 test('searchBatch returns what search returns, per query, in order', async (t) => {
   const dim = 32
-  for (const storage of ['f32', 'f16', 'int8']) {
+  for (const storage of ['f32', 'f16', 'int8', 'binary']) {
     const index = new VectorIndex({ dim, storage })
     index.add(ids(5000), randomVectors(5000, dim, 5))
     const queries = randomVectors(12, dim, 6)
@@ -203,7 +203,7 @@ test('bad input throws a clear error and leaves the index unchanged', async (t) 
     [{ dim: -1 }, /^options\.dim must be in \[1, 65536\], got -1/],
     [{ dim: 65537 }, /^options\.dim /],
     [{ dim: 3, metric: 'manhattan' }, /^options\.metric must be one of 'cosine', 'dot', 'l2', got "manhattan"/],
-    [{ dim: 3, storage: 'int4' }, /^options\.storage must be one of 'f32', 'f16', 'int8', got "int4"/],
+    [{ dim: 3, storage: 'int4' }, /^options\.storage must be one of 'f32', 'f16', 'int8', 'binary', got "int4"/],
   ]) {
     t.throws(
       () => new VectorIndex(opts),
@@ -238,7 +238,7 @@ test('documented edge results: topK 0, topK above size, empty index, unknown ids
 
 test('save and load (copied or memory-mapped) give the same results; a mapped index stays mapped through an add', async (t) => {
   const dim = 24
-  for (const storage of ['f32', 'f16', 'int8']) {
+  for (const storage of ['f32', 'f16', 'int8', 'binary']) {
     const index = new VectorIndex({ dim, metric: 'l2', storage })
     index.add(ids(400), randomVectors(400, dim, 9))
     index.remove(['v3'])

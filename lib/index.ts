@@ -52,6 +52,7 @@ export type {
   VectorSearchAsyncOptions,
   VectorSearchOptions,
   VectorStorage,
+  ShortlistOptions,
 } from './indexes/vector.js'
 export type { CoalesceOptions } from './internal/batcher.js'
 export { evaluate } from './evaluate.js'

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::{AsyncTask, Either, Float32Array, Float32ArraySlice, Float64ArraySlice, Uint32Array};
 use napi_derive::napi;
 use ragrank_core::filter::MetaFilter;
-use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, SharedIndex, VectorIndex};
+use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, SharedIndex, Shortlist, VectorIndex};
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
@@ -80,6 +80,13 @@ fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>], include_fields: bool) ->
     }
 }
 
+/// Rows an approximate scan keeps for exact rescoring: `max(perTopK * topK, rows)`.
+#[napi(object)]
+pub struct NativeShortlist {
+    pub per_top_k: Option<u32>,
+    pub rows: Option<u32>,
+}
+
 #[napi]
 pub struct NativeVectorIndex {
     inner: Arc<SharedIndex>,
@@ -88,13 +95,34 @@ pub struct NativeVectorIndex {
 #[napi]
 impl NativeVectorIndex {
     /// `metric` and `storage` by name; absent ones take the core defaults (cosine, f32).
+    /// `shortlist`: the rows an int8 or binary scan rescores (absent: the storage's default).
     #[napi(constructor)]
-    pub fn new(dim: i64, metric: Option<String>, storage: Option<String>) -> napi::Result<Self> {
+    pub fn new(
+        dim: i64,
+        metric: Option<String>,
+        storage: Option<String>,
+        shortlist: Option<NativeShortlist>,
+    ) -> napi::Result<Self> {
         guard(|| {
             let config = Config::from_options(dim, metric.as_deref(), storage.as_deref()).or_napi()?;
+            let mut index = VectorIndex::new(config).or_napi()?;
+            let shortlist = shortlist
+                .map(|s| Shortlist::new(s.per_top_k, s.rows))
+                .transpose()
+                .or_napi()?;
+            index.set_shortlist(shortlist).or_napi()?;
             Ok(NativeVectorIndex {
-                inner: SharedIndex::new(VectorIndex::new(config).or_napi()?),
+                inner: SharedIndex::new(index),
             })
+        })
+    }
+
+    /// The shortlist set at construction (or saved in the loaded file); null: the storage's default.
+    #[napi(getter)]
+    pub fn shortlist(&self) -> Option<NativeShortlist> {
+        self.inner.snapshot().shortlist().map(|s| NativeShortlist {
+            per_top_k: Some(s.per_top_k),
+            rows: Some(s.rows),
         })
     }
 

@@ -1,12 +1,16 @@
 // Vector benchmark suite: exact top-10 over random unit vectors (fixed seeds), ragrank's VectorIndex
-// (f32, f16, int8) against usearch exactSearch, hnswlib-node BruteforceSearch, a LangChain
-// MemoryVectorStore-style JS loop, numpy and faiss IndexFlatIP, all in one run.
+// (f32, f16, int8, and the approximate 1-bit `binary`) against usearch exactSearch, hnswlib-node
+// BruteforceSearch, a LangChain MemoryVectorStore-style JS loop, numpy and faiss IndexFlatIP, all in one run;
+// then recall against exact f32 per shortlist of the int8 and binary storages on real embeddings
+// (bench/lib/real-embeddings.mjs: ~57k sentences of the shared collections, all-MiniLM-L6-v2).
 //
-//   node bench/run.mjs --suite vector              10k/100k/1M x 384 and 10k/100k x 768 (~10 min on 2 cores)
+//   node bench/run.mjs --suite vector              10k/100k/1M x 384, 10k/100k x 768, real (~15 min on 2 cores)
 //   node bench/run.mjs --suite vector --full       also 1M x 768 (+ ~4 min, ~14 GB of RAM)
 //   node bench/run.mjs --suite vector --quick      10k and 100k x 384, fewer repeats
 //   ... --no-python                                skip numpy and faiss (no .venv-py needed)
-//   ... --sizes 1m:384,100k:768                    only these (n, dim) configurations
+//   ... --sizes 1m:384,100k:768,real               only these (n, dim) configurations; `real`: the recall table
+//   RAGRANK_BENCH_VEC_STORAGES=f32,binary          only these ragrank storages (at 1M all four hold ~6 GB)
+//   RAGRANK_BENCH_VEC_LANCEDB=0                    leave LanceDB out
 //
 // Each (size, dim) runs in its own Node process (`node --expose-gc bench/suites/vector.mjs --worker <job>`), the
 // Python peers in a subprocess of it on the same files. Memory bandwidth (a STREAM-like native read loop on
@@ -48,6 +52,7 @@ import { unitVectors } from '../lib/vectors.mjs'
 import { generateZipf } from '../lib/zipf.mjs'
 import { buildVectorTable, flatSearch, hybridSearch, loadLancedb } from '../lib/lancedb.mjs'
 import { loadRagrank } from './bm25.mjs'
+import { recallReport, recallWorker, rowBytes } from './vector-recall.mjs'
 
 const thisFile = fileURLToPath(import.meta.url)
 const require = createRequire(import.meta.url)
@@ -61,6 +66,9 @@ const JS_PEER_MAX_N = 100_000
 const PYTHON = process.env.RAGRANK_BENCH_VEC_PYTHON ?? venvPython('.venv-py')
 /** LanceDB's hybrid query (and ragrank's) needs a text per row: Zipf texts, only up to this size. */
 const HYBRID_MAX_N = 100_000
+/** ragrank storages timed (f32 first: it is the recall reference). */
+const STORAGES = (process.env.RAGRANK_BENCH_VEC_STORAGES ?? 'f32,int8,f16,binary').split(',').map((s) => s.trim())
+if (STORAGES[0] !== 'f32') throw new Error('RAGRANK_BENCH_VEC_STORAGES must start with f32 (the recall reference)')
 
 const log = (m) => process.stderr.write(`${m}\n`)
 
@@ -124,6 +132,11 @@ const JS_LOOP_QUERIES = 16
 const PROBE_MIN_N = 1_000_000
 
 async function worker(job) {
+  if (job.real) {
+    const rr = await loadRagrank()
+    if (!rr) throw new Error('ragrank build not found (dist/esm/index.js)')
+    return { real: true, ...(await recallWorker(rr, log)) }
+  }
   const { n, dim, repeats, python } = job
   const out = { n, dim, engines: [] }
   let t0 = now()
@@ -142,7 +155,7 @@ async function worker(job) {
   const rr = await loadRagrank()
   if (!rr) out.engines.push({ engine: 'ragrank', skipped: 'ragrank build not found (dist/esm/index.js)' })
   let scanF32 = null
-  for (const storage of rr ? ['f32', 'int8', 'f16'] : []) {
+  for (const storage of rr ? STORAGES : []) {
     gc()
     t0 = now()
     const index = new rr.VectorIndex({ dim, metric: 'cosine', storage })
@@ -150,7 +163,13 @@ async function worker(job) {
     const build = now() - t0
     const hits = qviews.map((q) => index.search(q, { topK: TOP_K }).map((h) => h.id))
     if (storage === 'f32') truth = hits
-    const entry = { engine: 'ragrank', variant: storage, build, recall: recallAt(hits, truth) }
+    const entry = {
+      engine: 'ragrank',
+      variant: storage,
+      build,
+      recall: recallAt(hits, truth),
+      bytes: rowBytes(storage, dim),
+    }
     const single = loopContestant(qviews, (q) => index.search(q, { topK: TOP_K }))
     if (storage === 'f32') scanF32 = single
     time(
@@ -192,7 +211,7 @@ async function worker(job) {
 
   // LanceDB: a table with no vector index, so `vectorSearch` is its flat (exhaustive) scan; up to HYBRID_MAX_N the
   // table also gets Zipf texts and an FTS index for its hybrid query, next to ragrank's own hybrid.
-  if (job.lancedb !== false) {
+  if (job.lancedb !== false && process.env.RAGRANK_BENCH_VEC_LANCEDB !== '0') {
     const lance = await loadLancedb()
     if (lance.error) out.engines.push({ engine: 'lancedb', skipped: lance.error })
     else {
@@ -440,7 +459,7 @@ const label = (e) =>
       }[e.engine] ??
       e.engine)
 
-function report(results, meta) {
+function report(results, meta, recall) {
   const md = []
   md.push('# Vector benchmark: exact top-10 over random unit vectors')
   md.push('')
@@ -457,10 +476,23 @@ function report(results, meta) {
     )
   }
   md.push(
-    `Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32.`,
+    `Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32. ragrank \`binary\` is approximate (1 sign bit per value, Hamming shortlist of max(40 x topK, 400) rescored from f32): on random unit vectors, which have no structure, its recall is far below what real embeddings get (the recall table at the end).`,
   )
   md.push('')
   const targets = []
+  // The real-embedding recall table (kept apart from `results`, which bench/report.mjs charts by size).
+  const recallMd = []
+  for (const r of recall ? [recall] : []) {
+    recallMd.push(r.error ? `## Recall on real embeddings\n\nFailed: ${r.error}\n` : recallReport(r))
+    const d = !r.error && r.rows.find((x) => x.default)
+    if (d) {
+      targets.push([
+        `binary recall@10 vs exact f32 on real embeddings (${r.n.toLocaleString('en-US')} x ${r.dim}, default shortlist)`,
+        fmt(d.recall),
+        d.recall >= 0.95 ? '✓ (≥0.95)' : '✗ (≥0.95)',
+      ])
+    }
+  }
   for (const r of results) {
     md.push(`## ${r.n.toLocaleString('en-US')} x ${r.dim}`)
     md.push('')
@@ -481,10 +513,21 @@ function report(results, meta) {
         fmt((bytes * e.single.median) / 1e9),
         e.batch ? fmtSpread(e.batch) : '–',
         fmt(e.recall),
+        e.bytes ? `${e.bytes.scan} / ${e.bytes.memory}` : '–',
       ])
     md.push(
       mdTable(
-        ['engine', 'how', 'build', 'single q/s', 'ms/query', 'f32-equivalent GB/s', `batch ${BATCH} q/s`, 'recall@10'],
+        [
+          'engine',
+          'how',
+          'build',
+          'single q/s',
+          'ms/query',
+          'f32-equivalent GB/s',
+          `batch ${BATCH} q/s`,
+          'recall@10',
+          'bytes/row scanned / held',
+        ],
         rows,
       ),
     )
@@ -496,6 +539,7 @@ function report(results, meta) {
     md.push('')
     const f32 = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'f32')
     const int8 = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'int8')
+    const binary = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'binary')
     if (!f32) continue
     const name = `${r.n.toLocaleString('en-US')} x ${r.dim}`
     if (r.bandwidth) {
@@ -529,6 +573,15 @@ function report(results, meta) {
         ok ? '✓ (≥3×, recall ≥0.99)' : '✗ (≥3×, recall ≥0.99)',
       ])
     }
+    if (binary && r.n === 1_000_000 && r.dim === 384) {
+      const s = binary.single.median / f32.single.median
+      const b = binary.batch.median / f32.batch.median
+      targets.push([
+        `binary vs f32 at ${name}, synthetic rows (recall on them ${fmt(binary.recall)}: see the real-embedding table)`,
+        `single ${fmtRatio(s)}, batch ${fmtRatio(b)}`,
+        s >= 8 ? '✓ (≥8× single)' : '✗ (≥8× single)',
+      ])
+    }
     const rh = r.engines.find((e) => e.engine === 'ragrank-hybrid' && !e.skipped)
     const lh = r.engines.find((e) => e.engine === 'lancedb-hybrid' && !e.skipped)
     if (rh && lh) {
@@ -551,6 +604,7 @@ function report(results, meta) {
       ])
     }
   }
+  md.push(...recallMd)
   md.push(
     "LanceDB (`@lancedb/lancedb`): the vectors are written to a table in a temporary directory (the build column is that ingest; no vector index is made, so `vectorSearch(q).distanceType('dot')` is LanceDB's flat scan, the same results as exact search); its single figure is one awaited query at a time, its batch all 32 queries in flight at once. Hybrid (up to 100,000 rows): every row also gets the Zipf text of the same index (bench/lib/zipf.mjs) and an FTS index; LanceDB's `query().nearestTo(v).fullTextSearch(text).limit(10)` (vector top-10 and FTS top-10 fused by its default RRF reranker) against ragrank's `fuse([bm25.search(tokens, { topK: 10 }), vectors.search(v, { topK: 10 })], { method: 'rrf', rrfK: 60 })`; their top-10 agreement is in the targets (BM25 parameters differ: LanceDB k1=1.2, ragrank k1=1.5).",
   )
@@ -568,6 +622,7 @@ function report(results, meta) {
 export async function runVectorSuite(opts) {
   const quick = opts.quick
   const parse = (c) => {
+    if (c === 'real') return 'real'
     const m = /^(\d+)(k|m)?:(\d+)$/.exec(c)
     if (!m) throw new Error(`--sizes takes n:dim pairs such as 1m:384, got ${c}`)
     return [Number(m[1]) * (m[2] === 'm' ? 1e6 : m[2] === 'k' ? 1e3 : 1), Number(m[3])]
@@ -586,6 +641,7 @@ export async function runVectorSuite(opts) {
           [10_000, 768],
           [100_000, 768],
           ...(opts.full ? [[1_000_000, 768]] : []),
+          'real',
         ]
   const repeats = opts.repeats ?? (quick ? 3 : 5)
   const rr = await loadRagrank()
@@ -595,25 +651,31 @@ export async function runVectorSuite(opts) {
   } catch {}
   const bwStart = await bandwidth(rr)
   const results = []
-  for (const [n, dim] of configs) {
-    log(`vector ${n} x ${dim}`)
-    const job = JSON.stringify({ n, dim, repeats, python: opts.python })
+  let recall = null
+  for (const config of configs) {
+    const [n, dim] = config === 'real' ? [] : config
+    log(config === 'real' ? 'vector recall on real embeddings' : `vector ${n} x ${dim}`)
+    const job = JSON.stringify(config === 'real' ? { real: true } : { n, dim, repeats, python: opts.python })
     const r = await runCommand(
       process.execPath,
       ['--expose-gc', '--max-old-space-size=16384', thisFile, '--worker', job],
       { echoStderr: true, prefix: '' },
     )
-    if (r.code !== 0) results.push({ n, dim, error: r.stderr.trim().split('\n').slice(-3).join(' ') })
-    else results.push(lastJsonLine(r.stdout))
+    const error = r.code !== 0 && r.stderr.trim().split('\n').slice(-3).join(' ')
+    if (config === 'real') recall = error ? { error } : lastJsonLine(r.stdout)
+    else results.push(error ? { n, dim, error } : lastJsonLine(r.stdout))
   }
   const bwEnd = await bandwidth(rr)
   meta.bandwidth = bwStart && { start: bwStart, end: bwEnd }
   meta.loadEnd = loadAverage()
-  const markdown = report(results, meta)
+  const markdown = report(results, meta, recall)
   const base = quick ? 'vector-quick' : 'vector'
   fs.mkdirSync(opts.outDir, { recursive: true })
   fs.writeFileSync(path.join(opts.outDir, `${base}.md`), `${markdown}\n`)
-  fs.writeFileSync(path.join(opts.outDir, `${base}.json`), `${JSON.stringify({ meta, results }, null, 2)}\n`)
+  fs.writeFileSync(
+    path.join(opts.outDir, `${base}.json`),
+    `${JSON.stringify({ meta, results, ...(recall && { recall }) }, null, 2)}\n`,
+  )
   return { markdown }
 }
 

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use crate::column::{Column, MappedFile};
 use crate::fields::Fields;
 use crate::index::{quantize_into, Config, Metric, Storage};
+use crate::kernels::hamming::{sign_bits_into, words};
 use crate::kernels::Kernels;
 use crate::select::{MaskCache, RowMask};
 
@@ -16,10 +17,12 @@ pub struct Chunk {
     pub(crate) ids: Vec<Box<str>>,
     /// Row of each id in this chunk (a removed row keeps its entry: the tombstone decides).
     pub(crate) slots: FxHashMap<Box<str>, u32>,
-    /// f32 rows (storage f32) or the int8 rescoring originals.
+    /// f32 rows (storage f32) or the int8/binary rescoring originals.
     pub(crate) f32s: Column<f32>,
     pub(crate) f16s: Column<f16>,
     pub(crate) i8s: Column<i8>,
+    /// Sign bits (storage binary): `hamming::words(dim)` u64s per row.
+    pub(crate) bits: Column<u64>,
     /// Per-row int8 scale: value = code * scale.
     pub(crate) scales: Column<f32>,
     /// Per-row squared norm of the scanned values (metric l2 only).
@@ -35,18 +38,23 @@ impl Chunk {
     }
 
     pub fn is_mapped(&self) -> bool {
-        self.f32s.is_mapped() || self.f16s.is_mapped() || self.i8s.is_mapped()
+        self.f32s.is_mapped() || self.f16s.is_mapped() || self.i8s.is_mapped() || self.bits.is_mapped()
     }
 
     pub fn mapped_files(&self) -> impl Iterator<Item = &MappedFile> {
-        [self.f32s.mapped_file(), self.f16s.mapped_file(), self.i8s.mapped_file()]
-            .into_iter()
-            .flatten()
+        [
+            self.f32s.mapped_file(),
+            self.f16s.mapped_file(),
+            self.i8s.mapped_file(),
+            self.bits.mapped_file(),
+        ]
+        .into_iter()
+        .flatten()
     }
 
     /// Bytes a scan of this chunk reads.
     pub fn scan_bytes(&self, c: Config) -> usize {
-        self.rows() * c.dim * c.storage.bytes_per_value()
+        self.rows() * c.storage.row_bytes(c.dim)
     }
 
     pub(crate) fn rebuild_slots(&mut self) {
@@ -68,6 +76,10 @@ impl Chunk {
                 self.f32s.reserve(values);
                 self.i8s.reserve(values);
             }
+            Storage::Binary => {
+                self.f32s.reserve(values);
+                self.bits.reserve(rows * words(c.dim));
+            }
         }
         self.ids.reserve(rows);
     }
@@ -88,6 +100,10 @@ impl Chunk {
                 self.f32s.to_mut().extend_from_slice(v);
                 let scale = quantize_into(v, self.i8s.to_mut());
                 self.scales.to_mut().push(scale);
+            }
+            Storage::Binary => {
+                self.f32s.to_mut().extend_from_slice(v);
+                sign_bits_into(v, self.bits.to_mut());
             }
         }
         if c.metric == Metric::L2 {
@@ -130,6 +146,12 @@ impl Chunk {
                     Storage::Int8 => {
                         out.i8s.to_mut().extend_from_slice(&ch.i8s.as_slice()[span]);
                         out.scales.to_mut().push(ch.scales.as_slice()[r]);
+                    }
+                    Storage::Binary => {
+                        let w = words(d);
+                        out.bits
+                            .to_mut()
+                            .extend_from_slice(&ch.bits.as_slice()[r * w..(r + 1) * w]);
                     }
                     Storage::F32 => {}
                 }

@@ -4,10 +4,11 @@
 //! file can be read as typed slices without copying:
 //! - header (64 bytes): `MAGIC`, version `u32`, dim `u32`, metric `u8`, storage `u8`,
 //!   fields flags `u8` (bit 0 metadata, bit 1 texts), a reserved byte, row count `u64`,
-//!   id bytes `u64`, metadata bytes `u64`, text bytes `u64`, zero padding;
+//!   id bytes `u64`, metadata bytes `u64`, text bytes `u64`, the shortlist of an int8 or
+//!   binary index (`u32` per top-k, `u32` rows; zeros for the storage's default), zero padding;
 //! - id end offsets (`u64` per row) and the ids' UTF-8, concatenated;
-//! - the row columns the storage uses: f32 rows, f16 rows, int8 codes and scales, and the
-//!   squared norms for l2;
+//! - the row columns the storage uses: f32 rows, f16 rows, int8 codes and scales, sign bits
+//!   (`u64` words), and the squared norms for l2;
 //! - (version 2) when flagged, the metadata: end offsets (`u64` per row) and each row's
 //!   JSON object, concatenated (empty: none); then the texts: one presence byte per row,
 //!   end offsets and the UTF-8, concatenated. Metadata and texts are parsed into memory at
@@ -34,7 +35,8 @@ use ragrank_core::{check_cancel, Error, Result};
 
 use crate::chunk::Chunk;
 use crate::column::{Column, MappedFile};
-use crate::index::{Config, Metric, Storage, VectorIndex};
+use crate::index::{Config, Metric, Shortlist, Storage, VectorIndex};
+use crate::kernels::hamming::words;
 
 #[cfg(target_endian = "big")]
 compile_error!("the vector index file format is little endian; big-endian targets are not supported");
@@ -63,6 +65,7 @@ fn storage_code(s: Storage) -> u8 {
         Storage::F32 => 0,
         Storage::F16 => 1,
         Storage::Int8 => 2,
+        Storage::Binary => 3,
     }
 }
 
@@ -109,6 +112,9 @@ fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
     header.extend_from_slice(&(ids_bytes as u64).to_le_bytes());
     header.extend_from_slice(&(meta_bytes as u64).to_le_bytes());
     header.extend_from_slice(&(text_bytes as u64).to_le_bytes());
+    let s = index.shortlist();
+    header.extend_from_slice(&s.map_or(0, |s| s.per_top_k).to_le_bytes());
+    header.extend_from_slice(&s.map_or(0, |s| s.rows).to_le_bytes());
     section(w, &header)?;
     strings(w, rows().map(|(ch, r)| ch.ids[r].as_bytes()))?;
     let d = c.dim;
@@ -121,6 +127,9 @@ fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
     if c.storage == Storage::Int8 {
         column(w, index, d, |ch| &ch.i8s)?;
         column(w, index, 1, |ch| &ch.scales)?;
+    }
+    if c.storage == Storage::Binary {
+        column(w, index, words(d), |ch| &ch.bits)?;
     }
     if c.metric == Metric::L2 {
         column(w, index, 1, |ch| &ch.sqnorms)?;
@@ -222,7 +231,7 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     let metric = [Metric::Cosine, Metric::Dot, Metric::L2]
         .into_iter()
         .find(|&m| metric_code(m) == data[16]);
-    let storage = [Storage::F32, Storage::F16, Storage::Int8]
+    let storage = [Storage::F32, Storage::F16, Storage::Int8, Storage::Binary]
         .into_iter()
         .find(|&s| storage_code(s) == data[17]);
     let (Some(metric), Some(storage)) = (metric, storage) else {
@@ -239,6 +248,14 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     }
     let meta_bytes = usize::try_from(u64_at(36)).map_err(|_| damaged())?;
     let text_bytes = usize::try_from(u64_at(44)).map_err(|_| damaged())?;
+    // Zeros in files from before the shortlist option (and in exact storages).
+    let shortlist = match (u32_at(52), u32_at(56)) {
+        (0, 0) => None,
+        (per_top_k, rows) => Some(
+            Shortlist::new(Some(per_top_k), Some(rows))
+                .map_err(|e| Error::corrupt(format!("vector index file: {}", e.message)))?,
+        ),
+    };
 
     let mut sections = Sections {
         pos: HEADER,
@@ -267,6 +284,10 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     if storage == Storage::Int8 {
         chunk.i8s = sections.column(&map, rows, keep_mapped)?;
         chunk.scales = sections.column(&map, count, keep_mapped)?;
+    }
+    if storage == Storage::Binary {
+        let words = count.checked_mul(words(dim)).ok_or_else(damaged)?;
+        chunk.bits = sections.column(&map, words, keep_mapped)?;
     }
     if metric == Metric::L2 {
         chunk.sqnorms = sections.column(&map, count, keep_mapped)?;
@@ -297,7 +318,11 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
         return Err(Error::corrupt("vector index file has trailing bytes"));
     }
     check_cancel(cancel)?;
-    Ok(VectorIndex::of_chunk(config, chunk))
+    let mut index = VectorIndex::of_chunk(config, chunk);
+    index
+        .set_shortlist(shortlist)
+        .map_err(|e| Error::corrupt(format!("vector index file: {}", e.message)))?;
+    Ok(index)
 }
 
 fn utf8(b: &[u8]) -> Result<&str> {

@@ -6,12 +6,14 @@
 //! One query: a scan of every row with the dispatched dot kernel; once the corpus is large,
 //! the calling thread and the pool share its row chunks (`share`), each with its own top-k
 //! selection, merged. int8 storage scans the codes for a shortlist and rescores it exactly
-//! from the f32 originals.
+//! from the f32 originals; binary storage does the same with sign bits, ranked by Hamming
+//! distance (popcount).
 //!
 //! Many queries: GEMM-like tiling. Each participant claims ranges of rows and walks them in
 //! blocks; a block (widened to f32 once for f16/int8) is multiplied with a block of
 //! queries by the `dots_tile` kernel (register-blocked 4 x 4 on AVX-512, a packed sgemm
 //! elsewhere), so it is read from memory once per query block instead of once per query.
+//! A block of sign bits (binary) stays in L1 while every query's distances to it are counted.
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use half::f16;
@@ -25,7 +27,8 @@ use ragrank_core::filter::MetaFilter;
 use std::sync::Arc;
 
 use crate::chunk::Chunk;
-use crate::index::{check_row, Metric, Part, Storage, VectorIndex};
+use crate::index::{check_row, Metric, Part, Shortlist, Storage, VectorIndex};
+use crate::kernels::hamming::{sign_bits_into, words, Hamming};
 use crate::kernels::Kernels;
 use crate::select::{RowMask, Selection};
 use crate::share::{share_rows, sync_pool};
@@ -61,7 +64,7 @@ const MIN_GEMM_QUERIES: usize = 4;
 /// only by rounding at the k-th place are all rescored, so the same k come back on every path.
 const RESCORE_MARGIN: usize = 8;
 
-/// The int8 shortlist rescored exactly from the f32 originals.
+/// The int8 shortlist rescored exactly from the f32 originals, unless the caller set one.
 pub fn shortlist_len(k: usize) -> usize {
     (4 * k).max(k + 32)
 }
@@ -70,6 +73,8 @@ struct Prepared {
     f32s: Vec<f32>,
     codes: Vec<i8>,
     code_scale: f32,
+    /// Sign bits (binary storage).
+    bits: Vec<u64>,
     sqnorm: f32,
 }
 
@@ -164,11 +169,16 @@ impl VectorIndex {
         } else {
             0.0
         };
+        let mut bits = Vec::new();
+        if c.storage == Storage::Binary {
+            sign_bits_into(&f32s, &mut bits);
+        }
         let sqnorm = (Kernels::best().dot_f32)(&f32s, &f32s);
         Ok(Prepared {
             f32s,
             codes,
             code_scale,
+            bits,
             sqnorm,
         })
     }
@@ -191,29 +201,32 @@ impl VectorIndex {
         self.finisher(ch, q.sqnorm).apply(dot, r)
     }
 
-    /// The per-row scorer of one prepared query over one chunk: approximate (int8 codes) for
-    /// int8 storage, exact otherwise. Slices and kernels are resolved once, outside the scan loop.
+    /// The per-row scorer of one prepared query over one chunk: approximate (int8 codes, or
+    /// minus the Hamming distance of sign bits) for int8 and binary storage, exact otherwise. Slices and kernels are resolved once, outside the scan loop.
     fn scorer<'a>(&self, chunk: &'a Chunk, q: &'a Prepared) -> RowScorer<'a> {
         RowScorer {
             d: self.dim(),
             q,
             fin: self.finisher(chunk, q.sqnorm),
             kern: Kernels::best(),
+            hamming: Hamming::best(),
             rows: match self.config().storage {
                 Storage::F32 => RowData::F32(chunk.f32s.as_slice()),
                 Storage::F16 => RowData::F16(chunk.f16s.as_slice()),
                 Storage::Int8 => RowData::Int8(chunk.i8s.as_slice(), chunk.scales.as_slice()),
+                Storage::Binary => RowData::Bits(chunk.bits.as_slice()),
             },
         }
     }
 
-    /// How many hits a scan keeps for the final rescoring: the int8 shortlist, or `k` plus
-    /// `RESCORE_MARGIN`.
+    /// How many hits a scan keeps for the final rescoring: the shortlist of an approximate
+    /// storage (the caller's, else the storage's default), or `k` plus `RESCORE_MARGIN`.
     fn keep(&self, k: usize) -> usize {
-        if self.config().storage == Storage::Int8 {
-            shortlist_len(k)
-        } else {
-            k + RESCORE_MARGIN
+        match (self.config().storage, self.shortlist) {
+            (Storage::Int8 | Storage::Binary, Some(s)) => s.len(k),
+            (Storage::Int8, None) => shortlist_len(k),
+            (Storage::Binary, None) => Shortlist::BINARY_DEFAULT.len(k),
+            (Storage::F32 | Storage::F16, _) => k + RESCORE_MARGIN,
         }
     }
 
@@ -346,7 +359,7 @@ impl VectorIndex {
             return top;
         }
         let (n, threads) = (rows.span(), rayon::current_num_threads());
-        let row_bytes = self.dim() * self.config().storage.bytes_per_value();
+        let row_bytes = self.config().storage.row_bytes(self.dim());
         if n * row_bytes < PAR_MIN_BYTES || threads < 2 {
             run(&mut top, 0..n);
             return top;
@@ -406,7 +419,11 @@ impl VectorIndex {
                 }
             }
         } else {
-            let qmat: Vec<f32> = prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect();
+            let qmat: Vec<f32> = if self.config().storage == Storage::Binary {
+                Vec::new()
+            } else {
+                prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect()
+            };
             for (p, sel) in self.parts.iter().zip(sels) {
                 check_cancel(cancel)?;
                 let n = p.chunk.rows();
@@ -426,7 +443,11 @@ impl VectorIndex {
                     || BatchPart::new(self, &p.chunk, &prepared, keep),
                     |part, rows| {
                         if !cancel.load(Ordering::Relaxed) {
-                            self.batch_range(p, part, rows, &qmat, mask.as_deref());
+                            if self.config().storage == Storage::Binary {
+                                self.batch_range_bits(p, part, rows, &prepared, mask.as_deref());
+                            } else {
+                                self.batch_range(p, part, rows, &qmat, mask.as_deref());
+                            }
                         }
                     },
                 );
@@ -474,6 +495,7 @@ impl VectorIndex {
                     ch.f16s.as_slice()[start * d..(start + nb) * d].convert_to_f32_slice(&mut buf[..nb * d]);
                     &buf[..nb * d]
                 }
+                Storage::Binary => unreachable!("binary batches run batch_range_bits"),
                 Storage::Int8 => {
                     let codes = &ch.i8s.as_slice()[start * d..(start + nb) * d];
                     let scales = &ch.scales.as_slice()[start..start + nb];
@@ -502,6 +524,51 @@ impl VectorIndex {
                     }
                 }
                 q0 += mq;
+            }
+            start += nb;
+        }
+    }
+}
+
+impl VectorIndex {
+    /// `batch_range` for binary storage: a block of sign bits (6 KiB at 384 dimensions) stays
+    /// in L1 while each query's Hamming distances to it are counted, so memory is read once
+    /// per block for the whole batch.
+    fn batch_range_bits(
+        &self,
+        p: &Part,
+        part: &mut BatchPart,
+        range: std::ops::Range<usize>,
+        queries: &[Prepared],
+        mask: Option<&RowMask>,
+    ) {
+        let (bits, base) = (p.chunk.bits.as_slice(), p.base);
+        let w = words(self.dim());
+        let ham = Hamming::best();
+        let mut dist = [0u32; BLOCK_ROWS];
+        let mut scores = [0f32; BLOCK_ROWS];
+        let mut start = range.start;
+        while start < range.end {
+            let nb = BLOCK_ROWS.min(range.end - start);
+            if mask.is_some_and(|m| !m.any(start, start + nb)) {
+                start += nb;
+                continue;
+            }
+            let block = &bits[start * w..(start + nb) * w];
+            for (top, q) in part.tops.iter_mut().zip(queries) {
+                (ham.distances)(&q.bits, block, &mut dist[..nb]);
+                for (s, &h) in scores.iter_mut().zip(&dist[..nb]) {
+                    *s = -(h as f32);
+                }
+                match mask {
+                    None => top.push_run((base + start) as u32, &scores[..nb]),
+                    Some(m) => {
+                        for (j, run) in scores[..nb].chunks(64).enumerate() {
+                            let at = start + 64 * j;
+                            offer(top, m.bits(at, run.len()), base + at, run);
+                        }
+                    }
+                }
             }
             start += nb;
         }
@@ -542,7 +609,7 @@ impl<'a> BatchPart<'a> {
         BatchPart {
             tops: (0..qs.len()).map(|_| KBest::new(keep)).collect(),
             fins: qs.iter().map(|q| index.finisher(chunk, q.sqnorm)).collect(),
-            buf: if index.config().storage == Storage::F32 {
+            buf: if matches!(index.config().storage, Storage::F32 | Storage::Binary) {
                 Vec::new()
             } else {
                 vec![0f32; BLOCK_ROWS * d]
@@ -557,6 +624,8 @@ enum RowData<'a> {
     F16(&'a [f16]),
     /// Codes and per-row scales.
     Int8(&'a [i8], &'a [f32]),
+    /// Sign bits, `words(d)` u64s per row.
+    Bits(&'a [u64]),
 }
 
 struct RowScorer<'a> {
@@ -564,6 +633,7 @@ struct RowScorer<'a> {
     q: &'a Prepared,
     fin: Finish<'a>,
     kern: &'static Kernels,
+    hamming: &'static Hamming,
     rows: RowData<'a>,
 }
 
@@ -576,6 +646,11 @@ impl RowScorer<'_> {
             RowData::F16(r) => (self.kern.dot_f16)(&q.f32s, &r[s * d..(s + 1) * d]),
             RowData::Int8(codes, scales) => {
                 (self.kern.dot_i8)(&q.codes, &codes[s * d..(s + 1) * d]) as f32 * q.code_scale * scales[s]
+            }
+            // Minus the distance: a rank, not an inner product, so the metric's finish does not apply.
+            RowData::Bits(bits) => {
+                let w = q.bits.len();
+                return -((self.hamming.distance)(&q.bits, &bits[s * w..(s + 1) * w]) as f32);
             }
         };
         self.fin.apply(dot, s)
@@ -594,6 +669,15 @@ impl RowScorer<'_> {
                 for ((o, &dot), &scale) in out.iter_mut().zip(&dots[..n]).zip(&scales[start..start + n]) {
                     *o = dot as f32 * q.code_scale * scale;
                 }
+            }
+            RowData::Bits(bits) => {
+                let w = q.bits.len();
+                let mut dist = [0u32; SCAN_BLOCK];
+                (self.hamming.distances)(&q.bits, &bits[start * w..(start + n) * w], &mut dist[..n]);
+                for (o, &h) in out.iter_mut().zip(&dist[..n]) {
+                    *o = -(h as f32);
+                }
+                return;
             }
         }
         self.fin.apply_run(start, out);

@@ -7,8 +7,9 @@
 //!
 //! This file holds the shared shapes (`Isa`, the `Kernels` table, `each_row`, `sgemm_tile`) and
 //! the dispatch; each instruction set lives in its own file, with its `#[target_feature]` code:
-//! `scalar`, `avx2`, `avx512`, `avx512_vnni` (x86_64), `neon` (aarch64); `bandwidth` is the
-//! benchmark probe and `tests` compares every set with `scalar`.
+//! `scalar`, `avx2`, `avx512`, `avx512_vnni` (x86_64), `neon` (aarch64); `hamming` holds the
+//! 1-bit distance kernels and their own dispatch; `bandwidth` is the benchmark probe and
+//! `tests` compares every set with `scalar`.
 use std::sync::OnceLock;
 
 use half::f16;
@@ -20,6 +21,7 @@ mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod avx512_vnni;
 mod bandwidth;
+pub mod hamming;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 pub mod scalar;
