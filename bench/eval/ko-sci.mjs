@@ -120,6 +120,7 @@ export async function koSciSection(loaded) {
       ])
       md.push(`| ${x} vs ${y} | ${cols.join(' | ')} |`)
     }
+  if (names.length < 2) md.push('| (one retriever only) | - | - | - | - |')
   md.push('')
   md.push(
     `Top-1 score of the ${real.length} questions against the ${chat.length} chit-chat conversations (last turn): median (10th-90th percentile); AUC = how often a random question scores above a random chit-chat conversation (1 = the score separates them perfectly, 0.5 = not at all); flagged = chit-chat conversations below the 5th percentile of the questions (a threshold that would drop 5% of the questions).`,

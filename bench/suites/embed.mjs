@@ -46,7 +46,7 @@ const MODELS = [
     long: 'Cranfield abstracts',
     short: 'Cranfield queries',
     prompts: { long: '', short: '' },
-    sizes: { long: 300, short: 225, one: 50 },
+    sizes: { long: 100, short: 200, one: 50 },
   },
   {
     key: 'e5',
@@ -59,7 +59,7 @@ const MODELS = [
     long: 'KorQuAD paragraphs',
     short: 'KorQuAD questions',
     prompts: { long: 'passage: ', short: 'query: ' },
-    sizes: { long: 100, short: 225, one: 50 },
+    sizes: { long: 48, short: 100, one: 25 },
   },
 ]
 
@@ -189,7 +189,7 @@ async function runModel(model, { quick, python, repeats, log }) {
     return { model: model.name, skipped: `${dir} is not set up` }
   const data = model.data()
   if (!data) return { model: model.name, skipped: 'its data is not found' }
-  const n = (k) => (quick ? Math.min(32, model.sizes[k]) : model.sizes[k])
+  const n = (k) => (quick ? Math.ceil(model.sizes[k] / 4) : model.sizes[k])
   const long = data.docs.slice(0, n('long')).map((d) => model.prompts.long + d.text)
   const short = data.queries.slice(0, n('short')).map((q) => model.prompts.short + q.text)
   const workloads = [
