@@ -9,6 +9,10 @@ import { dataRoot, loadKoSci } from '../lib/datasets.mjs'
 import { describeModel, documentVectors, queryVectors } from './dense.mjs'
 
 const K = 10
+// Passages embedded: multilingual-e5 over all 4,272 takes most of an hour on a loaded 2-core machine, so by default
+// the first 1,000 of documents.jsonl (file order) form the corpus of every retriever here; `--ko-sci-docs=all` (or a
+// number) chooses.
+const DOCS_ARG = process.argv.find((a) => a.startsWith('--ko-sci-docs='))?.slice(14) ?? '1000'
 // Chit-chat conversations (greetings, feelings, questions about the assistant), labelled by hand by reading all 220
 // conversations: no science question, nothing to retrieve.
 export const CHIT_CHAT = new Set([
@@ -85,7 +89,8 @@ async function runs(docs, convs, model) {
 }
 
 export async function koSciSection(loaded) {
-  const { docs } = loadKoSci()
+  const all = loadKoSci().docs
+  const docs = DOCS_ARG === 'all' ? all : all.slice(0, Number(DOCS_ARG))
   const text = new Map(docs.map((d) => [d.id, d.text]))
   const convs = conversations()
   const model = loaded.find((m) => m.key === 'e5')
@@ -99,11 +104,12 @@ export async function koSciSection(loaded) {
   const f3 = (x) => x.toFixed(3)
 
   const md = [
-    `## Korean science QA (\`ko/upstage_sci\`: ${docs.length.toLocaleString('en-US')} passages, ${convs.length} conversations)`,
+    `## Korean science QA (\`ko/upstage_sci\`: ${docs.length.toLocaleString('en-US')} of its ${all.length.toLocaleString('en-US')} passages, ${convs.length} conversations)`,
     '',
     '**No relevance judgements are published for this corpus, so nothing below is a quality figure.** What can be measured without them: how far the retrievers agree, whether the top-1 score tells the chit-chat conversations from the questions, and what the earlier turns of a conversation change.',
     '',
     `- Queries: each conversation of \`eval.jsonl\`; *last turn* = its last user message, *with earlier turns* = every message of the conversation (user and assistant) joined by newlines. ${multi.length} conversations have earlier turns. ${chat.length} are chit-chat (greetings, feelings, questions about the assistant: ids ${[...CHIT_CHAT].sort((a, b) => a - b).join(', ')}), labelled by hand by reading the 220 conversations (\`bench/eval/ko-sci.mjs\`); the other ${real.length} are questions.`,
+    `- Corpus: ${docs.length === all.length ? 'all passages' : `the first ${docs.length.toLocaleString('en-US')} passages of \`documents.jsonl\` (file order), for every retriever: embedding all ${all.length.toLocaleString('en-US')} with multilingual-e5 takes most of an hour on this loaded 2-core machine (\`--ko-sci-docs=all\` uses all)`}.`,
     `- BM25: default analyzer (Hangul as character bigrams). ${model ? `Dense: ${describeModel('e5').text()}; documents through \`embedDocuments\`, queries through \`embedQuery\`. RRF (k = 60) over the two top-100 lists.` : 'Dense and hybrid: multilingual-e5-small is not set up on this machine (`npm run setup:models`), so BM25 only.'}`,
     '',
     `Agreement on the ${real.length} questions (last turn): mean share of the top ${K} that two retrievers have in common, and how often their top-1 is the same passage.`,
