@@ -46,7 +46,7 @@ const MODELS = [
     long: 'Cranfield abstracts',
     short: 'Cranfield queries',
     prompts: { long: '', short: '' },
-    sizes: { long: 100, short: 200, one: 50 },
+    sizes: { long: 32, short: 64, one: 16 },
   },
   {
     key: 'e5',
@@ -59,7 +59,7 @@ const MODELS = [
     long: 'KorQuAD paragraphs',
     short: 'KorQuAD questions',
     prompts: { long: 'passage: ', short: 'query: ' },
-    sizes: { long: 48, short: 100, one: 25 },
+    sizes: { long: 16, short: 32, one: 8 },
   },
 ]
 
