@@ -5,7 +5,7 @@
 // retrieval nDCG@10 / recall@100 with each, on KorQuAD and on English collections. Writes bench/results/e5-int8.md
 // and .json; docs/MODELS.md quotes the table.
 //
-//   npm run build && node bench/eval/int8.mjs [korquad cran ...]     # default: korquad adi
+//   npm run build && node bench/eval/int8.mjs [korquad cran ...]     # default: korquad cran cisi med adi
 //
 // Vectors are cached in bench/.cache/embeddings/ with those of bench/eval/hybrid.mjs.
 import fs from 'node:fs'
@@ -18,7 +18,7 @@ import { cosine, describeModel, documentVectors, hasModel, loadModel, queryVecto
 
 const METRICS = ['ndcg@10', 'recall@100']
 const args = process.argv.slice(2)
-const collections = args.length ? args : ['korquad', 'adi']
+const collections = args.length ? args : ['korquad', 'cran', 'cisi', 'med', 'adi']
 for (const c of collections)
   if (!DATASETS.includes(c)) throw new Error(`unknown collection ${c}: ${DATASETS.join(', ')}`)
 if (!hasModel('e5')) {
