@@ -7,23 +7,12 @@ import test from 'ava'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CrossEncoder, Embedder } from '../dist/esm/index.js'
+import { cosine } from '../fixtures/cosine.mjs'
 
 const root = new URL('../fixtures/models/', import.meta.url).pathname
 const ref = JSON.parse(readFileSync(join(root, 'arch-reference.json'), 'utf8'))
 const SCORE_TOLERANCE = 1e-4
 const MIN_COSINE = 0.9999
-
-function cosine(a, b) {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return dot / Math.sqrt(na * nb)
-}
 
 /** sentence-transformers' pooling mode names as ragrank spells them. */
 const POOLING = { mean_sqrt_len_tokens: 'meansqrt' }

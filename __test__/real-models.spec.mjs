@@ -8,21 +8,10 @@ import test from 'ava'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Embedder } from '../dist/esm/index.js'
+import { cosine } from '../fixtures/cosine.mjs'
 
 const MODELS = new URL('../bench/.cache/models/', import.meta.url).pathname
 const NAMES = ['multilingual-e5-small', 'multilingual-e5-small-int8', 'all-mpnet-base-v2', 'e5-small-v2-int8']
-
-function cosine(a, b) {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return dot / Math.sqrt(na * nb)
-}
 
 // Each model loads once (hundreds of MB) and the tests run one at a time: the machine may be shared.
 const loaded = new Map()

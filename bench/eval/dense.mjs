@@ -9,6 +9,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Embedder } from '../../dist/esm/index.js'
 import { cacheDir, modelsDir, repoRoot } from '../lib/paths.mjs'
+import { cosine } from '../../fixtures/cosine.mjs'
+
+export { cosine }
 
 export const MODELS = {
   minilm: { dir: 'minilm-l6-embedder', label: 'MiniLM-L6', name: 'all-MiniLM-L6-v2', ready: false },
@@ -125,15 +128,3 @@ export function queryVectors(model, name, texts) {
 
 /** Row `i` of a flat matrix of `dim` columns. */
 export const row = (flat, dim, i) => flat.subarray(i * dim, (i + 1) * dim)
-
-export function cosine(a, b) {
-  let ab = 0
-  let aa = 0
-  let bb = 0
-  for (let i = 0; i < a.length; i++) {
-    ab += a[i] * b[i]
-    aa += a[i] * a[i]
-    bb += b[i] * b[i]
-  }
-  return ab / Math.sqrt(aa * bb)
-}

@@ -30,6 +30,7 @@ import {
   mdTable,
 } from '../lib/harness.mjs'
 import { modelsDir, pyScript, resultsDir, venvPython } from '../lib/paths.mjs'
+import { cosine } from '../../fixtures/cosine.mjs'
 
 const THREADS = availableParallelism()
 const SAME_VECTORS = 8 // texts compared across engines
@@ -101,11 +102,6 @@ const concat = (parts) => {
     o += p.length
   }
   return out
-}
-const cosine = (a, b) => {
-  let [ab, aa, bb] = [0, 0, 0]
-  for (let i = 0; i < a.length; i++) [ab, aa, bb] = [ab + a[i] * b[i], aa + a[i] * a[i], bb + b[i] * b[i]]
-  return ab / Math.sqrt(aa * bb)
 }
 const minCosine = (ours, theirs) => Math.min(...ours.map((v, i) => cosine(v, theirs[i])))
 
