@@ -240,7 +240,7 @@ impl NativeBm25Index {
     ) -> AsyncTask<BlockingTask<u32>> {
         let index = self.inner.clone();
         let docs = to_new_docs(docs);
-        BlockingTask::spawn(cancel, move |cancel| {
+        BlockingTask::background(cancel, move |cancel| {
             let prepared = prepare_docs(&index.analyzer(), index.config().store_text, docs).or_napi()?;
             // Checked before staging: once staged, the documents stay.
             check(cancel)?;
@@ -264,7 +264,7 @@ impl NativeBm25Index {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn refresh(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
         let index = self.inner.clone();
-        BlockingTask::spawn(cancel, move |_| {
+        BlockingTask::background(cancel, move |_| {
             index.refresh();
             Ok(())
         })
@@ -275,7 +275,7 @@ impl NativeBm25Index {
     #[napi(ts_return_type = "Promise<number>")]
     pub fn merge(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<u32>> {
         let index = self.inner.clone();
-        BlockingTask::spawn(cancel, move |_| Ok(index.merge() as u32))
+        BlockingTask::background(cancel, move |_| Ok(index.merge() as u32))
     }
 
     /// The hot path: with no stored fields among the hits and room in `out`, the hits come
@@ -375,7 +375,7 @@ impl NativeBm25Index {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn save(&self, path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
         let index = self.inner.clone();
-        BlockingTask::spawn(cancel, move |cancel| {
+        BlockingTask::background(cancel, move |cancel| {
             index.refresh();
             persist::save(&index.snapshot(), Path::new(&path), cancel).or_napi()
         })

@@ -1,6 +1,8 @@
 //! `BlockingTask`: the one libuv-pool task behind every async native call. It holds the
 //! work as a closure, runs it under `guard` (no panic crosses into JS) with the call's
-//! cancel flag, and turns the result into its JS value on the main thread.
+//! cancel flag, and turns the result into its JS value on the main thread. Maintenance
+//! (`background`: writes, merges, saves) runs on ragrank's niced pool instead, the libuv
+//! thread waiting for it, so it yields the cores to the event loop.
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock};
@@ -17,6 +19,7 @@ pub struct BlockingTask<T, J = T> {
     work: Option<Work<T>>,
     cancel: Arc<AtomicBool>,
     finish: fn(T) -> J,
+    background: bool,
 }
 
 fn same<T>(t: T) -> T {
@@ -30,6 +33,20 @@ impl<T: Send + ToNapiValue + TypeName + 'static> BlockingTask<T> {
         work: impl FnOnce(&AtomicBool) -> napi::Result<T> + Send + 'static,
     ) -> AsyncTask<Self> {
         BlockingTask::then(cancel, work, same)
+    }
+
+    /// As `spawn`, at background priority (`ragrank_core::background`): for maintenance
+    /// whose caller does not wait on the event loop's behalf.
+    pub fn background(
+        cancel: Option<&CancelToken>,
+        work: impl FnOnce(&AtomicBool) -> napi::Result<T> + Send + 'static,
+    ) -> AsyncTask<Self> {
+        AsyncTask::new(BlockingTask {
+            work: Some(Box::new(work)),
+            cancel: flag_of(cancel),
+            finish: same,
+            background: true,
+        })
     }
 }
 
@@ -45,6 +62,7 @@ impl<T: Send + 'static, J: ToNapiValue + TypeName> BlockingTask<T, J> {
             work: Some(Box::new(work)),
             cancel: flag_of(cancel),
             finish,
+            background: false,
         })
     }
 }
@@ -57,7 +75,12 @@ impl<T: Send + 'static, J: ToNapiValue + TypeName> Task for BlockingTask<T, J> {
         // A call cancelled before the pool picked it up does none of its work.
         check(&self.cancel)?;
         let work = self.work.take().ok_or_else(|| internal("a task ran twice"))?;
-        guard(|| work(&self.cancel))
+        let cancel = &self.cancel;
+        if self.background {
+            guard(|| ragrank_core::background::run(|| work(cancel)))
+        } else {
+            guard(|| work(cancel))
+        }
     }
 
     fn resolve(&mut self, _env: Env, out: T) -> napi::Result<J> {
@@ -74,7 +97,7 @@ pub fn save_task<I: Send + Sync + 'static>(
     save: fn(&I, &Path, &AtomicBool) -> ragrank_core::Result<()>,
 ) -> AsyncTask<BlockingTask<()>> {
     let index = index.clone();
-    BlockingTask::spawn(cancel, move |cancel| {
+    BlockingTask::background(cancel, move |cancel| {
         let index = index.read().unwrap_or_else(|p| p.into_inner());
         save(&index, Path::new(&path), cancel).or_napi()
     })

@@ -254,7 +254,7 @@ impl NativeVectorIndex {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn save(&self, path: String, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
         let index = self.inner.snapshot();
-        BlockingTask::spawn(cancel, move |cancel| {
+        BlockingTask::background(cancel, move |cancel| {
             persist::save(&index, Path::new(&path), cancel).or_napi()
         })
     }

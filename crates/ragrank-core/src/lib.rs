@@ -1,6 +1,7 @@
 //! ragrank-core: the retrieval algorithms of ragrank, in pure Rust (no napi).
 pub mod analysis;
 pub mod atomic;
+pub mod background;
 pub mod bm25;
 pub mod checksummed;
 pub mod error;

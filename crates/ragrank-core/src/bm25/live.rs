@@ -36,7 +36,10 @@ pub fn retire(snapshot: Arc<Snapshot>) {
         let (tx, rx) = mpsc::channel::<Arc<Snapshot>>();
         let spawned = std::thread::Builder::new()
             .name("ragrank-bm25-reaper".into())
-            .spawn(move || rx.into_iter().for_each(drop));
+            .spawn(move || {
+                crate::background::lower_current_thread();
+                rx.into_iter().for_each(drop)
+            });
         spawned.ok().map(|_| tx)
     });
     if let Some(tx) = reaper {
@@ -486,7 +489,10 @@ impl Shared {
         let spawned = std::thread::Builder::new()
             .name("ragrank-bm25".into())
             .stack_size(256 * 1024)
-            .spawn(move || worker(weak, signal));
+            .spawn(move || {
+                crate::background::lower_current_thread();
+                worker(weak, signal)
+            });
         if spawned.is_err() {
             // No thread: merges then run only when asked (`merge`), writes stay correct.
             lock(&self.signal.state).started = false;
