@@ -19,6 +19,7 @@ import {
 } from '../internal/validate.js'
 import type { Retriever } from '../retrieval/retriever.js'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer.js'
+import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
 import { filterParts } from './filter.js'
 import type { Filter } from './filter.js'
 
@@ -72,6 +73,12 @@ export interface Bm25Options {
    * index: pass it again to `Bm25Index.load`.
    */
   refreshInterval?: number | null
+  /**
+   * How concurrent `searchAsync` (and `retrieve`) calls are joined into native batches (see
+   * docs/CONCURRENCY.md): default `{ maxBatch: 64, maxWaitMs: 0 }` (adaptive: no wait when
+   * idle); `false` runs each call as its own batch. Not saved with the index.
+   */
+  coalesce?: CoalesceOptions | false
 }
 
 /** A document to index. `tokens` bypass analysis; when both are given, tokens are indexed and text is stored. */
@@ -99,7 +106,7 @@ export interface Bm25SearchOptions {
   includeFields?: boolean
 }
 
-/** Options of `Bm25Index.searchBatch`: the search options plus a signal. */
+/** Options of `Bm25Index.searchAsync`, `searchBatch` and `retrieve`: the search options plus a signal. */
 export interface Bm25BatchOptions extends Bm25SearchOptions {
   /** Cancels the batch; the promise rejects with an `AbortError`. */
   signal?: AbortSignal
@@ -148,12 +155,24 @@ const FROM_NATIVE = Symbol('fromNative')
 /** The analyzer fields Rust reads; any other key is a TypeError naming it (Rust would reject it too, less clearly). */
 const ANALYZER_KEYS = ['segmentation', 'lowercase', 'stopwords', 'stemmer', 'cjk', 'minTokenLength'] as const
 const ANALYZER_KEY_SET = optionKeys(...ANALYZER_KEYS)
-const INDEX_KEYS = optionKeys('variant', 'k1', 'b', 'delta', 'analyzer', 'tokenizer', 'storeText', 'refreshInterval')
+const INDEX_KEYS = optionKeys(
+  'variant',
+  'k1',
+  'b',
+  'delta',
+  'analyzer',
+  'tokenizer',
+  'storeText',
+  'refreshInterval',
+  'coalesce',
+)
 const ADD_KEYS = optionKeys('upsert', 'refresh')
 const ADD_ASYNC_KEYS = optionKeys('upsert', 'signal')
 const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
-const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval')
+const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval', 'coalesce')
+/** Queries per coalesced batch: enough to keep both cores busy, few enough to bound the wait. */
+const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
 const REFRESH_KEYS = optionKeys('signal')
 /** The default `refreshInterval`, as Elasticsearch's. */
 const DEFAULT_REFRESH_INTERVAL = 1000
@@ -224,9 +243,12 @@ function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
  *   `refreshInterval`, at `refresh()` or at the next refreshing write.
  *
  * Off the event loop (Promises, on the libuv pool, cancellable with an `AbortSignal`):
- * `addAsync` (analysis, then resolves once searchable), `refresh` (resolves once every
+ * `searchAsync` and `retrieve` (concurrent calls coalesced into batches: what a server with
+ * a large index should call, since a sync `search` of a heavy query holds the loop for its
+ * whole scan), `addAsync` (analysis, then resolves once searchable), `refresh` (resolves once every
  * earlier write is searchable), `merge`, `searchBatch` (one snapshot for the whole batch), `save`
- * (publishes staged writes, then writes that snapshot while writes go on), `load`.
+ * (publishes staged writes, then writes that snapshot while writes go on), `load`. Writes,
+ * refreshes, merges and saves run at a lower CPU priority than the event loop.
  *
  * Scores are computed at query time from the snapshot's statistics (N, df, average
  * length), so they stay exact across adds and removes: results equal those of an index
@@ -252,13 +274,20 @@ export class Bm25Index implements Retriever {
   /** Reused output buffer of `search` (hit count, scores, id end offsets): no typed array per query. */
   readonly #out = new HitBuffer()
   readonly #tokenizer?: (text: string) => string[]
+  readonly #batcher: Batcher<BatchCall, Bm25Hit[]> | undefined
 
   constructor(options: Bm25Options = {}) {
     const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE])
     const config = restored ? '' : indexConfig(options)
     this.#tokenizer = checkTokenizer(options?.tokenizer)
+    const coalesce = coalesceOption(
+      readValue(() => options?.coalesce),
+      'options.coalesce',
+      COALESCE_DEFAULTS,
+    )
     const interval = restored ? 0 : refreshInterval(readValue(() => options?.refreshInterval))
     this.#native = restored ?? callNative(() => new native.NativeBm25Index(config, interval))
+    this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal), coalesce) : undefined
   }
 
   /** Number of searchable documents (staged writes count once refreshed). */
@@ -347,6 +376,36 @@ export class Bm25Index implements Retriever {
     return typeof r === 'string' ? hitsFromBuffer(r, out) : toHits(r)
   }
 
+  /**
+   * `search` off the event loop, with the same hits: concurrent calls with the same `topK`,
+   * `filter` and `includeFields` are joined into one native batch (see the `coalesce`
+   * option), so a server awaiting one search per request gets `searchBatch` throughput and
+   * its event loop never runs a scan. An aborted `signal` rejects this call at once with an
+   * AbortError; the batch stops only when all its calls aborted.
+   */
+  searchAsync(query: Bm25Query, options: Bm25BatchOptions = {}): Promise<Bm25Hit[]> {
+    try {
+      const [q, isTokens] = this.#query(query, 'query')
+      const { topK, native: opts } = searchOptions(options, BATCH_KEYS)
+      const signal = checkSignal(options?.signal)
+      const call: BatchCall = { query: q, isTokens, topK, opts }
+      if (!this.#batcher) return this.#runBatch([call], signal).then((r) => r[0])
+      return this.#batcher.submit(`${topK}|${JSON.stringify(opts ?? null)}`, call, signal)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /** One native batch of `searchAsync` calls, which share their options. */
+  #runBatch(calls: BatchCall[], signal: AbortSignal | undefined): Promise<Bm25Hit[][]> {
+    const { topK, opts } = calls[0]
+    const texts = calls.map((c) => c.query)
+    const areTokens = calls.map((c) => c.isTokens)
+    return runCancellable(signal, (token) => this.#native.searchBatch(texts, areTokens, topK, opts, token)).then(
+      (all) => all.map(toHits),
+    )
+  }
+
   /** Many queries at once, in parallel on all cores; results in query order. */
   searchBatch(queries: readonly Bm25Query[], options: Bm25BatchOptions = {}): Promise<Bm25Hit[][]> {
     try {
@@ -399,8 +458,9 @@ export class Bm25Index implements Retriever {
     const tokenizer = checkTokenizer(o.tokenizer)
     const signal = checkSignal(o.signal)
     const interval = refreshInterval(o.refreshInterval)
+    coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
     const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token, interval))
-    return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer } as Bm25Options)
+    return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer, coalesce: o.coalesce } as Bm25Options)
   }
 
   /** The `Retriever` declaration that `retrieve` honours `filter` (in the scan, as `search`). */
@@ -410,13 +470,11 @@ export class Bm25Index implements Retriever {
 
   /**
    * The `Retriever` contract (so the index composes with `HybridRetriever` and friends):
-   * `search` on the libuv pool with the same `filter`, rejecting with an AbortError when `signal` fires.
+   * `searchAsync` (off the event loop, coalesced) with the same `filter`, rejecting with an
+   * AbortError when `signal` fires.
    */
   retrieve(query: Bm25Query, options: Bm25BatchOptions = {}): Promise<Bm25Hit[]> {
-    if (typeof query !== 'string' && !isArray(query)) {
-      return Promise.reject(typeError('query must be a string or an array of token strings'))
-    }
-    return this.searchBatch([query], options).then((all) => all[0])
+    return this.searchAsync(query, options)
   }
 
   #tokenize(text: string): string[] {
@@ -453,6 +511,14 @@ export class Bm25Index implements Retriever {
 function joinTokens(tokens: readonly string[], where: string): string {
   if (tokens.some((t) => t.includes('\0'))) throw rangeError(`${where}: tokens must not contain U+0000`)
   return tokens.join('\0')
+}
+
+/** One `searchAsync` call as its batch runs it. */
+interface BatchCall {
+  query: string
+  isTokens: boolean
+  topK: number
+  opts: NativeSearchOptions | undefined
 }
 
 function toHits(h: NativeHits): Bm25Hit[] {

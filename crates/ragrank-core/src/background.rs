@@ -13,11 +13,23 @@
 //! back once it has lowered it.
 use std::sync::OnceLock;
 
-/// The nice value of background threads: a nice-0 thread outweighs a nice-10 one about
-/// 9 to 1 (the kernel's weights 1024 and 110), so contended work still progresses.
+/// The default nice value of background threads: a nice-0 thread outweighs a nice-10 one
+/// about 9 to 1 (the kernel's weights 1024 and 110), so contended work still progresses.
 pub const NICE: i32 = 10;
 
-/// Lowers the calling thread's CPU priority to `NICE` (never raises it: a process started
+/// The nice value background threads take: `RAGRANK_BACKGROUND_NICE` (0-19; 0 leaves
+/// them at the process's priority), else `NICE`.
+pub fn nice() -> i32 {
+    static VALUE: OnceLock<i32> = OnceLock::new();
+    *VALUE.get_or_init(|| {
+        std::env::var("RAGRANK_BACKGROUND_NICE")
+            .ok()
+            .and_then(|v| v.trim().parse::<i32>().ok())
+            .map_or(NICE, |v| v.clamp(0, 19))
+    })
+}
+
+/// Lowers the calling thread's CPU priority to `nice()` (never raises it: a process started
 /// under `nice 15` keeps 15); for threads ragrank starts for its own maintenance. Best
 /// effort: a system that refuses leaves the thread as it was.
 pub fn lower_current_thread() {
@@ -25,8 +37,10 @@ pub fn lower_current_thread() {
     // SAFETY: setpriority only sets the calling thread's scheduling attribute; on Linux
     // `PRIO_PROCESS` with a thread id applies to that thread alone.
     unsafe {
-        let nice = current_nice().max(NICE);
-        let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, nice);
+        let (now, want) = (current_nice(), nice());
+        if want > now {
+            let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, want);
+        }
     }
 }
 
