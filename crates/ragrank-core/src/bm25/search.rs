@@ -3,9 +3,11 @@
 //! Two strategies return identical hits (same scores to the bit, same order):
 //! - `exhaustive`: term-at-a-time accumulation into a dense per-thread array sized to the
 //!   segment, then a bounded selection over the touched documents.
-//! - `maxscore`: document-at-a-time MaxScore (Turtle & Flood 1995). Terms whose summed
-//!   upper bounds cannot lift a document over the current k-th score are only probed,
-//!   never iterated, so the cost grows sublinearly with the collection.
+//! - `maxscore`: document-at-a-time block-max MaxScore (Turtle & Flood 1995; Ding & Suel
+//!   2011). Terms whose summed upper bounds cannot lift a document over the current k-th
+//!   score are only probed, never iterated, so the cost grows sublinearly with the
+//!   collection; and a run of documents up to the nearest block end of the iterated lists
+//!   is skipped whole when the maxima of those blocks cannot lift any of them either.
 //!
 //! A posting adds `wi * tf_part(tf, dl)` (`wi` = query weight times idf, both fixed per
 //! snapshot) and a document's score is summed in query-term order from 0 in both, so
@@ -15,7 +17,7 @@
 use std::cell::RefCell;
 
 use super::scoring::TfPart;
-use super::segment::Segment;
+use super::segment::{Segment, BLOCK};
 use crate::topk::{Hit, KBest, TopK};
 
 /// The tf part of the posting at `at` (an index into the segment's posting arrays) of
@@ -50,6 +52,16 @@ impl Parts for Cached<'_> {
     fn part(&self, at: usize, _doc: u32) -> f32 {
         self.parts[at]
     }
+}
+
+/// Upper bounds of the tf part per block of `BLOCK` postings of the segment's arrays:
+/// posting `at` scores at most `wi * max[at / BLOCK] * scale`.
+#[derive(Clone, Copy)]
+pub struct Blocks<'a> {
+    pub max: &'a [f32],
+    /// Lifts bounds computed at another average length (`Segment::bound_growth`) and
+    /// covers f32 rounding.
+    pub scale: f32,
 }
 
 /// A query term as one segment knows it.
@@ -151,9 +163,31 @@ struct Cursor<'a> {
     bound: f32,
     wi: f32,
     q: usize,
+    /// The block of `pos` as last looked up: its end (a position), bound and last document.
+    blk_end: usize,
+    blk_bound: f32,
+    blk_last: u32,
 }
 
 impl Cursor<'_> {
+    fn is_done(&self) -> bool {
+        self.pos >= self.docs.len()
+    }
+
+    /// The bound and the last document of the block holding `pos` (not done).
+    #[inline]
+    fn block(&mut self, blocks: &Blocks) -> (f32, u32) {
+        if self.pos >= self.blk_end {
+            let b = (self.start + self.pos) / BLOCK;
+            self.blk_end = ((b + 1) * BLOCK - self.start).min(self.docs.len());
+            // A block shared with a neighbouring term may bound it more loosely than the
+            // term's own bound.
+            self.blk_bound = (self.wi * blocks.max[b] * blocks.scale).min(self.bound);
+            self.blk_last = self.docs[self.blk_end - 1];
+        }
+        (self.blk_bound, self.blk_last)
+    }
+
     #[inline]
     fn doc(&self) -> u32 {
         self.docs.get(self.pos).copied().unwrap_or(u32::MAX)
@@ -184,6 +218,7 @@ pub const SLACK: f32 = 1.0 + 1e-5;
 pub fn maxscore<P: Parts>(
     seg: &Segment,
     p: P,
+    blocks: Blocks,
     terms: &[SegTerm],
     k: usize,
     floor: f32,
@@ -204,6 +239,9 @@ pub fn maxscore<P: Parts>(
                 bound: qt.bound,
                 wi: qt.wi,
                 q: qt.q,
+                blk_end: 0,
+                blk_bound: 0.0,
+                blk_last: 0,
             })
         })
         .collect();
@@ -220,6 +258,8 @@ pub fn maxscore<P: Parts>(
     let mut contrib = vec![0f32; n_q];
     let mut matched: Vec<usize> = Vec::with_capacity(terms.len());
     let mut first_essential = 0;
+    // Documents below this were in a block run whose maxima could not rule it out.
+    let mut checked_to = 0u32;
     let score_of = |c: &Cursor, d: u32| c.wi * p.part(c.start + c.pos, d);
     loop {
         let theta = top.threshold().max(floor);
@@ -231,6 +271,28 @@ pub fn maxscore<P: Parts>(
         };
         if d == u32::MAX {
             break;
+        }
+        if d >= checked_to {
+            // Up to `last`, every iterated list stays in its current block, so a document
+            // there scores at most the sum of those blocks' bounds and the probed lists' bounds.
+            let mut bound = if first_essential > 0 {
+                prefix[first_essential - 1]
+            } else {
+                0.0
+            };
+            let mut last = u32::MAX;
+            for c in cursors[first_essential..].iter_mut().filter(|c| !c.is_done()) {
+                let (b, l) = c.block(&blocks);
+                bound += b;
+                last = last.min(l);
+            }
+            if bound * SLACK < theta {
+                for c in cursors[first_essential..].iter_mut() {
+                    c.advance_to(last + 1);
+                }
+                continue;
+            }
+            checked_to = last.saturating_add(1);
         }
         matched.clear();
         let mut partial = 0f32;
