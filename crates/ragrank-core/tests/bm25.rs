@@ -863,7 +863,13 @@ fn block_skipping_equals_exhaustive() {
                 .map(|s| s.as_str()),
         );
         let queries = ["a b", "a b c", "a c d", "b d", "a b c d", "d a w1 w2", "c"];
-        for q in queries.map(|q| q.split(' ').map(String::from).collect::<Vec<_>>()) {
+        // A query of more than 64 distinct terms (the matched terms' order is then kept by a sort).
+        let long: Vec<String> = ["b".to_string()]
+            .into_iter()
+            .chain((0..90).map(|i| format!("w{i}")))
+            .collect();
+        let queries = queries.map(|q| q.split(' ').map(String::from).collect::<Vec<_>>());
+        for q in queries.into_iter().chain([long]) {
             for k in (1..=100).step_by(7).chain([100]) {
                 for filter in [
                     None,

@@ -211,6 +211,47 @@ impl Cursor<'_> {
     }
 }
 
+/// The query positions of the terms one candidate contains, summed in query order (the
+/// order exhaustive search adds them in) without a sort: a bit per position below 64,
+/// a sorted list for the rare longer queries.
+#[derive(Default)]
+struct Matched {
+    bits: u64,
+    more: Vec<usize>,
+}
+
+impl Matched {
+    #[inline]
+    fn clear(&mut self) {
+        self.bits = 0;
+        self.more.clear();
+    }
+
+    #[inline]
+    fn push(&mut self, q: usize) {
+        if q < 64 {
+            self.bits |= 1 << q;
+        } else {
+            self.more.push(q);
+        }
+    }
+
+    #[inline]
+    fn sum_in_order(&mut self, contrib: &[f32]) -> f32 {
+        let mut acc = 0f32;
+        let mut bits = self.bits;
+        while bits != 0 {
+            acc += contrib[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+        }
+        if !self.more.is_empty() {
+            self.more.sort_unstable();
+            acc = self.more.iter().fold(acc, |acc, &q| acc + contrib[q]);
+        }
+        acc
+    }
+}
+
 /// Relative slack on upper bounds, far above f32 rounding of a few sums: pruning is
 /// never wrong, only occasionally less aggressive.
 pub const SLACK: f32 = 1.0 + 1e-5;
@@ -256,7 +297,7 @@ pub fn maxscore<P: Parts>(
         .collect();
     let n_q = terms.iter().map(|t| t.q + 1).max().unwrap_or(0);
     let mut contrib = vec![0f32; n_q];
-    let mut matched: Vec<usize> = Vec::with_capacity(terms.len());
+    let mut matched = Matched::default();
     let mut first_essential = 0;
     // Documents below this were in a block run whose maxima could not rule it out.
     let mut checked_to = 0u32;
@@ -321,8 +362,7 @@ pub fn maxscore<P: Parts>(
             }
         }
         if !pruned {
-            matched.sort_unstable();
-            let score = matched.iter().fold(0f32, |acc, &q| acc + contrib[q]);
+            let score = matched.sum_in_order(&contrib);
             let hit = Hit { slot: d, score };
             if score > floor && top.admits(&hit) && allow(d) {
                 top.push(hit);
