@@ -188,6 +188,44 @@ impl Cursor<'_> {
         (self.blk_bound, self.blk_last)
     }
 
+    /// A shallow move: to the start of the block holding the first posting >= target,
+    /// galloping over block ends (a 64th of the postings), and that block's bound; 0 when
+    /// no posting is >= target. It skips only postings < target.
+    fn shallow_to(&mut self, target: u32, blocks: &Blocks) -> f32 {
+        if self.is_done() {
+            return 0.0;
+        }
+        let (bound, last) = self.block(blocks);
+        if last >= target {
+            return bound;
+        }
+        // Block j >= 1 after the current one ends at `end(j)`; block 0 ends before target.
+        let (from, len) = (self.blk_end, self.docs.len());
+        let end = |j: usize| (from + j * BLOCK).min(len);
+        let before = |j: usize| self.docs[end(j) - 1] < target;
+        if self.docs[len - 1] < target {
+            self.pos = len;
+            return 0.0;
+        }
+        let (mut lo, mut step) = (0, 1);
+        while before(lo + step) {
+            lo += step;
+            step *= 2;
+        }
+        // The first block not before target is in (lo, lo + step].
+        let mut hi = lo + step;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if before(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        self.pos = from + (hi - 1) * BLOCK;
+        self.block(blocks).0
+    }
+
     #[inline]
     fn doc(&self) -> u32 {
         self.docs.get(self.pos).copied().unwrap_or(u32::MAX)
@@ -298,18 +336,25 @@ pub fn maxscore<P: Parts>(
     let n_q = terms.iter().map(|t| t.q + 1).max().unwrap_or(0);
     let mut contrib = vec![0f32; n_q];
     let mut matched = Matched::default();
+    // rest[i]: the most the probed cursors[0..=i] can add to the current candidate.
+    let mut rest = vec![0f32; cursors.len()];
     let mut first_essential = 0;
     // Documents below this were in a block run whose maxima could not rule it out.
     let mut checked_to = 0u32;
     let score_of = |c: &Cursor, d: u32| c.wi * p.part(c.start + c.pos, d);
+    let min_doc = |cs: &[Cursor]| cs.iter().map(Cursor::doc).min().unwrap_or(u32::MAX);
+    // The next candidate: the smallest document of the iterated lists, kept up to date
+    // while they are scored (one pass per candidate, not two).
+    let mut d = min_doc(&cursors);
     loop {
         let theta = top.threshold().max(floor);
+        let was = first_essential;
         while first_essential < cursors.len() && prefix[first_essential] * SLACK < theta {
             first_essential += 1;
         }
-        let Some(d) = cursors[first_essential..].iter().map(Cursor::doc).min() else {
-            break;
-        };
+        if first_essential != was {
+            d = min_doc(&cursors[first_essential..]);
+        }
         if d == u32::MAX {
             break;
         }
@@ -331,12 +376,14 @@ pub fn maxscore<P: Parts>(
                 for c in cursors[first_essential..].iter_mut() {
                     c.advance_to(last + 1);
                 }
+                d = min_doc(&cursors[first_essential..]);
                 continue;
             }
             checked_to = last.saturating_add(1);
         }
         matched.clear();
         let mut partial = 0f32;
+        let mut next = u32::MAX;
         for c in cursors[first_essential..].iter_mut() {
             if c.doc() == d {
                 let v = score_of(c, d);
@@ -345,10 +392,19 @@ pub fn maxscore<P: Parts>(
                 partial += v;
                 c.pos += 1;
             }
+            next = next.min(c.doc());
         }
-        let mut pruned = false;
+        // The probed lists' bounds, first per term, then per block at `d` (shallow moves).
+        let mut pruned = first_essential > 0 && (partial + prefix[first_essential - 1]) * SLACK < theta;
+        if first_essential > 0 && !pruned {
+            let mut acc = 0f32;
+            for (i, c) in cursors[..first_essential].iter_mut().enumerate() {
+                acc += c.shallow_to(d, &blocks);
+                rest[i] = acc;
+            }
+        }
         for i in (0..first_essential).rev() {
-            if (partial + prefix[i]) * SLACK < theta {
+            if pruned || (partial + rest[i]) * SLACK < theta {
                 pruned = true;
                 break;
             }
@@ -368,6 +424,7 @@ pub fn maxscore<P: Parts>(
                 top.push(hit);
             }
         }
+        d = next;
     }
     top.into_sorted()
 }
