@@ -808,3 +808,97 @@ fn steady_single_document_writes_keep_few_segments() {
     }
     assert!(max_segments <= 12, "{max_segments} segments");
 }
+
+/// Long lists whose high term frequencies sit in a few clustered runs of documents, so most
+/// blocks bound far below a term's maximum and block-max MaxScore skips whole block runs:
+/// every strategy, on the fly and precomputed, must still give the exhaustive hits exactly,
+/// with filters and removed documents, over several segments whose average length grew.
+#[test]
+fn block_skipping_equals_exhaustive() {
+    let mut rng = StdRng::seed_from_u64(22);
+    for variant in VARIANTS {
+        let index = Bm25Index::new(config(variant)).unwrap();
+        let mut next = 0;
+        // Three segments, each with longer documents than the last (the average grows, so the
+        // on-the-fly bounds of the earlier ones are scaled up).
+        for (batch, extra) in [(6000, 0), (5000, 10), (4000, 25)] {
+            let hot: Vec<usize> = (0..4).map(|_| rng.random_range(0..batch)).collect();
+            let docs: Vec<NewDoc> = (0..batch)
+                .map(|i| {
+                    let near_hot = hot.iter().any(|&h| i.abs_diff(h) < 40);
+                    let mut tokens = Vec::new();
+                    for (t, p) in [("a", 0.9), ("b", 0.5), ("c", 0.2), ("d", 0.05)] {
+                        if rng.random_bool(p) {
+                            let tf = if near_hot && rng.random_bool(0.5) {
+                                rng.random_range(3..12)
+                            } else {
+                                1
+                            };
+                            tokens.extend(std::iter::repeat_n(t.to_string(), tf));
+                        }
+                    }
+                    let filler = rng.random_range(1..10) + extra;
+                    tokens.extend((0..filler).map(|_| zipf_word(&mut rng, 300)));
+                    next += 1;
+                    NewDoc {
+                        id: format!("d{}", next - 1),
+                        tokens: Some(tokens),
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            index.add(docs, false).unwrap();
+        }
+        index.remove(&(0..next).step_by(13).map(|i| format!("d{i}")).collect::<Vec<_>>());
+        let snap = index.snapshot();
+        assert!(snap.segments().len() > 1, "several segments");
+        let cached = (*snap).clone();
+        cached.precompute();
+        let allowed = snap.slots_of(
+            (0..next)
+                .filter(|i| i % 3 != 1)
+                .map(|i| format!("d{i}"))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(|s| s.as_str()),
+        );
+        let queries = ["a b", "a b c", "a c d", "b d", "a b c d", "d a w1 w2", "c"];
+        // A query of more than 64 distinct terms (the matched terms' order is then kept by a sort).
+        let long: Vec<String> = ["b".to_string()]
+            .into_iter()
+            .chain((0..90).map(|i| format!("w{i}")))
+            .collect();
+        let queries = queries.map(|q| q.split(' ').map(String::from).collect::<Vec<_>>());
+        for q in queries.into_iter().chain([long]) {
+            for k in (1..=100).step_by(7).chain([100]) {
+                for filter in [
+                    None,
+                    Some(Filter {
+                        slots: Some(allowed.clone()),
+                        meta: None,
+                    }),
+                ] {
+                    let o = |strategy| SearchOptions {
+                        top_k: k,
+                        strategy,
+                        filter: filter.clone(),
+                    };
+                    let want = snap.search(&Query::Tokens(&q), &o(Strategy::Exhaustive));
+                    assert!(!want.is_empty());
+                    for strategy in [Strategy::Exhaustive, Strategy::MaxScore, Strategy::Auto] {
+                        for s in [&*snap, &cached] {
+                            let got = s.search(&Query::Tokens(&q), &o(strategy));
+                            assert_eq!(
+                                want,
+                                got,
+                                "{variant:?} {strategy:?} k={k} {q:?} filtered {} precomputed {}",
+                                filter.is_some(),
+                                s.is_precomputed()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -3,9 +3,11 @@
 //! Two strategies return identical hits (same scores to the bit, same order):
 //! - `exhaustive`: term-at-a-time accumulation into a dense per-thread array sized to the
 //!   segment, then a bounded selection over the touched documents.
-//! - `maxscore`: document-at-a-time MaxScore (Turtle & Flood 1995). Terms whose summed
-//!   upper bounds cannot lift a document over the current k-th score are only probed,
-//!   never iterated, so the cost grows sublinearly with the collection.
+//! - `maxscore`: document-at-a-time block-max MaxScore (Turtle & Flood 1995; Ding & Suel
+//!   2011). Terms whose summed upper bounds cannot lift a document over the current k-th
+//!   score are only probed, never iterated, so the cost grows sublinearly with the
+//!   collection; and a run of documents up to the nearest block end of the iterated lists
+//!   is skipped whole when the maxima of those blocks cannot lift any of them either.
 //!
 //! A posting adds `wi * tf_part(tf, dl)` (`wi` = query weight times idf, both fixed per
 //! snapshot) and a document's score is summed in query-term order from 0 in both, so
@@ -15,7 +17,7 @@
 use std::cell::RefCell;
 
 use super::scoring::TfPart;
-use super::segment::Segment;
+use super::segment::{Segment, BLOCK};
 use crate::topk::{Hit, KBest, TopK};
 
 /// The tf part of the posting at `at` (an index into the segment's posting arrays) of
@@ -50,6 +52,16 @@ impl Parts for Cached<'_> {
     fn part(&self, at: usize, _doc: u32) -> f32 {
         self.parts[at]
     }
+}
+
+/// Upper bounds of the tf part per block of `BLOCK` postings of the segment's arrays:
+/// posting `at` scores at most `wi * max[at / BLOCK] * scale`.
+#[derive(Clone, Copy)]
+pub struct Blocks<'a> {
+    pub max: &'a [f32],
+    /// Lifts bounds computed at another average length (`Segment::bound_growth`) and
+    /// covers f32 rounding.
+    pub scale: f32,
 }
 
 /// A query term as one segment knows it.
@@ -151,9 +163,69 @@ struct Cursor<'a> {
     bound: f32,
     wi: f32,
     q: usize,
+    /// The block of `pos` as last looked up: its end (a position), bound and last document.
+    blk_end: usize,
+    blk_bound: f32,
+    blk_last: u32,
 }
 
 impl Cursor<'_> {
+    fn is_done(&self) -> bool {
+        self.pos >= self.docs.len()
+    }
+
+    /// The bound and the last document of the block holding `pos` (not done).
+    #[inline]
+    fn block(&mut self, blocks: &Blocks) -> (f32, u32) {
+        if self.pos >= self.blk_end {
+            let b = (self.start + self.pos) / BLOCK;
+            self.blk_end = ((b + 1) * BLOCK - self.start).min(self.docs.len());
+            // A block shared with a neighbouring term may bound it more loosely than the
+            // term's own bound.
+            self.blk_bound = (self.wi * blocks.max[b] * blocks.scale).min(self.bound);
+            self.blk_last = self.docs[self.blk_end - 1];
+        }
+        (self.blk_bound, self.blk_last)
+    }
+
+    /// A shallow move: to the start of the block holding the first posting >= target,
+    /// galloping over block ends (a 64th of the postings), and that block's bound; 0 when
+    /// no posting is >= target. It skips only postings < target.
+    fn shallow_to(&mut self, target: u32, blocks: &Blocks) -> f32 {
+        if self.is_done() {
+            return 0.0;
+        }
+        let (bound, last) = self.block(blocks);
+        if last >= target {
+            return bound;
+        }
+        // Block j >= 1 after the current one ends at `end(j)`; block 0 ends before target.
+        let (from, len) = (self.blk_end, self.docs.len());
+        let end = |j: usize| (from + j * BLOCK).min(len);
+        let before = |j: usize| self.docs[end(j) - 1] < target;
+        if self.docs[len - 1] < target {
+            self.pos = len;
+            return 0.0;
+        }
+        let (mut lo, mut step) = (0, 1);
+        while before(lo + step) {
+            lo += step;
+            step *= 2;
+        }
+        // The first block not before target is in (lo, lo + step].
+        let mut hi = lo + step;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if before(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        self.pos = from + (hi - 1) * BLOCK;
+        self.block(blocks).0
+    }
+
     #[inline]
     fn doc(&self) -> u32 {
         self.docs.get(self.pos).copied().unwrap_or(u32::MAX)
@@ -177,6 +249,47 @@ impl Cursor<'_> {
     }
 }
 
+/// The query positions of the terms one candidate contains, summed in query order (the
+/// order exhaustive search adds them in) without a sort: a bit per position below 64,
+/// a sorted list for the rare longer queries.
+#[derive(Default)]
+struct Matched {
+    bits: u64,
+    more: Vec<usize>,
+}
+
+impl Matched {
+    #[inline]
+    fn clear(&mut self) {
+        self.bits = 0;
+        self.more.clear();
+    }
+
+    #[inline]
+    fn push(&mut self, q: usize) {
+        if q < 64 {
+            self.bits |= 1 << q;
+        } else {
+            self.more.push(q);
+        }
+    }
+
+    #[inline]
+    fn sum_in_order(&mut self, contrib: &[f32]) -> f32 {
+        let mut acc = 0f32;
+        let mut bits = self.bits;
+        while bits != 0 {
+            acc += contrib[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+        }
+        if !self.more.is_empty() {
+            self.more.sort_unstable();
+            acc = self.more.iter().fold(acc, |acc, &q| acc + contrib[q]);
+        }
+        acc
+    }
+}
+
 /// Relative slack on upper bounds, far above f32 rounding of a few sums: pruning is
 /// never wrong, only occasionally less aggressive.
 pub const SLACK: f32 = 1.0 + 1e-5;
@@ -184,6 +297,7 @@ pub const SLACK: f32 = 1.0 + 1e-5;
 pub fn maxscore<P: Parts>(
     seg: &Segment,
     p: P,
+    blocks: Blocks,
     terms: &[SegTerm],
     k: usize,
     floor: f32,
@@ -204,6 +318,9 @@ pub fn maxscore<P: Parts>(
                 bound: qt.bound,
                 wi: qt.wi,
                 q: qt.q,
+                blk_end: 0,
+                blk_bound: 0.0,
+                blk_last: 0,
             })
         })
         .collect();
@@ -218,22 +335,55 @@ pub fn maxscore<P: Parts>(
         .collect();
     let n_q = terms.iter().map(|t| t.q + 1).max().unwrap_or(0);
     let mut contrib = vec![0f32; n_q];
-    let mut matched: Vec<usize> = Vec::with_capacity(terms.len());
+    let mut matched = Matched::default();
+    // rest[i]: the most the probed cursors[0..=i] can add to the current candidate.
+    let mut rest = vec![0f32; cursors.len()];
     let mut first_essential = 0;
+    // Documents below this were in a block run whose maxima could not rule it out.
+    let mut checked_to = 0u32;
     let score_of = |c: &Cursor, d: u32| c.wi * p.part(c.start + c.pos, d);
+    let min_doc = |cs: &[Cursor]| cs.iter().map(Cursor::doc).min().unwrap_or(u32::MAX);
+    // The next candidate: the smallest document of the iterated lists, kept up to date
+    // while they are scored (one pass per candidate, not two).
+    let mut d = min_doc(&cursors);
     loop {
         let theta = top.threshold().max(floor);
+        let was = first_essential;
         while first_essential < cursors.len() && prefix[first_essential] * SLACK < theta {
             first_essential += 1;
         }
-        let Some(d) = cursors[first_essential..].iter().map(Cursor::doc).min() else {
-            break;
-        };
+        if first_essential != was {
+            d = min_doc(&cursors[first_essential..]);
+        }
         if d == u32::MAX {
             break;
         }
+        if d >= checked_to {
+            // Up to `last`, every iterated list stays in its current block, so a document
+            // there scores at most the sum of those blocks' bounds and the probed lists' bounds.
+            let mut bound = if first_essential > 0 {
+                prefix[first_essential - 1]
+            } else {
+                0.0
+            };
+            let mut last = u32::MAX;
+            for c in cursors[first_essential..].iter_mut().filter(|c| !c.is_done()) {
+                let (b, l) = c.block(&blocks);
+                bound += b;
+                last = last.min(l);
+            }
+            if bound * SLACK < theta {
+                for c in cursors[first_essential..].iter_mut() {
+                    c.advance_to(last + 1);
+                }
+                d = min_doc(&cursors[first_essential..]);
+                continue;
+            }
+            checked_to = last.saturating_add(1);
+        }
         matched.clear();
         let mut partial = 0f32;
+        let mut next = u32::MAX;
         for c in cursors[first_essential..].iter_mut() {
             if c.doc() == d {
                 let v = score_of(c, d);
@@ -242,10 +392,19 @@ pub fn maxscore<P: Parts>(
                 partial += v;
                 c.pos += 1;
             }
+            next = next.min(c.doc());
         }
-        let mut pruned = false;
+        // The probed lists' bounds, first per term, then per block at `d` (shallow moves).
+        let mut pruned = first_essential > 0 && (partial + prefix[first_essential - 1]) * SLACK < theta;
+        if first_essential > 0 && !pruned {
+            let mut acc = 0f32;
+            for (i, c) in cursors[..first_essential].iter_mut().enumerate() {
+                acc += c.shallow_to(d, &blocks);
+                rest[i] = acc;
+            }
+        }
         for i in (0..first_essential).rev() {
-            if (partial + prefix[i]) * SLACK < theta {
+            if pruned || (partial + rest[i]) * SLACK < theta {
                 pruned = true;
                 break;
             }
@@ -259,13 +418,13 @@ pub fn maxscore<P: Parts>(
             }
         }
         if !pruned {
-            matched.sort_unstable();
-            let score = matched.iter().fold(0f32, |acc, &q| acc + contrib[q]);
+            let score = matched.sum_in_order(&contrib);
             let hit = Hit { slot: d, score };
             if score > floor && top.admits(&hit) && allow(d) {
                 top.push(hit);
             }
         }
+        d = next;
     }
     top.into_sorted()
 }

@@ -14,6 +14,11 @@ use rustc_hash::FxHashMap;
 
 use super::scoring::{Params, TfForm, TfPart};
 
+/// Postings per block-max block. Blocks are cut from the segment's whole posting array, not
+/// per term, so one index needs no per-term table: a block that straddles two terms bounds
+/// both (looser at a list's two ends, still exact as a bound). 4 bytes per `BLOCK` postings.
+pub const BLOCK: usize = 64;
+
 /// One stored document.
 #[derive(Debug)]
 pub struct Doc {
@@ -63,6 +68,9 @@ pub struct Segment {
     /// Per term, the largest `tfc - tfc(0)` of its postings at `build_avgdl`: the MaxScore
     /// bound, scaled at query time by how much the average length has grown since.
     pub max_tf_part: Vec<f32>,
+    /// The same maximum per block of `BLOCK` postings (`block_max[i / BLOCK]` bounds
+    /// posting `i`): the block-max bounds of MaxScore, scaled the same way.
+    pub block_max: Vec<f32>,
     pub build_avgdl: f64,
     bytes: usize,
 }
@@ -119,7 +127,7 @@ impl Segment {
 
     /// Bytes per (term, document) pair: postings (doc, tf) and forward (term, tf).
     pub fn posting_bytes(&self) -> usize {
-        self.post_docs.len() * 8 + self.fwd.len() * 8 + self.max_tf_part.len() * 4
+        self.post_docs.len() * 8 + self.fwd.len() * 8 + self.max_tf_part.len() * 4 + self.block_max.len() * 4
     }
 }
 
@@ -228,7 +236,7 @@ impl SegmentBuilder {
             }
         }
         let lens: Vec<u32> = docs.iter().map(|d| d.len).collect();
-        let max_tf_part = match params.tf_form(avgdl) {
+        let (max_tf_part, block_max) = match params.tf_form(avgdl) {
             TfForm::Saturation(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
             TfForm::LengthScaled(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
         };
@@ -245,6 +253,7 @@ impl SegmentBuilder {
             post_docs,
             post_tfs,
             max_tf_part,
+            block_max,
             build_avgdl: avgdl,
             bytes: 0,
         };
@@ -253,15 +262,23 @@ impl SegmentBuilder {
     }
 }
 
-fn max_parts<F: TfPart>(f: F, offsets: &[usize], docs: &[u32], tfs: &[u32], lens: &[u32]) -> Vec<f32> {
-    offsets
+/// Per term and per block of `BLOCK` postings, the largest tf part at the build's average
+/// length, from one evaluation per posting.
+fn max_parts<F: TfPart>(f: F, offsets: &[usize], docs: &[u32], tfs: &[u32], lens: &[u32]) -> (Vec<f32>, Vec<f32>) {
+    let mut blocks = vec![0f32; docs.len().div_ceil(BLOCK)];
+    let terms = offsets
         .windows(2)
         .map(|w| {
             (w[0]..w[1])
-                .map(|i| f.eval(tfs[i] as f32, lens[docs[i] as usize] as f32))
+                .map(|i| {
+                    let v = f.eval(tfs[i] as f32, lens[docs[i] as usize] as f32);
+                    blocks[i / BLOCK] = blocks[i / BLOCK].max(v);
+                    v
+                })
                 .fold(0f32, f32::max)
         })
-        .collect()
+        .collect();
+    (terms, blocks)
 }
 
 /// Removed documents of one segment, as a bitset over its local ids. Shared by the

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use super::scoring::{TfForm, TfPart};
-use super::search::{self, Cached, OnTheFly, Parts, SegTerm, SLACK};
-use super::segment::{Deleted, Doc, Segment};
+use super::search::{self, Blocks, Cached, OnTheFly, Parts, SegTerm, SLACK};
+use super::segment::{Deleted, Doc, Segment, BLOCK};
 use super::{Filter, IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
 use crate::analysis::Analyzer;
 use crate::error::{check_cancel, Result};
@@ -54,7 +54,20 @@ impl SegRef {
 /// index is quiet (`Snapshot::precompute`); a new snapshot starts without it (its average
 /// length differs), so cloning gives an empty cache.
 #[derive(Default)]
-pub(crate) struct PartsCache(OnceLock<Vec<Box<[f32]>>>);
+pub(crate) struct PartsCache(OnceLock<Vec<CachedParts>>);
+
+/// One segment's precomputed parts and their exact block maxima (tighter than the
+/// segment's own, which hold at its build's average length and are scaled up).
+pub(crate) struct CachedParts {
+    parts: Box<[f32]>,
+    block_max: Box<[f32]>,
+}
+
+impl CachedParts {
+    fn bytes(&self) -> usize {
+        (self.parts.len() + self.block_max.len()) * 4
+    }
+}
 
 impl Clone for PartsCache {
     fn clone(&self) -> Self {
@@ -296,12 +309,26 @@ impl Snapshot {
                 use_maxscore,
             };
             let hits = match self.parts.0.get() {
-                Some(parts) => run.go(Cached { parts: &parts[i] }),
-                None => run.go(OnTheFly {
-                    f,
-                    tfs: &seg.post_tfs,
-                    lens: &seg.lens,
-                }),
+                Some(cached) => {
+                    let c = &cached[i];
+                    let blocks = Blocks {
+                        max: &c.block_max,
+                        scale: SLACK,
+                    };
+                    run.go(Cached { parts: &c.parts }, blocks)
+                }
+                None => {
+                    let blocks = Blocks {
+                        max: &seg.block_max,
+                        scale: growth * SLACK,
+                    };
+                    let p = OnTheFly {
+                        f,
+                        tfs: &seg.post_tfs,
+                        lens: &seg.lens,
+                    };
+                    run.go(p, blocks)
+                }
             };
             for h in hits {
                 top.push(Hit {
@@ -319,8 +346,9 @@ impl Snapshot {
     }
 
     /// Precomputes the tf part of every posting at this snapshot's average length (4 bytes
-    /// a posting, O(postings) once): searches then read it instead of evaluating it, with
-    /// bit-identical scores. The background thread does this once the index is quiet.
+    /// a posting, O(postings) once) and their block maxima (4 bytes a block): searches then
+    /// read them instead of evaluating the formula, with bit-identical scores. The
+    /// background thread does this once the index is quiet.
     pub fn precompute(&self) {
         self.parts.0.get_or_init(|| {
             let form = self.config.params.tf_form(self.avg_len());
@@ -372,7 +400,9 @@ impl Snapshot {
             } else {
                 per_posting as f64 / self.postings as f64
             },
-            memory_bytes: seg_bytes + df_bytes + self.parts.0.get().map_or(0, |p| p.iter().map(|s| s.len() * 4).sum()),
+            memory_bytes: seg_bytes
+                + df_bytes
+                + self.parts.0.get().map_or(0, |p| p.iter().map(CachedParts::bytes).sum()),
             dense_terms: 0,
             segments: self.segs.len(),
             deleted_docs: self.segs.iter().map(|s| s.deleted.count()).sum(),
@@ -392,9 +422,9 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn go<P: Parts>(&self, p: P) -> Vec<Hit> {
+    fn go<P: Parts>(&self, p: P, blocks: Blocks) -> Vec<Hit> {
         if self.use_maxscore {
-            search::maxscore(self.seg, p, self.terms, self.k, self.floor, self.allow)
+            search::maxscore(self.seg, p, blocks, self.terms, self.k, self.floor, self.allow)
         } else {
             search::exhaustive(self.seg, p, self.terms, self.k, self.positive, self.floor, self.allow)
         }
@@ -402,15 +432,25 @@ impl Run<'_> {
 }
 
 /// The same expression as `OnTheFly::part`, so cached and computed scores are bit-identical.
-fn parts_of<F: TfPart>(f: F, seg: &Segment) -> Box<[f32]> {
+fn parts_of<F: TfPart>(f: F, seg: &Segment) -> CachedParts {
     let on_the_fly = OnTheFly {
         f,
         tfs: &seg.post_tfs,
         lens: &seg.lens,
     };
-    seg.post_docs
-        .iter()
-        .enumerate()
-        .map(|(i, &d)| on_the_fly.part(i, d))
-        .collect()
+    let n = seg.post_docs.len();
+    let mut parts = Vec::with_capacity(n);
+    let mut block_max: Vec<f32> = Vec::with_capacity(n.div_ceil(BLOCK));
+    for (i, &d) in seg.post_docs.iter().enumerate() {
+        let v = on_the_fly.part(i, d);
+        match block_max.last_mut() {
+            Some(m) if i % BLOCK != 0 => *m = m.max(v),
+            _ => block_max.push(v),
+        }
+        parts.push(v);
+    }
+    CachedParts {
+        parts: parts.into(),
+        block_max: block_max.into(),
+    }
 }
