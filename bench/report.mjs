@@ -222,12 +222,7 @@ function vectorSection(vector, charts) {
             ratio(base?.batch?.median, e.batch?.median),
           ],
     )
-    out.push(
-      '',
-      `### ${size}`,
-      '',
-      table(['engine', 'single', 'batch', 'single ratio', 'batch ratio'], rows),
-    )
+    out.push('', `### ${size}`, '', table(['engine', 'single', 'batch', 'single ratio', 'batch ratio'], rows))
   }
   // Chart legends: the variant only where it tells ragrank's storages apart (peers' variants are long descriptions).
   const short = (e) => (e.engine === 'ragrank' ? `ragrank ${e.variant}` : e.engine)
