@@ -686,6 +686,7 @@ async function workerLancedb(job) {
     nQueries: qTexts.length,
     tokenSource: rr ? tok.source : 'fallback JS tokenizer (ragrank build missing)',
     versions: { '@lancedb/lancedb': lance.version },
+    lanceCpuThreads: process.env.LANCE_CPU_THREADS,
     build: { seconds: builds, summary: summarize(builds) },
     single: pick(single),
     batch: pick(batch),
@@ -767,7 +768,8 @@ export function makePlan({
         pythonMinQueries: quick ? 1000 : n <= 2_000 ? 5000 : n <= 10_000 ? 2000 : 1000,
       })
     }
-    // A watchdog: one loaded-machine run saw a LanceDB build stall at 100k documents (idle for 10 min).
+    // A watchdog: LanceDB's FTS build deadlocked at 100k and 1M documents on this 2-core host (idle, every thread
+    // parked) until bench/lib/lancedb.mjs gave Lance's CPU pool two threads (LANCE_CPU_THREADS, lancedb#3568).
     if (want('lancedb'))
       jobs.push({
         ...common,
