@@ -23,6 +23,34 @@ test('searchBatch equals sequential search, in query order', async (t) => {
   batch.forEach((hits, i) => t.deepEqual(hits, index.search(queries[i], { topK: 7 })))
 })
 
+test('searchBatch equals sequential search for mixed queries: text, tokens, Korean ids, surrogates, fields', async (t) => {
+  const index = new Bm25Index()
+  index.add([
+    { id: '학교#0', text: '학교에 갔다 school', meta: { n: 1 } },
+    { id: 'plain', text: 'school bus 학교 버스' },
+    { id: '😀#2', tokens: ['학교', 'x\uD800y', 'bus'] },
+    { id: 'no-text', tokens: ['school', 'night'] },
+  ])
+  const queries = [
+    '학교',
+    ['bus', 'school'],
+    '',
+    [],
+    'x\uD800y',
+    ['x\uD800y'],
+    '😀 school 갔다',
+    ['학교', '학교'],
+    'nothing',
+  ]
+  for (const includeFields of [true, false]) {
+    const batch = await index.searchBatch(queries, { topK: 3, includeFields })
+    t.is(batch.length, queries.length)
+    batch.forEach((hits, i) => t.deepEqual(hits, index.search(queries[i], { topK: 3, includeFields }), `query ${i}`))
+  }
+  t.true((await index.searchBatch(queries, { topK: 3 }))[0].some((h) => h.id === '학교#0' && h.meta?.n === 1))
+  t.deepEqual(await index.searchBatch([]), [])
+})
+
 test('a signal aborted before the call rejects and changes nothing', async (t) => {
   const index = new Bm25Index()
   const signal = AbortSignal.abort()
