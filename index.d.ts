@@ -167,10 +167,7 @@ export declare function initOnnxRuntime(path: string): string
  */
 export interface NativeBatchHits {
   counts: Uint32Array
-  /**
-   * UTF-16 when any id is not ASCII: V8 then copies it instead of decoding UTF-8 on
-   * the main thread (the encoding runs on the pool).
-   */
+  /** UTF-16 when any id is not ASCII (`js_string`; the encoding runs on the pool). */
   ids: string
   idEnds: Uint32Array
   scores: Float64Array

@@ -18,7 +18,7 @@ use ragrank_core::filter::MetaFilter;
 
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
-use crate::hits::{fill_buffer, metas_json, utf16_len};
+use crate::hits::{fill_buffer, js_string, metas_json, utf16_len};
 use crate::task::BlockingTask;
 
 #[napi(object)]
@@ -62,8 +62,7 @@ pub struct NativeHits {
 #[napi(object)]
 pub struct NativeBatchHits {
     pub counts: Uint32Array,
-    /// UTF-16 when any id is not ASCII: V8 then copies it instead of decoding UTF-8 on
-    /// the main thread (the encoding runs on the pool).
+    /// UTF-16 when any id is not ASCII (`js_string`; the encoding runs on the pool).
     #[napi(ts_type = "string")]
     pub ids: Either<String, Utf16String>,
     pub id_ends: Uint32Array,
@@ -76,11 +75,7 @@ impl NativeBatchHits {
     fn new(counts: Vec<u32>, h: NativeHits) -> Self {
         NativeBatchHits {
             counts: Uint32Array::new(counts),
-            ids: if h.ids.is_ascii() {
-                Either::A(h.ids)
-            } else {
-                Either::B(Utf16String::from(h.ids))
-            },
+            ids: js_string(h.ids),
             id_ends: h.id_ends,
             scores: h.scores,
             texts: h.texts,
@@ -347,7 +342,7 @@ impl NativeBm25Index {
         top_k: u32,
         options: Option<NativeSearchOptions>,
         mut out: Float64ArraySlice,
-    ) -> napi::Result<Either<String, NativeHits>> {
+    ) -> napi::Result<Either<Either<String, Utf16String>, NativeHits>> {
         guard(|| {
             let index = Retiring(Some(self.inner.snapshot()));
             let opts = resolve_options(&index, top_k, options.as_ref())?;
@@ -364,7 +359,7 @@ impl NativeBm25Index {
             }
             let buffered = hits.iter().map(|h| (&*index.doc(h.slot).id, h.score));
             Ok(match fill_buffer(buffered, out) {
-                Some(ids) => Either::A(ids),
+                Some(ids) => Either::A(js_string(ids)),
                 None => Either::B(to_hits(&index, hits, opts.include_fields)),
             })
         })
