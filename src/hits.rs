@@ -31,7 +31,8 @@ pub fn fill_buffer<'a>(hits: impl ExactSizeIterator<Item = (&'a str, f32)>, out:
         return None;
     }
     out[0] = n as f64;
-    let mut ids = String::new();
+    // Room for typical ids at once instead of growing by doubling.
+    let mut ids = String::with_capacity(n * 16);
     let mut end = 0usize;
     for (i, (id, score)) in hits.enumerate() {
         ids.push_str(id);

@@ -202,7 +202,7 @@ impl Snapshot {
     /// Unique known query terms in first-occurrence order, weighted by multiplicity
     /// (a repeated query token counts again, as in bm25s).
     fn query_terms(&self, query: &Query) -> Vec<QueryTerm<'_>> {
-        let mut out: Vec<QueryTerm> = Vec::new();
+        let mut out: Vec<QueryTerm> = Vec::with_capacity(16);
         let sole = self.sole_segment();
         // Queries are short: a linear scan over the hashes merges repeats faster than a map
         // (and compares bytes only on a hash match: CJK bigrams all have the same length),
