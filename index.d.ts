@@ -76,8 +76,10 @@ export declare class NativeBm25Index {
 }
 
 /**
- * One pinned snapshot of a `NativeBm25Index` (see `pin`). Freed through the reaper when
- * it was the last reference (its finalizer runs on the event loop).
+ * One pinned snapshot of a `NativeBm25Index` (see `pin`), held until `release` (or the
+ * finalizer): a batch releases it when done, so an index taking writes does not keep old
+ * segments alive until the garbage collector finds the wrapper. Freed through the reaper
+ * when it was the last reference.
  */
 export declare class NativeBm25Snapshot {
   /**
@@ -85,6 +87,8 @@ export declare class NativeBm25Snapshot {
    * 1 where it is tokens joined by U+0000), in parallel on the pool, results in order.
    */
   searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeBatchHits>
+  /** Lets go of the snapshot (searches already started keep their own reference). */
+  release(): void
 }
 
 export declare class NativeEncoder {

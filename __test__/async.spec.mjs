@@ -51,6 +51,19 @@ test('searchBatch equals sequential search for mixed queries: text, tokens, Kore
   t.deepEqual(await index.searchBatch([]), [])
 })
 
+test('a batch cut into parts sees the snapshot of its call, not a write made while it runs', async (t) => {
+  const index = new Bm25Index()
+  index.add(corpus)
+  const queries = Array.from({ length: 2000 }, () => 'w1 w2') // several parts (see lib/internal/pipeline.ts)
+  const pending = index.searchBatch(queries, { topK: 3 })
+  index.add([{ id: 'late', text: 'w1 w2 w1 w2 w1 w2' }]) // published at once, while the parts still run
+  const batch = await pending
+  t.is(batch.length, queries.length)
+  t.false(batch.some((hits) => hits.some((h) => h.id === 'late')))
+  t.is(index.search('w1 w2', { topK: 1 })[0].id, 'late')
+  t.deepEqual((await index.searchBatch(['w1 w2'], { topK: 1 }))[0][0].id, 'late')
+})
+
 test('a signal aborted before the call rejects and changes nothing', async (t) => {
   const index = new Bm25Index()
   const signal = AbortSignal.abort()

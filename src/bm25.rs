@@ -370,7 +370,7 @@ impl NativeBm25Index {
     #[napi]
     pub fn pin(&self) -> NativeBm25Snapshot {
         NativeBm25Snapshot {
-            snap: Retiring(Some(self.inner.snapshot())),
+            snap: std::cell::RefCell::new(Retiring(Some(self.inner.snapshot()))),
         }
     }
 
@@ -432,11 +432,13 @@ impl NativeBm25Index {
     }
 }
 
-/// One pinned snapshot of a `NativeBm25Index` (see `pin`). Freed through the reaper when
-/// it was the last reference (its finalizer runs on the event loop).
+/// One pinned snapshot of a `NativeBm25Index` (see `pin`), held until `release` (or the
+/// finalizer): a batch releases it when done, so an index taking writes does not keep old
+/// segments alive until the garbage collector finds the wrapper. Freed through the reaper
+/// when it was the last reference.
 #[napi]
 pub struct NativeBm25Snapshot {
-    snap: Retiring,
+    snap: std::cell::RefCell<Retiring>,
 }
 
 #[napi]
@@ -453,8 +455,11 @@ impl NativeBm25Snapshot {
         options: Option<NativeSearchOptions>,
         cancel: Option<&CancelToken>,
     ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
-        let index = Retiring(self.snap.0.clone());
+        let index = Retiring(self.snap.borrow().0.clone());
         BlockingTask::spawn(cancel, move |cancel| {
+            if index.0.is_none() {
+                return Err(internal("searchBatch on a released snapshot"));
+            }
             let opts = resolve_options(&index, top_k, options.as_ref())?;
             let texts = split_queries(&queries, &lengths)?;
             let queries: Vec<Query> = texts
@@ -467,5 +472,12 @@ impl NativeBm25Snapshot {
             let all = results.into_iter().flatten().collect();
             Ok(NativeBatchHits::new(counts, to_hits(&index, all, opts.include_fields)))
         })
+    }
+
+    /// Lets go of the snapshot (searches already started keep their own reference).
+    #[napi]
+    pub fn release(&self) {
+        // Dropping the old `Retiring` hands the snapshot to the reaper if it was the last reference.
+        drop(self.snap.replace(Retiring(None)));
     }
 }

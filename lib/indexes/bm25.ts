@@ -371,7 +371,7 @@ export class Bm25Index implements Retriever {
           (part) => crossing(qs, bound(part), bound(part + 1)),
           (c) => snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token),
           batchHits,
-        ),
+        ).finally(() => snapshot.release()),
       )
     } catch (e) {
       return Promise.reject(e)
