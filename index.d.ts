@@ -54,8 +54,11 @@ export declare class NativeBm25Index {
    * never waits for a writer.
    */
   search(query: string, isTokens: boolean, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array): string | NativeHits
-  /** All queries against one snapshot. */
-  searchBatch(queries: Array<string>, areTokens: Array<boolean>, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeHits[]>
+  /**
+   * The current snapshot, held until the returned object is collected: the batches a
+   * large `searchBatch` is cut into all read it, so they see the same documents.
+   */
+  pin(): NativeBm25Snapshot
   analyze(text: string): Array<string>
   /** Documents searchable now. */
   get size(): number
@@ -70,6 +73,22 @@ export declare class NativeBm25Index {
    */
   save(path: string, cancel?: CancelToken | undefined | null): Promise<void>
   static load(path: string, cancel?: CancelToken | undefined | null, refreshIntervalMs?: number | undefined | null): Promise<NativeBm25Index>
+}
+
+/**
+ * One pinned snapshot of a `NativeBm25Index` (see `pin`), held until `release` (or the
+ * finalizer): a batch releases it when done, so an index taking writes does not keep old
+ * segments alive until the garbage collector finds the wrapper. Freed through the reaper
+ * when it was the last reference.
+ */
+export declare class NativeBm25Snapshot {
+  /**
+   * Queries joined in one string (`lengths`: each query's UTF-16 length; `are_tokens`:
+   * 1 where it is tokens joined by U+0000), in parallel on the pool, results in order.
+   */
+  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeBatchHits>
+  /** Lets go of the snapshot (searches already started keep their own reference). */
+  release(): void
 }
 
 export declare class NativeEncoder {
@@ -143,6 +162,22 @@ export declare class NativeVectorIndex {
  * path) once per process; returns the path actually in use.
  */
 export declare function initOnnxRuntime(path: string): string
+
+/**
+ * The hits of a whole batch in the columns of `NativeHits` (ids' end offsets counted from
+ * the start of the batch), with how many belong to each query, in query order: a batch
+ * crosses as a handful of values however many queries it holds, where one object per
+ * query made the conversion on the main thread cost as much as the parallel search.
+ */
+export interface NativeBatchHits {
+  counts: Uint32Array
+  /** UTF-16 when any id is not ASCII (`js_string`; the encoding runs on the pool). */
+  ids: string
+  idEnds: Uint32Array
+  scores: Float64Array
+  texts?: Array<string | undefined | null>
+  metasJson?: string
+}
 
 export interface NativeBatchOptions {
   batchSize: number

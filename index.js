@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.CancelToken = nativeBinding.CancelToken
 module.exports.NativeBm25Index = nativeBinding.NativeBm25Index
+module.exports.NativeBm25Snapshot = nativeBinding.NativeBm25Snapshot
 module.exports.NativeEncoder = nativeBinding.NativeEncoder
 module.exports.NativeSplitter = nativeBinding.NativeSplitter
 module.exports.NativeVectorIndex = nativeBinding.NativeVectorIndex

@@ -23,6 +23,47 @@ test('searchBatch equals sequential search, in query order', async (t) => {
   batch.forEach((hits, i) => t.deepEqual(hits, index.search(queries[i], { topK: 7 })))
 })
 
+test('searchBatch equals sequential search for mixed queries: text, tokens, Korean ids, surrogates, fields', async (t) => {
+  const index = new Bm25Index()
+  index.add([
+    { id: '학교#0', text: '학교에 갔다 school', meta: { n: 1 } },
+    { id: 'plain', text: 'school bus 학교 버스' },
+    { id: '😀#2', tokens: ['학교', 'x\uD800y', 'bus'] },
+    { id: 'no-text', tokens: ['school', 'night'] },
+  ])
+  const queries = [
+    '학교',
+    ['bus', 'school'],
+    '',
+    [],
+    'x\uD800y',
+    ['x\uD800y'],
+    '😀 school 갔다',
+    ['학교', '학교'],
+    'nothing',
+  ]
+  for (const includeFields of [true, false]) {
+    const batch = await index.searchBatch(queries, { topK: 3, includeFields })
+    t.is(batch.length, queries.length)
+    batch.forEach((hits, i) => t.deepEqual(hits, index.search(queries[i], { topK: 3, includeFields }), `query ${i}`))
+  }
+  t.true((await index.searchBatch(queries, { topK: 3 }))[0].some((h) => h.id === '학교#0' && h.meta?.n === 1))
+  t.deepEqual(await index.searchBatch([]), [])
+})
+
+test('a batch cut into parts sees the snapshot of its call, not a write made while it runs', async (t) => {
+  const index = new Bm25Index()
+  index.add(corpus)
+  const queries = Array.from({ length: 2000 }, () => 'w1 w2') // several parts (see lib/internal/pipeline.ts)
+  const pending = index.searchBatch(queries, { topK: 3 })
+  index.add([{ id: 'late', text: 'w1 w2 w1 w2 w1 w2' }]) // published at once, while the parts still run
+  const batch = await pending
+  t.is(batch.length, queries.length)
+  t.false(batch.some((hits) => hits.some((h) => h.id === 'late')))
+  t.is(index.search('w1 w2', { topK: 1 })[0].id, 'late')
+  t.deepEqual((await index.searchBatch(['w1 w2'], { topK: 1 }))[0][0].id, 'late')
+})
+
 test('a signal aborted before the call rejects and changes nothing', async (t) => {
   const index = new Bm25Index()
   const signal = AbortSignal.abort()

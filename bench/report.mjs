@@ -32,6 +32,13 @@ const fmt = (x, digits) => {
   const d = digits ?? (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2)
   return x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
 }
+/** An error or skip message fit for a table cell: one line, no column break, clipped. */
+const note = (text) => {
+  const one = String(text).replace(/\s+/g, ' ').replaceAll('|', '\\|').trim()
+  return one.length > 160 ? `${one.slice(0, 157)}...` : one
+}
+/** The cell of an entry that has no figure: its error or skip reason, else '–'. */
+const failed = (r) => (r?.error ? `error: ${note(r.error)}` : r?.skipped ? `skipped: ${note(r.skipped)}` : '–')
 /** "median (min–max)" of a summary { median, min, max }. */
 const cell = (s) => (s?.median === undefined ? '–' : `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`)
 const ratio = (a, b) => (a && b ? `${fmt(a / b, a / b >= 10 ? 0 : 1)}×` : '–')
@@ -104,7 +111,13 @@ const latencyBars = (title, rows) => ({
 function bm25Section(bm25, charts) {
   const corpora = Object.keys(bm25.corpora)
   const engines = [...new Set(bm25.results.map((r) => r.engine))]
-  const get = (engine, corpus) => bm25.results.find((r) => r.engine === engine && r.corpus === corpus)
+  const entries = (engine, corpus) => bm25.results.filter((r) => r.engine === engine && r.corpus === corpus)
+  // The measured entry of an engine on a corpus; else the failed one (an error or skip), which renders as its reason.
+  const get = (engine, corpus) => {
+    const all = entries(engine, corpus)
+    return all.find((r) => !r.error && !r.skipped) ?? all[0]
+  }
+  const figure = (r, kind) => (r?.[kind]?.summary ? cell(r[kind].summary) : failed(r))
   const out = [
     '## BM25 search',
     '',
@@ -114,14 +127,17 @@ function bm25Section(bm25, charts) {
     ['single', 'single thread'],
     ['batch', 'batch (all cores)'],
   ]) {
-    const measured = engines.filter((e) => corpora.some((c) => get(e, c)?.[kind]?.summary)) // JS peers have no batch API
+    // JS peers have no batch API; an engine that failed everywhere still gets a row with its errors.
+    const measured = engines.filter((e) =>
+      corpora.some((c) => get(e, c)?.[kind]?.summary || get(e, c)?.error || get(e, c)?.skipped),
+    )
     out.push(
       '',
       `### Throughput, ${label} (queries/s)`,
       '',
       table(
         ['engine', ...corpora],
-        measured.map((e) => [e, ...corpora.map((c) => cell(get(e, c)?.[kind]?.summary))]),
+        measured.map((e) => [e, ...corpora.map((c) => figure(get(e, c), kind))]),
       ),
     )
   }
@@ -147,7 +163,7 @@ function bm25Section(bm25, charts) {
     '',
     table(
       ['engine', ...corpora],
-      engines.map((e) => [e, ...corpora.map((c) => cell(get(e, c)?.build?.summary))]),
+      engines.map((e) => [e, ...corpora.map((c) => figure(get(e, c), 'build'))]),
     ),
   )
 
@@ -189,10 +205,15 @@ function vectorSection(vector, charts) {
   ]
   const name = (e) => `${e.engine}${e.variant ? ` (${e.variant})` : ''}`
   for (const r of vector.results) {
+    const size = `${r.n?.toLocaleString('en-US') ?? '?'} × ${r.dim ?? '?'}`
+    if (!r.engines) {
+      out.push('', `### ${size}`, '', failed(r))
+      continue
+    }
     const base = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'f32')
     const rows = r.engines.map((e) =>
-      e.skipped
-        ? [name(e), `skipped: ${e.skipped}`, '', '', '']
+      e.skipped || e.error
+        ? [name(e), failed(e), '', '', '']
         : [
             name(e),
             cell(e.single),
@@ -201,17 +222,13 @@ function vectorSection(vector, charts) {
             ratio(base?.batch?.median, e.batch?.median),
           ],
     )
-    out.push(
-      '',
-      `### ${r.n.toLocaleString('en-US')} × ${r.dim}`,
-      '',
-      table(['engine', 'single', 'batch', 'single ratio', 'batch ratio'], rows),
-    )
+    out.push('', `### ${size}`, '', table(['engine', 'single', 'batch', 'single ratio', 'batch ratio'], rows))
   }
   // Chart legends: the variant only where it tells ragrank's storages apart (peers' variants are long descriptions).
   const short = (e) => (e.engine === 'ragrank' ? `ragrank ${e.variant}` : e.engine)
   const dim = 384
-  const series = vector.results
+  const measured = vector.results.filter((r) => r.engines)
+  const series = measured
     .filter((r) => r.dim === dim)
     .flatMap((r) =>
       r.engines.filter((e) => e.batch?.median).map((e) => ({ engine: short(e), size: r.n, rate: e.batch.median })),
@@ -226,7 +243,8 @@ function vectorSection(vector, charts) {
       'queries/s (log scale)',
     ),
   })
-  const mid = vector.results.find((r) => r.n === 100000 && r.dim === dim) ?? vector.results[0]
+  const mid = measured.find((r) => r.n === 100000 && r.dim === dim) ?? measured[0]
+  if (!mid) return out.join('\n')
   charts.push({
     file: 'vector-latency.svg',
     caption: `Exact top-k time per query, ${mid.n.toLocaleString('en-US')} × ${mid.dim}, sequential calls (1000 / median single queries/s)`,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use napi::bindgen_prelude::{AsyncTask, Either, Float64Array, Float64ArraySlice, Uint32Array};
+use napi::bindgen_prelude::{AsyncTask, Either, Float64Array, Float64ArraySlice, Uint32Array, Uint8Array, Utf16String};
 use napi_derive::napi;
 use ragrank_core::bm25::{
     persist, prepare_docs, retire, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot,
@@ -18,7 +18,7 @@ use ragrank_core::filter::MetaFilter;
 
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
-use crate::hits::{fill_buffer, metas_json, utf16_len};
+use crate::hits::{fill_buffer, js_string, metas_json, utf16_len};
 use crate::task::BlockingTask;
 
 #[napi(object)]
@@ -53,6 +53,56 @@ pub struct NativeHits {
     /// `JSON.parse` keeps every key (even `"__proto__"`) an own property, which napi's
     /// object building does not, and one string crosses faster than many objects.
     pub metas_json: Option<String>,
+}
+
+/// The hits of a whole batch in the columns of `NativeHits` (ids' end offsets counted from
+/// the start of the batch), with how many belong to each query, in query order: a batch
+/// crosses as a handful of values however many queries it holds, where one object per
+/// query made the conversion on the main thread cost as much as the parallel search.
+#[napi(object)]
+pub struct NativeBatchHits {
+    pub counts: Uint32Array,
+    /// UTF-16 when any id is not ASCII (`js_string`; the encoding runs on the pool).
+    #[napi(ts_type = "string")]
+    pub ids: Either<String, Utf16String>,
+    pub id_ends: Uint32Array,
+    pub scores: Float64Array,
+    pub texts: Option<Vec<Option<String>>>,
+    pub metas_json: Option<String>,
+}
+
+impl NativeBatchHits {
+    fn new(counts: Vec<u32>, h: NativeHits) -> Self {
+        NativeBatchHits {
+            counts: Uint32Array::new(counts),
+            ids: js_string(h.ids),
+            id_ends: h.id_ends,
+            scores: h.scores,
+            texts: h.texts,
+            metas_json: h.metas_json,
+        }
+    }
+}
+
+/// The queries of a batch from one UTF-16 string and each query's length in code units (one
+/// string crosses the boundary instead of one per query, and is split here on the pool).
+/// Lone surrogates become U+FFFD, as napi's UTF-8 conversion of a string does.
+fn split_queries(joined: &[u16], lengths: &[u32]) -> napi::Result<Vec<String>> {
+    let mut at = 0usize;
+    let queries = lengths
+        .iter()
+        .map(|&n| {
+            let q = joined.get(at..at + n as usize)?;
+            at += n as usize;
+            Some(String::from_utf16_lossy(q))
+        })
+        .collect::<Option<Vec<_>>>();
+    match queries {
+        Some(q) if at == joined.len() => Ok(q),
+        _ => Err(internal(
+            "searchBatch: query lengths do not add up to the joined queries",
+        )),
+    }
 }
 
 type Shared = Arc<Bm25Index>;
@@ -292,7 +342,7 @@ impl NativeBm25Index {
         top_k: u32,
         options: Option<NativeSearchOptions>,
         mut out: Float64ArraySlice,
-    ) -> napi::Result<Either<String, NativeHits>> {
+    ) -> napi::Result<Either<Either<String, Utf16String>, NativeHits>> {
         guard(|| {
             let index = Retiring(Some(self.inner.snapshot()));
             let opts = resolve_options(&index, top_k, options.as_ref())?;
@@ -309,37 +359,19 @@ impl NativeBm25Index {
             }
             let buffered = hits.iter().map(|h| (&*index.doc(h.slot).id, h.score));
             Ok(match fill_buffer(buffered, out) {
-                Some(ids) => Either::A(ids),
+                Some(ids) => Either::A(js_string(ids)),
                 None => Either::B(to_hits(&index, hits, opts.include_fields)),
             })
         })
     }
 
-    /// All queries against one snapshot.
-    #[napi(ts_return_type = "Promise<NativeHits[]>")]
-    pub fn search_batch(
-        &self,
-        queries: Vec<String>,
-        are_tokens: Vec<bool>,
-        top_k: u32,
-        options: Option<NativeSearchOptions>,
-        cancel: Option<&CancelToken>,
-    ) -> AsyncTask<BlockingTask<Vec<NativeHits>>> {
-        let index = self.inner.clone();
-        BlockingTask::spawn(cancel, move |cancel| {
-            let index = index.snapshot();
-            let opts = resolve_options(&index, top_k, options.as_ref())?;
-            let queries: Vec<Query> = queries
-                .iter()
-                .enumerate()
-                .map(|(i, q)| to_query(q, are_tokens.get(i).copied().unwrap_or(false)))
-                .collect();
-            let results = index.search_batch_cancellable(&queries, &opts.core, cancel).or_napi()?;
-            Ok(results
-                .into_iter()
-                .map(|hits| to_hits(&index, hits, opts.include_fields))
-                .collect())
-        })
+    /// The current snapshot, held until the returned object is collected: the batches a
+    /// large `searchBatch` is cut into all read it, so they see the same documents.
+    #[napi]
+    pub fn pin(&self) -> NativeBm25Snapshot {
+        NativeBm25Snapshot {
+            snap: std::cell::RefCell::new(Retiring(Some(self.inner.snapshot()))),
+        }
     }
 
     #[napi]
@@ -397,5 +429,55 @@ impl NativeBm25Index {
             },
             |inner| NativeBm25Index { inner },
         )
+    }
+}
+
+/// One pinned snapshot of a `NativeBm25Index` (see `pin`), held until `release` (or the
+/// finalizer): a batch releases it when done, so an index taking writes does not keep old
+/// segments alive until the garbage collector finds the wrapper. Freed through the reaper
+/// when it was the last reference.
+#[napi]
+pub struct NativeBm25Snapshot {
+    snap: std::cell::RefCell<Retiring>,
+}
+
+#[napi]
+impl NativeBm25Snapshot {
+    /// Queries joined in one string (`lengths`: each query's UTF-16 length; `are_tokens`:
+    /// 1 where it is tokens joined by U+0000), in parallel on the pool, results in order.
+    #[napi(ts_return_type = "Promise<NativeBatchHits>")]
+    pub fn search_batch(
+        &self,
+        queries: Utf16String,
+        lengths: Uint32Array,
+        are_tokens: Uint8Array,
+        top_k: u32,
+        options: Option<NativeSearchOptions>,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
+        let index = Retiring(self.snap.borrow().0.clone());
+        BlockingTask::spawn(cancel, move |cancel| {
+            if index.0.is_none() {
+                return Err(internal("searchBatch on a released snapshot"));
+            }
+            let opts = resolve_options(&index, top_k, options.as_ref())?;
+            let texts = split_queries(&queries, &lengths)?;
+            let queries: Vec<Query> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, q)| to_query(q, are_tokens.get(i).is_some_and(|&t| t != 0)))
+                .collect();
+            let results = index.search_batch_cancellable(&queries, &opts.core, cancel).or_napi()?;
+            let counts = results.iter().map(|hits| hits.len() as u32).collect();
+            let all = results.into_iter().flatten().collect();
+            Ok(NativeBatchHits::new(counts, to_hits(&index, all, opts.include_fields)))
+        })
+    }
+
+    /// Lets go of the snapshot (searches already started keep their own reference).
+    #[napi]
+    pub fn release(&self) {
+        // Dropping the old `Retiring` hands the snapshot to the reaper if it was the last reference.
+        drop(self.snap.replace(Retiring(None)));
     }
 }

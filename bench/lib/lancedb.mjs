@@ -12,8 +12,21 @@ import { pkgVersion } from './peers.mjs'
 
 export const LANCEDB_PKG = '@lancedb/lancedb'
 
+/**
+ * Threads of Lance's CPU pool. On a host with 2 cores or fewer its default leaves the pool one usable blocking thread,
+ * and building an FTS index whose postings fill more than one output batch then deadlocks (every thread parked,
+ * 0% CPU; lancedb/lancedb#3568): here the 100k and 1M Zipf builds sat idle until the watchdog killed them, while
+ * 10k (one batch) built in 1.5 s. Two threads break the cycle (100k then builds in ~2.5 s); no more than the cores,
+ * so the queries get the same CPU as on a bigger default. A value the caller set is kept.
+ */
+export function lanceCpuThreads() {
+  return String(Math.max(2, os.availableParallelism()))
+}
+
 /** The module, or { error } when it does not load (a missing peer is skipped with the reason). */
 export async function loadLancedb() {
+  // Read once, when Lance starts its runtime: must be set before the first call into the module.
+  process.env.LANCE_CPU_THREADS ??= lanceCpuThreads()
   try {
     return { mod: await import(LANCEDB_PKG), version: pkgVersion(LANCEDB_PKG) }
   } catch (e) {
@@ -32,7 +45,7 @@ export const LANCEDB_FTS_OPTIONS = {
 }
 
 export const LANCEDB_FTS_NOTE =
-  "LanceDB FTS: an inverted index built with `Index.fts({ baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false })` over ragrank's tokens joined by spaces, queried with `table.search(tokens.join(' '), 'fts').select(['id', '_score']).limit(10).toArray()` (OR of the terms); its BM25 has k1=1.2, b=0.75 built in (ragrank runs k1=1.5), so scores differ and rankings differ slightly"
+  "LanceDB FTS: an inverted index built with `Index.fts({ baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false, withPosition: false })` over ragrank's tokens joined by spaces, queried with `table.search(tokens.join(' '), 'fts').select(['id', '_score']).limit(10).toArray()` (OR of the terms); its BM25 has k1=1.2, b=0.75 built in (ragrank runs k1=1.5), so scores differ and rankings differ slightly. `LANCE_CPU_THREADS` is set to the cores (at least 2): with its default on a 2-core host the FTS build deadlocks from 100k documents on (lancedb/lancedb#3568)"
 
 /** A temporary directory for one table; `cleanup()` removes it. */
 function tempDir(prefix) {

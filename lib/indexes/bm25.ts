@@ -1,4 +1,10 @@
-import type { NativeBm25Index, NativeDoc, NativeHits, NativeSearchOptions } from '../internal/native.js'
+import type {
+  NativeBatchHits,
+  NativeBm25Index,
+  NativeDoc,
+  NativeHits,
+  NativeSearchOptions,
+} from '../internal/native.js'
 import { native } from '../internal/native.js'
 import { callNative, describe, rangeError, typeError } from '../errors.js'
 import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort.js'
@@ -20,6 +26,7 @@ import {
 import type { Retriever } from '../retrieval/retriever.js'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer.js'
 import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
+import { partCount, pipeline } from '../internal/pipeline.js'
 import { filterParts } from './filter.js'
 import type { Filter } from './filter.js'
 
@@ -399,10 +406,11 @@ export class Bm25Index implements Retriever {
   /** One native batch of `searchAsync` calls, which share their options. */
   #runBatch(calls: BatchCall[], signal: AbortSignal | undefined): Promise<Bm25Hit[][]> {
     const { topK, opts } = calls[0]
-    const texts = calls.map((c) => c.query)
-    const areTokens = calls.map((c) => c.isTokens)
-    return runCancellable(signal, (token) => this.#native.searchBatch(texts, areTokens, topK, opts, token)).then(
-      (all) => all.map(toHits),
+    return this.#batch(
+      calls.map((c) => [c.query, c.isTokens]),
+      topK,
+      opts,
+      signal,
     )
   }
 
@@ -413,14 +421,32 @@ export class Bm25Index implements Retriever {
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
       const { topK, native: opts } = searchOptions(options, BATCH_KEYS)
       const signal = checkSignal(options?.signal)
-      const texts = qs.map((q) => q[0])
-      const areTokens = qs.map((q) => q[1])
-      return runCancellable(signal, (token) => this.#native.searchBatch(texts, areTokens, topK, opts, token)).then(
-        (all) => all.map(toHits),
-      )
+      return this.#batch(qs, topK, opts, signal)
     } catch (e) {
       return Promise.reject(e)
     }
+  }
+
+  /** Checked queries (text or joined tokens, flagged) searched as one batch over one pinned snapshot. */
+  #batch(
+    qs: readonly [string, boolean][],
+    topK: number,
+    opts: NativeSearchOptions | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Bm25Hit[][]> {
+    const parts = partCount(qs.length, BATCH_PART_QUERIES, MAX_BATCH_PARTS)
+    const bound = (part: number) => Math.floor((part * qs.length) / parts)
+    return runCancellable(signal, (token) => {
+      // One pinned snapshot for every part, so the whole batch sees the same documents (pinned
+      // here: a call aborted before it starts pins nothing).
+      const snapshot = this.#native.pin()
+      return pipeline(
+        parts,
+        (part) => crossing(qs, bound(part), bound(part + 1)),
+        (c) => snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token),
+        batchHits,
+      ).finally(() => snapshot.release())
+    })
   }
 
   /** The terms the index would make of `text` (for debugging analysis). */
@@ -522,18 +548,60 @@ interface BatchCall {
 }
 
 function toHits(h: NativeHits): Bm25Hit[] {
-  const { ids, idEnds, scores, texts, metasJson } = h
-  const metas = metasJson === undefined ? undefined : (JSON.parse(metasJson) as (Record<string, unknown> | null)[])
-  const out: Bm25Hit[] = new Array(idEnds.length)
-  let start = 0
-  for (let i = 0; i < idEnds.length; i++) {
+  return hitsOf(h, 0, h.idEnds.length, parseMetas(h))
+}
+
+/** A batch's hits, split per query by `counts` (the columns run over the whole batch). */
+/** Queries per part of a batch (see `pipeline`): big enough that a part's fixed cost (a pool task, a promise) is small. */
+const BATCH_PART_QUERIES = 256
+const MAX_BATCH_PARTS = 16
+
+/** Queries `from..to` as they cross to Rust: one string, cut by their lengths there (one crossing, not one per query). */
+function crossing(qs: readonly [string, boolean][], from: number, to: number) {
+  const lengths = new Uint32Array(to - from)
+  const areTokens = new Uint8Array(to - from)
+  const texts = new Array<string>(to - from)
+  for (let i = from; i < to; i++) {
+    texts[i - from] = qs[i][0]
+    lengths[i - from] = qs[i][0].length
+    areTokens[i - from] = qs[i][1] ? 1 : 0
+  }
+  return { joined: texts.join(''), lengths, areTokens }
+}
+
+/** A part's hits, split per query by `counts` (the columns run over the whole part), appended to `out`. */
+function batchHits(hits: NativeBatchHits, out: Bm25Hit[][]): void {
+  const { counts } = hits
+  const metas = parseMetas(hits)
+  let at = 0
+  for (let q = 0; q < counts.length; q++) {
+    out.push(hitsOf(hits, at, at + counts[q], metas))
+    at += counts[q]
+  }
+}
+
+function parseMetas(h: NativeHits | NativeBatchHits): (Record<string, unknown> | null)[] | undefined {
+  return h.metasJson === undefined ? undefined : (JSON.parse(h.metasJson) as (Record<string, unknown> | null)[])
+}
+
+/** Hit objects for the rows `from..to` of the columns. */
+function hitsOf(
+  h: NativeHits | NativeBatchHits,
+  from: number,
+  to: number,
+  metas: (Record<string, unknown> | null)[] | undefined,
+): Bm25Hit[] {
+  const { ids, idEnds, scores, texts } = h
+  const out: Bm25Hit[] = new Array(to - from)
+  let start = from === 0 ? 0 : idEnds[from - 1]
+  for (let i = from; i < to; i++) {
     const hit: Bm25Hit = { id: ids.slice(start, idEnds[i]), score: scores[i] }
     start = idEnds[i]
     const text = texts?.[i]
     if (text != null) hit.text = text
     const meta = metas?.[i]
     if (meta != null) hit.meta = meta
-    out[i] = hit
+    out[i - from] = hit
   }
   return out
 }

@@ -6,7 +6,9 @@ import { packageRequire } from './package-require.js'
 
 export const native: typeof Native = packageRequire('../../../index.js')
 export type {
+  NativeBatchHits,
   NativeBm25Index,
+  NativeBm25Snapshot,
   NativeHits,
   NativeSearchOptions,
   NativeDoc,

@@ -215,6 +215,17 @@ fn is_cjk(c: char) -> bool {
     )
 }
 
+/// Hangul syllables and the unified Han block: no case mapping, and all alphabetic. The bulk
+/// of Korean and Chinese text, so the Unicode tables are skipped for them.
+fn is_caseless_letter(c: char) -> bool {
+    matches!(c as u32, 0xAC00..=0xD7A3 | 0x4E00..=0x9FFF)
+}
+
+/// `char::is_alphanumeric` with the common scripts first.
+fn is_alphanumeric(c: char) -> bool {
+    c.is_ascii_alphanumeric() || is_caseless_letter(c) || (!c.is_ascii() && c.is_alphanumeric())
+}
+
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
@@ -285,7 +296,7 @@ impl Analyzer {
             }
             Segmentation::Unicode => {
                 for (start, seg) in text.split_word_bound_indices() {
-                    if !seg.chars().any(char::is_alphanumeric) {
+                    if !seg.chars().any(is_alphanumeric) {
                         cjk.flush(self, &mut buf, emit);
                         continue;
                     }
@@ -342,7 +353,7 @@ impl Analyzer {
     }
 
     fn emit_cjk(&self, term: &str, emit: &mut dyn FnMut(&str)) {
-        if !self.stopwords.contains(term) {
+        if self.stopwords.is_empty() || !self.stopwords.contains(term) {
             emit(term);
         }
     }
@@ -432,28 +443,30 @@ impl CjkRun {
         }
         if a.config.lowercase {
             // Fullwidth and other cased characters can occur in kana blocks; Hangul and Han have no case.
-            for c in self.chars.iter_mut() {
+            for c in self.chars.iter_mut().filter(|c| !is_caseless_letter(**c)) {
                 *c = c.to_lowercase().next().unwrap_or(*c);
             }
         }
-        let chars = std::mem::take(&mut self.chars);
+        // Emitted from the run in place and then cleared, so its buffer is reused.
+        let chars = &self.chars;
         if chars.len() == 1 {
             buf.clear();
             buf.push(chars[0]);
             a.emit_cjk(buf, emit);
-            return;
+        } else {
+            if a.config.cjk == CjkMode::Wordbigram {
+                buf.clear();
+                buf.extend(chars.iter());
+                a.emit_cjk(buf, emit);
+            }
+            for pair in chars.windows(2) {
+                buf.clear();
+                buf.push(pair[0]);
+                buf.push(pair[1]);
+                a.emit_cjk(buf, emit);
+            }
         }
-        if a.config.cjk == CjkMode::Wordbigram {
-            buf.clear();
-            buf.extend(chars.iter());
-            a.emit_cjk(buf, emit);
-        }
-        for pair in chars.windows(2) {
-            buf.clear();
-            buf.push(pair[0]);
-            buf.push(pair[1]);
-            a.emit_cjk(buf, emit);
-        }
+        self.chars.clear();
     }
 }
 

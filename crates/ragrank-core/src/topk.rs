@@ -187,8 +187,11 @@ impl KBest {
 
     /// The kept hits, best first.
     pub fn into_sorted(mut self) -> Vec<Hit> {
+        // Cut to k first: sorting only the k kept is cheaper than sorting the whole buffer.
+        if self.buf.len() > self.k {
+            self.cut();
+        }
         self.buf.sort_unstable_by(Hit::rank_cmp);
-        self.buf.truncate(self.k);
         self.buf
     }
 }

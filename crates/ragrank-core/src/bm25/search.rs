@@ -124,19 +124,55 @@ pub fn exhaustive<P: Parts>(
             }
         }
         // Documents come in increasing order, so a score equal to the k-th best loses.
-        let mut threshold = if positive { 0.0f32 } else { f32::NEG_INFINITY }.max(floor);
         let mut best = KBest::new(k.min(n));
-        for (d, &score) in acc.iter().enumerate() {
-            if score <= threshold || (!positive && seen[d] == 0) {
-                continue;
-            }
-            if allow(d as u32) {
-                best.push(d as u32, score);
-                threshold = threshold.max(best.floor());
+        if positive {
+            scan_positive(acc, floor.max(0.0), &mut best, allow);
+        } else {
+            let mut threshold = floor;
+            for (d, &score) in acc.iter().enumerate() {
+                if score <= threshold || seen[d] == 0 {
+                    continue;
+                }
+                if allow(d as u32) {
+                    best.push(d as u32, score);
+                    threshold = threshold.max(best.floor());
+                }
             }
         }
         best.into_sorted()
     })
+}
+
+/// Offers every document scoring above `threshold` (raised as `best` fills), in document
+/// order. Groups of 16 are compared with the threshold at once (a vectorised compare and a
+/// bit mask), then only the documents that pass are visited: a test and branch per
+/// document mispredicts whenever about half the documents hold a query term.
+fn scan_positive(acc: &[f32], mut threshold: f32, best: &mut KBest, allow: &dyn Fn(u32) -> bool) {
+    let mut offer = |d: u32, score: f32, threshold: &mut f32| {
+        // The threshold may have risen since the group's mask was made.
+        if score > *threshold && allow(d) {
+            best.push(d, score);
+            *threshold = threshold.max(best.floor());
+        }
+    };
+    let mut groups = acc.chunks_exact(16);
+    let mut at = 0u32;
+    for group in &mut groups {
+        let group: &[f32; 16] = group.try_into().expect("chunks of 16");
+        let mut mask = 0u32;
+        for (i, &s) in group.iter().enumerate() {
+            mask |= u32::from(s > threshold) << i;
+        }
+        while mask != 0 {
+            let i = mask.trailing_zeros();
+            offer(at + i, group[i as usize], &mut threshold);
+            mask &= mask - 1;
+        }
+        at += 16;
+    }
+    for (i, &s) in groups.remainder().iter().enumerate() {
+        offer(at + i as u32, s, &mut threshold);
+    }
 }
 
 /// `acc[d] += wi * part` over a term's postings (`start`: the first one's index in the

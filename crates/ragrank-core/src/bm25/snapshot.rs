@@ -6,6 +6,7 @@
 //! persistent hash map: cloning it for the next snapshot is O(1) and a refresh updates
 //! only the terms it touches. Insertion order is (segment position, local id), exposed
 //! as a global slot `base + local`; merges only join adjacent segments, so it holds.
+use std::hash::BuildHasher;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -90,12 +91,19 @@ pub struct Snapshot {
     pub(crate) parts: PartsCache,
 }
 
-/// A query term with its multiplicity and global df.
-struct QueryTerm {
-    term: String,
+/// A query term with its multiplicity and global df. `term` borrows the snapshot's own copy
+/// (the df map's key), so a query allocates no string per term.
+struct QueryTerm<'s> {
+    term: &'s str,
+    /// `term`'s hash, compared before the bytes when merging repeats.
+    hash: u64,
     weight: f32,
     df: u32,
+    /// The term's id in the snapshot's only segment (`sole_segment`), else `NO_LOCAL`.
+    local: u32,
 }
+
+const NO_LOCAL: u32 = u32::MAX;
 
 impl Snapshot {
     pub(crate) fn empty(config: Arc<IndexConfig>, analyzer: Arc<Analyzer>) -> Self {
@@ -193,33 +201,56 @@ impl Snapshot {
         self.analyzer.analyze(text)
     }
 
+    /// The segment of a snapshot that has only one and no removed document (a frozen
+    /// index, the common case): its posting counts are then the global df, so its
+    /// vocabulary alone resolves a query term (one hash lookup instead of the df map's and
+    /// the segment's).
+    fn sole_segment(&self) -> Option<&Segment> {
+        match self.segs.as_slice() {
+            [s] if s.deleted.count() == 0 => Some(&s.seg),
+            _ => None,
+        }
+    }
+
     /// Unique known query terms in first-occurrence order, weighted by multiplicity
     /// (a repeated query token counts again, as in bm25s).
-    fn query_terms(&self, query: &Query) -> Vec<QueryTerm> {
-        let mut out: Vec<QueryTerm> = Vec::new();
-        // Queries are short: a linear scan merges repeats faster than hashing, until the
-        // query grows long enough for the map to pay off.
-        let mut pos: FxHashMap<String, usize> = FxHashMap::default();
+    fn query_terms(&self, query: &Query) -> Vec<QueryTerm<'_>> {
+        let mut out: Vec<QueryTerm> = Vec::with_capacity(16);
+        let sole = self.sole_segment();
+        // Queries are short: a linear scan over the hashes merges repeats faster than a map
+        // (and compares bytes only on a hash match: CJK bigrams all have the same length),
+        // until the query grows long enough for the map to pay off.
+        let mut pos: FxHashMap<&str, usize> = FxHashMap::default();
         let mut add = |tok: &str| {
+            let hash = FxBuildHasher.hash_one(tok);
             let found = if out.len() <= LINEAR_MERGE_TERMS {
-                out.iter().position(|q| q.term == tok)
+                out.iter().position(|q| q.hash == hash && q.term == tok)
             } else {
                 if pos.is_empty() {
-                    pos.extend(out.iter().enumerate().map(|(i, q)| (q.term.clone(), i)));
+                    pos.extend(out.iter().enumerate().map(|(i, q)| (q.term, i)));
                 }
                 pos.get(tok).copied()
             };
             match found {
                 Some(i) => out[i].weight += 1.0,
                 None => {
-                    let Some(&df) = self.df.get(tok) else { return };
+                    let found = match sole {
+                        Some(seg) => seg.vocab.get_key_value(tok).map(|(t, &local)| {
+                            let (docs, _) = seg.postings(local);
+                            (t, docs.len() as u32, local)
+                        }),
+                        None => self.df.get_key_value(tok).map(|(t, &df)| (t, df, NO_LOCAL)),
+                    };
+                    let Some((term, df, local)) = found else { return };
                     if !pos.is_empty() {
-                        pos.insert(tok.to_owned(), out.len());
+                        pos.insert(term, out.len());
                     }
                     out.push(QueryTerm {
-                        term: tok.to_owned(),
+                        term,
+                        hash,
                         weight: 1.0,
                         df,
+                        local,
                     });
                 }
             }
@@ -275,7 +306,11 @@ impl Snapshot {
             let growth = seg.bound_growth(avgdl);
             seg_terms.clear();
             seg_terms.extend(terms.iter().enumerate().filter_map(|(q, qt)| {
-                let local = seg.term(&qt.term)?;
+                let local = if qt.local == NO_LOCAL {
+                    seg.term(qt.term)?
+                } else {
+                    qt.local
+                };
                 Some(SegTerm {
                     local,
                     wi: wis[q],
