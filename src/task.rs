@@ -3,15 +3,14 @@
 //! cancel flag, and turns the result into its JS value on the main thread. Maintenance
 //! (`background`: writes, merges, saves) runs on ragrank's niced pool instead, the libuv
 //! thread waiting for it, so it yields the cores to the event loop.
-use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{Env, Task};
 
 use crate::cancel::{check, flag_of, CancelToken};
-use crate::errors::{guard, internal, OrNapi};
+use crate::errors::{guard, internal};
 
 type Work<T> = Box<dyn FnOnce(&AtomicBool) -> napi::Result<T> + Send>;
 
@@ -41,12 +40,7 @@ impl<T: Send + ToNapiValue + TypeName + 'static> BlockingTask<T> {
         cancel: Option<&CancelToken>,
         work: impl FnOnce(&AtomicBool) -> napi::Result<T> + Send + 'static,
     ) -> AsyncTask<Self> {
-        AsyncTask::new(BlockingTask {
-            work: Some(Box::new(work)),
-            cancel: flag_of(cancel),
-            finish: same,
-            background: true,
-        })
+        BlockingTask::new(cancel, Box::new(work), same, true)
     }
 }
 
@@ -58,11 +52,15 @@ impl<T: Send + 'static, J: ToNapiValue + TypeName> BlockingTask<T, J> {
         work: impl FnOnce(&AtomicBool) -> napi::Result<T> + Send + 'static,
         finish: fn(T) -> J,
     ) -> AsyncTask<Self> {
+        BlockingTask::new(cancel, Box::new(work), finish, false)
+    }
+
+    fn new(cancel: Option<&CancelToken>, work: Work<T>, finish: fn(T) -> J, background: bool) -> AsyncTask<Self> {
         AsyncTask::new(BlockingTask {
-            work: Some(Box::new(work)),
+            work: Some(work),
             cancel: flag_of(cancel),
             finish,
-            background: false,
+            background,
         })
     }
 }
@@ -86,19 +84,4 @@ impl<T: Send + 'static, J: ToNapiValue + TypeName> Task for BlockingTask<T, J> {
     fn resolve(&mut self, _env: Env, out: T) -> napi::Result<J> {
         Ok((self.finish)(out))
     }
-}
-
-/// Saves an index shared behind a lock with the core's `save`, on the pool. A cancelled
-/// save stops, removes its temporary file and leaves an existing file at `path` as it was.
-pub fn save_task<I: Send + Sync + 'static>(
-    index: &Arc<RwLock<I>>,
-    path: String,
-    cancel: Option<&CancelToken>,
-    save: fn(&I, &Path, &AtomicBool) -> ragrank_core::Result<()>,
-) -> AsyncTask<BlockingTask<()>> {
-    let index = index.clone();
-    BlockingTask::background(cancel, move |cancel| {
-        let index = index.read().unwrap_or_else(|p| p.into_inner());
-        save(&index, Path::new(&path), cancel).or_napi()
-    })
 }
