@@ -480,7 +480,7 @@ function report(results, meta, recall) {
     )
   }
   md.push(
-    `Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32. ragrank \`binary\` is approximate (1 sign bit per value, Hamming shortlist of max(40 x topK, 400) rescored from f32): on random unit vectors, which have no structure, its recall is far below what real embeddings get (the recall table at the end).`,
+    `Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32. ragrank \`binary\` is approximate (1 sign bit per value, Hamming shortlist of max(40 x topK, 400) rescored from f32): on random unit vectors, which have no structure, its recall is far below what real embeddings get (the recall table at the end).${STORAGES.includes('binary-int8') ? " ragrank `binary-int8` is `storage: 'binary', rescore: 'int8'`: the same scan, its shortlist rescored from int8 codes kept instead of the f32 copy (approximate scores)." : ''}`,
   )
   md.push('')
   const targets = []
