@@ -127,8 +127,9 @@ export declare class NativeVectorIndex {
   /**
    * `metric` and `storage` by name; absent ones take the core defaults (cosine, f32).
    * `shortlist`: the rows an int8 or binary scan rescores (absent: the storage's default).
+   * `rescore`: what a binary index rescores them from, `f32` (absent) or `int8`.
    */
-  constructor(dim: number, metric?: string | undefined | null, storage?: string | undefined | null, shortlist?: NativeShortlist | undefined | null)
+  constructor(dim: number, metric?: string | undefined | null, storage?: string | undefined | null, shortlist?: NativeShortlist | undefined | null, rescore?: string | undefined | null)
   /** The shortlist set at construction (or saved in the loaded file); null: the storage's default. */
   get shortlist(): NativeShortlist | null
   /** `metas` and `texts`: absent, or one entry (null for none) per id. */
@@ -146,6 +147,8 @@ export declare class NativeVectorIndex {
   get dim(): number
   get metric(): string
   get storage(): string
+  /** What the shortlist is rescored from (`f32` or `int8`); null for the exact storages. */
+  get rescore(): string | null
   /** Whether rows are still read from a memory-mapped file. */
   get mapped(): boolean
   has(id: string): boolean

@@ -52,6 +52,7 @@ export type {
   VectorSearchAsyncOptions,
   VectorSearchOptions,
   VectorStorage,
+  VectorRescore,
   ShortlistOptions,
 } from './indexes/vector.js'
 export type { CoalesceOptions } from './internal/batcher.js'

@@ -96,15 +96,18 @@ pub struct NativeVectorIndex {
 impl NativeVectorIndex {
     /// `metric` and `storage` by name; absent ones take the core defaults (cosine, f32).
     /// `shortlist`: the rows an int8 or binary scan rescores (absent: the storage's default).
+    /// `rescore`: what a binary index rescores them from, `f32` (absent) or `int8`.
     #[napi(constructor)]
     pub fn new(
         dim: i64,
         metric: Option<String>,
         storage: Option<String>,
         shortlist: Option<NativeShortlist>,
+        rescore: Option<String>,
     ) -> napi::Result<Self> {
         guard(|| {
-            let config = Config::from_options(dim, metric.as_deref(), storage.as_deref()).or_napi()?;
+            let config =
+                Config::from_options(dim, metric.as_deref(), storage.as_deref(), rescore.as_deref()).or_napi()?;
             let mut index = VectorIndex::new(config).or_napi()?;
             let shortlist = shortlist
                 .map(|s| Shortlist::new(s.per_top_k, s.rows))
@@ -236,6 +239,17 @@ impl NativeVectorIndex {
     #[napi(getter)]
     pub fn storage(&self) -> String {
         self.inner.snapshot().config().storage.name().into()
+    }
+
+    /// What the shortlist is rescored from (`f32` or `int8`); null for the exact storages.
+    #[napi(getter)]
+    pub fn rescore(&self) -> Option<String> {
+        self.inner
+            .snapshot()
+            .config()
+            .storage
+            .rescore()
+            .map(|r| r.name().into())
     }
 
     /// Whether rows are still read from a memory-mapped file.

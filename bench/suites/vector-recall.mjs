@@ -20,6 +20,7 @@ export function rowBytes(storage, dim) {
     f16: { scan: 2 * dim, memory: 2 * dim },
     int8: { scan: dim, memory: dim + 4 + 4 * dim },
     binary: { scan: bits, memory: bits + 4 * dim },
+    'binary-int8': { scan: bits, memory: bits + dim + 4 },
   }[storage]
 }
 
@@ -28,6 +29,8 @@ const HELD_OUT = 2000
 const SEED = 42
 /** Binary shortlists measured (rows, with perTopK 1): from topK up to where recall stops mattering. */
 export const BINARY_SHORTLISTS = [10, 20, 50, 100, 200, 300, 400, 600, 1000, 2000, 4000]
+/** Shortlists measured for binary rescored from int8 (the default, 400 for topK 10, among them). */
+export const BINARY_INT8_SHORTLISTS = [100, 200, 1000, 2000]
 /** Passes over the queries per timing, best of them (the index is small: a pass takes well under a second). */
 const PASSES = 3
 
@@ -45,6 +48,17 @@ function shuffled(n, seed) {
     ;[out[i], out[j]] = [out[j], out[i]]
   }
   return out
+}
+
+function dot(a, b) {
+  let s = 0
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i]
+  return s
+}
+
+const unit = (v) => {
+  const n = Math.sqrt(dot(v, v))
+  return Float64Array.from(v, (x) => x / n)
 }
 
 function recall(hits, truth) {
@@ -70,19 +84,43 @@ export async function recallWorker(rr, log) {
     ...held.map((r) => real.docs.subarray(r * dim, (r + 1) * dim)),
   ]
   const out = { n: docRows.length, dim, queries: queries.length, collectionQueries: real.m, rows: [] }
+  // Exact cosine of a query and a document row, for the score error of each hit.
+  const qUnit = queries.map(unit)
+  const rowOf = new Map(docRows.map((r, i) => [String(r), i]))
+  const exactScore = (qi, id) => {
+    const i = rowOf.get(id)
+    return (
+      dot(qUnit[qi], docs.subarray(i * dim, (i + 1) * dim)) /
+      Math.sqrt(dot(docs.subarray(i * dim, (i + 1) * dim), docs.subarray(i * dim, (i + 1) * dim)))
+    )
+  }
   const measure = (label, options, extra = {}) => {
     const t0 = now()
     const index = new rr.VectorIndex({ dim, metric: 'cosine', ...options })
     index.add(ids, docs)
     const build = now() - t0
-    const hits = queries.map((q) => index.search(q, { topK: TOP_K }).map((h) => h.id))
+    const results = queries.map((q) => index.search(q, { topK: TOP_K }))
+    const hits = results.map((r) => r.map((h) => h.id))
+    let errSum = 0
+    let errMax = 0
+    let count = 0
+    results.forEach((r, qi) => {
+      for (const h of r) {
+        const e = Math.abs(h.score - exactScore(qi, h.id))
+        errSum += e
+        errMax = Math.max(errMax, e)
+        count++
+      }
+    })
     let best = Infinity
     for (let p = 0; p < PASSES; p++) {
       const s = now()
       for (const q of queries) index.search(q, { topK: TOP_K })
       best = Math.min(best, now() - s)
     }
-    return { label, storage: options.storage, build, hits, qps: queries.length / best, ...extra }
+    const storage = options.rescore === 'int8' ? 'binary-int8' : options.storage
+    const scoreError = { mean: errSum / count, max: errMax }
+    return { label, storage, build, hits, qps: queries.length / best, scoreError, ...extra }
   }
   const f32 = measure('f32', { storage: 'f32' })
   const truth = f32.hits
@@ -98,10 +136,29 @@ export async function recallWorker(rr, log) {
   add(f32)
   add(measure('int8 (default shortlist)', { storage: 'int8' }))
   add(measure('binary (default shortlist)', { storage: 'binary' }, { default: true }))
+  const byShortlist = new Map()
   for (const rows of BINARY_SHORTLISTS) {
-    add(
-      measure(`binary, shortlist ${rows}`, { storage: 'binary', shortlist: { perTopK: 1, rows } }, { shortlist: rows }),
+    const row = measure(
+      `binary, shortlist ${rows}`,
+      { storage: 'binary', shortlist: { perTopK: 1, rows } },
+      { shortlist: rows },
     )
+    byShortlist.set(rows, row.hits)
+    add(row)
+  }
+  // Rescored from int8: the same Hamming shortlist, so what differs from the f32-rescored row of the same
+  // shortlist is only the order int8 scores give it (`sameAsF32Rescore`: top-10 overlap with that row).
+  const int8Row = (label, options, rows, extra) => {
+    const row = measure(label, { storage: 'binary', rescore: 'int8', ...options }, extra)
+    row.sameAsF32Rescore = recall(row.hits, byShortlist.get(rows))
+    add(row)
+  }
+  int8Row('binary rescored from int8 (default shortlist)', {}, 400, { default: true, rescore: 'int8' })
+  for (const rows of BINARY_INT8_SHORTLISTS) {
+    int8Row(`binary rescored from int8, shortlist ${rows}`, { shortlist: { perTopK: 1, rows } }, rows, {
+      shortlist: rows,
+      rescore: 'int8',
+    })
   }
   return out
 }
@@ -125,6 +182,8 @@ export function recallReport(r) {
         'held-out sentences',
         'bytes/row scanned',
         'bytes/row in memory',
+        'score error vs exact (mean / max)',
+        'top-10 = f32-rescored binary',
       ],
       r.rows.map((x) => [
         x.label,
@@ -135,6 +194,8 @@ export function recallReport(r) {
         fmt(x.recallHeldOut),
         String(x.bytes.scan),
         String(x.bytes.memory),
+        x.scoreError ? `${x.scoreError.mean.toExponential(1)} / ${x.scoreError.max.toExponential(1)}` : '–',
+        x.sameAsF32Rescore === undefined ? '–' : fmt(x.sameAsF32Rescore),
       ]),
     ),
   )

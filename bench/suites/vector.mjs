@@ -9,7 +9,8 @@
 //   node bench/run.mjs --suite vector --quick      10k and 100k x 384, fewer repeats
 //   ... --no-python                                skip numpy and faiss (no .venv-py needed)
 //   ... --sizes 1m:384,100k:768,real               only these (n, dim) configurations; `real`: the recall table
-//   RAGRANK_BENCH_VEC_STORAGES=f32,binary          only these ragrank storages (at 1M all four hold ~6 GB)
+//   RAGRANK_BENCH_VEC_STORAGES=f32,binary          only these ragrank storages (at 1M all four hold ~6 GB);
+//                                                  `binary-int8` = storage binary, rescore int8 (not in the default list)
 //   RAGRANK_BENCH_VEC_LANCEDB=0                    leave LanceDB out
 //
 // Each (size, dim) runs in its own Node process (`node --expose-gc bench/suites/vector.mjs --worker <job>`), the
@@ -69,6 +70,9 @@ const HYBRID_MAX_N = 100_000
 /** ragrank storages timed (f32 first: it is the recall reference). */
 const STORAGES = (process.env.RAGRANK_BENCH_VEC_STORAGES ?? 'f32,int8,f16,binary').split(',').map((s) => s.trim())
 if (STORAGES[0] !== 'f32') throw new Error('RAGRANK_BENCH_VEC_STORAGES must start with f32 (the recall reference)')
+/** The VectorIndex options of a STORAGES entry: a storage name, or `binary-int8` (binary rescored from int8). */
+const storageOptions = (variant) =>
+  variant === 'binary-int8' ? { storage: 'binary', rescore: 'int8' } : { storage: variant }
 
 const log = (m) => process.stderr.write(`${m}\n`)
 
@@ -158,7 +162,7 @@ async function worker(job) {
   for (const storage of rr ? STORAGES : []) {
     gc()
     t0 = now()
-    const index = new rr.VectorIndex({ dim, metric: 'cosine', storage })
+    const index = new rr.VectorIndex({ dim, metric: 'cosine', ...storageOptions(storage) })
     index.add(ids, corpus.data)
     const build = now() - t0
     const hits = qviews.map((q) => index.search(q, { topK: TOP_K }).map((h) => h.id))
@@ -476,7 +480,7 @@ function report(results, meta, recall) {
     )
   }
   md.push(
-    `Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32. ragrank \`binary\` is approximate (1 sign bit per value, Hamming shortlist of max(40 x topK, 400) rescored from f32): on random unit vectors, which have no structure, its recall is far below what real embeddings get (the recall table at the end).`,
+    `Queries: ${N_QUERIES} (seed ${QUERY_SEED}); corpus seed ${CORPUS_SEED}; metric cosine (ip on the unit vectors for the peers); single = one query per call, batch = ${BATCH} queries per call. Recall@10 is against ragrank f32. ragrank \`binary\` is approximate (1 sign bit per value, Hamming shortlist of max(40 x topK, 400) rescored from f32): on random unit vectors, which have no structure, its recall is far below what real embeddings get (the recall table at the end).${STORAGES.includes('binary-int8') ? " ragrank `binary-int8` is `storage: 'binary', rescore: 'int8'`: the same scan, its shortlist rescored from int8 codes kept instead of the f32 copy (approximate scores)." : ''}`,
   )
   md.push('')
   const targets = []
@@ -484,10 +488,10 @@ function report(results, meta, recall) {
   const recallMd = []
   for (const r of recall ? [recall] : []) {
     recallMd.push(r.error ? `## Recall on real embeddings\n\nFailed: ${r.error}\n` : recallReport(r))
-    const d = !r.error && r.rows.find((x) => x.default)
-    if (d) {
+    for (const d of r.error ? [] : r.rows.filter((x) => x.default)) {
+      const what = d.rescore === 'int8' ? 'binary rescored from int8' : 'binary'
       targets.push([
-        `binary recall@10 vs exact f32 on real embeddings (${r.n.toLocaleString('en-US')} x ${r.dim}, default shortlist)`,
+        `${what} recall@10 vs exact f32 on real embeddings (${r.n.toLocaleString('en-US')} x ${r.dim}, default shortlist)`,
         fmt(d.recall),
         d.recall >= 0.95 ? '✓ (≥0.95)' : '✗ (≥0.95)',
       ])
@@ -540,6 +544,7 @@ function report(results, meta, recall) {
     const f32 = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'f32')
     const int8 = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'int8')
     const binary = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'binary')
+    const binaryInt8 = r.engines.find((e) => e.engine === 'ragrank' && e.variant === 'binary-int8')
     if (!f32) continue
     const name = `${r.n.toLocaleString('en-US')} x ${r.dim}`
     if (r.bandwidth) {
@@ -578,6 +583,18 @@ function report(results, meta, recall) {
       const b = binary.batch.median / f32.batch.median
       targets.push([
         `binary vs f32 at ${name}, synthetic rows (recall on them ${fmt(binary.recall)}: see the real-embedding table)`,
+        `single ${fmtRatio(s)}, batch ${fmtRatio(b)}`,
+        s >= 8 ? '✓ (≥8× single)' : '✗ (≥8× single)',
+      ])
+    }
+    if (binaryInt8 && r.n === 1_000_000 && r.dim === 384) {
+      const s = binaryInt8.single.median / f32.single.median
+      const b = binaryInt8.batch.median / f32.batch.median
+      const vs = binary
+        ? `; vs binary rescored from f32: single ${fmtRatio(binaryInt8.single.median / binary.single.median)}, batch ${fmtRatio(binaryInt8.batch.median / binary.batch.median)}`
+        : ''
+      targets.push([
+        `binary rescored from int8 vs f32 at ${name}, synthetic rows (${binaryInt8.bytes.memory} vs ${f32.bytes.memory} bytes/row held${vs})`,
         `single ${fmtRatio(s)}, batch ${fmtRatio(b)}`,
         s >= 8 ? '✓ (≥8× single)' : '✗ (≥8× single)',
       ])

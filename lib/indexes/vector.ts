@@ -1,6 +1,6 @@
 import type { NativeVectorHits, NativeVectorIndex } from '../internal/native.js'
 import { native } from '../internal/native.js'
-import { callNative, rangeError, typeError } from '../errors.js'
+import { callNative, describe, rangeError, typeError } from '../errors.js'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort.js'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer.js'
 import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
@@ -46,9 +46,25 @@ export type VectorMetric = 'cosine' | 'dot' | 'l2'
  *   (48 bytes per 384-d row instead of 1,536): 14.9x the f32 query rate at 1M x 384 here.
  *   A true top-k vector whose signs disagree with the query's more than the shortlist's last
  *   row is missed: recall@10 against f32 was 0.993 on 57k real all-MiniLM-L6-v2 embeddings
- *   (docs/VECTOR-STORAGE.md has the recall per shortlist); raise `shortlist` for more.
+ *   (docs/VECTOR-STORAGE.md has the recall per shortlist); raise `shortlist` for more. With
+ *   `rescore: 'int8'` the shortlist is rescored from int8 codes instead of f32 (no f32 copy:
+ *   about 1.14 bytes per value), and the scores returned are int8 approximations too.
  */
 export type VectorStorage = 'f32' | 'f16' | 'int8' | 'binary'
+
+/**
+ * What storage `'binary'` rescores its Hamming shortlist from (the `rescore` option):
+ * - `'f32'` (default): the f32 originals, kept beside the bits (4.125 bytes per value). Scores
+ *   returned are exact f32 scores.
+ * - `'int8'`: per-row scaled int8 codes, kept instead of the f32 copy: 1/8 + 1 bytes per value
+ *   plus a 4-byte scale per row (436 bytes per 384-d row against 1,584 with f32; 1M x 384: 436 MB
+ *   against 1.58 GB). **Approximate scores**: a returned score is the int8 inner product (of
+ *   the query's codes and the row's, with the metric applied), off the exact cosine by 4e-4 on
+ *   average and 2e-3 at most on real all-MiniLM-L6-v2 embeddings, so rows whose exact scores are
+ *   that close may swap places. The shortlist is the same as with `'f32'`; recall@10 against
+ *   exact f32 was 0.988 at the default shortlist there (0.993 with `'f32'`; docs/VECTOR-STORAGE.md).
+ */
+export type VectorRescore = 'f32' | 'int8'
 
 /**
  * How many rows an approximate scan (storage `'int8'` or `'binary'`) keeps for exact rescoring:
@@ -76,6 +92,12 @@ export interface VectorIndexOptions {
    * with the index.
    */
   shortlist?: ShortlistOptions
+  /**
+   * What storage `'binary'` rescores its shortlist from (see `VectorRescore`): default `'f32'`;
+   * `'int8'` drops the f32 copy for int8 codes (a quarter of the memory, approximate scores).
+   * A TypeError with any other storage. Saved with the index.
+   */
+  rescore?: VectorRescore
   /**
    * How concurrent `searchAsync` calls are joined into native batches (see docs/CONCURRENCY.md):
    * default `{ maxBatch: 64, maxWaitMs: 0 }` (adaptive: no wait when idle); `false` runs each
@@ -165,7 +187,8 @@ export type VectorInput = Float32Array | readonly number[]
 
 const FROM_NATIVE = Symbol('fromNative')
 
-const INDEX_KEYS = optionKeys('dim', 'metric', 'storage', 'shortlist', 'coalesce')
+const INDEX_KEYS = optionKeys('dim', 'metric', 'storage', 'shortlist', 'rescore', 'coalesce')
+const RESCORES: readonly unknown[] = ['f32', 'int8'] satisfies VectorRescore[]
 const SHORTLIST_KEYS = optionKeys('perTopK', 'rows')
 const ADD_KEYS = optionKeys('upsert')
 const ITEM_KEYS = optionKeys('id', 'vector', 'meta', 'text')
@@ -199,6 +222,16 @@ function shortlistOption(v: unknown, storage: string | undefined): { perTopK?: n
     out[key] = n
   }
   return out
+}
+
+/** `options.rescore` checked (a TypeError naming it): one of its names, with storage `'binary'` only. */
+function rescoreOption(v: unknown, storage: string | undefined): VectorRescore | undefined {
+  if (v === undefined || v === null) return undefined
+  if (!RESCORES.includes(v)) throw typeError(`options.rescore must be 'f32' or 'int8', got ${describe(v)}`)
+  if (storage !== 'binary') {
+    throw typeError(`options.rescore applies to storage 'binary' only, not ${JSON.stringify(storage ?? 'f32')}`)
+  }
+  return v as VectorRescore
 }
 
 /** One `searchAsync` call's options that a native batch shares (the batch key). */
@@ -260,8 +293,9 @@ export class VectorIndex {
       optionalString(metric, 'options.metric')
       optionalString(storage, 'options.storage')
       const shortlist = shortlistOption(options.shortlist, storage)
+      const rescore = rescoreOption(options.rescore, storage)
       coalesce = coalesceOption(options.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
-      this.#native = callNative(() => new native.NativeVectorIndex(dim, metric, storage, shortlist))
+      this.#native = callNative(() => new native.NativeVectorIndex(dim, metric, storage, shortlist, rescore))
     }
     this.#dim = this.#native.dim
     this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal), coalesce) : undefined
@@ -290,6 +324,15 @@ export class VectorIndex {
   /** How rows are stored. */
   get storage(): VectorStorage {
     return this.#native.storage as VectorStorage
+  }
+
+  /**
+   * What the shortlist of an approximate storage is rescored from: `'f32'` for `'int8'` and
+   * `'binary'` (the default), `'int8'` for `'binary'` built with `rescore: 'int8'`; undefined for
+   * the exact storages.
+   */
+  get rescore(): VectorRescore | undefined {
+    return (this.#native.rescore ?? undefined) as VectorRescore | undefined
   }
 
   /** The shortlist given at construction (or saved in the loaded file); undefined: the storage's default. */

@@ -17,11 +17,12 @@ pub struct Chunk {
     pub(crate) ids: Vec<Box<str>>,
     /// Row of each id in this chunk (a removed row keeps its entry: the tombstone decides).
     pub(crate) slots: FxHashMap<Box<str>, u32>,
-    /// f32 rows (storage f32) or the int8/binary rescoring originals.
+    /// f32 rows (storage f32) or the int8/binary rescoring originals (not with BinaryInt8).
     pub(crate) f32s: Column<f32>,
     pub(crate) f16s: Column<f16>,
+    /// int8 codes: scanned (storage int8) or rescored from (BinaryInt8).
     pub(crate) i8s: Column<i8>,
-    /// Sign bits (storage binary): `hamming::words(dim)` u64s per row.
+    /// Sign bits (the binary storages): `hamming::words(dim)` u64s per row.
     pub(crate) bits: Column<u64>,
     /// Per-row int8 scale: value = code * scale.
     pub(crate) scales: Column<f32>,
@@ -69,17 +70,19 @@ impl Chunk {
     /// Room for `rows` more rows in the columns `c` uses.
     pub(crate) fn reserve(&mut self, c: Config, rows: usize) {
         let values = rows * c.dim;
-        match c.storage {
-            Storage::F32 => self.f32s.reserve(values),
-            Storage::F16 => self.f16s.reserve(values),
-            Storage::Int8 => {
-                self.f32s.reserve(values);
-                self.i8s.reserve(values);
-            }
-            Storage::Binary => {
-                self.f32s.reserve(values);
-                self.bits.reserve(rows * words(c.dim));
-            }
+        let s = c.storage;
+        if s.keeps_f32() {
+            self.f32s.reserve(values);
+        }
+        if s == Storage::F16 {
+            self.f16s.reserve(values);
+        }
+        if s.keeps_int8() {
+            self.i8s.reserve(values);
+            self.scales.reserve(rows);
+        }
+        if s.keeps_bits() {
+            self.bits.reserve(rows * words(c.dim));
         }
         self.ids.reserve(rows);
     }
@@ -93,18 +96,19 @@ impl Chunk {
         meta: Option<serde_json::Value>,
         text: Option<Box<str>>,
     ) {
-        match c.storage {
-            Storage::F32 => self.f32s.to_mut().extend_from_slice(v),
-            Storage::F16 => self.f16s.to_mut().extend(v.iter().map(|&x| f16::from_f32(x))),
-            Storage::Int8 => {
-                self.f32s.to_mut().extend_from_slice(v);
-                let scale = quantize_into(v, self.i8s.to_mut());
-                self.scales.to_mut().push(scale);
-            }
-            Storage::Binary => {
-                self.f32s.to_mut().extend_from_slice(v);
-                sign_bits_into(v, self.bits.to_mut());
-            }
+        let s = c.storage;
+        if s.keeps_f32() {
+            self.f32s.to_mut().extend_from_slice(v);
+        }
+        if s == Storage::F16 {
+            self.f16s.to_mut().extend(v.iter().map(|&x| f16::from_f32(x)));
+        }
+        if s.keeps_int8() {
+            let scale = quantize_into(v, self.i8s.to_mut());
+            self.scales.to_mut().push(scale);
+        }
+        if s.keeps_bits() {
+            sign_bits_into(v, self.bits.to_mut());
         }
         if c.metric == Metric::L2 {
             let sq = match c.storage {
@@ -138,22 +142,22 @@ impl Chunk {
         for (ch, alive) in parts {
             for r in (0..ch.rows()).filter(|&r| alive.is_none_or(|m| m.contains(r))) {
                 let span = r * d..(r + 1) * d;
-                if c.storage.keeps_f32() {
+                let s = c.storage;
+                if s.keeps_f32() {
                     out.f32s.to_mut().extend_from_slice(&ch.f32s.as_slice()[span.clone()]);
                 }
-                match c.storage {
-                    Storage::F16 => out.f16s.to_mut().extend_from_slice(&ch.f16s.as_slice()[span]),
-                    Storage::Int8 => {
-                        out.i8s.to_mut().extend_from_slice(&ch.i8s.as_slice()[span]);
-                        out.scales.to_mut().push(ch.scales.as_slice()[r]);
-                    }
-                    Storage::Binary => {
-                        let w = words(d);
-                        out.bits
-                            .to_mut()
-                            .extend_from_slice(&ch.bits.as_slice()[r * w..(r + 1) * w]);
-                    }
-                    Storage::F32 => {}
+                if s == Storage::F16 {
+                    out.f16s.to_mut().extend_from_slice(&ch.f16s.as_slice()[span.clone()]);
+                }
+                if s.keeps_int8() {
+                    out.i8s.to_mut().extend_from_slice(&ch.i8s.as_slice()[span]);
+                    out.scales.to_mut().push(ch.scales.as_slice()[r]);
+                }
+                if s.keeps_bits() {
+                    let w = words(d);
+                    out.bits
+                        .to_mut()
+                        .extend_from_slice(&ch.bits.as_slice()[r * w..(r + 1) * w]);
                 }
                 if c.metric == Metric::L2 {
                     out.sqnorms.to_mut().push(ch.sqnorms.as_slice()[r]);

@@ -2,7 +2,8 @@
 //!
 //! - `kernels`: dot products with runtime CPU-feature dispatch.
 //! - `index`: a snapshot: chunks of rows with tombstones, ids, validation, merge planning.
-//! - `chunk`: an immutable run of rows (f32, f16, or int8 or sign bits plus f32 originals) and their ids.
+//! - `chunk`: an immutable run of rows (f32, f16, or int8 or sign bits plus f32 originals, or sign
+//!   bits plus int8 codes) and their ids.
 //! - `shared`: the published snapshot readers take without waiting, and the writers' side.
 //! - `search`: single-query scans and the blocked batch search.
 //! - `share`: chunks of one call shared by the calling thread and the pool.

@@ -8,7 +8,10 @@
 //!   binary index (`u32` per top-k, `u32` rows; zeros for the storage's default), zero padding;
 //! - id end offsets (`u64` per row) and the ids' UTF-8, concatenated;
 //! - the row columns the storage uses: f32 rows, f16 rows, int8 codes and scales, sign bits
-//!   (`u64` words), and the squared norms for l2;
+//!   (`u64` words), and the squared norms for l2. Storage codes: 0 f32, 1 f16, 2 int8,
+//!   3 binary (rescored from f32), 4 binary rescored from int8 (codes, scales, bits; no f32
+//!   rows). Code 4 needs no new version: older files never hold it, and an older reader
+//!   rejects it as an unknown storage;
 //! - (version 2) when flagged, the metadata: end offsets (`u64` per row) and each row's
 //!   JSON object, concatenated (empty: none); then the texts: one presence byte per row,
 //!   end offsets and the UTF-8, concatenated. Metadata and texts are parsed into memory at
@@ -66,6 +69,7 @@ fn storage_code(s: Storage) -> u8 {
         Storage::F16 => 1,
         Storage::Int8 => 2,
         Storage::Binary => 3,
+        Storage::BinaryInt8 => 4,
     }
 }
 
@@ -124,11 +128,11 @@ fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
     if c.storage == Storage::F16 {
         column(w, index, d, |ch| &ch.f16s)?;
     }
-    if c.storage == Storage::Int8 {
+    if c.storage.keeps_int8() {
         column(w, index, d, |ch| &ch.i8s)?;
         column(w, index, 1, |ch| &ch.scales)?;
     }
-    if c.storage == Storage::Binary {
+    if c.storage.keeps_bits() {
         column(w, index, words(d), |ch| &ch.bits)?;
     }
     if c.metric == Metric::L2 {
@@ -231,9 +235,15 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     let metric = [Metric::Cosine, Metric::Dot, Metric::L2]
         .into_iter()
         .find(|&m| metric_code(m) == data[16]);
-    let storage = [Storage::F32, Storage::F16, Storage::Int8, Storage::Binary]
-        .into_iter()
-        .find(|&s| storage_code(s) == data[17]);
+    let storage = [
+        Storage::F32,
+        Storage::F16,
+        Storage::Int8,
+        Storage::Binary,
+        Storage::BinaryInt8,
+    ]
+    .into_iter()
+    .find(|&s| storage_code(s) == data[17]);
     let (Some(metric), Some(storage)) = (metric, storage) else {
         return Err(Error::corrupt("vector index file has an unknown metric or storage"));
     };
@@ -281,11 +291,11 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     if storage == Storage::F16 {
         chunk.f16s = sections.column(&map, rows, keep_mapped)?;
     }
-    if storage == Storage::Int8 {
+    if storage.keeps_int8() {
         chunk.i8s = sections.column(&map, rows, keep_mapped)?;
         chunk.scales = sections.column(&map, count, keep_mapped)?;
     }
-    if storage == Storage::Binary {
+    if storage.keeps_bits() {
         let words = count.checked_mul(words(dim)).ok_or_else(damaged)?;
         chunk.bits = sections.column(&map, words, keep_mapped)?;
     }

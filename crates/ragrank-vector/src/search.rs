@@ -7,7 +7,7 @@
 //! the calling thread and the pool share its row chunks (`share`), each with its own top-k
 //! selection, merged. int8 storage scans the codes for a shortlist and rescores it exactly
 //! from the f32 originals; binary storage does the same with sign bits, ranked by Hamming
-//! distance (popcount).
+//! distance (popcount), and rescores from f32 or (`BinaryInt8`) from int8 codes.
 //!
 //! Many queries: GEMM-like tiling. Each participant claims ranges of rows and walks them in
 //! blocks; a block (widened to f32 once for f16/int8) is multiplied with a block of
@@ -164,13 +164,13 @@ impl VectorIndex {
             q.to_vec()
         };
         let mut codes = Vec::new();
-        let code_scale = if c.storage == Storage::Int8 {
+        let code_scale = if c.storage.keeps_int8() {
             crate::index::quantize_into(&f32s, &mut codes)
         } else {
             0.0
         };
         let mut bits = Vec::new();
-        if c.storage == Storage::Binary {
+        if c.storage.keeps_bits() {
             sign_bits_into(&f32s, &mut bits);
         }
         let sqnorm = (Kernels::best().dot_f32)(&f32s, &f32s);
@@ -190,13 +190,18 @@ impl VectorIndex {
         }
     }
 
-    /// The exact score of one slot from f32 (or f16) values.
+    /// The final score of one slot: exact from f32 (or f16) values, or for `BinaryInt8` the
+    /// int8 inner product of the query's codes and the row's (the int8 storage's kernel).
     fn exact(&self, q: &Prepared, slot: u32) -> f32 {
         let (p, r) = self.locate(slot);
         let (d, k, ch) = (self.dim(), Kernels::best(), &*p.chunk);
+        let span = r * d..(r + 1) * d;
         let dot = match self.config().storage {
-            Storage::F16 => (k.dot_f16)(&q.f32s, &ch.f16s.as_slice()[r * d..(r + 1) * d]),
-            _ => (k.dot_f32)(&q.f32s, &ch.f32s.as_slice()[r * d..(r + 1) * d]),
+            Storage::F16 => (k.dot_f16)(&q.f32s, &ch.f16s.as_slice()[span]),
+            Storage::BinaryInt8 => {
+                (k.dot_i8)(&q.codes, &ch.i8s.as_slice()[span]) as f32 * q.code_scale * ch.scales.as_slice()[r]
+            }
+            Storage::F32 | Storage::Int8 | Storage::Binary => (k.dot_f32)(&q.f32s, &ch.f32s.as_slice()[span]),
         };
         self.finisher(ch, q.sqnorm).apply(dot, r)
     }
@@ -214,7 +219,7 @@ impl VectorIndex {
                 Storage::F32 => RowData::F32(chunk.f32s.as_slice()),
                 Storage::F16 => RowData::F16(chunk.f16s.as_slice()),
                 Storage::Int8 => RowData::Int8(chunk.i8s.as_slice(), chunk.scales.as_slice()),
-                Storage::Binary => RowData::Bits(chunk.bits.as_slice()),
+                Storage::Binary | Storage::BinaryInt8 => RowData::Bits(chunk.bits.as_slice()),
             },
         }
     }
@@ -223,9 +228,9 @@ impl VectorIndex {
     /// storage (the caller's, else the storage's default), or `k` plus `RESCORE_MARGIN`.
     fn keep(&self, k: usize) -> usize {
         match (self.config().storage, self.shortlist) {
-            (Storage::Int8 | Storage::Binary, Some(s)) => s.len(k),
+            (Storage::Int8 | Storage::Binary | Storage::BinaryInt8, Some(s)) => s.len(k),
             (Storage::Int8, None) => shortlist_len(k),
-            (Storage::Binary, None) => Shortlist::BINARY_DEFAULT.len(k),
+            (Storage::Binary | Storage::BinaryInt8, None) => Shortlist::BINARY_DEFAULT.len(k),
             (Storage::F32 | Storage::F16, _) => k + RESCORE_MARGIN,
         }
     }
@@ -419,7 +424,8 @@ impl VectorIndex {
                 }
             }
         } else {
-            let qmat: Vec<f32> = if self.config().storage == Storage::Binary {
+            let bits = self.config().storage.keeps_bits();
+            let qmat: Vec<f32> = if bits {
                 Vec::new()
             } else {
                 prepared.iter().flat_map(|q| q.f32s.iter().copied()).collect()
@@ -443,7 +449,7 @@ impl VectorIndex {
                     || BatchPart::new(self, &p.chunk, &prepared, keep),
                     |part, rows| {
                         if !cancel.load(Ordering::Relaxed) {
-                            if self.config().storage == Storage::Binary {
+                            if bits {
                                 self.batch_range_bits(p, part, rows, &prepared, mask.as_deref());
                             } else {
                                 self.batch_range(p, part, rows, &qmat, mask.as_deref());
@@ -495,7 +501,7 @@ impl VectorIndex {
                     ch.f16s.as_slice()[start * d..(start + nb) * d].convert_to_f32_slice(&mut buf[..nb * d]);
                     &buf[..nb * d]
                 }
-                Storage::Binary => unreachable!("binary batches run batch_range_bits"),
+                Storage::Binary | Storage::BinaryInt8 => unreachable!("binary batches run batch_range_bits"),
                 Storage::Int8 => {
                     let codes = &ch.i8s.as_slice()[start * d..(start + nb) * d];
                     let scales = &ch.scales.as_slice()[start..start + nb];
@@ -609,7 +615,10 @@ impl<'a> BatchPart<'a> {
         BatchPart {
             tops: (0..qs.len()).map(|_| KBest::new(keep)).collect(),
             fins: qs.iter().map(|q| index.finisher(chunk, q.sqnorm)).collect(),
-            buf: if matches!(index.config().storage, Storage::F32 | Storage::Binary) {
+            buf: if matches!(
+                index.config().storage,
+                Storage::F32 | Storage::Binary | Storage::BinaryInt8
+            ) {
                 Vec::new()
             } else {
                 vec![0f32; BLOCK_ROWS * d]

@@ -66,7 +66,13 @@ fn assert_same(a: &[Vec<(String, f32)>], b: &[Vec<(String, f32)>], what: &str) {
 #[test]
 fn many_chunks_with_tombstones_answer_as_one_index_of_the_live_rows() {
     for metric in [Metric::Cosine, Metric::Dot, Metric::L2] {
-        for storage in [Storage::F32, Storage::F16, Storage::Int8, Storage::Binary] {
+        for storage in [
+            Storage::F32,
+            Storage::F16,
+            Storage::Int8,
+            Storage::Binary,
+            Storage::BinaryInt8,
+        ] {
             let config = Config {
                 dim: DIM,
                 metric,

@@ -8,7 +8,13 @@ use ragrank_vector::{Config, Hit, Metric, NewFields, SearchOptions, Shortlist, S
 use rand::{Rng, SeedableRng};
 
 const METRICS: [Metric; 3] = [Metric::Cosine, Metric::Dot, Metric::L2];
-const STORAGES: [Storage; 4] = [Storage::F32, Storage::F16, Storage::Int8, Storage::Binary];
+const STORAGES: [Storage; 5] = [
+    Storage::F32,
+    Storage::F16,
+    Storage::Int8,
+    Storage::Binary,
+    Storage::BinaryInt8,
+];
 
 fn random(n: usize, dim: usize, seed: u64) -> Vec<f32> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -498,7 +504,7 @@ fn a_meta_filter_returns_the_top_k_of_the_matching_rows_for_every_storage_and_pa
     let filter = MetaFilter::compile(&serde_json::json!({ "tenant": "b", "year": { "$gte": 40 } }), "f").unwrap();
     for storage in STORAGES {
         let (mut idx, data) = with_meta(n, dim, Metric::Dot, storage);
-        if storage == Storage::Binary {
+        if storage.keeps_bits() {
             // Sign bits of random 32-d rows rank poorly; this test is about the filter, so
             // the shortlist takes every row and the result is exact.
             idx.set_shortlist(Some(Shortlist::new(None, Some(n as u32)).unwrap()))
