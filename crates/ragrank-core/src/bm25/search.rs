@@ -16,6 +16,7 @@
 //! goes to the earlier document, which is always in an earlier segment).
 use std::cell::RefCell;
 
+use super::dense::{self, DenseRows};
 use super::scoring::TfPart;
 use super::segment::{Segment, BLOCK};
 use crate::topk::{Hit, KBest, TopK};
@@ -26,6 +27,11 @@ use crate::topk::{Hit, KBest, TopK};
 /// bit-identical scores.
 pub trait Parts: Copy {
     fn part(&self, at: usize, doc: u32) -> f32;
+
+    /// The dense score rows of the segment's most frequent terms, if precomputed.
+    fn dense(&self) -> Option<&DenseRows> {
+        None
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -45,12 +51,17 @@ impl<F: TfPart> Parts for OnTheFly<'_, F> {
 #[derive(Clone, Copy)]
 pub struct Cached<'a> {
     pub parts: &'a [f32],
+    pub dense: &'a DenseRows,
 }
 
 impl Parts for Cached<'_> {
     #[inline(always)]
     fn part(&self, at: usize, _doc: u32) -> f32 {
         self.parts[at]
+    }
+
+    fn dense(&self) -> Option<&DenseRows> {
+        Some(self.dense)
     }
 }
 
@@ -90,7 +101,8 @@ thread_local! {
 /// Dense accumulation: adds into a per-thread array of one float per document, then one
 /// scan with a cheap threshold test. `positive` says every contribution is above 0 (all
 /// variants but Robertson and ATIRE, whose idf can be 0): then a score of 0 means "no
-/// query term", and the per-document "matched" bytes are not needed. Hits carry local ids.
+/// query term", and the per-document "matched" bytes are not needed; a term with a dense
+/// row (`Parts::dense`) is then added as a whole row. Hits carry local ids.
 pub fn exhaustive<P: Parts>(
     seg: &Segment,
     p: P,
@@ -101,21 +113,39 @@ pub fn exhaustive<P: Parts>(
     allow: &dyn Fn(u32) -> bool,
 ) -> Vec<Hit> {
     let n = seg.len();
+    if terms.is_empty() {
+        return Vec::new();
+    }
     SCRATCH.with(|cell| {
         let mut guard = cell.borrow_mut();
         let s = &mut *guard;
-        s.acc.clear();
-        s.acc.resize(n, 0.0);
+        // Positive scores are summed from the first term on, which either writes the whole
+        // accumulator (a dense row) or clears it first: no clear here.
+        if positive {
+            s.acc.resize(n, 0.0);
+        } else {
+            s.acc.clear();
+            s.acc.resize(n, 0.0);
+        }
         s.seen.clear();
         if !positive {
             s.seen.resize(n, 0);
         }
-        let (acc, seen) = (&mut s.acc[..], &mut s.seen[..]);
-        for qt in terms {
+        let (acc, seen) = (&mut s.acc[..n], &mut s.seen[..]);
+        let dense = if positive { p.dense() } else { None };
+        for (i, qt) in terms.iter().enumerate() {
             let start = seg.offsets[qt.local as usize];
             let (docs, _) = seg.postings(qt.local);
             if positive {
-                scatter_add(acc, docs, start, qt.wi, p);
+                match dense.and_then(|rows| rows.row(qt.local, docs.len())) {
+                    Some(row) => dense::add_row(acc, row, qt.wi, i == 0),
+                    None => {
+                        if i == 0 {
+                            acc.fill(0.0);
+                        }
+                        scatter_add(acc, docs, start, qt.wi, p);
+                    }
+                }
             } else {
                 for (i, &d) in docs.iter().enumerate() {
                     acc[d as usize] += qt.wi * p.part(start + i, d);
@@ -144,10 +174,67 @@ pub fn exhaustive<P: Parts>(
 }
 
 /// Offers every document scoring above `threshold` (raised as `best` fills), in document
-/// order. Groups of 16 are compared with the threshold at once (a vectorised compare and a
-/// bit mask), then only the documents that pass are visited: a test and branch per
-/// document mispredicts whenever about half the documents hold a query term.
-fn scan_positive(acc: &[f32], mut threshold: f32, best: &mut KBest, allow: &dyn Fn(u32) -> bool) {
+/// order. Groups of 16 are compared with the threshold at once into a bit mask, then only
+/// the documents that pass are visited: a test and branch per document mispredicts
+/// whenever about half the documents hold a query term.
+fn scan_positive(acc: &[f32], threshold: f32, best: &mut KBest, allow: &dyn Fn(u32) -> bool) {
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the feature was just detected.
+        return unsafe { scan_positive_avx512(acc, threshold, best, allow) };
+    }
+    scan_groups(acc, threshold, best, allow, above_sse)
+}
+
+/// The AVX-512 build of the scan: one compare gives the mask of 16 scores.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn scan_positive_avx512(acc: &[f32], threshold: f32, best: &mut KBest, allow: &dyn Fn(u32) -> bool) {
+    use std::arch::x86_64::*;
+    scan_groups(acc, threshold, best, allow, |g, t| {
+        // SAFETY: `g` is 16 floats; avx512f is enabled for this function.
+        unsafe {
+            u32::from(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(
+                _mm512_loadu_ps(g.as_ptr()),
+                _mm512_set1_ps(t),
+            ))
+        }
+    })
+}
+
+/// The bits of the scores of `g` above `t` (false for NaN, as `>`), four at a time with the
+/// baseline x86-64 vectors (the compiler turns the plain loop into scalar compares).
+#[inline(always)]
+fn above_sse(g: &[f32; 16], t: f32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE is part of x86-64; the four loads stay inside `g`.
+        unsafe {
+            let (p, t) = (g.as_ptr(), _mm_set1_ps(t));
+            let m = |i: usize| _mm_cmpgt_ps(_mm_loadu_ps(p.add(4 * i)), t);
+            let (m0, m1, m2, m3) = (m(0), m(1), m(2), m(3));
+            if _mm_movemask_ps(_mm_or_ps(_mm_or_ps(m0, m1), _mm_or_ps(m2, m3))) == 0 {
+                return 0;
+            }
+            let bits = |v| _mm_movemask_ps(v) as u32;
+            bits(m0) | bits(m1) << 4 | bits(m2) << 8 | bits(m3) << 12
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    g.iter()
+        .enumerate()
+        .fold(0, |mask, (i, &s)| mask | u32::from(s > t) << i)
+}
+
+#[inline(always)]
+fn scan_groups(
+    acc: &[f32],
+    mut threshold: f32,
+    best: &mut KBest,
+    allow: &dyn Fn(u32) -> bool,
+    above: impl Fn(&[f32; 16], f32) -> u32,
+) {
     let mut offer = |d: u32, score: f32, threshold: &mut f32| {
         // The threshold may have risen since the group's mask was made.
         if score > *threshold && allow(d) {
@@ -159,10 +246,7 @@ fn scan_positive(acc: &[f32], mut threshold: f32, best: &mut KBest, allow: &dyn 
     let mut at = 0u32;
     for group in &mut groups {
         let group: &[f32; 16] = group.try_into().expect("chunks of 16");
-        let mut mask = 0u32;
-        for (i, &s) in group.iter().enumerate() {
-            mask |= u32::from(s > threshold) << i;
-        }
+        let mut mask = above(group, threshold);
         while mask != 0 {
             let i = mask.trailing_zeros();
             offer(at + i, group[i as usize], &mut threshold);
