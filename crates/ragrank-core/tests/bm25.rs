@@ -916,9 +916,9 @@ fn dense_rows_equal_sparse_postings() {
             for _ in 0..segments {
                 let docs: Vec<NewDoc> = (0..1500)
                     .map(|_| {
-                        // "a" in 90% of the documents, "b" in half, "c" in a fifth: rows; the rest sparse.
+                        // "a", "b", "c" in more than half of the documents: rows; the rest sparse.
                         let mut tokens = Vec::new();
-                        for (t, p) in [("a", 0.9), ("b", 0.5), ("c", 0.2), ("d", 0.02)] {
+                        for (t, p) in [("a", 0.9), ("b", 0.7), ("c", 0.6), ("d", 0.2), ("e", 0.02)] {
                             if rng.random_bool(p) {
                                 tokens.extend(std::iter::repeat_n(t.to_string(), rng.random_range(1..4)));
                             }
@@ -957,7 +957,17 @@ fn dense_rows_equal_sparse_postings() {
                     .iter()
                     .map(|s| s.as_str()),
             );
-            let queries = ["a", "a b", "b a c", "w3 a", "d b w1", "c c a d", "w1 w2 a b c", "a a a"];
+            let queries = [
+                "a",
+                "a b",
+                "b a c",
+                "w3 a",
+                "d b w1",
+                "c c a d",
+                "e w1 w2 a b c",
+                "a a a",
+                "d e",
+            ];
             for q in queries.map(|q| q.split(' ').map(String::from).collect::<Vec<_>>()) {
                 for k in [1, 10, 1000] {
                     for filter in [

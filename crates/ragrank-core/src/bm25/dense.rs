@@ -14,8 +14,13 @@ use rustc_hash::FxHashMap;
 use super::segment::Segment;
 
 /// A term becomes a row when at least `1 / DENSE_SHARE_INV` of the segment's documents
-/// hold it: from there a row of `n` lanes costs less than `df` scattered adds.
-const DENSE_SHARE_INV: usize = 16;
+/// hold it. Measured on the small corpora (cran, KorQuAD, ko-sci, zipf-10k): rows for terms
+/// in a sixteenth to a quarter of the documents were slower than their scattered adds on
+/// zipf-10k and ko-sci (a 40 KB row read from L2 or beyond against a few thousand adds
+/// into an accumulator in L1), while cran gained as much from the stopwords alone. From
+/// half on, a row is also smaller than the term's postings (4 bytes a document against 8
+/// a posting).
+const DENSE_SHARE_INV: usize = 2;
 
 /// Rows are built only for segments below this many documents, where exhaustive search
 /// is the automatic strategy (larger segments use MaxScore, which reads postings).

@@ -154,10 +154,18 @@ pub fn exhaustive<P: Parts>(
             }
         }
         // Documents come in increasing order, so a score equal to the k-th best loses.
-        let mut best = KBest::new(k.min(n));
         if positive {
+            let k = k.min(n);
+            if k <= SMALL_K {
+                let mut best = SmallBest::new(k);
+                scan_positive(acc, floor.max(0.0), &mut best, allow);
+                return best.hits;
+            }
+            let mut best = KBest::new(k);
             scan_positive(acc, floor.max(0.0), &mut best, allow);
+            best.into_sorted()
         } else {
+            let mut best = KBest::new(k.min(n));
             let mut threshold = floor;
             for (d, &score) in acc.iter().enumerate() {
                 if score <= threshold || seen[d] == 0 {
@@ -168,16 +176,77 @@ pub fn exhaustive<P: Parts>(
                     threshold = threshold.max(best.floor());
                 }
             }
+            best.into_sorted()
         }
-        best.into_sorted()
     })
+}
+
+/// Where the scan keeps its candidates: `push` gets a document above `floor`.
+trait Keep {
+    fn push(&mut self, slot: u32, score: f32);
+    fn floor(&self) -> f32;
+}
+
+impl Keep for KBest {
+    #[inline]
+    fn push(&mut self, slot: u32, score: f32) {
+        KBest::push(self, slot, score)
+    }
+
+    #[inline]
+    fn floor(&self) -> f32 {
+        KBest::floor(self)
+    }
+}
+
+/// Up to this `k` the scan keeps its hits in a sorted array.
+const SMALL_K: usize = 16;
+
+/// The k best so far, best first, for a small k: once full, its floor is the k-th score at
+/// once (a `KBest` raises it only when its buffer of 64 is cut, so many more documents pass
+/// the scan's test and the cuts' selections cost more than the insertions).
+struct SmallBest {
+    k: usize,
+    hits: Vec<Hit>,
+}
+
+impl SmallBest {
+    fn new(k: usize) -> Self {
+        SmallBest {
+            k,
+            hits: Vec::with_capacity(k + 1),
+        }
+    }
+}
+
+impl Keep for SmallBest {
+    /// Documents come in increasing order, so a later one goes after equal scores and
+    /// must beat the k-th to enter: the order `Hit::rank_cmp` gives.
+    #[inline]
+    fn push(&mut self, slot: u32, score: f32) {
+        if self.hits.len() == self.k && self.hits.last().is_none_or(|w| score <= w.score) {
+            return;
+        }
+        let at = self.hits.partition_point(|h| h.score >= score);
+        self.hits.insert(at, Hit { slot, score });
+        self.hits.truncate(self.k);
+    }
+
+    #[inline]
+    fn floor(&self) -> f32 {
+        if self.hits.len() < self.k {
+            f32::NEG_INFINITY
+        } else {
+            self.hits.last().map_or(f32::INFINITY, |w| w.score)
+        }
+    }
 }
 
 /// Offers every document scoring above `threshold` (raised as `best` fills), in document
 /// order. Groups of 16 are compared with the threshold at once into a bit mask, then only
 /// the documents that pass are visited: a test and branch per document mispredicts
 /// whenever about half the documents hold a query term.
-fn scan_positive(acc: &[f32], threshold: f32, best: &mut KBest, allow: &dyn Fn(u32) -> bool) {
+fn scan_positive<B: Keep>(acc: &[f32], threshold: f32, best: &mut B, allow: &dyn Fn(u32) -> bool) {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx512f") {
         // SAFETY: the feature was just detected.
@@ -189,7 +258,7 @@ fn scan_positive(acc: &[f32], threshold: f32, best: &mut KBest, allow: &dyn Fn(u
 /// The AVX-512 build of the scan: one compare gives the mask of 16 scores.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn scan_positive_avx512(acc: &[f32], threshold: f32, best: &mut KBest, allow: &dyn Fn(u32) -> bool) {
+unsafe fn scan_positive_avx512<B: Keep>(acc: &[f32], threshold: f32, best: &mut B, allow: &dyn Fn(u32) -> bool) {
     use std::arch::x86_64::*;
     scan_groups(acc, threshold, best, allow, |g, t| {
         // SAFETY: `g` is 16 floats; avx512f is enabled for this function.
@@ -228,10 +297,10 @@ fn above_sse(g: &[f32; 16], t: f32) -> u32 {
 }
 
 #[inline(always)]
-fn scan_groups(
+fn scan_groups<B: Keep>(
     acc: &[f32],
     mut threshold: f32,
-    best: &mut KBest,
+    best: &mut B,
     allow: &dyn Fn(u32) -> bool,
     above: impl Fn(&[f32; 16], f32) -> u32,
 ) {
