@@ -159,7 +159,7 @@ pub fn exhaustive<P: Parts>(
             if k <= SMALL_K {
                 let mut best = SmallBest::new(k);
                 scan_positive(acc, floor.max(0.0), &mut best, allow);
-                return best.hits;
+                return best.into_sorted();
             }
             let mut best = KBest::new(k);
             scan_positive(acc, floor.max(0.0), &mut best, allow);
@@ -204,18 +204,28 @@ const SMALL_K: usize = 16;
 
 /// The k best so far, best first, for a small k: once full, its floor is the k-th score at
 /// once (a `KBest` raises it only when its buffer of 64 is cut, so many more documents pass
-/// the scan's test and the cuts' selections cost more than the insertions).
+/// the scan's test and the cuts' selections cost more than the insertions). An insertion
+/// walks up from the bottom, where most newcomers stay, in a fixed array (no memmove call).
 struct SmallBest {
     k: usize,
-    hits: Vec<Hit>,
+    len: usize,
+    floor: f32,
+    hits: [Hit; SMALL_K],
 }
 
 impl SmallBest {
     fn new(k: usize) -> Self {
+        debug_assert!(k <= SMALL_K);
         SmallBest {
             k,
-            hits: Vec::with_capacity(k + 1),
+            len: 0,
+            floor: if k == 0 { f32::INFINITY } else { f32::NEG_INFINITY },
+            hits: [Hit { slot: 0, score: 0.0 }; SMALL_K],
         }
+    }
+
+    fn into_sorted(self) -> Vec<Hit> {
+        self.hits[..self.len].to_vec()
     }
 }
 
@@ -224,21 +234,27 @@ impl Keep for SmallBest {
     /// must beat the k-th to enter: the order `Hit::rank_cmp` gives.
     #[inline]
     fn push(&mut self, slot: u32, score: f32) {
-        if self.hits.len() == self.k && self.hits.last().is_none_or(|w| score <= w.score) {
+        let mut at = if self.len < self.k {
+            self.len += 1;
+            self.len - 1
+        } else if score > self.floor {
+            self.k - 1 // the k-th makes room
+        } else {
             return;
+        };
+        while at > 0 && self.hits[at - 1].score < score {
+            self.hits[at] = self.hits[at - 1];
+            at -= 1;
         }
-        let at = self.hits.partition_point(|h| h.score >= score);
-        self.hits.insert(at, Hit { slot, score });
-        self.hits.truncate(self.k);
+        self.hits[at] = Hit { slot, score };
+        if self.len == self.k {
+            self.floor = self.hits[self.k - 1].score;
+        }
     }
 
     #[inline]
     fn floor(&self) -> f32 {
-        if self.hits.len() < self.k {
-            f32::NEG_INFINITY
-        } else {
-            self.hits.last().map_or(f32::INFINITY, |w| w.score)
-        }
+        self.floor
     }
 }
 
