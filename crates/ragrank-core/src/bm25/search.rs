@@ -185,6 +185,11 @@ pub fn exhaustive<P: Parts>(
 trait Keep {
     fn push(&mut self, slot: u32, score: f32);
     fn floor(&self) -> f32;
+
+    /// The k to seed the threshold with before the scan (`lane_floor`), 0 for none.
+    fn seed_k(&self) -> usize {
+        0
+    }
 }
 
 impl Keep for KBest {
@@ -256,6 +261,10 @@ impl Keep for SmallBest {
     fn floor(&self) -> f32 {
         self.floor
     }
+
+    fn seed_k(&self) -> usize {
+        self.k
+    }
 }
 
 /// Offers every document scoring above `threshold` (raised as `best` fills), in document
@@ -320,6 +329,10 @@ fn scan_groups<B: Keep>(
     allow: &dyn Fn(u32) -> bool,
     above: impl Fn(&[f32; 16], f32) -> u32,
 ) {
+    let k = best.seed_k();
+    if k > 0 {
+        threshold = threshold.max(lane_floor(acc, k, allow));
+    }
     let mut offer = |d: u32, score: f32, threshold: &mut f32| {
         // The threshold may have risen since the group's mask was made.
         if score > *threshold && allow(d) {
@@ -342,6 +355,47 @@ fn scan_groups<B: Keep>(
     for (i, &s) in groups.remainder().iter().enumerate() {
         offer(at + i as u32, s, &mut threshold);
     }
+}
+
+/// A threshold below which no document can be among the k best, from one branch-free pass
+/// of vector maxima (k <= 16): lane `i` keeps the best score of the documents `16g + i` and
+/// the group `g` it came from, so the 16 lanes are the best of 16 disjoint sets. The k-th
+/// best lane whose document the filter allows is a score that k documents reach; admitting
+/// only scores at or above it loses no hit (ties included) and lets few documents reach the
+/// top list at all. Scores are >= 0 here, so lanes start at 0 and a lane still 0 is unused.
+#[inline(always)]
+fn lane_floor(acc: &[f32], k: usize, allow: &dyn Fn(u32) -> bool) -> f32 {
+    let mut max = [0f32; 16];
+    let mut group_of = [0u32; 16];
+    let mut groups = acc.chunks_exact(16);
+    for (g, group) in (&mut groups).enumerate() {
+        for i in 0..16 {
+            let better = group[i] > max[i];
+            max[i] = if better { group[i] } else { max[i] };
+            group_of[i] = if better { g as u32 } else { group_of[i] };
+        }
+    }
+    let tail = (acc.len() / 16) as u32;
+    for (i, &s) in groups.remainder().iter().enumerate() {
+        if s > max[i] {
+            max[i] = s;
+            group_of[i] = tail;
+        }
+    }
+    let mut lanes = [0f32; 16];
+    let mut m = 0;
+    for i in 0..16 {
+        if max[i] > 0.0 && allow(group_of[i] * 16 + i as u32) {
+            lanes[m] = max[i];
+            m += 1;
+        }
+    }
+    if m < k || k == 0 {
+        return f32::NEG_INFINITY;
+    }
+    lanes[..m].sort_unstable_by(|a, b| b.total_cmp(a));
+    // The largest float below the k-th lane (> 0): `score >` it means `score >=` the lane.
+    f32::from_bits(lanes[k - 1].to_bits() - 1)
 }
 
 /// `acc[d] += wi * part` over a term's postings (`start`: the first one's index in the
