@@ -70,8 +70,8 @@ for (const name of corporaArg.split(',')) {
   }
   const us = (ms) => (ms * 1000).toFixed(2)
   console.log(
-    `${name}: A ${us(median(ta))} us/q (${Math.round(1 / median(ta) * 1000)} q/s), B ${us(median(tb))} us/q ` +
-      `(${Math.round(1 / median(tb) * 1000)} q/s), B/A speed ${(median(ta) / median(tb)).toFixed(3)}x; ` +
+    `${name}: A ${us(median(ta))} us/q (${Math.round((1 / median(ta)) * 1000)} q/s), B ${us(median(tb))} us/q ` +
+      `(${Math.round((1 / median(tb)) * 1000)} q/s), B/A speed ${(median(ta) / median(tb)).toFixed(3)}x; ` +
       `OOV A ${us(median(oa))} B ${us(median(ob))} us; queries with different hits: ${diff}/${c.queries.length}; ` +
       `dense terms B ${b.stats().denseTerms}, memory A ${a.stats().memoryBytes} B ${b.stats().memoryBytes}`,
   )
