@@ -312,11 +312,37 @@ test('stats report postings and memory', (t) => {
   t.is(s.documents, 4)
   t.true(s.postings > 20)
   // 8 B postings (doc, tf) + 8 B forward (term, tf) per posting, plus a 4 B MaxScore bound
-  // per term and per block of 64 postings of the one segment; no dense rows since scores are
-  // computed at query time.
+  // per term and per block of 64 postings of the one segment; no dense rows yet (they come with
+  // the precomputed parts of a quiet index, below).
   t.is(s.segments, 1)
   t.is(s.deletedDocs, 0)
   t.is(s.denseTerms, 0)
   t.is(s.bytesPerPosting, 16 + (4 * s.terms + 4 * Math.ceil(s.postings / 64)) / s.postings)
   t.true(s.memoryBytes > 0)
+})
+
+test('a quiet index keeps its most frequent terms as dense rows: counted in stats, same hits', async (t) => {
+  const index = new Bm25Index({ refreshInterval: 0 })
+  // "common" in every document, "half" in 3 of 5, the numbered words in few.
+  index.add(
+    Array.from({ length: 300 }, (_, i) => ({
+      id: `d${i}`,
+      text: `common ${i % 5 < 3 ? 'half' : ''} w${i % 7} w${i % 11} ${i % 13 === 0 ? 'common' : ''}`,
+    })),
+  )
+  const queries = ['common', 'half common', 'w3 common', 'w3 w5', 'half half w1']
+  const before = queries.map((q) => index.search(q, { topK: 7 }))
+  const fresh = index.stats()
+  t.is(fresh.denseTerms, 0)
+  // The background thread precomputes the parts once the snapshot has stood a second.
+  const deadline = Date.now() + 5000
+  while (index.stats().denseTerms === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  const quiet = index.stats()
+  t.is(quiet.denseTerms, 2)
+  t.true(quiet.memoryBytes >= fresh.memoryBytes + 2 * 300 * 4)
+  t.is(quiet.bytesPerPosting, fresh.bytesPerPosting)
+  t.deepEqual(
+    queries.map((q) => index.search(q, { topK: 7 })),
+    before,
+  )
 })

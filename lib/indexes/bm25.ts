@@ -145,7 +145,11 @@ export interface Bm25Stats {
   bytesPerPosting: number
   /** Approximate memory held by the index's segments. */
   memoryBytes: number
-  /** @deprecated always 0: scores are computed at query time, so there are no dense impact rows. */
+  /**
+   * Terms whose precomputed scores are also held as a dense row of one float per document (terms in at least
+   * half the documents of a segment below 50,000 documents, built with the other precomputed parts once the index
+   * has been quiet for a second; 0 before). Counted in `memoryBytes`, not in `bytesPerPosting`.
+   */
   denseTerms: number
   /** Segments searched (each refresh adds one; background merges join them). */
   segments: number

@@ -902,3 +902,97 @@ fn block_skipping_equals_exhaustive() {
         }
     }
 }
+
+/// The dense score rows of a precomputed small segment (its most frequent terms) give the
+/// sparse, on-the-fly hits to the bit: one segment and several, with and without removed
+/// documents and filters, queries that start with a dense term or a sparse one, repeats.
+#[test]
+fn dense_rows_equal_sparse_postings() {
+    let mut rng = StdRng::seed_from_u64(33);
+    for variant in VARIANTS {
+        for (segments, remove) in [(1, false), (1, true), (3, true)] {
+            let index = Bm25Index::new(config(variant)).unwrap();
+            let mut next = 0;
+            for _ in 0..segments {
+                let docs: Vec<NewDoc> = (0..1500)
+                    .map(|_| {
+                        // "a", "b", "c" in more than half of the documents: rows; the rest sparse.
+                        let mut tokens = Vec::new();
+                        for (t, p) in [("a", 0.9), ("b", 0.7), ("c", 0.6), ("d", 0.2), ("e", 0.02)] {
+                            if rng.random_bool(p) {
+                                tokens.extend(std::iter::repeat_n(t.to_string(), rng.random_range(1..4)));
+                            }
+                        }
+                        tokens.extend((0..rng.random_range(0..20)).map(|_| zipf_word(&mut rng, 300)));
+                        next += 1;
+                        NewDoc {
+                            id: format!("d{}", next - 1),
+                            tokens: Some(tokens),
+                            ..Default::default()
+                        }
+                    })
+                    .collect();
+                index.add(docs, false).unwrap();
+            }
+            if remove {
+                index.remove(&(0..next).step_by(11).map(|i| format!("d{i}")).collect::<Vec<_>>());
+            }
+            let sparse = index.snapshot();
+            assert!(!sparse.is_precomputed());
+            assert_eq!(sparse.stats().dense_terms, 0);
+            let dense = (*sparse).clone();
+            dense.precompute();
+            let rows = dense.stats().dense_terms;
+            if config(variant).params.positive_impacts() {
+                assert!(rows >= 3 * dense.segments().len(), "{variant:?}: {rows} rows");
+                assert!(dense.stats().memory_bytes > sparse.stats().memory_bytes);
+            } else {
+                assert_eq!(rows, 0, "{variant:?}: no rows where a score can be 0");
+            }
+            let allowed = sparse.slots_of(
+                (0..next)
+                    .filter(|i| i % 4 != 1)
+                    .map(|i| format!("d{i}"))
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(|s| s.as_str()),
+            );
+            let queries = [
+                "a",
+                "a b",
+                "b a c",
+                "w3 a",
+                "d b w1",
+                "c c a d",
+                "e w1 w2 a b c",
+                "a a a",
+                "d e",
+            ];
+            for q in queries.map(|q| q.split(' ').map(String::from).collect::<Vec<_>>()) {
+                for k in [1, 10, 1000] {
+                    for filter in [
+                        None,
+                        Some(Filter {
+                            slots: Some(allowed.clone()),
+                            meta: None,
+                        }),
+                    ] {
+                        let o = SearchOptions {
+                            top_k: k,
+                            strategy: Strategy::Exhaustive,
+                            filter,
+                        };
+                        let want = sparse.search(&Query::Tokens(&q), &o);
+                        assert!(!want.is_empty());
+                        assert_eq!(
+                            want,
+                            dense.search(&Query::Tokens(&q), &o),
+                            "{variant:?} segments {segments} removed {remove} k={k} {q:?} filtered {}",
+                            o.filter.is_some()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

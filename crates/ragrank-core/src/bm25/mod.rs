@@ -4,6 +4,7 @@
 //! - `snapshot`: what a search sees (segments, deletions, N, df); searched without locks.
 //! - `live`: the writer (`Bm25Index`): staged writes, refresh, background merges.
 //! - `search` / `scoring`: query-time BM25 over one segment; `merge`: the merge policy.
+mod dense;
 pub mod filter;
 mod live;
 mod merge;
@@ -109,8 +110,8 @@ pub struct Stats {
     /// Bytes the index holds per posting: postings and forward index.
     pub bytes_per_posting: f64,
     pub memory_bytes: usize,
-    /// Always 0 since scores are computed at query time (there are no dense impact rows);
-    /// kept so the stats keep their shape.
+    /// Terms whose precomputed scores are also held as a dense row of one float per
+    /// document (the most frequent terms of small segments, once the index is quiet).
     pub dense_terms: usize,
     /// Segments of the current snapshot.
     pub segments: usize,

@@ -16,6 +16,7 @@
 //! goes to the earlier document, which is always in an earlier segment).
 use std::cell::RefCell;
 
+use super::dense::{self, DenseRows};
 use super::scoring::TfPart;
 use super::segment::{Segment, BLOCK};
 use crate::topk::{Hit, KBest, TopK};
@@ -26,6 +27,11 @@ use crate::topk::{Hit, KBest, TopK};
 /// bit-identical scores.
 pub trait Parts: Copy {
     fn part(&self, at: usize, doc: u32) -> f32;
+
+    /// The dense score rows of the segment's most frequent terms, if precomputed.
+    fn dense(&self) -> Option<&DenseRows> {
+        None
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -45,12 +51,17 @@ impl<F: TfPart> Parts for OnTheFly<'_, F> {
 #[derive(Clone, Copy)]
 pub struct Cached<'a> {
     pub parts: &'a [f32],
+    pub dense: &'a DenseRows,
 }
 
 impl Parts for Cached<'_> {
     #[inline(always)]
     fn part(&self, at: usize, _doc: u32) -> f32 {
         self.parts[at]
+    }
+
+    fn dense(&self) -> Option<&DenseRows> {
+        Some(self.dense)
     }
 }
 
@@ -90,7 +101,8 @@ thread_local! {
 /// Dense accumulation: adds into a per-thread array of one float per document, then one
 /// scan with a cheap threshold test. `positive` says every contribution is above 0 (all
 /// variants but Robertson and ATIRE, whose idf can be 0): then a score of 0 means "no
-/// query term", and the per-document "matched" bytes are not needed. Hits carry local ids.
+/// query term", and the per-document "matched" bytes are not needed; a term with a dense
+/// row (`Parts::dense`) is then added as a whole row. Hits carry local ids.
 pub fn exhaustive<P: Parts>(
     seg: &Segment,
     p: P,
@@ -101,21 +113,39 @@ pub fn exhaustive<P: Parts>(
     allow: &dyn Fn(u32) -> bool,
 ) -> Vec<Hit> {
     let n = seg.len();
+    if terms.is_empty() {
+        return Vec::new();
+    }
     SCRATCH.with(|cell| {
         let mut guard = cell.borrow_mut();
         let s = &mut *guard;
-        s.acc.clear();
-        s.acc.resize(n, 0.0);
+        // Positive scores are summed from the first term on, which either writes the whole
+        // accumulator (a dense row) or clears it first: no clear here.
+        if positive {
+            s.acc.resize(n, 0.0);
+        } else {
+            s.acc.clear();
+            s.acc.resize(n, 0.0);
+        }
         s.seen.clear();
         if !positive {
             s.seen.resize(n, 0);
         }
-        let (acc, seen) = (&mut s.acc[..], &mut s.seen[..]);
-        for qt in terms {
+        let (acc, seen) = (&mut s.acc[..n], &mut s.seen[..]);
+        let dense = if positive { p.dense() } else { None };
+        for (i, qt) in terms.iter().enumerate() {
             let start = seg.offsets[qt.local as usize];
             let (docs, _) = seg.postings(qt.local);
             if positive {
-                scatter_add(acc, docs, start, qt.wi, p);
+                match dense.and_then(|rows| rows.row(qt.local, docs.len())) {
+                    Some(row) => dense::add_row(acc, row, qt.wi, i == 0),
+                    None => {
+                        if i == 0 {
+                            acc.fill(0.0);
+                        }
+                        scatter_add(acc, docs, start, qt.wi, p);
+                    }
+                }
             } else {
                 for (i, &d) in docs.iter().enumerate() {
                     acc[d as usize] += qt.wi * p.part(start + i, d);
@@ -124,10 +154,18 @@ pub fn exhaustive<P: Parts>(
             }
         }
         // Documents come in increasing order, so a score equal to the k-th best loses.
-        let mut best = KBest::new(k.min(n));
         if positive {
+            let k = k.min(n);
+            if k <= SMALL_K {
+                let mut best = SmallBest::new(k);
+                scan_positive(acc, floor.max(0.0), &mut best, allow);
+                return best.into_sorted();
+            }
+            let mut best = KBest::new(k);
             scan_positive(acc, floor.max(0.0), &mut best, allow);
+            best.into_sorted()
         } else {
+            let mut best = KBest::new(k.min(n));
             let mut threshold = floor;
             for (d, &score) in acc.iter().enumerate() {
                 if score <= threshold || seen[d] == 0 {
@@ -138,16 +176,163 @@ pub fn exhaustive<P: Parts>(
                     threshold = threshold.max(best.floor());
                 }
             }
+            best.into_sorted()
         }
-        best.into_sorted()
     })
 }
 
+/// Where the scan keeps its candidates: `push` gets a document above `floor`.
+trait Keep {
+    fn push(&mut self, slot: u32, score: f32);
+    fn floor(&self) -> f32;
+
+    /// The k to seed the threshold with before the scan (`lane_floor`), 0 for none.
+    fn seed_k(&self) -> usize {
+        0
+    }
+}
+
+impl Keep for KBest {
+    #[inline]
+    fn push(&mut self, slot: u32, score: f32) {
+        KBest::push(self, slot, score)
+    }
+
+    #[inline]
+    fn floor(&self) -> f32 {
+        KBest::floor(self)
+    }
+}
+
+/// Up to this `k` the scan keeps its hits in a sorted array.
+const SMALL_K: usize = 16;
+
+/// The k best so far, best first, for a small k: once full, its floor is the k-th score at
+/// once (a `KBest` raises it only when its buffer of 64 is cut, so many more documents pass
+/// the scan's test and the cuts' selections cost more than the insertions). An insertion
+/// walks up from the bottom, where most newcomers stay, in a fixed array (no memmove call).
+struct SmallBest {
+    k: usize,
+    len: usize,
+    floor: f32,
+    hits: [Hit; SMALL_K],
+}
+
+impl SmallBest {
+    fn new(k: usize) -> Self {
+        debug_assert!(k <= SMALL_K);
+        SmallBest {
+            k,
+            len: 0,
+            floor: if k == 0 { f32::INFINITY } else { f32::NEG_INFINITY },
+            hits: [Hit { slot: 0, score: 0.0 }; SMALL_K],
+        }
+    }
+
+    fn into_sorted(self) -> Vec<Hit> {
+        self.hits[..self.len].to_vec()
+    }
+}
+
+impl Keep for SmallBest {
+    /// Documents come in increasing order, so a later one goes after equal scores and
+    /// must beat the k-th to enter: the order `Hit::rank_cmp` gives.
+    #[inline]
+    fn push(&mut self, slot: u32, score: f32) {
+        let mut at = if self.len < self.k {
+            self.len += 1;
+            self.len - 1
+        } else if score > self.floor {
+            self.k - 1 // the k-th makes room
+        } else {
+            return;
+        };
+        while at > 0 && self.hits[at - 1].score < score {
+            self.hits[at] = self.hits[at - 1];
+            at -= 1;
+        }
+        self.hits[at] = Hit { slot, score };
+        if self.len == self.k {
+            self.floor = self.hits[self.k - 1].score;
+        }
+    }
+
+    #[inline]
+    fn floor(&self) -> f32 {
+        self.floor
+    }
+
+    fn seed_k(&self) -> usize {
+        self.k
+    }
+}
+
 /// Offers every document scoring above `threshold` (raised as `best` fills), in document
-/// order. Groups of 16 are compared with the threshold at once (a vectorised compare and a
-/// bit mask), then only the documents that pass are visited: a test and branch per
-/// document mispredicts whenever about half the documents hold a query term.
-fn scan_positive(acc: &[f32], mut threshold: f32, best: &mut KBest, allow: &dyn Fn(u32) -> bool) {
+/// order. Groups of 16 are compared with the threshold at once into a bit mask, then only
+/// the documents that pass are visited: a test and branch per document mispredicts
+/// whenever about half the documents hold a query term.
+fn scan_positive<B: Keep>(acc: &[f32], threshold: f32, best: &mut B, allow: &dyn Fn(u32) -> bool) {
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the feature was just detected.
+        return unsafe { scan_positive_avx512(acc, threshold, best, allow) };
+    }
+    scan_groups(acc, threshold, best, allow, above_sse)
+}
+
+/// The AVX-512 build of the scan: one compare gives the mask of 16 scores.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn scan_positive_avx512<B: Keep>(acc: &[f32], threshold: f32, best: &mut B, allow: &dyn Fn(u32) -> bool) {
+    use std::arch::x86_64::*;
+    scan_groups(acc, threshold, best, allow, |g, t| {
+        // SAFETY: `g` is 16 floats; avx512f is enabled for this function.
+        unsafe {
+            u32::from(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(
+                _mm512_loadu_ps(g.as_ptr()),
+                _mm512_set1_ps(t),
+            ))
+        }
+    })
+}
+
+/// The bits of the scores of `g` above `t` (false for NaN, as `>`), four at a time with the
+/// baseline x86-64 vectors (the compiler turns the plain loop into scalar compares).
+#[inline(always)]
+fn above_sse(g: &[f32; 16], t: f32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE is part of x86-64; the four loads stay inside `g`.
+        unsafe {
+            let (p, t) = (g.as_ptr(), _mm_set1_ps(t));
+            let m = |i: usize| _mm_cmpgt_ps(_mm_loadu_ps(p.add(4 * i)), t);
+            let (m0, m1, m2, m3) = (m(0), m(1), m(2), m(3));
+            if _mm_movemask_ps(_mm_or_ps(_mm_or_ps(m0, m1), _mm_or_ps(m2, m3))) == 0 {
+                return 0;
+            }
+            let bits = |v| _mm_movemask_ps(v) as u32;
+            bits(m0) | bits(m1) << 4 | bits(m2) << 8 | bits(m3) << 12
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    g.iter()
+        .enumerate()
+        .fold(0, |mask, (i, &s)| mask | u32::from(s > t) << i)
+}
+
+#[inline(always)]
+fn scan_groups<B: Keep>(
+    acc: &[f32],
+    mut threshold: f32,
+    best: &mut B,
+    allow: &dyn Fn(u32) -> bool,
+    above: impl Fn(&[f32; 16], f32) -> u32,
+) {
+    let k = best.seed_k();
+    if k > 0 {
+        threshold = threshold.max(lane_floor(acc, k, allow));
+    }
     let mut offer = |d: u32, score: f32, threshold: &mut f32| {
         // The threshold may have risen since the group's mask was made.
         if score > *threshold && allow(d) {
@@ -159,10 +344,7 @@ fn scan_positive(acc: &[f32], mut threshold: f32, best: &mut KBest, allow: &dyn 
     let mut at = 0u32;
     for group in &mut groups {
         let group: &[f32; 16] = group.try_into().expect("chunks of 16");
-        let mut mask = 0u32;
-        for (i, &s) in group.iter().enumerate() {
-            mask |= u32::from(s > threshold) << i;
-        }
+        let mut mask = above(group, threshold);
         while mask != 0 {
             let i = mask.trailing_zeros();
             offer(at + i, group[i as usize], &mut threshold);
@@ -173,6 +355,47 @@ fn scan_positive(acc: &[f32], mut threshold: f32, best: &mut KBest, allow: &dyn 
     for (i, &s) in groups.remainder().iter().enumerate() {
         offer(at + i as u32, s, &mut threshold);
     }
+}
+
+/// A threshold below which no document can be among the k best, from one branch-free pass
+/// of vector maxima (k <= 16): lane `i` keeps the best score of the documents `16g + i` and
+/// the group `g` it came from, so the 16 lanes are the best of 16 disjoint sets. The k-th
+/// best lane whose document the filter allows is a score that k documents reach; admitting
+/// only scores at or above it loses no hit (ties included) and lets few documents reach the
+/// top list at all. Scores are >= 0 here, so lanes start at 0 and a lane still 0 is unused.
+#[inline(always)]
+fn lane_floor(acc: &[f32], k: usize, allow: &dyn Fn(u32) -> bool) -> f32 {
+    let mut max = [0f32; 16];
+    let mut group_of = [0u32; 16];
+    let mut groups = acc.chunks_exact(16);
+    for (g, group) in (&mut groups).enumerate() {
+        for i in 0..16 {
+            let better = group[i] > max[i];
+            max[i] = if better { group[i] } else { max[i] };
+            group_of[i] = if better { g as u32 } else { group_of[i] };
+        }
+    }
+    let tail = (acc.len() / 16) as u32;
+    for (i, &s) in groups.remainder().iter().enumerate() {
+        if s > max[i] {
+            max[i] = s;
+            group_of[i] = tail;
+        }
+    }
+    let mut lanes = [0f32; 16];
+    let mut m = 0;
+    for i in 0..16 {
+        if max[i] > 0.0 && allow(group_of[i] * 16 + i as u32) {
+            lanes[m] = max[i];
+            m += 1;
+        }
+    }
+    if m < k || k == 0 {
+        return f32::NEG_INFINITY;
+    }
+    lanes[..m].sort_unstable_by(|a, b| b.total_cmp(a));
+    // The largest float below the k-th lane (> 0): `score >` it means `score >=` the lane.
+    f32::from_bits(lanes[k - 1].to_bits() - 1)
 }
 
 /// `acc[d] += wi * part` over a term's postings (`start`: the first one's index in the

@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
+use super::dense::DenseRows;
 use super::scoring::{TfForm, TfPart};
 use super::search::{self, Blocks, Cached, OnTheFly, Parts, SegTerm, SLACK};
 use super::segment::{Deleted, Doc, Segment, BLOCK};
@@ -58,15 +59,17 @@ impl SegRef {
 pub(crate) struct PartsCache(OnceLock<Vec<CachedParts>>);
 
 /// One segment's precomputed parts and their exact block maxima (tighter than the
-/// segment's own, which hold at its build's average length and are scaled up).
+/// segment's own, which hold at its build's average length and are scaled up), plus the
+/// parts of its most frequent terms as dense rows (exhaustive search, positive scores only).
 pub(crate) struct CachedParts {
     parts: Box<[f32]>,
     block_max: Box<[f32]>,
+    dense: DenseRows,
 }
 
 impl CachedParts {
     fn bytes(&self) -> usize {
-        (self.parts.len() + self.block_max.len()) * 4
+        (self.parts.len() + self.block_max.len()) * 4 + self.dense.bytes()
     }
 }
 
@@ -350,7 +353,13 @@ impl Snapshot {
                         max: &c.block_max,
                         scale: SLACK,
                     };
-                    run.go(Cached { parts: &c.parts }, blocks)
+                    run.go(
+                        Cached {
+                            parts: &c.parts,
+                            dense: &c.dense,
+                        },
+                        blocks,
+                    )
                 }
                 None => {
                     let blocks = Blocks {
@@ -387,11 +396,18 @@ impl Snapshot {
     pub fn precompute(&self) {
         self.parts.0.get_or_init(|| {
             let form = self.config.params.tf_form(self.avg_len());
+            let positive = self.config.params.positive_impacts();
             self.segs
                 .iter()
-                .map(|s| match form {
-                    TfForm::Saturation(f) => parts_of(f, &s.seg),
-                    TfForm::LengthScaled(f) => parts_of(f, &s.seg),
+                .map(|s| {
+                    let mut c = match form {
+                        TfForm::Saturation(f) => parts_of(f, &s.seg),
+                        TfForm::LengthScaled(f) => parts_of(f, &s.seg),
+                    };
+                    if positive {
+                        c.dense = DenseRows::build(&s.seg, &c.parts);
+                    }
+                    c
                 })
                 .collect()
         });
@@ -438,7 +454,7 @@ impl Snapshot {
             memory_bytes: seg_bytes
                 + df_bytes
                 + self.parts.0.get().map_or(0, |p| p.iter().map(CachedParts::bytes).sum()),
-            dense_terms: 0,
+            dense_terms: self.parts.0.get().map_or(0, |p| p.iter().map(|c| c.dense.len()).sum()),
             segments: self.segs.len(),
             deleted_docs: self.segs.iter().map(|s| s.deleted.count()).sum(),
         }
@@ -487,5 +503,6 @@ fn parts_of<F: TfPart>(f: F, seg: &Segment) -> CachedParts {
     CachedParts {
         parts: parts.into(),
         block_max: block_max.into(),
+        dense: DenseRows::default(),
     }
 }
