@@ -12,6 +12,7 @@ pub mod scoring;
 mod search;
 mod segment;
 mod snapshot;
+mod windowed;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -27,6 +28,8 @@ pub use scoring::{Params, Variant};
 pub use segment::Doc;
 use segment::{AnalyzedBatch, AnalyzedDoc};
 pub use snapshot::Snapshot;
+#[doc(hidden)]
+pub use windowed::{COUNTS, USE_DAAT};
 
 /// The settings of an index; a field left out of the serialized form takes its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
