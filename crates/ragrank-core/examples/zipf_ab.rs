@@ -1,11 +1,13 @@
-//! Per-query cost of MaxScore on the benchmark's Zipf corpus (profiling aid, not a test):
+//! Per-query cost of MaxScore and exhaustive search on the benchmark's Zipf corpus
+//! (profiling aid, not a test):
 //! `cargo run --release -p ragrank-core --example zipf_ab -- [docs] [secs] [rounds]`.
 //! Builds the corpus of `bench/lib/zipf.mjs` (same PRNG, so the same documents and
-//! queries), freezes and precomputes it, checks every strategy returns the exhaustive hits,
-//! then times the strategies interleaved in one process (thread CPU time, best round).
+//! queries), freezes and precomputes it, checks MaxScore returns the exhaustive hits, then
+//! times both interleaved in one process (thread CPU time, best round). `ZIPF_AB_ONLY=maxscore`
+//! (or `exhaustive`) times one of them only, for a profiler.
 use std::time::{Duration, Instant};
 
-use ragrank_core::bm25::{Bm25Index, IndexConfig, NewDoc, Query, SearchOptions, Snapshot, Strategy, USE_DAAT};
+use ragrank_core::bm25::{Bm25Index, IndexConfig, NewDoc, Query, SearchOptions, Snapshot, Strategy};
 
 fn thread_cpu() -> f64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -131,21 +133,14 @@ fn main() {
         strategy,
         ..SearchOptions::default()
     };
-    let set = |daat: bool| USE_DAAT.store(daat, std::sync::atomic::Ordering::Relaxed);
     let only = std::env::var("ZIPF_AB_ONLY").ok();
     for q in queries.iter().filter(|_| only.is_none()) {
         let want = snap.search(q, &opts(Strategy::Exhaustive));
-        for daat in [false, true] {
-            set(daat);
-            assert_eq!(want, snap.search(q, &opts(Strategy::MaxScore)), "daat {daat}");
-        }
+        assert_eq!(want, snap.search(q, &opts(Strategy::MaxScore)));
     }
-    for q in &queries {
-        snap.search(q, &opts(Strategy::MaxScore));
+    if only.is_none() {
+        eprintln!("all {} queries: MaxScore equals exhaustive", queries.len());
     }
-    let c: Vec<f64> = ragrank_core::bm25::COUNTS.iter().map(|c| c.load(std::sync::atomic::Ordering::Relaxed) as f64 / 2000.0).collect();
-    eprintln!("per query: windows {:.0}, evaluated {:.0}, scattered {:.0}, buffered {:.0}, past bound {:.0}, survivors {:.0}", c[0], c[1], c[2], c[3], c[4], c[5]);
-    eprintln!("all {} queries: both MaxScore searches equal exhaustive", queries.len());
     let time = |snap: &Snapshot, strategy| {
         let (w0, c0) = (Instant::now(), thread_cpu());
         let mut n = 0usize;
@@ -159,32 +154,25 @@ fn main() {
     };
     // For a profiler: time one of them only.
     if let Some(only) = only {
-        eprintln!("timing {only} only");
-        set(only == "daat");
-        let s = if only == "exhaustive" { Strategy::Exhaustive } else { Strategy::MaxScore };
+        let s = if only == "exhaustive" {
+            Strategy::Exhaustive
+        } else {
+            Strategy::MaxScore
+        };
         println!("{only}: {:.1} us/query", time(&snap, s));
         return;
     }
-    let mut best = [f64::INFINITY; 3];
+    let (mut maxscore, mut exhaustive) = (f64::INFINITY, f64::INFINITY);
     for round in 0..rounds {
-        set(false);
-        let windowed = time(&snap, Strategy::MaxScore);
-        set(true);
-        let daat = time(&snap, Strategy::MaxScore);
-        set(false);
-        let exhaustive = if round == 0 { time(&snap, Strategy::Exhaustive) } else { f64::INFINITY };
-        for (b, v) in best.iter_mut().zip([windowed, daat, exhaustive]) {
-            *b = b.min(v);
-        }
-        println!("round {round}: windowed {windowed:.1} us/query, daat {daat:.1}, exhaustive {exhaustive:.1}");
+        let m = time(&snap, Strategy::MaxScore);
+        let e = time(&snap, Strategy::Exhaustive);
+        println!("round {round}: maxscore {m:.1} us/query, exhaustive {e:.1}");
+        maxscore = maxscore.min(m);
+        exhaustive = exhaustive.min(e);
     }
     println!(
-        "best: windowed {:.1} us/query ({:.0} q/s), daat {:.1} ({:.0} q/s), exhaustive {:.1}; daat/windowed {:.2}x",
-        best[0],
-        1e6 / best[0],
-        best[1],
-        1e6 / best[1],
-        best[2],
-        best[1] / best[0]
+        "best: maxscore {maxscore:.1} us/query ({:.0} q/s), exhaustive {exhaustive:.1} ({:.0} q/s)",
+        1e6 / maxscore,
+        1e6 / exhaustive
     );
 }

@@ -459,10 +459,8 @@ struct Run<'a> {
 
 impl Run<'_> {
     fn go<P: Parts>(&self, p: P, blocks: Blocks) -> Vec<Hit> {
-        if self.use_maxscore && !windowed::USE_DAAT.load(std::sync::atomic::Ordering::Relaxed) {
+        if self.use_maxscore {
             windowed::maxscore(self.seg, p, blocks, self.terms, self.k, self.floor, self.allow)
-        } else if self.use_maxscore {
-            search::maxscore(self.seg, p, blocks, self.terms, self.k, self.floor, self.allow)
         } else {
             search::exhaustive(self.seg, p, self.terms, self.k, self.positive, self.floor, self.allow)
         }

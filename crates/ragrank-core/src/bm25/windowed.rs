@@ -11,49 +11,43 @@
 //!   term-at-a-time into a dense window buffer, with a bit per document that any of them
 //!   holds: a branch-free scatter, no cursor compared per document;
 //! - the documents of the buffer are then tested with `buffer + bounds of the others`,
-//!   and only the few that pass probe the other terms, in decreasing bound order.
+//!   and only the few that pass probe the other terms, in decreasing bound order, with
+//!   their block maxima per 64 documents as the bounds.
+//! Pruning starts from `known_kth` (k contributions of the strongest term), so the first
+//! window does not iterate every list while the top k fills.
 //!
 //! The buffer sums terms in bound order, so it only decides pruning (with `SLACK`). A
 //! document that survives every bound is scored again in query-term order from 0, the
 //! order exhaustive search adds in, so hits and scores are bit-identical to it.
 use std::cell::RefCell;
-use std::sync::atomic::AtomicBool;
 
 use super::search::{Blocks, Parts, SegTerm, SLACK};
 use super::segment::{Segment, BLOCK};
 use crate::topk::{Hit, TopK};
 
 /// Documents per window: a power of two and a multiple of 64 (the match bits are words).
-/// The buffer (16 KiB) and its bits stay in L1; smaller windows bound tighter, larger ones
-/// amortise the per-window partition over more postings.
-pub const WINDOW: usize = 1 << 12;
+/// Smaller windows bound tighter, larger ones amortise the per-window work (stepping every
+/// list to the window's end, which reads postings of lists that are otherwise only
+/// probed). On the 1M Zipf corpus 2^16 (a 256 KiB buffer, in L2) beat 2^10..2^14 and
+/// 2^17..2^18 (bench/results/bm25-window/README.md).
+pub const WINDOW: usize = 1 << 16;
 
-/// A/B switch while the windowed search is measured: true routes to the old
-/// document-at-a-time `search::maxscore`. Temporary.
-#[doc(hidden)]
-pub static USE_DAAT: AtomicBool = AtomicBool::new(false);
-
-/// Temporary counters: windows, windows evaluated, postings scattered, buffered documents,
-/// documents past the first bound, survivors.
-#[doc(hidden)]
-pub static COUNTS: [std::sync::atomic::AtomicU64; 6] = [const { std::sync::atomic::AtomicU64::new(0) }; 6];
-const COUNTING: bool = true;
-fn count(i: usize, n: u64) {
-    if COUNTING {
-        COUNTS[i].fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-/// One query term's postings, walked window by window.
+/// One query term's postings, walked window by window. Long lists are stepped over by
+/// their blocks (`BLOCK` postings: the block maxima's and the segment's packed last
+/// documents), so a window reads only the postings it scatters or probes.
 struct List<'a> {
     docs: &'a [u32],
+    /// The segment's last document per block (`Segment::block_last`).
+    lasts: &'a [u32],
     /// Index of the term's first posting in the segment's arrays.
     start: usize,
     /// The first posting of the current window (of the next one between windows).
     pos: usize,
     /// One past the current window's last posting.
     end: usize,
-    /// During a window's probes (non-essential lists): the first posting not yet passed.
+    /// During a window's probes (non-essential lists): the block of the last probe, and
+    /// its position (the first posting >= the probed document).
+    probe_blk: usize,
     probe: usize,
     wi: f32,
     bound: f32,
@@ -69,54 +63,110 @@ impl List<'_> {
         self.docs.get(self.pos).copied().unwrap_or(u32::MAX)
     }
 
-    /// Sets the window's posting range `pos..end` (documents below `hi`) and its bound:
-    /// the largest block maximum over that range, never above the term's own bound.
+    /// The segment block holding the list's posting `at`.
+    #[inline]
+    fn block_of(&self, at: usize) -> usize {
+        (self.start + at) / BLOCK
+    }
+
+    /// The list's postings in block `b`: `first..end` (list positions).
+    #[inline]
+    fn block_span(&self, b: usize) -> (usize, usize) {
+        let first = (b * BLOCK).saturating_sub(self.start);
+        (first, ((b + 1) * BLOCK - self.start).min(self.docs.len()))
+    }
+
+    /// Whether block `b` ends inside the list: then its packed last document is this term's.
+    #[inline]
+    fn ends_inside(&self, b: usize) -> bool {
+        (b + 1) * BLOCK - self.start < self.docs.len()
+    }
+
+    #[inline]
+    fn block_bound(&self, b: usize, blocks: &Blocks) -> f32 {
+        (self.wi * blocks.max[b] * blocks.scale).min(self.bound)
+    }
+
+    /// Sets the window's posting range `pos..end` (documents below `hi`) and its bound,
+    /// the largest bound of the blocks holding that range.
     fn enter(&mut self, hi: u32, blocks: &Blocks) {
-        self.end = gallop(self.docs, self.pos, hi);
         self.probe = self.pos;
-        self.win_bound = if self.end == self.pos {
-            0.0
-        } else {
-            let (b0, b1) = ((self.start + self.pos) / BLOCK, (self.start + self.end - 1) / BLOCK);
-            let max = blocks.max[b0..=b1].iter().fold(0f32, |m, &x| m.max(x));
-            (self.wi * max * blocks.scale).min(self.bound)
-        };
+        self.probe_blk = self.block_of(self.pos);
+        self.end = self.pos;
+        self.win_bound = 0.0;
+        if self.pos >= self.docs.len() {
+            return;
+        }
+        let mut b = self.block_of(self.pos);
+        let mut max = 0f32;
+        while self.ends_inside(b) && self.lasts[b] < hi {
+            max = max.max(blocks.max[b]);
+            b += 1;
+        }
+        let (first, stop) = self.block_span(b);
+        let from = first.max(self.pos);
+        self.end = from + count_below(&self.docs[from..stop], hi);
+        if self.end > from {
+            max = max.max(blocks.max[b]);
+        }
+        if self.end > self.pos {
+            self.win_bound = (self.wi * max * blocks.scale).min(self.bound);
+        }
     }
 
     /// Moves the probe to the first posting >= `d` inside the window; whether it holds `d`.
-    /// Steps over runs of 64 postings by their last document, then counts the postings
-    /// below `d` in the run that holds it: a vectorised count, no branch per posting.
+    /// Steps over blocks by their packed last documents, then counts the postings below
+    /// `d` in the block that holds it: a vectorised count, no branch per posting. The
+    /// count starts at the block, not at the last probe, so the next probe does not wait
+    /// for this one's postings to arrive from memory.
     #[inline]
     fn probe_to(&mut self, d: u32) -> bool {
-        let docs = &self.docs[..self.end];
-        let mut at = self.probe;
-        while at + RUN <= docs.len() && docs[at + RUN - 1] < d {
-            at += RUN;
+        let mut b = self.probe_blk;
+        while self.block_span(b).1 < self.end && self.lasts[b] < d {
+            b += 1;
         }
-        let run = &docs[at..(at + RUN).min(docs.len())];
-        at += run.iter().map(|&x| usize::from(x < d)).sum::<usize>();
+        self.probe_blk = b;
+        let (first, stop) = self.block_span(b);
+        let first = first.max(self.pos);
+        let stop = stop.min(self.end);
+        let at = first + count_below(&self.docs[first..stop], d);
         self.probe = at;
-        at < docs.len() && docs[at] == d
+        at < self.end && self.docs[at] == d
+    }
+
+    /// The largest block bound of the term over each 64-document word of the window
+    /// starting at `lo` (0 where none of its blocks reaches), into `out` (zeroed).
+    fn word_bounds(&self, lo: u32, blocks: &Blocks, out: &mut [f32]) {
+        if self.end == self.pos {
+            return;
+        }
+        let (b0, b1) = (self.block_of(self.pos), self.block_of(self.end - 1));
+        for b in b0..=b1 {
+            // Blocks before `b1` end inside the list (it goes on), so their packed last
+            // documents are this term's; a block starts after the previous one's last.
+            let first = if b == b0 {
+                self.docs[self.pos]
+            } else {
+                self.lasts[b - 1] + 1
+            };
+            let last = if b == b1 {
+                self.docs[self.end - 1]
+            } else {
+                self.lasts[b]
+            };
+            let bound = self.block_bound(b, blocks);
+            for m in &mut out[(first - lo) as usize / 64..=(last - lo) as usize / 64] {
+                *m = m.max(bound);
+            }
+        }
     }
 }
 
-/// Postings a probe counts through at once.
-const RUN: usize = 64;
-
-/// The first index >= `from` whose document is >= `target` (or `docs.len()`): galloping,
-/// then binary search, so a near target costs a few comparisons.
+/// How many of the (increasing) documents are below `target`: the index of the first
+/// one at or above it, counted without a branch per document.
 #[inline]
-fn gallop(docs: &[u32], from: usize, target: u32) -> usize {
-    if from >= docs.len() || docs[from] >= target {
-        return from;
-    }
-    let (mut lo, mut step) = (from, 1);
-    while lo + step < docs.len() && docs[lo + step] < target {
-        lo += step;
-        step *= 2;
-    }
-    let hi = (lo + step + 1).min(docs.len());
-    lo + docs[lo..hi].partition_point(|&d| d < target)
+fn count_below(docs: &[u32], target: u32) -> usize {
+    docs.iter().map(|&x| usize::from(x < target)).sum()
 }
 
 /// The window buffer: a sum and a match bit per document of the window. All zero between
@@ -160,10 +210,12 @@ pub fn maxscore<P: Parts>(
             let (docs, _) = seg.postings(qt.local);
             (!docs.is_empty()).then_some(List {
                 docs,
+                lasts: &seg.block_last,
                 start: seg.offsets[qt.local as usize],
                 pos: 0,
                 end: 0,
                 probe: 0,
+                probe_blk: 0,
                 wi: qt.wi,
                 bound: qt.bound,
                 win_bound: 0.0,
@@ -173,6 +225,8 @@ pub fn maxscore<P: Parts>(
         .collect();
     debug_assert!(terms.windows(2).all(|w| w[0].q < w[1].q));
     let mut top = TopK::new(k);
+    // Pruning starts from a score k documents are known to reach, not from nothing.
+    let prune_floor = floor.max(known_kth(&lists, p, k, allow));
     // Per window: list indices by increasing window bound, and rest[i], the most
     // order[0..=i] add together.
     let mut order: Vec<usize> = (0..lists.len()).collect();
@@ -186,20 +240,19 @@ pub fn maxscore<P: Parts>(
                 break;
             }
             let hi = lo.saturating_add(WINDOW as u32);
-            let theta = top.threshold().max(floor);
+            let theta = top.threshold().max(prune_floor);
             let mut total = 0f32;
             for l in lists.iter_mut() {
                 l.enter(hi, &blocks);
                 total += l.win_bound;
             }
-            count(0, 1);
             if total * SLACK >= theta {
-                count(1, 1);
                 let ctx = Ctx {
                     p,
                     blocks: &blocks,
                     allow,
                     floor,
+                    prune_floor,
                     lo,
                 };
                 ctx.window(win, &mut lists, &mut order, &mut rest, &mut top);
@@ -212,19 +265,46 @@ pub fn maxscore<P: Parts>(
     top.into_sorted()
 }
 
+/// The k-th largest contribution of the strongest term over the first allowed documents
+/// of its list (a few times k of them), `-inf` when there are fewer than k. Contributions
+/// are >= 0 and adding one never lowers an f32 sum, so k allowed documents score at least
+/// this much: a document whose bound is below it cannot be a hit. The first windows then
+/// iterate only the terms that can matter, instead of every list until k hits are found.
+fn known_kth<P: Parts>(lists: &[List], p: P, k: usize, allow: &dyn Fn(u32) -> bool) -> f32 {
+    let none = f32::NEG_INFINITY;
+    let Some(l) = lists.iter().max_by(|a, b| a.bound.total_cmp(&b.bound)) else {
+        return none;
+    };
+    let n = l.docs.len().min((16 * k).max(256));
+    if n < k {
+        return none;
+    }
+    let mut scores: Vec<f32> = (0..n)
+        .filter(|&i| allow(l.docs[i]))
+        .map(|i| l.wi * p.part(l.start + i, l.docs[i]))
+        .collect();
+    if scores.len() < k || scores.iter().any(|&s| !(s >= 0.0)) {
+        return none;
+    }
+    *scores.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a)).1
+}
+
 /// What one window's evaluation reads besides the lists.
 struct Ctx<'a, P> {
     p: P,
     blocks: &'a Blocks<'a>,
     allow: &'a dyn Fn(u32) -> bool,
     floor: f32,
+    /// What pruning compares bounds with besides the k-th score so far: `floor` or the
+    /// `known_kth` estimate, whichever is higher.
+    prune_floor: f32,
     /// The window's first document.
     lo: u32,
 }
 
 impl<P: Parts> Ctx<'_, P> {
     fn window(&self, win: &mut Window, lists: &mut [List], order: &mut [usize], rest: &mut [f32], top: &mut TopK) {
-        let theta = top.threshold().max(self.floor);
+        let theta = top.threshold().max(self.prune_floor);
         order.sort_unstable_by(|&a, &b| lists[a].win_bound.total_cmp(&lists[b].win_bound));
         // The non-essential terms: the longest prefix of `order` that cannot lift a
         // document over theta on its own; the others are scattered.
@@ -242,14 +322,13 @@ impl<P: Parts> Ctx<'_, P> {
         for &l in essential {
             lists[l].scattered = true;
             self.scatter(win, &lists[l]);
-            count(2, (lists[l].end - lists[l].pos) as u64);
         }
         // Tighter than the window bounds: each probed term's block maxima per word.
         let words = WINDOW / 64;
         win.word_bounds.clear();
         win.word_bounds.resize(n_probed * words, 0.0);
         for (j, &l) in probed.iter().enumerate() {
-            self.word_bounds(&lists[l], &mut win.word_bounds[j * words..(j + 1) * words]);
+            lists[l].word_bounds(self.lo, self.blocks, &mut win.word_bounds[j * words..(j + 1) * words]);
         }
         win.rest.resize(n_probed, 0.0);
         let mut theta = theta;
@@ -278,40 +357,20 @@ impl<P: Parts> Ctx<'_, P> {
                 pass[n] = i as u8;
                 sums[n] = sum;
                 n += usize::from((sum + probed_bound) * SLACK >= theta);
-                count(3, 1);
             }
             for (&i, &partial) in pass[..n].iter().zip(&sums[..n]) {
                 let d = self.lo + (base + i as usize) as u32;
-                count(4, 1);
                 if self.survives(d, partial, lists, probed, &win.rest, theta) {
-                    count(5, 1);
                     let hit = Hit {
                         slot: d,
                         score: self.exact(d, lists),
                     };
                     if hit.score > self.floor && top.admits(&hit) && (self.allow)(d) {
                         top.push(hit);
-                        theta = top.threshold().max(self.floor);
+                        theta = top.threshold().max(self.prune_floor);
                     }
                 }
             }
-        }
-    }
-
-    /// The largest block bound of a term over each 64-document word of the window (0
-    /// where none of its blocks reaches), into `out` (zeroed, one per word).
-    fn word_bounds(&self, l: &List, out: &mut [f32]) {
-        let mut at = l.pos;
-        while at < l.end {
-            let b = (l.start + at) / BLOCK;
-            let blk_end = ((b + 1) * BLOCK - l.start).min(l.end);
-            let bound = (l.wi * self.blocks.max[b] * self.blocks.scale).min(l.bound);
-            let w0 = (l.docs[at] - self.lo) as usize / 64;
-            let w1 = (l.docs[blk_end - 1] - self.lo) as usize / 64;
-            for m in &mut out[w0..=w1] {
-                *m = m.max(bound);
-            }
-            at = blk_end;
         }
     }
 
@@ -329,7 +388,15 @@ impl<P: Parts> Ctx<'_, P> {
 
     /// Probes the non-essential terms for `d`, strongest first, while the partial sum plus
     /// what the remaining ones can add still reaches theta.
-    fn survives(&self, d: u32, mut partial: f32, lists: &mut [List], probed: &[usize], rest: &[f32], theta: f32) -> bool {
+    fn survives(
+        &self,
+        d: u32,
+        mut partial: f32,
+        lists: &mut [List],
+        probed: &[usize],
+        rest: &[f32],
+        theta: f32,
+    ) -> bool {
         for (i, &l) in probed.iter().enumerate().rev() {
             if (partial + rest[i]) * SLACK < theta {
                 return false;
@@ -357,21 +424,5 @@ impl<P: Parts> Ctx<'_, P> {
             }
         }
         score
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::gallop;
-
-    #[test]
-    fn gallop_finds_the_first_document_at_or_after_the_target() {
-        let docs = [1, 3, 5, 7, 9, 200, 4096, 4097];
-        for from in 0..=docs.len() {
-            for target in 0..4100 {
-                let want = from + docs[from..].partition_point(|&d| d < target);
-                assert_eq!(gallop(&docs, from, target), want, "from {from} target {target}");
-            }
-        }
     }
 }
