@@ -426,3 +426,106 @@ impl<P: Parts> Ctx<'_, P> {
         score
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::scoring::{Params, TfForm};
+    use super::super::search::{exhaustive, OnTheFly};
+    use super::super::segment::{Doc, Segment, SegmentBuilder};
+    use super::*;
+
+    /// 150k documents (three windows) of 1-4 terms drawn from 40 with skewed frequencies.
+    fn segment() -> Segment {
+        let mut b = SegmentBuilder::new();
+        let terms: Vec<Arc<str>> = (0..40).map(|t| Arc::from(format!("t{t}"))).collect();
+        let ids: Vec<u32> = terms.iter().map(|t| b.intern(t)).collect();
+        let mut x = 0x2545_f491_u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for i in 0..150_000u32 {
+            let mut doc: Vec<(u32, u32)> = (0..1 + next() % 4)
+                .map(|_| {
+                    let r = next();
+                    // Term t with probability ~ 1/(t+1); tf mostly 1.
+                    let t = ((r % 1000) as f64 / 1000.0 * 3.7).exp() as usize - 1;
+                    (ids[t.min(39)], 1 + u32::from(r % 23 == 0) * (1 + (r % 5) as u32))
+                })
+                .collect();
+            doc.sort_unstable();
+            doc.dedup_by_key(|p| p.0);
+            let len = doc.iter().map(|p| p.1).sum::<u32>() + (next() % 20) as u32;
+            let d = Doc {
+                id: Arc::from(format!("d{i}")),
+                len,
+                text: None,
+                meta: None,
+            };
+            b.push(Arc::new(d), doc);
+        }
+        b.finish(&Params::default(), 12.0)
+    }
+
+    /// Windowed MaxScore against exhaustive search for queries of 2-4 terms, with the
+    /// bounds scaled by `lower` (1: exact); how many queries differ.
+    fn differing<F: super::super::scoring::TfPart>(seg: &Segment, f: F, lower: f32) -> usize {
+        let p = OnTheFly {
+            f,
+            tfs: &seg.post_tfs,
+            lens: &seg.lens,
+        };
+        let blocks = Blocks {
+            max: &seg.block_max,
+            scale: SLACK * lower,
+        };
+        let mut differ = 0;
+        for first in 0..20u32 {
+            for len in 2..5u32 {
+                let terms: Vec<SegTerm> = (0..len)
+                    .map(|j| {
+                        let local = (first + 7 * j) % 40;
+                        let wi = 1.0 + (local % 9) as f32 * 0.7;
+                        SegTerm {
+                            local,
+                            wi,
+                            bound: wi * seg.max_tf_part[local as usize] * SLACK * lower,
+                            q: j as usize,
+                        }
+                    })
+                    .collect();
+                let mut terms = terms;
+                terms.dedup_by_key(|t| t.local);
+                let all = |_: u32| true;
+                let want = exhaustive(seg, p, &terms, 10, true, f32::NEG_INFINITY, &all);
+                let got = maxscore(seg, p, blocks, &terms, 10, f32::NEG_INFINITY, &all);
+                differ += usize::from(want != got);
+            }
+        }
+        differ
+    }
+
+    /// The pruning is exact with true bounds and is what the result depends on: bounds
+    /// 20% too low must lose hits (else the bounds would not be tested at all).
+    #[test]
+    fn bounds_decide_pruning_and_exact_bounds_lose_nothing() {
+        let seg = segment();
+        let TfForm::Saturation(f) = Params::default().tf_form(12.0) else {
+            panic!("Lucene is a saturation form");
+        };
+        assert_eq!(differing(&seg, f, 1.0), 0);
+        assert!(differing(&seg, f, 0.8) > 0);
+    }
+
+    #[test]
+    fn count_below_is_the_first_index_at_or_above() {
+        let docs = [1, 3, 5, 7, 9, 200, 4096, 4097];
+        for target in 0..4100 {
+            assert_eq!(count_below(&docs, target), docs.partition_point(|&d| d < target));
+        }
+    }
+}
