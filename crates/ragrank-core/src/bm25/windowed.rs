@@ -13,6 +13,7 @@
 //! - the documents of the buffer are then tested with `buffer + bounds of the others`,
 //!   and only the few that pass probe the other terms, in decreasing bound order, with
 //!   their block maxima per 64 documents as the bounds.
+//!
 //! Pruning starts from `known_kth` (k contributions of the strongest term), so the first
 //! window does not iterate every list while the top k fills.
 //!
@@ -283,7 +284,7 @@ fn known_kth<P: Parts>(lists: &[List], p: P, k: usize, allow: &dyn Fn(u32) -> bo
         .filter(|&i| allow(l.docs[i]))
         .map(|i| l.wi * p.part(l.start + i, l.docs[i]))
         .collect();
-    if scores.len() < k || scores.iter().any(|&s| !(s >= 0.0)) {
+    if scores.len() < k || scores.iter().any(|s| s.is_nan() || *s < 0.0) {
         return none;
     }
     *scores.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a)).1
