@@ -996,3 +996,91 @@ fn dense_rows_equal_sparse_postings() {
         }
     }
 }
+
+/// MaxScore evaluates large segments in windows of 2^16 documents (`bm25::windowed`):
+/// matches on both sides of window edges, windows where the rare terms have no posting
+/// (only the dense term, which is probed once the top k fills), and k above the number of
+/// matches must give the exhaustive hits exactly, on the fly and precomputed, with filters
+/// and removed documents.
+#[test]
+fn windowed_maxscore_equals_exhaustive_at_window_edges() {
+    const W: usize = 1 << 16;
+    let n = 3 * W + 123;
+    // Documents holding the rare terms: around each window edge, at both ends, and a
+    // run in the middle of the second window; the third window holds none of them.
+    let edges = [0, 1, W - 1, W, W + 1, W + W / 2, 2 * W - 1, n - 2, n - 1];
+    for variant in [Variant::Lucene, Variant::Robertson, Variant::Bm25plus] {
+        let index = Bm25Index::new(config(variant)).unwrap();
+        let docs: Vec<NewDoc> = (0..n)
+            .map(|i| {
+                // Every even document holds the dense term, so windows start at their edges.
+                let mut tokens = vec![format!("f{}", i % 5)];
+                if i % 2 == 0 {
+                    tokens.extend(std::iter::repeat_n("a".to_string(), 1 + i % 3));
+                }
+                if let Some(e) = edges.iter().position(|&e| e == i) {
+                    tokens.push("r".into());
+                    tokens.extend(std::iter::repeat_n("s".to_string(), 1 + e % 4));
+                }
+                if i % 997 == 0 {
+                    tokens.push("t".into());
+                }
+                NewDoc {
+                    id: format!("d{i}"),
+                    tokens: Some(tokens),
+                    ..Default::default()
+                }
+            })
+            .collect();
+        index.add(docs, false).unwrap();
+        index.remove(&[format!("d{}", W), format!("d{}", 2 * W - 1), format!("d{}", 4)]);
+        let snap = index.snapshot();
+        let cached = (*snap).clone();
+        cached.precompute();
+        let allowed = snap.slots_of(
+            (0..n)
+                .filter(|i| i % 3 != 1)
+                .map(|i| format!("d{i}"))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(|s| s.as_str()),
+        );
+        let queries = ["r", "r a", "s a", "r s a", "t a", "t r", "a", "a f1", "s t a f2"];
+        for q in queries {
+            let q: Vec<String> = q.split(' ').map(String::from).collect();
+            for k in [1, 2, 5, 10, 100, 1000, n + 5] {
+                for filter in [
+                    None,
+                    Some(Filter {
+                        slots: Some(allowed.clone()),
+                        meta: None,
+                    }),
+                ] {
+                    let o = |strategy| SearchOptions {
+                        top_k: k,
+                        strategy,
+                        filter: filter.clone(),
+                    };
+                    let want = snap.search(&Query::Tokens(&q), &o(Strategy::Exhaustive));
+                    assert!(!want.is_empty());
+                    for s in [&*snap, &cached] {
+                        let got = s.search(&Query::Tokens(&q), &o(Strategy::MaxScore));
+                        assert_eq!(
+                            want,
+                            got,
+                            "{variant:?} k={k} {q:?} filtered {} precomputed {}",
+                            filter.is_some(),
+                            s.is_precomputed()
+                        );
+                    }
+                }
+            }
+        }
+        // A rare term's hits sit exactly at the window edges: all of them are found.
+        let hits = snap.search(&Query::Tokens(&["r".into()]), &opts(100, Strategy::MaxScore));
+        let mut got: Vec<usize> = hits.iter().map(|h| snap.doc(h.slot).id[1..].parse().unwrap()).collect();
+        got.sort_unstable();
+        let live: Vec<usize> = edges.iter().copied().filter(|&e| e != W && e != 2 * W - 1).collect();
+        assert_eq!(got, live, "{variant:?}");
+    }
+}

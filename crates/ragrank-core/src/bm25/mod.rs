@@ -3,7 +3,8 @@
 //! - `segment`: immutable pieces of the index (documents, postings with raw tf).
 //! - `snapshot`: what a search sees (segments, deletions, N, df); searched without locks.
 //! - `live`: the writer (`Bm25Index`): staged writes, refresh, background merges.
-//! - `search` / `scoring`: query-time BM25 over one segment; `merge`: the merge policy.
+//! - `search` / `windowed` / `scoring`: query-time BM25 over one segment (exhaustive and
+//!   windowed MaxScore); `merge`: the merge policy.
 mod dense;
 pub mod filter;
 mod live;
@@ -13,6 +14,7 @@ pub mod scoring;
 mod search;
 mod segment;
 mod snapshot;
+mod windowed;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -90,8 +92,10 @@ pub enum Strategy {
     MaxScore,
 }
 
-/// From this many documents in a segment on, `Auto` prunes it with MaxScore.
-pub const AUTO_MAXSCORE_SLOTS: usize = 50_000;
+/// From this many documents in a segment on, `Auto` prunes it with MaxScore. Measured on
+/// the Zipf corpora: exhaustive search is faster up to about 250k documents (100k: 50 vs
+/// 73 us a query), windowed MaxScore from then on (1M: 380 vs 650 us).
+pub const AUTO_MAXSCORE_SLOTS: usize = 200_000;
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {

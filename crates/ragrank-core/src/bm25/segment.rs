@@ -71,6 +71,9 @@ pub struct Segment {
     /// The same maximum per block of `BLOCK` postings (`block_max[i / BLOCK]` bounds
     /// posting `i`): the block-max bounds of MaxScore, scaled the same way.
     pub block_max: Vec<f32>,
+    /// The document of each block's last posting, packed (16 blocks a cache line): the
+    /// windowed search steps over a long list's blocks without touching its postings.
+    pub block_last: Vec<u32>,
     pub build_avgdl: f64,
     bytes: usize,
 }
@@ -127,7 +130,11 @@ impl Segment {
 
     /// Bytes per (term, document) pair: postings (doc, tf) and forward (term, tf).
     pub fn posting_bytes(&self) -> usize {
-        self.post_docs.len() * 8 + self.fwd.len() * 8 + self.max_tf_part.len() * 4 + self.block_max.len() * 4
+        self.post_docs.len() * 8
+            + self.fwd.len() * 8
+            + self.max_tf_part.len() * 4
+            + self.block_max.len() * 4
+            + self.block_last.len() * 4
     }
 }
 
@@ -240,6 +247,9 @@ impl SegmentBuilder {
             TfForm::Saturation(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
             TfForm::LengthScaled(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
         };
+        let block_last = (0..block_max.len())
+            .map(|b| post_docs[((b + 1) * BLOCK).min(total) - 1])
+            .collect();
         let local_of = docs.iter().enumerate().map(|(i, d)| (d.id.clone(), i as u32)).collect();
         let mut seg = Segment {
             docs,
@@ -254,6 +264,7 @@ impl SegmentBuilder {
             post_tfs,
             max_tf_part,
             block_max,
+            block_last,
             build_avgdl: avgdl,
             bytes: 0,
         };

@@ -17,6 +17,7 @@ use super::dense::DenseRows;
 use super::scoring::{TfForm, TfPart};
 use super::search::{self, Blocks, Cached, OnTheFly, Parts, SegTerm, SLACK};
 use super::segment::{Deleted, Doc, Segment, BLOCK};
+use super::windowed;
 use super::{Filter, IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
 use crate::analysis::Analyzer;
 use crate::error::{check_cancel, Result};
@@ -475,7 +476,7 @@ struct Run<'a> {
 impl Run<'_> {
     fn go<P: Parts>(&self, p: P, blocks: Blocks) -> Vec<Hit> {
         if self.use_maxscore {
-            search::maxscore(self.seg, p, blocks, self.terms, self.k, self.floor, self.allow)
+            windowed::maxscore(self.seg, p, blocks, self.terms, self.k, self.floor, self.allow)
         } else {
             search::exhaustive(self.seg, p, self.terms, self.k, self.positive, self.floor, self.allow)
         }
