@@ -469,8 +469,9 @@ impl Shared {
     }
 
     fn wake(&self) {
-        let mut s = lock(&self.signal.state);
-        s.wake = true;
+        lock(&self.signal.state).wake = true;
+        // After the unlock: a worker woken under the lock would block on it at once, and
+        // the unlock would wake it a second time.
         self.signal.cv.notify_all();
     }
 
