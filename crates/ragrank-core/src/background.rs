@@ -8,14 +8,14 @@
 //! ms, 5.4-5.5 ms of them preempted, while merges and a save ran). A niced thread loses
 //! every such contest and still runs at full speed on an otherwise idle core.
 //!
-//! Niced is not enough: a sync write on the event loop wakes the BM25 worker and the reaper
-//! (a futex wake each), and Linux's EEVDF scheduler let the woken thread, nice 10 or not,
-//! preempt the loop on the way back from that wake, about twice per write; the loop then
-//! waited for the next tick (4 ms at HZ=250) while the worker merged (profiled: 2,800 such
-//! preemptions in 20 s, the slow adds among them). So background threads also take the
-//! `SCHED_BATCH` policy: the same nice weight (their share of a contended core is
-//! unchanged), but a waking batch thread never preempts a running normal one; it waits for
-//! the tick or a free core.
+//! Niced is not enough on its own: a sync write on the event loop used to wake the BM25
+//! worker and the reaper (a futex wake each), and the scheduler often switched the loop out
+//! for the woken thread on the way back from that syscall (an enqueue on the loop's CPU
+//! after the loop's slice ran out reschedules it); the loop then waited for the next tick
+//! (4 ms at HZ=250) while the worker merged. So writes no longer wake those threads while
+//! they are active (`bm25::live`), and background threads take the `SCHED_BATCH` policy:
+//! the same nice weight (their share of a contended core is unchanged), but a waking batch
+//! thread never preempts a running normal one on its own account.
 //!
 //! Only threads ragrank owns are lowered: a pool shared by the process (libuv's, rayon's
 //! global one) serves other work too, and an unprivileged thread cannot raise its priority
