@@ -1,6 +1,7 @@
 // Maintenance (addAsync, merges, saves, frees) runs on threads niced below the caller's, so it
-// yields the cores to the event loop. Checked on Linux through /proc: each thread's name and
-// nice value (field 19 of its stat line).
+// yields the cores to the event loop, and under SCHED_BATCH, so a thread the loop wakes does not
+// preempt it. Checked on Linux through /proc: each thread's name, nice value (field 19 of its stat
+// line) and scheduling policy (field 41).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +12,10 @@ const linux = process.platform === 'linux'
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-nice-'))
 test.after.always(() => rmSync(dir, { recursive: true, force: true }))
 
-/** [name, nice] of this process's threads. */
+const SCHED_OTHER = 0
+const SCHED_BATCH = 3
+
+/** [name, nice, policy] of this process's threads. */
 function threads() {
   const out = []
   for (const tid of readdirSync('/proc/self/task')) {
@@ -20,7 +24,7 @@ function threads() {
       const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
       // Fields after the parenthesised name; nice is field 19 (index 16 after the name).
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      out.push([name, Number(fields[16])])
+      out.push([name, Number(fields[16]), Number(fields[38])])
     } catch {
       // a thread that ended meanwhile
     }
@@ -55,11 +59,25 @@ const nodeNices = () => [
     const seen = threads()
     const background = seen.filter(([name]) => name.startsWith('ragrank-bg-'))
     t.true(background.length > 0, `background pool threads: ${seen.map(([name]) => name).join(', ')}`)
-    for (const [name, nice] of background) t.true(nice >= 10 && nice >= before, `${name} nice ${nice}`)
+    for (const [name, nice, policy] of background) {
+      t.true(nice >= 10 && nice >= before, `${name} nice ${nice}`)
+      t.is(policy, SCHED_BATCH, `${name} policy`)
+    }
     const worker = seen.find(([name]) => name === 'ragrank-bm25')?.[1]
     t.not(worker, undefined, 'the BM25 maintenance thread runs')
     t.true(worker >= 10, `ragrank-bm25 nice ${worker}`)
     t.deepEqual(nodeNices(), [before], "the event loop's and libuv's threads are left as they were")
+    t.deepEqual(
+      [
+        ...new Set(
+          threads()
+            .filter(([name]) => name === comm)
+            .map(([, , policy]) => policy),
+        ),
+      ],
+      [SCHED_OTHER],
+      'and keep their scheduling policy',
+    )
     t.is(index.search('alpha', { topK: 1 }).length, 1)
   },
 )

@@ -2,7 +2,12 @@
 
     PROBE_MARK=1 SLOW=1 node bench/probes/sync-calls.mjs ... 2> probe.log &
     # once probe.log says "writes start":
-    perf record -k CLOCK_MONOTONIC -F 500 -g -e cpu-clock -e sched:sched_switch -p <pid> -o probe.perf -- sleep 8
+    perf record -k CLOCK_MONOTONIC --call-graph dwarf,12288 -m 2048 -e cpu-clock/freq=500/ -e sched:sched_switch \
+        -t <pid> -o probe.perf -- sleep 8
+
+The sample rate goes on cpu-clock alone: `-F` applies to every event, and a frequency-sampled sched_switch keeps only
+some of the switches (perf evlist -v shows `freq: 1` on it), so a preempted call looked as if it ran on the CPU.
+(SCHEDSTAT=1 on the probe tells preempted from on-CPU without perf.)
     python3 bench/probes/offcpu.py probe.perf probe.log
 
 For every slow call the probe logged inside the recording (its "monotonic" start, the clock perf was told to

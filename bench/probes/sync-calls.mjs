@@ -8,8 +8,11 @@
 // stats. Reported: each call's p50 / p99 / max in ms, and the CPU model (the machine may be loaded: say so).
 // SLOW=1 prints every call over 5 ms with its start on the monotonic clock; PROBE_MARK=1 prints "writes start" when
 // the timed loop begins, to attach `perf record -k CLOCK_MONOTONIC -e sched:sched_switch ...` then (see offcpu.py).
+// SCHEDSTAT=1 (Linux) adds to each slow call how long the event-loop thread waited runnable (preempted) during it
+// and how many times it was switched back in, from /proc/thread-self/schedstat: no switch means the whole call ran
+// on the CPU. This needs no profiler (perf's own threads preempt the loop on 2 cores) and misses no switch.
 // SKIP=add,save,vsave,vbatch leaves out background jobs.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, openSync, readSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -41,15 +44,30 @@ vectors.add(
   rows,
 )
 
+// The event-loop thread's time waiting for a CPU (ns) and its count of time slices (schedstat's last two fields).
+const schedFd = process.env.SCHEDSTAT ? openSync('/proc/thread-self/schedstat', 'r') : null
+const schedBuf = Buffer.alloc(64)
+const sched = () => {
+  if (schedFd === null) return null
+  const n = readSync(schedFd, schedBuf, 0, 64, 0)
+  return schedBuf.toString('latin1', 0, n).split(' ').slice(1, 3).map(Number)
+}
+const schedNote = (a, b) => {
+  if (!a) return ''
+  const switches = b[1] - a[1]
+  return `, ${switches === 0 ? 'never switched out' : `switched out ${switches}x, runnable ${((b[0] - a[0]) / 1e6).toFixed(1)} ms`}`
+}
+
 const timings = new Map()
 const time = (name, fn) => {
+  const s0 = sched()
   const hr = process.hrtime.bigint()
   const s = performance.now()
   const r = fn()
   const d = performance.now() - s
   if (d > 5 && process.env.SLOW)
     console.error(
-      `slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}, monotonic ${Number(hr / 1000n) / 1e6} s`,
+      `slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}, monotonic ${Number(hr / 1000n) / 1e6} s${schedNote(s0, sched())}`,
     )
   if (!timings.has(name)) timings.set(name, [])
   timings.get(name).push(d)

@@ -117,7 +117,7 @@ export function targets({ cells, probe, soak }) {
 /** Latencies of a cell without replies are beyond its window: Infinity, which JSON stores as null. */
 const revived = (cells) => cells.map((c) => (c.requests === 0 ? { ...c, p50: Infinity, p99: Infinity } : c))
 
-export function serverReport({ meta, builds = [], cells: stored, probe, soak, skipped }) {
+export function serverReport({ meta, builds = [], cells: stored, probe, soak, skipped, notes }) {
   const cells = revived(stored)
   const lines = [
     '# Server benchmark',
@@ -184,6 +184,8 @@ export function serverReport({ meta, builds = [], cells: stored, probe, soak, sk
       'lll',
     ),
   )
+  // Hand-written findings about the numbers (server-notes.md beside server.md), kept across re-runs.
+  if (notes) lines.push('', '## Notes', '', notes.trim())
   return lines.join('\n')
 }
 

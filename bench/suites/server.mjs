@@ -170,6 +170,15 @@ async function runStack(
   return { cells, build: { stack: label, seconds: server.info.buildSeconds, rss: server.info.rss } }
 }
 
+/** The hand-written notes server.md ends with (server-notes.md beside it), if any. */
+function readNotes(outDir) {
+  try {
+    return readFileSync(path.join(outDir, 'server-notes.md'), 'utf8')
+  } catch {
+    return null
+  }
+}
+
 function readSoak(outDir) {
   try {
     return JSON.parse(readFileSync(path.join(outDir, 'soak.json'), 'utf8')).soak
@@ -181,7 +190,7 @@ function readSoak(outDir) {
 /** server.md again from server.json and the latest soak.json (after a soak that ran later, say). */
 export function rewriteServerReport(outDir = resultsDir) {
   const run = JSON.parse(readFileSync(path.join(outDir, 'server.json'), 'utf8'))
-  const markdown = serverReport({ ...run, soak: readSoak(outDir) })
+  const markdown = serverReport({ ...run, soak: readSoak(outDir), notes: readNotes(outDir) })
   writeFileSync(path.join(outDir, 'server.md'), `${markdown}\n`)
   return { markdown }
 }
@@ -255,7 +264,7 @@ export async function runServerSuite(opts) {
       : null
   const soak = readSoak(outDir)
   meta.loadEnd = loadAverage()
-  const markdown = serverReport({ meta, builds, cells, probe, soak, skipped })
+  const markdown = serverReport({ meta, builds, cells, probe, soak, skipped, notes: readNotes(outDir) })
   writeFileSync(path.join(outDir, 'server.md'), `${markdown}\n`)
   writeFileSync(
     path.join(outDir, 'server.json'),

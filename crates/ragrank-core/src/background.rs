@@ -8,7 +8,16 @@
 //! ms, 5.4-5.5 ms of them preempted, while merges and a save ran). A niced thread loses
 //! every such contest and still runs at full speed on an otherwise idle core.
 //!
-//! Only threads ragrank owns are niced: a pool shared by the process (libuv's, rayon's
+//! Niced is not enough on its own: a sync write on the event loop used to wake the BM25
+//! worker and the reaper (a futex wake each), and the scheduler often switched the loop out
+//! for the woken thread on the way back from that syscall (an enqueue on the loop's CPU
+//! after the loop's slice ran out reschedules it); the loop then waited for the next tick
+//! (4 ms at HZ=250) while the worker merged. So writes no longer wake those threads while
+//! they are active (`bm25::live`), and background threads take the `SCHED_BATCH` policy:
+//! the same nice weight (their share of a contended core is unchanged), but a waking batch
+//! thread never preempts a running normal one on its own account.
+//!
+//! Only threads ragrank owns are lowered: a pool shared by the process (libuv's, rayon's
 //! global one) serves other work too, and an unprivileged thread cannot raise its priority
 //! back once it has lowered it.
 use std::sync::OnceLock;
@@ -18,7 +27,7 @@ use std::sync::OnceLock;
 pub const NICE: i32 = 10;
 
 /// The nice value background threads take: `RAGRANK_BACKGROUND_NICE` (0-19; 0 leaves
-/// them at the process's priority), else `NICE`.
+/// them at the process's priority and policy), else `NICE`.
 pub fn nice() -> i32 {
     static VALUE: OnceLock<i32> = OnceLock::new();
     *VALUE.get_or_init(|| {
@@ -30,16 +39,26 @@ pub fn nice() -> i32 {
 }
 
 /// Lowers the calling thread's CPU priority to `nice()` (never raises it: a process started
-/// under `nice 15` keeps 15); for threads ragrank starts for its own maintenance. Best
-/// effort: a system that refuses leaves the thread as it was.
+/// under `nice 15` keeps 15) and, unless `nice()` is 0, moves a `SCHED_OTHER` thread to
+/// `SCHED_BATCH` (see the module comment); for threads ragrank starts for its own
+/// maintenance. Best effort: a system that refuses leaves the thread as it was.
 pub fn lower_current_thread() {
     #[cfg(target_os = "linux")]
-    // SAFETY: setpriority only sets the calling thread's scheduling attribute; on Linux
-    // `PRIO_PROCESS` with a thread id applies to that thread alone.
+    // SAFETY: setpriority and sched_setscheduler only set the calling thread's scheduling
+    // attributes; on Linux a thread id given as the pid applies to that thread alone, and
+    // sched_setscheduler keeps the nice value of a SCHED_OTHER/SCHED_BATCH thread.
     unsafe {
         let (now, want) = (current_nice(), nice());
+        if want == 0 {
+            return;
+        }
+        let tid = libc::gettid();
         if want > now {
-            let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, want);
+            let _ = libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, want);
+        }
+        if libc::sched_getscheduler(tid) == libc::SCHED_OTHER {
+            let param = libc::sched_param { sched_priority: 0 };
+            let _ = libc::sched_setscheduler(tid, libc::SCHED_BATCH, &param);
         }
     }
 }
@@ -78,20 +97,27 @@ fn pool() -> &'static rayon::ThreadPool {
 mod tests {
     use super::*;
 
+    fn current_policy() -> i32 {
+        // SAFETY: reads the calling thread's policy.
+        unsafe { libc::sched_getscheduler(libc::gettid()) }
+    }
+
     #[test]
-    fn background_work_runs_niced_and_returns_its_result() {
-        let before = current_nice();
-        let (nice, sum) = run(|| {
+    fn background_work_runs_niced_as_batch_and_returns_its_result() {
+        let (before, policy_before) = (current_nice(), current_policy());
+        let (nice, policy, sum) = run(|| {
             use rayon::prelude::*;
             let sum: u64 = (0..1000u64).into_par_iter().sum();
-            (current_nice(), sum)
+            (current_nice(), current_policy(), sum)
         });
         assert!(
             nice >= NICE && nice >= before,
             "background nice {nice}, caller {before}"
         );
+        assert_eq!(policy, libc::SCHED_BATCH);
         assert_eq!(sum, 499_500);
-        // The caller keeps its own priority.
+        // The caller keeps its own priority and policy.
         assert_eq!(current_nice(), before);
+        assert_eq!(current_policy(), policy_before);
     }
 }

@@ -66,6 +66,8 @@ impl SharedIndex {
         let spawned = std::thread::Builder::new()
             .name("ragrank-vector-merge".into())
             .spawn(move || {
+                // Maintenance: at background priority, as BM25's (never preempting the event loop).
+                ragrank_core::background::lower_current_thread();
                 me.merge_pass();
                 me.merging.store(false, Ordering::Release);
                 // A write that came after the last plan but before the flag fell saw a merge

@@ -7,7 +7,7 @@
 //! refresh mutex); sync callers only `try_refresh`, and whoever holds the mutex picks up
 //! what was staged meanwhile before and right after releasing it, so a staged write is
 //! never stranded.
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, OnceLock, TryLockError, Weak};
 use std::time::{Duration, Instant};
 
@@ -21,8 +21,6 @@ use super::{prepare_docs, IndexConfig, NewDoc, PreparedDocs, Stats};
 use crate::analysis::Analyzer;
 use crate::error::{Error, ErrorKind, Result};
 
-/// Locks a mutex whatever a panicking holder left: every structure behind these locks is
-/// replaced whole (a snapshot is swapped only once built), so it is never half-updated.
 /// Frees a snapshot off the caller's thread when this is its last reference. The last
 /// reference to a snapshot may own whole segments (a million documents are millions of
 /// allocations) or their precomputed scores; whoever drops it pays for it, and a sync write
@@ -38,7 +36,7 @@ pub fn retire(snapshot: Arc<Snapshot>) {
             .name("ragrank-bm25-reaper".into())
             .spawn(move || {
                 crate::background::lower_current_thread();
-                rx.into_iter().for_each(drop)
+                reap(rx)
             });
         spawned.ok().map(|_| tx)
     });
@@ -48,6 +46,34 @@ pub fn retire(snapshot: Arc<Snapshot>) {
     }
 }
 
+/// How often the reaper looks for retired snapshots while writes come in.
+const REAP_POLL: Duration = Duration::from_millis(20);
+/// Empty polls after which the reaper blocks until the next retirement (1 s idle).
+const REAP_IDLE_POLLS: u32 = 50;
+
+/// The reaper's loop. A send wakes a receiver blocked in `recv` (a futex wake from the
+/// sender's thread, and with it a point where the scheduler may switch the event loop
+/// out for the woken thread: profiled on every other sync write). While retirements keep
+/// coming, the reaper instead polls on a timer, so a sync write or search hands its
+/// snapshot over without a syscall; after an idle second it blocks again.
+fn reap(rx: mpsc::Receiver<Arc<Snapshot>>) {
+    while let Ok(first) = rx.recv() {
+        drop(first);
+        let mut idle = 0;
+        while idle < REAP_IDLE_POLLS {
+            std::thread::sleep(REAP_POLL);
+            let mut any = false;
+            for s in rx.try_iter() {
+                drop(s);
+                any = true;
+            }
+            idle = if any { 0 } else { idle + 1 };
+        }
+    }
+}
+
+/// Locks a mutex whatever a panicking holder left: every structure behind these locks is
+/// replaced whole (a snapshot is swapped only once built), so it is never half-updated.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -92,11 +118,25 @@ struct Staged {
 }
 
 /// Wakes the background thread: merges to consider, a refresh due, or the index dropped.
+///
+/// A wake from a write does not make a syscall while the thread is active: it then polls
+/// every `WORKER_POLL` and finds `poke` set. Only a thread that has been idle for a second
+/// (`deep`) gets a condvar notify, so sync writes on the event loop do not hand the CPU to
+/// the thread they wake (the scheduler may switch the waker out right after a futex wake).
 #[derive(Default)]
 struct Signal {
     state: Mutex<SignalState>,
     cv: Condvar,
+    /// Work to look at since the thread last looked.
+    poke: AtomicBool,
+    /// The thread is waiting without a poll bound: a wake must notify it.
+    deep: AtomicBool,
 }
+
+/// How often an active background thread looks for merges without being notified.
+const WORKER_POLL: Duration = Duration::from_millis(20);
+/// How long after its last poke the background thread keeps polling.
+const WORKER_ACTIVE: Duration = Duration::from_secs(1);
 
 #[derive(Default)]
 struct SignalState {
@@ -469,9 +509,15 @@ impl Shared {
     }
 
     fn wake(&self) {
-        let mut s = lock(&self.signal.state);
-        s.wake = true;
-        self.signal.cv.notify_all();
+        // SeqCst with the worker's store of `deep` and load of `poke`: one of the two sees
+        // the other, so a poke is never missed by a worker going to sleep.
+        self.signal.poke.store(true, Ordering::SeqCst);
+        if self.signal.deep.load(Ordering::SeqCst) {
+            lock(&self.signal.state).wake = true;
+            // After the unlock: a worker woken under the lock would block on it at once,
+            // and the unlock would wake it a second time.
+            self.signal.cv.notify_all();
+        }
     }
 
     /// The background thread (merges and auto refresh), started at the first write. It
@@ -551,7 +597,11 @@ impl Shared {
 }
 
 fn worker(weak: Weak<Shared>, signal: Arc<Signal>) {
+    let mut poked = Instant::now();
     loop {
+        if signal.poke.swap(false, Ordering::SeqCst) {
+            poked = Instant::now();
+        }
         let timeout = {
             let Some(shared) = weak.upgrade() else { return };
             if lock(&signal.state).stop {
@@ -586,7 +636,17 @@ fn worker(weak: Weak<Shared>, signal: Arc<Signal>) {
             }
             timeout
         };
+        let active = poked.elapsed() < WORKER_ACTIVE;
+        let timeout = if active {
+            Some(timeout.map_or(WORKER_POLL, |t| t.min(WORKER_POLL)))
+        } else {
+            timeout
+        };
         let mut s = lock(&signal.state);
+        signal.deep.store(!active, Ordering::SeqCst);
+        if signal.poke.load(Ordering::SeqCst) {
+            s.wake = true;
+        }
         while !s.wake && !s.stop {
             match timeout {
                 None => s = signal.cv.wait(s).unwrap_or_else(|p| p.into_inner()),
@@ -600,6 +660,7 @@ fn worker(weak: Weak<Shared>, signal: Arc<Signal>) {
             }
         }
         s.wake = false;
+        signal.deep.store(false, Ordering::SeqCst);
     }
 }
 
