@@ -6,23 +6,11 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { VectorIndex } from '../dist/esm/index.js'
-import { randomVectors } from '../fixtures/random-vectors.mjs'
+import { clustered } from '../fixtures/random-vectors.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'ragrank-vec-bin-'))
 const ids = (n) => Array.from({ length: n }, (_, i) => `v${i}`)
 const idsOf = (hits) => hits.map((h) => h.id)
-
-/** Rows around `clusters` centres (real embeddings cluster by topic; random ones have no neighbours). */
-function clustered(n, dim, clusters, seed, noiseSeed) {
-  const centres = randomVectors(clusters, dim, seed)
-  const noise = randomVectors(n, dim, noiseSeed)
-  const out = new Float32Array(n * dim)
-  for (let i = 0; i < n; i++) {
-    const c = (i % clusters) * dim
-    for (let j = 0; j < dim; j++) out[i * dim + j] = centres[c + j] + 0.5 * noise[i * dim + j]
-  }
-  return out
-}
 
 const n = 6000
 const dim = 96

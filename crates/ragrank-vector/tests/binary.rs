@@ -1,37 +1,17 @@
 //! Storage `binary`: sign bits scanned by Hamming distance for a shortlist, rescored exactly
 //! from the f32 originals. The shared suites (`index.rs`, `chunks.rs`) run it through
 //! batches, tombstones, merges, filters and persistence; these tests pin what is its own.
+mod common;
+
 use std::sync::atomic::AtomicBool;
 
+use common::{index, random, search};
 use ragrank_core::ErrorKind;
 use ragrank_vector::persist;
-use ragrank_vector::{Config, Hit, Metric, SearchOptions, Shortlist, Storage, VectorIndex};
+use ragrank_vector::{Config, Metric, SearchOptions, Shortlist, Storage, VectorIndex};
 use rand::{Rng, SeedableRng};
 
 static NEVER: AtomicBool = AtomicBool::new(false);
-
-fn random(n: usize, dim: usize, seed: u64) -> Vec<f32> {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..n * dim).map(|_| rng.random_range(-1.0f32..1.0)).collect()
-}
-
-fn ids(n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("doc-{i}")).collect()
-}
-
-fn index(data: &[f32], dim: usize, metric: Metric, storage: Storage) -> VectorIndex {
-    let mut idx = VectorIndex::new(Config { dim, metric, storage }).unwrap();
-    idx.add(&ids(data.len() / dim), data, false).unwrap();
-    idx
-}
-
-fn search(idx: &VectorIndex, q: &[f32], k: usize) -> Vec<Hit> {
-    let opts = SearchOptions {
-        top_k: k,
-        ..Default::default()
-    };
-    idx.search(q, &opts).unwrap()
-}
 
 fn dot(a: &[f32], b: &[f32]) -> f64 {
     a.iter().zip(b).map(|(&x, &y)| x as f64 * y as f64).sum()

@@ -3,36 +3,15 @@
 //! (`index.rs`, `chunks.rs`) run it through batches, tombstones, merges, filters and
 //! persistence; these tests pin what is its own: recall, how far its scores are from exact,
 //! equal ids to the f32-rescored index when the int8 scores separate the rows, and no f32 copy.
+mod common;
+
 use std::sync::atomic::AtomicBool;
 
+use common::{index, random, search};
 use ragrank_vector::persist;
-use ragrank_vector::{Config, Hit, Metric, SearchOptions, Shortlist, Storage, VectorIndex};
-use rand::{Rng, SeedableRng};
+use ragrank_vector::{Hit, Metric, Shortlist, Storage, VectorIndex};
 
 static NEVER: AtomicBool = AtomicBool::new(false);
-
-fn random(n: usize, dim: usize, seed: u64) -> Vec<f32> {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..n * dim).map(|_| rng.random_range(-1.0f32..1.0)).collect()
-}
-
-fn ids(n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("doc-{i}")).collect()
-}
-
-fn index(data: &[f32], dim: usize, metric: Metric, storage: Storage) -> VectorIndex {
-    let mut idx = VectorIndex::new(Config { dim, metric, storage }).unwrap();
-    idx.add(&ids(data.len() / dim), data, false).unwrap();
-    idx
-}
-
-fn search(idx: &VectorIndex, q: &[f32], k: usize) -> Vec<Hit> {
-    let opts = SearchOptions {
-        top_k: k,
-        ..Default::default()
-    };
-    idx.search(q, &opts).unwrap()
-}
 
 fn unit(v: &[f32]) -> Vec<f32> {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
