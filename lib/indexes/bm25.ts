@@ -401,7 +401,9 @@ export class Bm25Index implements Retriever {
       const signal = checkSignal(options?.signal)
       const call: BatchCall = { query: q, isTokens, topK, opts }
       if (!this.#batcher) return this.#runBatch([call], signal).then((r) => r[0])
-      return this.#batcher.submit(`${topK}|${JSON.stringify(opts ?? null)}`, call, signal)
+      // The common call has no options object: its key is just topK (no JSON per call).
+      const key = opts === undefined ? String(topK) : `${topK}|${JSON.stringify(opts)}`
+      return this.#batcher.submit(key, call, signal)
     } catch (e) {
       return Promise.reject(e)
     }
@@ -444,12 +446,30 @@ export class Bm25Index implements Retriever {
       // One pinned snapshot for every part, so the whole batch sees the same documents (pinned
       // here: a call aborted before it starts pins nothing).
       const snapshot = this.#native.pin()
-      return pipeline(
-        parts,
-        (part) => crossing(qs, bound(part), bound(part + 1)),
-        (c) => snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token),
-        batchHits,
-      ).finally(() => snapshot.release())
+      const search = (c: ReturnType<typeof crossing>) =>
+        snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token)
+      let searched: Promise<Bm25Hit[][]>
+      try {
+        // One part (every coalesced batch up to BATCH_PART_QUERIES) needs no pipeline.
+        searched =
+          parts === 1
+            ? search(crossing(qs, 0, qs.length)).then(allHits)
+            : pipeline(parts, (part) => crossing(qs, bound(part), bound(part + 1)), search, batchHits)
+      } catch (e) {
+        snapshot.release()
+        throw e
+      }
+      // `then`, not `finally`: `finally` costs a species lookup and two more promises per batch.
+      return searched.then(
+        (hits) => {
+          snapshot.release()
+          return hits
+        },
+        (e: unknown) => {
+          snapshot.release()
+          throw e
+        },
+      )
     })
   }
 
@@ -571,6 +591,13 @@ function crossing(qs: readonly [string, boolean][], from: number, to: number) {
     areTokens[i - from] = qs[i][1] ? 1 : 0
   }
   return { joined: texts.join(''), lengths, areTokens }
+}
+
+/** The hits of a batch searched in one part, per query. */
+function allHits(hits: NativeBatchHits): Bm25Hit[][] {
+  const out: Bm25Hit[][] = []
+  batchHits(hits, out)
+  return out
 }
 
 /** A part's hits, split per query by `counts` (the columns run over the whole part), appended to `out`. */
