@@ -109,7 +109,7 @@ test('an aborted caller rejects at once and leaves; the batch is cancelled only 
   await t.throwsAsync(b.submit('k', 4, aborted.signal), { name: 'AbortError' })
 })
 
-test('a batch of one runs under its caller\'s own signal; a batch with a caller without one runs under none', async (t) => {
+test("a batch of one runs under its caller's own signal; a batch with a caller without one runs under none", async (t) => {
   const f = fake()
   const b = new Batcher(f.run, DEFAULTS)
   const c = new AbortController()
