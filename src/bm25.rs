@@ -516,7 +516,16 @@ fn batch_task(
             .enumerate()
             .map(|(i, q)| to_query(q, are_tokens.get(i).is_some_and(|&t| t != 0)))
             .collect();
-        let results = index.search_batch_cancellable(&queries, &opts.core, cancel).or_napi()?;
+        let results = match queries.as_slice() {
+            // A lone query (a coalesced call that found nothing in flight) runs here on the
+            // libuv thread: through rayon it cost a hand-off to a rayon worker and back, two
+            // more thread wakes per call.
+            [q] => {
+                check(cancel)?;
+                vec![index.search(q, &opts.core)]
+            }
+            _ => index.search_batch_cancellable(&queries, &opts.core, cancel).or_napi()?,
+        };
         let counts = results.iter().map(|hits| hits.len() as u32).collect();
         let all = results.into_iter().flatten().collect();
         Ok(NativeBatchHits::new(counts, to_hits(&index, all, opts.include_fields)))
