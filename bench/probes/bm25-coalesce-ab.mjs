@@ -49,7 +49,9 @@ async function slice(index, c) {
 }
 
 const load0 = loadavg()[0]
-console.log(`${nDocs} Zipf documents, ${slices} slices of ${sliceMs} ms per mode and concurrency, load ${load0.toFixed(2)}`)
+console.log(
+  `${nDocs} Zipf documents, ${slices} slices of ${sliceMs} ms per mode and concurrency, load ${load0.toFixed(2)}`,
+)
 console.log('| concurrency | mode | q/s | CPU us/query | q/s vs other |')
 console.log('| ---: | --- | ---: | ---: | ---: |')
 for (const c of levelsArg.split(',').map(Number)) {
