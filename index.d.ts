@@ -55,6 +55,12 @@ export declare class NativeBm25Index {
    */
   search(query: string, isTokens: boolean, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array): string | NativeHits
   /**
+   * `NativeBm25Snapshot.searchBatch` over the current snapshot, taken now: for a batch
+   * that crosses in one call, which then needs no pinned snapshot object (a class instance
+   * with a finalizer, and a `release` call, per batch).
+   */
+  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeBatchHits>
+  /**
    * The current snapshot, held until the returned object is collected: the batches a
    * large `searchBatch` is cut into all read it, so they see the same documents.
    */
@@ -174,6 +180,7 @@ export declare function initOnnxRuntime(path: string): string
  * the start of the batch), with how many belong to each query, in query order: a batch
  * crosses as a handful of values however many queries it holds, where one object per
  * query made the conversion on the main thread cost as much as the parallel search.
+ * Only ever returned, so no conversion from JS; its numbers cross as copied `Column`s.
  */
 export interface NativeBatchHits {
   counts: Uint32Array

@@ -109,6 +109,29 @@ test('an aborted caller rejects at once and leaves; the batch is cancelled only 
   await t.throwsAsync(b.submit('k', 4, aborted.signal), { name: 'AbortError' })
 })
 
+test("a batch of one runs under its caller's own signal; a batch with a caller without one runs under none", async (t) => {
+  const f = fake()
+  const b = new Batcher(f.run, DEFAULTS)
+  const c = new AbortController()
+  const p = b.submit('k', 1, c.signal)
+  await Promise.resolve()
+  t.is(f.batches[0].signal, c.signal, 'no AbortController of its own')
+  f.batches[0].resolve()
+  t.is(await p, 10)
+  const mixed = [b.submit('k', 2, new AbortController().signal), b.submit('k', 3)]
+  await tick()
+  t.deepEqual(f.batches[1].inputs, [2, 3])
+  t.is(f.batches[1].signal, undefined, 'the caller without a signal never aborts, so neither can the batch')
+  f.batches[1].resolve()
+  t.deepEqual(await Promise.all(mixed), [20, 30])
+  const both = [new AbortController(), new AbortController()]
+  const ps = both.map((ac, i) => b.submit('k', 4 + i, ac.signal))
+  await tick()
+  t.true(f.batches[2].signal instanceof AbortSignal, 'all callers have signals: the batch gets one')
+  f.batches[2].resolve()
+  t.deepEqual(await Promise.all(ps), [40, 50])
+})
+
 test('maxWaitMs waits for more calls when idle, but dispatches at once when maxBatch are queued', async (t) => {
   const f = fake()
   const b = new Batcher(f.run, { maxBatch: 3, maxWaitMs: 30 })

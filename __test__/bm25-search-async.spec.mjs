@@ -85,6 +85,20 @@ test('searchAsync sees the writes published before the call, like search', async
   t.true(early.length === after.length - 1 || early.length === after.length)
 })
 
+test('a searchBatch that crosses in one call reads the snapshot of its call; queries without hits come back empty', async (t) => {
+  const index = new Bm25Index()
+  index.add(corpus(50))
+  const expected = ['omega', 'nothing here', 'alpha'].map((q) => index.search(q, { topK: 100 }))
+  const pending = index.searchBatch(['omega', 'nothing here', 'alpha'], { topK: 100 })
+  // Published after the call started: not in its snapshot.
+  index.add([{ id: 'new', text: 'omega alpha' }])
+  const got = await pending
+  t.deepEqual(got, expected)
+  t.deepEqual(got[1], [])
+  t.true(index.search('omega', { topK: 100 }).some((h) => h.id === 'new'))
+  t.deepEqual(await index.searchBatch([], { topK: 3 }), [])
+})
+
 test('load takes the coalesce option too', async (t) => {
   const index = new Bm25Index()
   index.add(corpus(120))

@@ -20,7 +20,7 @@ use ragrank_core::filter::MetaFilter;
 
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
-use crate::hits::{fill_buffer, js_string, metas_json, utf16_len};
+use crate::hits::{fill_buffer, js_string, metas_json, utf16_len, Column};
 use crate::task::BlockingTask;
 
 #[napi(object)]
@@ -61,14 +61,18 @@ pub struct NativeHits {
 /// the start of the batch), with how many belong to each query, in query order: a batch
 /// crosses as a handful of values however many queries it holds, where one object per
 /// query made the conversion on the main thread cost as much as the parallel search.
-#[napi(object)]
+/// Only ever returned, so no conversion from JS; its numbers cross as copied `Column`s.
+#[napi(object, object_from_js = false)]
 pub struct NativeBatchHits {
-    pub counts: Uint32Array,
+    #[napi(ts_type = "Uint32Array")]
+    pub counts: Column<u32>,
     /// UTF-16 when any id is not ASCII (`js_string`; the encoding runs on the pool).
     #[napi(ts_type = "string")]
     pub ids: Either<String, Utf16String>,
-    pub id_ends: Uint32Array,
-    pub scores: Float64Array,
+    #[napi(ts_type = "Uint32Array")]
+    pub id_ends: Column<u32>,
+    #[napi(ts_type = "Float64Array")]
+    pub scores: Column<f64>,
     pub texts: Option<Vec<Option<String>>>,
     pub metas_json: Option<String>,
 }
@@ -76,10 +80,11 @@ pub struct NativeBatchHits {
 impl NativeBatchHits {
     fn new(counts: Vec<u32>, h: NativeHits) -> Self {
         NativeBatchHits {
-            counts: Uint32Array::new(counts),
+            counts: Column(counts),
             ids: js_string(h.ids),
-            id_ends: h.id_ends,
-            scores: h.scores,
+            // Copied out of arrays that never reached JS: dropping those frees their vectors here.
+            id_ends: Column(h.id_ends.to_vec()),
+            scores: Column(h.scores.to_vec()),
             texts: h.texts,
             metas_json: h.metas_json,
         }
@@ -367,6 +372,23 @@ impl NativeBm25Index {
         })
     }
 
+    /// `NativeBm25Snapshot.searchBatch` over the current snapshot, taken now: for a batch
+    /// that crosses in one call, which then needs no pinned snapshot object (a class instance
+    /// with a finalizer, and a `release` call, per batch).
+    #[napi(ts_return_type = "Promise<NativeBatchHits>")]
+    pub fn search_batch(
+        &self,
+        queries: Utf16String,
+        lengths: Uint32ArraySlice,
+        are_tokens: Uint8ArraySlice,
+        top_k: u32,
+        options: Option<NativeSearchOptions>,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
+        let index = Retiring(Some(self.inner.snapshot()));
+        batch_task(index, queries, &lengths, &are_tokens, top_k, options, cancel)
+    }
+
     /// The current snapshot, held until the returned object is collected: the batches a
     /// large `searchBatch` is cut into all read it, so they see the same documents.
     #[napi]
@@ -461,23 +483,7 @@ impl NativeBm25Snapshot {
         cancel: Option<&CancelToken>,
     ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
         let index = Retiring(self.snap.borrow().0.clone());
-        let (lengths, are_tokens) = (lengths.to_vec(), are_tokens.to_vec());
-        BlockingTask::spawn(cancel, move |cancel| {
-            if index.0.is_none() {
-                return Err(internal("searchBatch on a released snapshot"));
-            }
-            let opts = resolve_options(&index, top_k, options.as_ref())?;
-            let texts = split_queries(&queries, &lengths)?;
-            let queries: Vec<Query> = texts
-                .iter()
-                .enumerate()
-                .map(|(i, q)| to_query(q, are_tokens.get(i).is_some_and(|&t| t != 0)))
-                .collect();
-            let results = index.search_batch_cancellable(&queries, &opts.core, cancel).or_napi()?;
-            let counts = results.iter().map(|hits| hits.len() as u32).collect();
-            let all = results.into_iter().flatten().collect();
-            Ok(NativeBatchHits::new(counts, to_hits(&index, all, opts.include_fields)))
-        })
+        batch_task(index, queries, &lengths, &are_tokens, top_k, options, cancel)
     }
 
     /// Lets go of the snapshot (searches already started keep their own reference).
@@ -486,4 +492,42 @@ impl NativeBm25Snapshot {
         // Dropping the old `Retiring` hands the snapshot to the reaper if it was the last reference.
         drop(self.snap.replace(Retiring(None)));
     }
+}
+
+/// The pool task of a `searchBatch` over `index` (see `NativeBm25Snapshot::search_batch`).
+fn batch_task(
+    index: Retiring,
+    queries: Utf16String,
+    lengths: &[u32],
+    are_tokens: &[u8],
+    top_k: u32,
+    options: Option<NativeSearchOptions>,
+    cancel: Option<&CancelToken>,
+) -> AsyncTask<BlockingTask<NativeBatchHits>> {
+    let (lengths, are_tokens) = (lengths.to_vec(), are_tokens.to_vec());
+    BlockingTask::spawn(cancel, move |cancel| {
+        if index.0.is_none() {
+            return Err(internal("searchBatch on a released snapshot"));
+        }
+        let opts = resolve_options(&index, top_k, options.as_ref())?;
+        let texts = split_queries(&queries, &lengths)?;
+        let queries: Vec<Query> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, q)| to_query(q, are_tokens.get(i).is_some_and(|&t| t != 0)))
+            .collect();
+        let results = match queries.as_slice() {
+            // A lone query (a coalesced call that found nothing in flight) runs here on the
+            // libuv thread: through rayon it cost a hand-off to a rayon worker and back, two
+            // more thread wakes per call.
+            [q] => {
+                check(cancel)?;
+                vec![index.search(q, &opts.core)]
+            }
+            _ => index.search_batch_cancellable(&queries, &opts.core, cancel).or_napi()?,
+        };
+        let counts = results.iter().map(|hits| hits.len() as u32).collect();
+        let all = results.into_iter().flatten().collect();
+        Ok(NativeBatchHits::new(counts, to_hits(&index, all, opts.include_fields)))
+    })
 }

@@ -1,6 +1,7 @@
 // Bm25Index.retrieve (the example server's BM25 call) in a closed loop at concurrency 1, 16 and 64, in process, over
-// 100k Zipf documents: q/s per concurrency, 2 s each. The argument is a checkout's root (default this one), so two
-// builds can be run side by side, alternating:
+// 100k Zipf documents: q/s per concurrency, 2 s each, and the process's CPU time per query (all threads, from
+// process.cpuUsage over the phase). The argument is a checkout's root (default this one), so two builds can be run
+// side by side, alternating:
 //
 //   node bench/probes/retrieve-throughput.mjs [/path/to/other/checkout]
 import { performance } from 'node:perf_hooks'
@@ -15,6 +16,7 @@ await new Promise((r) => setTimeout(r, 1500)) // precompute
 const out = []
 for (const c of [1, 16, 64]) {
   let n = 0
+  const cpu0 = process.cpuUsage()
   const end = performance.now() + 2000
   const worker = async (w) => {
     let i = w
@@ -24,6 +26,7 @@ for (const c of [1, 16, 64]) {
     }
   }
   await Promise.all(Array.from({ length: c }, (_, w) => worker(w)))
-  out.push(`c=${c} ${Math.round(n / 2)} q/s`)
+  const cpu = process.cpuUsage(cpu0)
+  out.push(`c=${c} ${Math.round(n / 2)} q/s ${((cpu.user + cpu.system) / n).toFixed(1)} us cpu/q`)
 }
 console.log(out.join(', '))

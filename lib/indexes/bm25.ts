@@ -298,7 +298,7 @@ export class Bm25Index implements Retriever {
     )
     const interval = restored ? 0 : refreshInterval(readValue(() => options?.refreshInterval))
     this.#native = restored ?? callNative(() => new native.NativeBm25Index(config, interval))
-    this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal), coalesce) : undefined
+    this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal, true), coalesce) : undefined
   }
 
   /** Number of searchable documents (staged writes count once refreshed). */
@@ -400,21 +400,27 @@ export class Bm25Index implements Retriever {
       const { topK, native: opts } = searchOptions(options, BATCH_KEYS)
       const signal = checkSignal(options?.signal)
       const call: BatchCall = { query: q, isTokens, topK, opts }
-      if (!this.#batcher) return this.#runBatch([call], signal).then((r) => r[0])
-      return this.#batcher.submit(`${topK}|${JSON.stringify(opts ?? null)}`, call, signal)
+      if (!this.#batcher) return this.#runBatch([call], signal, false).then((r) => r[0])
+      // The common call has no options object: its key is just topK (no JSON per call).
+      const key = opts === undefined ? String(topK) : `${topK}|${JSON.stringify(opts)}`
+      return this.#batcher.submit(key, call, signal)
     } catch (e) {
       return Promise.reject(e)
     }
   }
 
-  /** One native batch of `searchAsync` calls, which share their options. */
-  #runBatch(calls: BatchCall[], signal: AbortSignal | undefined): Promise<Bm25Hit[][]> {
+  /**
+   * One native batch of `searchAsync` calls, which share their options. `coalesced`: the
+   * Batcher rejects each aborted caller itself, so the signal only has to stop the work.
+   */
+  #runBatch(calls: BatchCall[], signal: AbortSignal | undefined, coalesced: boolean): Promise<Bm25Hit[][]> {
     const { topK, opts } = calls[0]
     return this.#batch(
       calls.map((c) => [c.query, c.isTokens]),
       topK,
       opts,
       signal,
+      coalesced,
     )
   }
 
@@ -431,25 +437,46 @@ export class Bm25Index implements Retriever {
     }
   }
 
-  /** Checked queries (text or joined tokens, flagged) searched as one batch over one pinned snapshot. */
+  /**
+   * Checked queries (text or joined tokens, flagged) searched as one batch over one snapshot.
+   * `settledElsewhere`: the caller (the Batcher) rejects aborted callers itself, so an abort
+   * only cancels the native work (no listener-and-race to reject this promise at once).
+   */
   #batch(
     qs: readonly [string, boolean][],
     topK: number,
     opts: NativeSearchOptions | undefined,
     signal: AbortSignal | undefined,
+    settledElsewhere = false,
   ): Promise<Bm25Hit[][]> {
     const parts = partCount(qs.length, BATCH_PART_QUERIES, MAX_BATCH_PARTS)
+    const run = settledElsewhere ? runCancellableChange : runCancellable
+    if (parts === 1) {
+      // One native call (every coalesced batch: at most BATCH_PART_QUERIES queries) takes the
+      // current snapshot itself, so nothing is pinned, released or piped.
+      return run(signal, (token) => {
+        const c = crossing(qs, 0, qs.length)
+        return this.#native.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token)
+      }).then(allHits)
+    }
     const bound = (part: number) => Math.floor((part * qs.length) / parts)
-    return runCancellable(signal, (token) => {
+    return run(signal, (token) => {
       // One pinned snapshot for every part, so the whole batch sees the same documents (pinned
       // here: a call aborted before it starts pins nothing).
       const snapshot = this.#native.pin()
-      return pipeline(
-        parts,
-        (part) => crossing(qs, bound(part), bound(part + 1)),
-        (c) => snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token),
-        batchHits,
-      ).finally(() => snapshot.release())
+      const search = (c: ReturnType<typeof crossing>) =>
+        snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token)
+      // `then`, not `finally`: `finally` costs a species lookup and two more promises per batch.
+      return pipeline(parts, (part) => crossing(qs, bound(part), bound(part + 1)), search, batchHits).then(
+        (hits) => {
+          snapshot.release()
+          return hits
+        },
+        (e: unknown) => {
+          snapshot.release()
+          throw e
+        },
+      )
     })
   }
 
@@ -571,6 +598,13 @@ function crossing(qs: readonly [string, boolean][], from: number, to: number) {
     areTokens[i - from] = qs[i][1] ? 1 : 0
   }
   return { joined: texts.join(''), lengths, areTokens }
+}
+
+/** The hits of a batch searched in one part, per query. */
+function allHits(hits: NativeBatchHits): Bm25Hit[][] {
+  const out: Bm25Hit[][] = []
+  batchHits(hits, out)
+  return out
 }
 
 /** A part's hits, split per query by `counts` (the columns run over the whole part), appended to `out`. */

@@ -19,7 +19,7 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
  * Starts native async work: a synchronous throw (napi's argument conversion) becomes the
  * JS error users see, before anything is registered on the caller's signal.
  */
-function startNative<T>(token: InstanceType<typeof native.CancelToken>, start: NativeStart<T>): Promise<T> {
+function startNative<T>(token: CancelToken | undefined, start: NativeStart<T>): Promise<T> {
   let work: Promise<T>
   try {
     work = start(token)
@@ -31,7 +31,9 @@ function startNative<T>(token: InstanceType<typeof native.CancelToken>, start: N
   })
 }
 
-type NativeStart<T> = (token: InstanceType<typeof native.CancelToken>) => Promise<T>
+type CancelToken = InstanceType<typeof native.CancelToken>
+/** Starts the native work; `token` is undefined when there is no signal (nothing could cancel it). */
+type NativeStart<T> = (token: CancelToken | undefined) => Promise<T>
 
 /**
  * Runs native async work that can be cancelled: the signal cancels a native token
@@ -52,15 +54,21 @@ export function runCancellableChange<T>(signal: AbortSignal | undefined, start: 
   return runWithToken(signal, start, false)
 }
 
-async function runWithToken<T>(
-  signal: AbortSignal | undefined,
-  start: NativeStart<T>,
-  rejectAtOnce: boolean,
-): Promise<T> {
-  if (signal?.aborted) throw new AbortError()
+function runWithToken<T>(signal: AbortSignal | undefined, start: NativeStart<T>, rejectAtOnce: boolean): Promise<T> {
+  if (signal?.aborted) return Promise.reject(new AbortError())
+  if (signal) return runWithSignal(signal, start, rejectAtOnce)
+  // No signal, no token (a native object with a finalizer, made per call for nothing) and no
+  // async wrapper: the native promise is the call's.
+  try {
+    return startNative(undefined, start)
+  } catch (e) {
+    return Promise.reject(e)
+  }
+}
+
+async function runWithSignal<T>(signal: AbortSignal, start: NativeStart<T>, rejectAtOnce: boolean): Promise<T> {
   const token = new native.CancelToken()
   const work = startNative(token, start)
-  if (!signal) return work
   let onAbort = () => token.cancel()
   const aborted = rejectAtOnce
     ? new Promise<never>((_, reject) => {
@@ -145,7 +153,7 @@ const SAVE_KEYS = optionKeys('signal')
 export function saveCancellable(
   path: unknown,
   options: { signal?: AbortSignal } | undefined,
-  save: (path: string, token: InstanceType<typeof native.CancelToken>) => Promise<void>,
+  save: (path: string, token: CancelToken | undefined) => Promise<void>,
 ): Promise<void> {
   try {
     if (typeof path !== 'string' || path === '') throw typeError('path must be a non-empty string')

@@ -200,7 +200,7 @@ export class CrossEncoder extends EncoderModel {
   }
 
   /** The pairs of many rerank calls (of one batch key) scored in one native call. */
-  async #scoreCalls(calls: Pairs[], signal: AbortSignal): Promise<Float32Array[]> {
+  async #scoreCalls(calls: Pairs[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
     const texts: string[] = []
     const queryOf: number[] = []
     calls.forEach((c, qi) => {

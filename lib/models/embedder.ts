@@ -211,7 +211,7 @@ export class Embedder extends EncoderModel {
   }
 
   /** Single-text calls of one batch key embedded in one native call, split back per call. */
-  async #embedCalls(calls: OneText[], signal: AbortSignal): Promise<Float32Array[]> {
+  async #embedCalls(calls: OneText[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
     const { pool, normalize, batch } = calls[0]
     const texts = calls.map((c) => c.text)
     const data: Float32Array = await runCancellable(signal, (token) =>

@@ -167,7 +167,7 @@ export function batchOptions(defaults: EncoderRuntime, o: BatchCallOptions) {
 
 export function run<T>(
   signal: unknown,
-  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
+  start: (token: InstanceType<typeof native.CancelToken> | undefined) => Promise<T>,
 ): Promise<T> {
   return runCancellable(checkSignal(signal), start)
 }
@@ -177,7 +177,7 @@ export function runUnlessEmpty<T>(
   count: number,
   empty: () => T,
   signal: unknown,
-  start: (token: InstanceType<typeof native.CancelToken>) => Promise<T>,
+  start: (token: InstanceType<typeof native.CancelToken> | undefined) => Promise<T>,
 ): Promise<T> {
   if (count > 0) return run(signal, start)
   throwIfAborted(checkSignal(signal))
