@@ -71,15 +71,15 @@ FRAME = re.compile(r"^\s+[0-9a-f]+\s+(.*?)(\+0x[0-9a-f]+)?\s+\(([^()]*)\)$")
 
 def sleeps(perf_path):
     """(start s, ms, state, frames) for every sleep of the recorded thread, frames innermost first; the span."""
-    text = subprocess.run(["perf", "script", "-i", perf_path, "--show-switch-events"],
+    text = subprocess.run(["perf", "script", "--no-inline", "-i", perf_path, "--show-switch-events"],
                           capture_output=True, text=True, check=True).stdout
     out, pending, first, last = [], None, None, None
     for line in text.splitlines():
         m = HEAD.match(line)
         if not m:
             f = FRAME.match(line)
-            if f and pending:
-                pending[2].append(f.group(1))
+            if f and pending:  # kernel frames marked "k:", so that no kernel function passes for the allocator
+                pending[2].append(("k:" if f.group(3) == "[kernel.kallsyms]" else "") + f.group(1))
             continue
         t, what = float(m.group(1)), m.group(2)
         first = t if first is None else first
@@ -95,14 +95,16 @@ def sleeps(perf_path):
 
 
 def caller(frames):
-    """The first frame above the allocator's (who allocated or freed), demangled Rust paths shortened."""
-    seen = False
+    """The two frames above the allocator's (who allocated or freed), Rust hashes dropped."""
+    above, seen = [], False
     for f in frames:
         if ALLOC.search(f):
             seen = True
-        elif seen and not f.startswith(("[unknown]", "0x")):
-            return re.sub(r"::h[0-9a-f]{16}$", "", f)[-90:]
-    return "?"
+        elif seen and not f.startswith(("k:", "[unknown]", "0x")) and "raw_vec" not in f:
+            above.append(re.sub(r"::h[0-9a-f]{16}$", "", f)[-70:])
+            if len(above) == 2:
+                break
+    return " < ".join(above) or "?"
 
 
 def main():
@@ -131,7 +133,7 @@ def main():
 
     print(f"recorded {span:.1f} s of the event-loop thread: {len(all_sleeps)} sleeps; per 20 s:")
     print(f"  in the allocator: {summary(alloc)}")
-    futex = [s for s in alloc if any(f.startswith(("futex_wait", "__lll_lock_wait")) for f in s[3])]
+    futex = [s for s in alloc if any(f.startswith(("k:futex_wait", "__lll_lock_wait")) for f in s[3])]
     print(f"    of which on a lock (futex): {summary(futex)}")
     print(f"  other non-idle sleeps: {summary(other)}")
     by = defaultdict(list)
@@ -143,21 +145,24 @@ def main():
             print(f"    {len(ms):4d} {sum(ms):8.2f} {max(ms):7.2f}  {name}")
     leaf = Counter()
     for s in other:
-        user = [f for f in s[3] if not f.startswith(("[unknown]", "0x")) and not re.match(r"^[a-z_0-9.]+$", f)]
-        leaf[(s[3][2] if len(s[3]) > 2 else "?") + " <- " + (user[0] if user else "?")] += s[1]
+        user = [f for f in s[3] if not f.startswith(("k:", "[unknown]", "0x"))]
+        kernel = [f[2:] for f in s[3] if f.startswith("k:") and not f.startswith(("k:__schedule", "k:schedule"))]
+        leaf[(kernel[0] if kernel else "?") + " <- " + " < ".join(user[:2])] += s[1]
     if leaf:
         print("  other sleeps by kernel wait <- first user frame (total ms):")
         for name, ms in leaf.most_common(5):
             print(f"    {ms:8.2f}  {name[:120]}")
-    # Slow calls the probe logged inside the recording, with the allocator's share of their time.
-    slow = []
+    # Slow calls the probe logged inside the recording; those that slept in the allocator, with its share.
+    slow, names = [], Counter()
     for line in open(log_path):
         m = re.search(r"slow: (.+?) ([\d.]+) ms .*monotonic ([\d.]+) s(.*)", line)
         if m:
+            names[m.group(1)] += 1
             t0, ms = float(m.group(3)), float(m.group(2))
             asleep = sum(min(s[1], (t0 + ms / 1000 - s[0]) * 1000) for s in alloc if t0 <= s[0] < t0 + ms / 1000)
-            slow.append(f"  {m.group(1)} {ms:.1f} ms{m.group(4)}; asleep in the allocator {asleep:.1f} ms")
-    print(f"slow calls (> 5 ms): {len(slow)}")
+            if asleep > 0:
+                slow.append(f"  {m.group(1)} {ms:.1f} ms{m.group(4)}; asleep in the allocator {asleep:.1f} ms")
+    print(f"slow calls (> 5 ms): {', '.join(f'{n} {k}' for k, n in names.most_common()) or 'none'}")
     print("\n".join(slow))
     sys.stdout.write(out)
 
