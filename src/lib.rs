@@ -10,3 +10,11 @@ pub mod onnx;
 pub mod split;
 pub mod task;
 pub mod vector;
+
+/// Every Rust allocation of the addon goes to mimalloc, whose cross-thread frees are lock-free pushes: with glibc,
+/// the reaper and merge threads freeing what the event loop allocated took the loop's arena lock, and the loop slept
+/// on it in `malloc` (up to 66 ms in a 1M-document index with a writer). The core crates stay allocator-agnostic;
+/// N-API, V8 and onnxruntime still allocate through the system allocator.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -12,7 +12,7 @@
 // and how many times it was switched back in, from /proc/thread-self/schedstat: no switch means the whole call ran
 // on the CPU. This needs no profiler (perf's own threads preempt the loop on 2 cores) and misses no switch.
 // SKIP=add,save,vsave,vbatch leaves out background jobs.
-import { mkdtempSync, openSync, readSync, rmSync } from 'node:fs'
+import { mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -124,6 +124,11 @@ console.log(
   `BM25 ${nDocs.toLocaleString()} docs built in ${buildS.toFixed(1)} s; vectors ${nVectors} x ${dim}; ${seconds} s of writes`,
 )
 console.log(`final: ${JSON.stringify({ segments: bm25.stats().segments, size: bm25.size })}`)
+// RSS now and at its peak (VmHWM, Linux), and what the BM25 index counts as its own: an allocator shows in the gap.
+const peak = /VmHWM:\s+(\d+)/.exec(process.platform === 'linux' ? readFileSync('/proc/self/status', 'latin1') : '')
+console.log(
+  `memory: rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB, peak ${peak ? (Number(peak[1]) / 1024).toFixed(0) : '?'} MB, bm25 memoryBytes ${(bm25.stats().memoryBytes / 2 ** 20).toFixed(0)} MB`,
+)
 console.log('| call | n | p50 ms | p99 ms | max ms |\n| --- | ---: | ---: | ---: | ---: |')
 for (const [name, xs] of timings) {
   console.log(
