@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use ragrank_core::bm25::{Bm25Index, IndexConfig, NewDoc, Query, SearchOptions, Snapshot, Strategy};
 
+/// One timed way of running a query.
+type Arm<'a> = Box<dyn Fn(&Snapshot, &Query) + 'a>;
+
 fn thread_cpu() -> f64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes the timespec it is given.
@@ -162,7 +165,7 @@ fn main() {
     }
     // The arms run in turn on each chunk of queries, so a neighbour's load falls on all of
     // them alike: per round, each arm's thread CPU time per query; then medians and spread.
-    let arms: Vec<(&str, Box<dyn Fn(&Snapshot, &Query)>)> = vec![
+    let arms: Vec<(&str, Arm)> = vec![
         (
             "maxscore",
             Box::new(|s, q| drop(std::hint::black_box(s.search(q, &opts(Strategy::MaxScore))))),
