@@ -3,11 +3,15 @@
 //! `cargo run --release -p ragrank-core --example zipf_ab -- [docs] [secs] [rounds]`.
 //! Builds the corpus of `bench/lib/zipf.mjs` (same PRNG, so the same documents and
 //! queries), freezes and precomputes it, checks MaxScore returns the exhaustive hits, then
-//! times both interleaved in one process (thread CPU time, best round). `ZIPF_AB_ONLY=maxscore`
-//! (or `exhaustive`) times one of them only, for a profiler.
+//! times both interleaved per chunk of 50 queries in one process (thread CPU time; median,
+//! min and max over the rounds). To compare two versions of a strategy, add an arm.
+//! `ZIPF_AB_ONLY=maxscore` (or `exhaustive`) times one of them only, for a profiler.
 use std::time::{Duration, Instant};
 
 use ragrank_core::bm25::{Bm25Index, IndexConfig, NewDoc, Query, SearchOptions, Snapshot, Strategy};
+
+/// One timed way of running a query.
+type Arm<'a> = Box<dyn Fn(&Snapshot, &Query) + 'a>;
 
 fn thread_cpu() -> f64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -141,17 +145,6 @@ fn main() {
     if only.is_none() {
         eprintln!("all {} queries: MaxScore equals exhaustive", queries.len());
     }
-    let time = |snap: &Snapshot, strategy| {
-        let (w0, c0) = (Instant::now(), thread_cpu());
-        let mut n = 0usize;
-        while w0.elapsed() < Duration::from_secs_f64(secs) {
-            for q in &queries {
-                std::hint::black_box(snap.search(q, &opts(strategy)));
-            }
-            n += queries.len();
-        }
-        (thread_cpu() - c0) / n as f64 * 1e6
-    };
     // For a profiler: time one of them only.
     if let Some(only) = only {
         let s = if only == "exhaustive" {
@@ -159,20 +152,70 @@ fn main() {
         } else {
             Strategy::MaxScore
         };
-        println!("{only}: {:.1} us/query", time(&snap, s));
+        let (w0, c0) = (Instant::now(), thread_cpu());
+        let mut n = 0usize;
+        while w0.elapsed() < Duration::from_secs_f64(secs) {
+            for q in &queries {
+                std::hint::black_box(snap.search(q, &opts(s)));
+            }
+            n += queries.len();
+        }
+        println!("{only}: {:.1} us/query", (thread_cpu() - c0) / n as f64 * 1e6);
         return;
     }
-    let (mut maxscore, mut exhaustive) = (f64::INFINITY, f64::INFINITY);
+    // The arms run in turn on each chunk of queries, so a neighbour's load falls on all of
+    // them alike: per round, each arm's thread CPU time per query; then medians and spread.
+    let arms: Vec<(&str, Arm)> = vec![
+        (
+            "maxscore",
+            Box::new(|s, q| drop(std::hint::black_box(s.search(q, &opts(Strategy::MaxScore))))),
+        ),
+        (
+            "exhaustive",
+            Box::new(|s, q| drop(std::hint::black_box(s.search(q, &opts(Strategy::Exhaustive))))),
+        ),
+    ];
+    let chunk = 50;
+    let mut per_round: Vec<Vec<f64>> = vec![Vec::new(); arms.len()];
     for round in 0..rounds {
-        let m = time(&snap, Strategy::MaxScore);
-        let e = time(&snap, Strategy::Exhaustive);
-        println!("round {round}: maxscore {m:.1} us/query, exhaustive {e:.1}");
-        maxscore = maxscore.min(m);
-        exhaustive = exhaustive.min(e);
+        let mut cpu = vec![0f64; arms.len()];
+        let mut n = 0usize;
+        let w0 = Instant::now();
+        while w0.elapsed() < Duration::from_secs_f64(secs) {
+            for qs in queries.chunks(chunk) {
+                for (a, (_, run)) in arms.iter().enumerate() {
+                    let c0 = thread_cpu();
+                    qs.iter().for_each(|q| run(&snap, q));
+                    cpu[a] += thread_cpu() - c0;
+                }
+            }
+            n += queries.len();
+        }
+        let us: Vec<f64> = cpu.iter().map(|c| c / n as f64 * 1e6).collect();
+        let line: Vec<String> = arms
+            .iter()
+            .zip(&us)
+            .map(|((name, _), u)| format!("{name} {u:.1}"))
+            .collect();
+        println!(
+            "round {round}: {} us/query; {} / {} = {:.3}",
+            line.join(", "),
+            arms[1].0,
+            arms[0].0,
+            us[1] / us[0]
+        );
+        for (a, u) in us.into_iter().enumerate() {
+            per_round[a].push(u);
+        }
     }
-    println!(
-        "best: maxscore {maxscore:.1} us/query ({:.0} q/s), exhaustive {exhaustive:.1} ({:.0} q/s)",
-        1e6 / maxscore,
-        1e6 / exhaustive
-    );
+    for ((name, _), v) in arms.iter().zip(&mut per_round) {
+        v.sort_by(f64::total_cmp);
+        println!(
+            "{name}: median {:.1} us/query ({:.0} q/s), min {:.1}, max {:.1}",
+            v[v.len() / 2],
+            1e6 / v[v.len() / 2],
+            v[0],
+            v[v.len() - 1]
+        );
+    }
 }
