@@ -55,8 +55,8 @@ pub struct Segment {
     /// `docs[i].len`, packed for the scoring loops.
     pub lens: Vec<u32>,
     pub local_of: FxHashMap<Arc<str>, u32>,
-    /// The vocabulary (`term -> local id`) with each term's postings range, bound and idf
-    /// in one record: what a query reads per term.
+    /// The vocabulary (`term -> local id`) with each term's df and bound in its entry:
+    /// what a query reads per term.
     pub table: TermTable,
     /// The term of each local id, shared with the snapshots' df maps and
     /// the segments merged from this one (no copy of a term string after analysis).
@@ -93,7 +93,7 @@ impl Segment {
     }
 
     pub fn term(&self, term: &str) -> Option<u32> {
-        self.table.get(term, term_hash(term)).map(|(id, _)| id)
+        self.table.get(term, term_hash(term)).map(|e| e.id)
     }
 
     pub fn postings(&self, t: u32) -> (&[u32], &[u32]) {
@@ -258,7 +258,7 @@ impl SegmentBuilder {
             .collect();
         let local_of = docs.iter().enumerate().map(|(i, d)| (d.id.clone(), i as u32)).collect();
         let has_fields = docs.iter().any(|d| d.text.is_some() || d.meta.is_some());
-        let table = TermTable::build(&terms, &offsets, &max_tf_part, docs.len(), params);
+        let table = TermTable::build(&terms, &offsets, &max_tf_part);
         let mut seg = Segment {
             docs,
             lens,

@@ -105,9 +105,8 @@ struct QueryTerm<'s> {
     weight: f32,
     df: u32,
     /// The term's id in the snapshot's only segment (`sole_segment`), else `NO_LOCAL`;
-    /// then `idf` and `max_tf_part` come from its record too (one lookup for all three).
+    /// then `max_tf_part` comes from its table entry too (one lookup for both).
     local: u32,
-    idf: f64,
     max_tf_part: f32,
     /// Query weight times idf (set by `search`).
     wi: f32,
@@ -223,7 +222,6 @@ impl Snapshot {
     /// the segment's).
     fn sole_segment(&self) -> Option<&Segment> {
         match self.segs.as_slice() {
-            // Then N is the segment's length, the N of its records' `idf_alone`.
             [s] if s.deleted.count() == 0 => Some(&s.seg),
             _ => None,
         }
@@ -252,14 +250,13 @@ impl Snapshot {
                 Some(i) => out[i].weight += 1.0,
                 None => {
                     let found = match sole {
-                        Some(seg) => seg.table.get(tok, hash).map(|(local, info)| QueryTerm {
-                            term: seg.table.key(local),
+                        Some(seg) => seg.table.get(tok, hash).map(|e| QueryTerm {
+                            term: seg.table.key_of(e),
                             hash,
                             weight: 1.0,
-                            df: info.len,
-                            local,
-                            idf: info.idf_alone,
-                            max_tf_part: info.max_tf_part,
+                            df: e.len,
+                            local: e.id,
+                            max_tf_part: e.max_tf_part,
                             wi: 0.0,
                         }),
                         None => self.df.get_key_value(tok).map(|(t, &df)| QueryTerm {
@@ -268,7 +265,6 @@ impl Snapshot {
                             weight: 1.0,
                             df,
                             local: NO_LOCAL,
-                            idf: f64::NAN,
                             max_tf_part: f32::NAN,
                             wi: 0.0,
                         }),
@@ -302,11 +298,7 @@ impl Snapshot {
         let mut absent = 0f32;
         // (weight * idf) per query term, and the constant of BM25L/BM25+.
         for qt in &mut terms {
-            let idf = if qt.local == NO_LOCAL {
-                params.idf(n, qt.df as f64)
-            } else {
-                qt.idf // the same expression, evaluated when the segment was built
-            };
+            let idf = params.idf(n, qt.df as f64);
             absent += qt.weight * (idf * tfc0) as f32;
             qt.wi = (qt.weight as f64 * idf) as f32;
         }
@@ -334,8 +326,8 @@ impl Snapshot {
             seg_terms.clear();
             seg_terms.extend(terms.iter().enumerate().filter_map(|(q, qt)| {
                 let (local, max_tf_part) = if qt.local == NO_LOCAL {
-                    let (local, info) = seg.table.get(qt.term, qt.hash)?;
-                    (local, info.max_tf_part)
+                    let e = seg.table.get(qt.term, qt.hash)?;
+                    (e.id, e.max_tf_part)
                 } else {
                     (qt.local, qt.max_tf_part)
                 };
