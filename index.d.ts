@@ -52,8 +52,13 @@ export declare class NativeBm25Index {
    * allocates no typed arrays and reads no options object. Otherwise (fields to
    * return, or `out` too short) it returns `NativeHits`. Reads the current snapshot:
    * never waits for a writer.
+   *
+   * `token_count`: for tokens, how many were joined. A token holding U+0000 would split
+   * into more; counting the separators here (a byte scan of the copy napi made anyway)
+   * replaces a JS pass over every token, and the call returns `null` so that `lib/`
+   * throws its RangeError.
    */
-  search(query: string, isTokens: boolean, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array): string | NativeHits
+  search(query: string, isTokens: boolean, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array, tokenCount?: number | undefined | null): string | NativeHits | null
   /**
    * `NativeBm25Snapshot.searchBatch` over the current snapshot, taken now: for a batch
    * that crosses in one call, which then needs no pinned snapshot object (a class instance
@@ -94,8 +99,9 @@ export declare class NativeBm25Snapshot {
    * The two arrays are copied here: an owned typed array dropped on the pool releases
    * its JS reference through a threadsafe function, a round trip to the event loop per
    * array (profiled: it made a one-query batch cost 32 us where it had cost 12).
+   * `threads`: at most this many threads search the batch at once (absent: the pool).
    */
-  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeBatchHits>
+  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null, threads?: number | undefined | null): Promise<NativeBatchHits>
   /** Lets go of the snapshot (searches already started keep their own reference). */
   release(): void
 }

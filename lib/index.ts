@@ -11,6 +11,7 @@ export type {
   Bm25Hit,
   Bm25Options,
   Bm25Query,
+  Bm25SearchBatchOptions,
   Bm25SearchOptions,
   Bm25Stats,
   Bm25Variant,

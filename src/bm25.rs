@@ -341,7 +341,12 @@ impl NativeBm25Index {
     /// allocates no typed arrays and reads no options object. Otherwise (fields to
     /// return, or `out` too short) it returns `NativeHits`. Reads the current snapshot:
     /// never waits for a writer.
-    #[napi(ts_return_type = "string | NativeHits")]
+    ///
+    /// `token_count`: for tokens, how many were joined. A token holding U+0000 would split
+    /// into more; counting the separators here (a byte scan of the copy napi made anyway)
+    /// replaces a JS pass over every token, and the call returns `null` so that `lib/`
+    /// throws its RangeError.
+    #[napi(ts_return_type = "string | NativeHits | null")]
     pub fn search(
         &self,
         query: String,
@@ -349,8 +354,16 @@ impl NativeBm25Index {
         top_k: u32,
         options: Option<NativeSearchOptions>,
         mut out: Float64ArraySlice,
-    ) -> napi::Result<Either<Either<String, Utf16String>, NativeHits>> {
+        token_count: Option<u32>,
+    ) -> napi::Result<Option<Either<Either<String, Utf16String>, NativeHits>>> {
         guard(|| {
+            if let (true, Some(n)) = (is_tokens, token_count) {
+                // U+0000 is the only character whose UTF-8 holds a 0 byte.
+                let separators = query.bytes().filter(|&b| b == 0).count();
+                if separators != (n as usize).saturating_sub(1) {
+                    return Ok(None);
+                }
+            }
             let index = Retiring(Some(self.inner.snapshot()));
             let opts = resolve_options(&index, top_k, options.as_ref())?;
             let hits = index.search(&to_query(&query, is_tokens), &opts.core);
@@ -361,14 +374,16 @@ impl NativeBm25Index {
                 let d = index.doc(h.slot);
                 d.text.is_some() || d.meta.is_some()
             };
-            if opts.include_fields && hits.iter().any(has_fields) {
-                return Ok(Either::B(to_hits(&index, hits, opts.include_fields)));
+            // An index that stores no field at all (`storeText: false`, no metadata) skips
+            // the look at each hit's document.
+            if opts.include_fields && index.has_fields() && hits.iter().any(has_fields) {
+                return Ok(Some(Either::B(to_hits(&index, hits, opts.include_fields))));
             }
             let buffered = hits.iter().map(|h| (&*index.doc(h.slot).id, h.score));
-            Ok(match fill_buffer(buffered, out) {
+            Ok(Some(match fill_buffer(buffered, out) {
                 Some(ids) => Either::A(js_string(ids)),
                 None => Either::B(to_hits(&index, hits, opts.include_fields)),
-            })
+            }))
         })
     }
 
@@ -376,6 +391,7 @@ impl NativeBm25Index {
     /// that crosses in one call, which then needs no pinned snapshot object (a class instance
     /// with a finalizer, and a `release` call, per batch).
     #[napi(ts_return_type = "Promise<NativeBatchHits>")]
+    #[allow(clippy::too_many_arguments)]
     pub fn search_batch(
         &self,
         queries: Utf16String,
@@ -384,9 +400,10 @@ impl NativeBm25Index {
         top_k: u32,
         options: Option<NativeSearchOptions>,
         cancel: Option<&CancelToken>,
+        threads: Option<u32>,
     ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
         let index = Retiring(Some(self.inner.snapshot()));
-        batch_task(index, queries, &lengths, &are_tokens, top_k, options, cancel)
+        batch_task(index, queries, &lengths, &are_tokens, top_k, options, cancel, threads)
     }
 
     /// The current snapshot, held until the returned object is collected: the batches a
@@ -472,7 +489,9 @@ impl NativeBm25Snapshot {
     /// The two arrays are copied here: an owned typed array dropped on the pool releases
     /// its JS reference through a threadsafe function, a round trip to the event loop per
     /// array (profiled: it made a one-query batch cost 32 us where it had cost 12).
+    /// `threads`: at most this many threads search the batch at once (absent: the pool).
     #[napi(ts_return_type = "Promise<NativeBatchHits>")]
+    #[allow(clippy::too_many_arguments)]
     pub fn search_batch(
         &self,
         queries: Utf16String,
@@ -481,9 +500,10 @@ impl NativeBm25Snapshot {
         top_k: u32,
         options: Option<NativeSearchOptions>,
         cancel: Option<&CancelToken>,
+        threads: Option<u32>,
     ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
         let index = Retiring(self.snap.borrow().0.clone());
-        batch_task(index, queries, &lengths, &are_tokens, top_k, options, cancel)
+        batch_task(index, queries, &lengths, &are_tokens, top_k, options, cancel, threads)
     }
 
     /// Lets go of the snapshot (searches already started keep their own reference).
@@ -503,6 +523,7 @@ fn batch_task(
     top_k: u32,
     options: Option<NativeSearchOptions>,
     cancel: Option<&CancelToken>,
+    threads: Option<u32>,
 ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
     let (lengths, are_tokens) = (lengths.to_vec(), are_tokens.to_vec());
     BlockingTask::spawn(cancel, move |cancel| {
@@ -524,7 +545,9 @@ fn batch_task(
                 check(cancel)?;
                 vec![index.search(q, &opts.core)]
             }
-            _ => index.search_batch_cancellable(&queries, &opts.core, cancel).or_napi()?,
+            _ => index
+                .search_batch_threads(&queries, &opts.core, cancel, threads.map(|t| t as usize))
+                .or_napi()?,
         };
         let counts = results.iter().map(|hits| hits.len() as u32).collect();
         let all = results.into_iter().flatten().collect();

@@ -119,6 +119,18 @@ export interface Bm25BatchOptions extends Bm25SearchOptions {
   signal?: AbortSignal
 }
 
+/** Options of `Bm25Index.searchBatch`: the batch options plus a cap on its threads. */
+export interface Bm25SearchBatchOptions extends Bm25BatchOptions {
+  /**
+   * At most this many threads search the batch at once (an integer >= 1; default: all of
+   * the pool's). With `1` the queries run one after another on one pool thread and the
+   * batch is not cut into pipelined parts, so it never uses more than one core at a time
+   * (the event loop waits while it runs); a server can keep one tenant's large batch off
+   * the other cores this way. Results are the same for every value.
+   */
+  threads?: number
+}
+
 /** A hit: sorted by score, ties in insertion order (the document added first ranks first). */
 export interface Bm25Hit {
   /** The document's id. */
@@ -181,6 +193,7 @@ const ADD_KEYS = optionKeys('upsert', 'refresh')
 const ADD_ASYNC_KEYS = optionKeys('upsert', 'signal')
 const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
+const SEARCH_BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal', 'threads')
 const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval', 'coalesce')
 /** Queries per coalesced batch: enough to keep both cores busy, few enough to bound the wait. */
 const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
@@ -380,10 +393,21 @@ export class Bm25Index implements Retriever {
 
   /** The best `topK` documents containing at least one query term. */
   search(query: Bm25Query, options: Bm25SearchOptions = {}): Bm25Hit[] {
-    const [q, isTokens] = this.#query(query, 'query')
+    // Token arrays skip `#query`'s U+0000 pass: Rust counts the separators of the joined
+    // string instead (one more means a token held one) and answers null.
+    let q: string
+    let isTokens = true
+    let count: number | undefined
+    if (isArray(query)) {
+      q = stringArray(query, 'query').join('\0')
+      count = query.length
+    } else {
+      ;[q, isTokens] = this.#query(query, 'query')
+    }
     const { topK, native: opts } = searchOptions(options, SEARCH_KEYS)
     const out = this.#out.forTopK(topK)
-    const r = callNative(() => this.#native.search(q, isTokens, topK, opts, out))
+    const r = callNative(() => this.#native.search(q, isTokens, topK, opts, out, count))
+    if (r === null) throw rangeError(NUL_IN_TOKENS('query'))
     return typeof r === 'string' ? hitsFromBuffer(r, out) : toHits(r)
   }
 
@@ -425,13 +449,14 @@ export class Bm25Index implements Retriever {
   }
 
   /** Many queries at once, in parallel on all cores; results in query order. */
-  searchBatch(queries: readonly Bm25Query[], options: Bm25BatchOptions = {}): Promise<Bm25Hit[][]> {
+  searchBatch(queries: readonly Bm25Query[], options: Bm25SearchBatchOptions = {}): Promise<Bm25Hit[][]> {
     try {
       if (!isArray(queries)) throw typeError('queries must be an array')
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
-      const { topK, native: opts } = searchOptions(options, BATCH_KEYS)
+      const { topK, native: opts } = searchOptions(options, SEARCH_BATCH_KEYS)
+      const threads = threadsOption(options?.threads)
       const signal = checkSignal(options?.signal)
-      return this.#batch(qs, topK, opts, signal)
+      return this.#batch(qs, topK, opts, signal, false, threads)
     } catch (e) {
       return Promise.reject(e)
     }
@@ -448,15 +473,18 @@ export class Bm25Index implements Retriever {
     opts: NativeSearchOptions | undefined,
     signal: AbortSignal | undefined,
     settledElsewhere = false,
+    threads?: number,
   ): Promise<Bm25Hit[][]> {
-    const parts = partCount(qs.length, BATCH_PART_QUERIES, MAX_BATCH_PARTS)
+    // One thread means one part: pipelined parts would overlap the event loop's conversion
+    // with the search of the next part.
+    const parts = threads === 1 ? 1 : partCount(qs.length, BATCH_PART_QUERIES, MAX_BATCH_PARTS)
     const run = settledElsewhere ? runCancellableChange : runCancellable
     if (parts === 1) {
       // One native call (every coalesced batch: at most BATCH_PART_QUERIES queries) takes the
       // current snapshot itself, so nothing is pinned, released or piped.
       return run(signal, (token) => {
         const c = crossing(qs, 0, qs.length)
-        return this.#native.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token)
+        return this.#native.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token, threads)
       }).then(allHits)
     }
     const bound = (part: number) => Math.floor((part * qs.length) / parts)
@@ -465,7 +493,7 @@ export class Bm25Index implements Retriever {
       // here: a call aborted before it starts pins nothing).
       const snapshot = this.#native.pin()
       const search = (c: ReturnType<typeof crossing>) =>
-        snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token)
+        snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token, threads)
       // `then`, not `finally`: `finally` costs a species lookup and two more promises per batch.
       return pipeline(parts, (part) => crossing(qs, bound(part), bound(part + 1)), search, batchHits).then(
         (hits) => {
@@ -564,9 +592,11 @@ export class Bm25Index implements Retriever {
   }
 }
 
+const NUL_IN_TOKENS = (where: string) => `${where}: tokens must not contain U+0000`
+
 /** Tokens cross to Rust as one string joined by U+0000, so they may not contain it. */
 function joinTokens(tokens: readonly string[], where: string): string {
-  if (tokens.some((t) => t.includes('\0'))) throw rangeError(`${where}: tokens must not contain U+0000`)
+  if (tokens.some((t) => t.includes('\0'))) throw rangeError(NUL_IN_TOKENS(where))
   return tokens.join('\0')
 }
 
@@ -642,6 +672,11 @@ function hitsOf(
     out[i - from] = hit
   }
   return out
+}
+
+/** `searchBatch`'s `threads`: an integer >= 1 (beyond 2^32 - 1 it caps nothing more). */
+function threadsOption(v: unknown): number | undefined {
+  return v === undefined ? undefined : Math.min(integer(v, 'options.threads', 1), 0xffffffff)
 }
 
 function upsertOption(options: unknown, known: ReadonlySet<string>): boolean {

@@ -1084,3 +1084,38 @@ fn windowed_maxscore_equals_exhaustive_at_window_edges() {
         assert_eq!(got, live, "{variant:?}");
     }
 }
+
+#[test]
+fn a_batch_capped_to_any_number_of_threads_gives_the_same_hits() {
+    let mut rng = StdRng::seed_from_u64(22);
+    let index = Bm25Index::new(config(Variant::Lucene)).unwrap();
+    let docs: Vec<NewDoc> = (0..3000).map(|i| random_doc(&mut rng, format!("d{i}"), 800)).collect();
+    index.add(docs, false).unwrap();
+    index.refresh();
+    let texts: Vec<String> = (0..301)
+        .map(|_| (0..4).map(|_| zipf_word(&mut rng, 800)).collect::<Vec<_>>().join(" "))
+        .collect();
+    let queries: Vec<Query> = texts.iter().map(|t| Query::Text(t)).collect();
+    let snap = index.snapshot();
+    let o = opts(10, Strategy::Auto);
+    let expected: Vec<Vec<Hit>> = queries.iter().map(|q| snap.search(q, &o)).collect();
+    assert!(expected.iter().any(|h| !h.is_empty()));
+    for threads in [
+        None,
+        Some(0),
+        Some(1),
+        Some(2),
+        Some(3),
+        Some(300),
+        Some(301),
+        Some(5000),
+    ] {
+        let got = snap.search_batch_threads(&queries, &o, &NEVER, threads).unwrap();
+        assert_eq!(got, expected, "threads {threads:?}");
+    }
+    let err = snap
+        .search_batch_threads(&queries, &o, &AtomicBool::new(true), Some(1))
+        .err()
+        .unwrap();
+    assert_eq!(err.kind, ErrorKind::Aborted);
+}

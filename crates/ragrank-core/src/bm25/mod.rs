@@ -14,6 +14,7 @@ pub mod scoring;
 mod search;
 mod segment;
 mod snapshot;
+mod terms;
 mod windowed;
 
 use rayon::prelude::*;
