@@ -4,6 +4,7 @@
 // process spent per call (all threads: spinning shows up here).
 //
 //   RAGRANK_DATA=/work/shared/data node bench/probes/small-calls.mjs [e5|minilm|rerank] [layout,...] [rounds]
+// PROBE_MS (default 300) is how long each layout runs a workload per round. Results: bench/results/embed.md.
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import path from 'node:path'
