@@ -176,9 +176,9 @@ impl Encoder {
                         return Ok(b);
                     }
                     b.with_independent_thread_pool()
-                        .and_then(|b| b.with_intra_threads(opts.threads.max(1)))
-                        .and_then(|b| b.with_intra_op_spinning(opts.spinning))
                         .map_err(Into::into)
+                        .and_then(|b| b.with_intra_threads(opts.threads.max(1)).map_err(Into::into))
+                        .and_then(|b| b.with_intra_op_spinning(opts.spinning).map_err(Into::into))
                 })
                 // In a model that carries its shapes (value_info, as quantizers and many exports
                 // write), ORT fuses residual Add + LayerNormalization into SkipLayerNormalization,
