@@ -218,6 +218,12 @@ export interface NativeEncoderOptions {
   maxLength?: number
   threads: number
   sessions: number
+  /** Run on the process-wide pool of every core instead of `threads` per session (default false). */
+  sharedPool?: boolean
+  /** Let a session's own intra-op threads spin between operators (default true, ONNX Runtime's). */
+  spinning?: boolean
+  /** Split a call's batches so that every session gets one (default false). */
+  spread?: boolean
 }
 
 /**

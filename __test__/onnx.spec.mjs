@@ -249,6 +249,36 @@ for (const batchSize of [1, 4, 16]) {
   })
 }
 
+// A few short inputs plan one batch; with 2+ sessions it is split so that every session gets a part. Only the
+// padding of the rows changes, so vectors and scores equal one session's (which runs the call as one batch).
+test('a small call split across sessions gives the vectors and scores of one session', async (t) => {
+  const texts = ref.embedder.texts.slice(0, 5)
+  const g = ref.cross_encoder.groups[0]
+  const docs = g.documents.slice(0, 5)
+  const one = await Embedder.load(join(models, 'tiny-embedder'), { sessions: 1, threads: 1 })
+  const oneCe = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), { sessions: 1, threads: 1 })
+  const want = await one.embed(texts)
+  const wantScores = await oneCe.rerank(g.query, docs, { activation: 'none' })
+  for (const sessions of [2, 3]) {
+    const e = await Embedder.load(join(models, 'tiny-embedder'), { sessions, threads: 1 })
+    const ce = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), { sessions, threads: 1 })
+    const got = await e.embed(texts)
+    t.is(got.count, texts.length)
+    for (let i = 0; i < got.data.length; i++) t.true(close(got.data[i], want.data[i], 1e-5), `sessions ${sessions} value ${i}`)
+    const scores = await ce.rerank(g.query, docs, { activation: 'none' })
+    t.deepEqual(
+      scores.map((r) => r.index),
+      wantScores.map((r) => r.index),
+    )
+    scores.forEach((r, i) => t.true(close(r.score, wantScores[i].score, 1e-5), `sessions ${sessions} pair ${r.index}`))
+    t.deepEqual((await e.embed(texts.slice(0, 1))).data, (await one.embed(texts.slice(0, 1))).data)
+    e.dispose()
+    ce.dispose()
+  }
+  one.dispose()
+  oneCe.dispose()
+})
+
 test('embedder prefixes and empty input', async (t) => {
   const e = await Embedder.load(join(models, 'tiny-embedder'), { queryPrefix: 'query: ', documentPrefix: 'passage: ' })
   const q = await e.embedQuery('hello')

@@ -34,6 +34,12 @@ pub struct NativeEncoderOptions {
     pub max_length: Option<u32>,
     pub threads: u32,
     pub sessions: u32,
+    /// Run on the process-wide pool of every core instead of `threads` per session (default false).
+    pub shared_pool: Option<bool>,
+    /// Let a session's own intra-op threads spin between operators (default true, ONNX Runtime's).
+    pub spinning: Option<bool>,
+    /// Split a call's batches so that every session gets one (default false).
+    pub spread: Option<bool>,
 }
 
 #[napi(object)]
@@ -85,6 +91,9 @@ impl NativeEncoder {
             max_length: options.max_length.map(|m| m as usize),
             threads: options.threads as usize,
             sessions: options.sessions as usize,
+            shared_pool: options.shared_pool.unwrap_or(false),
+            spinning: options.spinning.unwrap_or(true),
+            spread: options.spread.unwrap_or(false),
         };
         BlockingTask::then(
             None,

@@ -25,7 +25,9 @@ export interface LoadOptions extends ModelSourceOptions {
   /**
    * ONNX Runtime sessions that run batches in parallel. Default: 2 on machines with 2 or more cores
    * when `threads` is not set and the model's files are at most 512 MiB (each session holds its own
-   * copy of the weights), else 1.
+   * copy of the weights), else 1. With 2 or more, a call that plans fewer batches than sessions (a
+   * few short texts fit one batch) has its batches split so that every session gets one; results are
+   * the same (only the padding changes).
    */
   sessions?: number
   /** Absolute path of the ONNX Runtime library (else ORT_DYLIB_PATH, onnxruntime-node, the system). */
@@ -77,7 +79,7 @@ const SECOND_SESSION_MAX_BYTES = 512 * 2 ** 20
 /**
  * Two sessions of one thread each, where cores allow: they run two small batches at once with no
  * synchronisation inside an operator (on 2 cores: 1.2x the pairs/s of one 2-thread session for fp32 at
- * max length 256, equal elsewhere).
+ * max length 256, equal elsewhere). A call that plans a single batch is split across them (`spread`).
  */
 function defaultSessions(cores: number, bytes: number): number {
   return cores >= 2 && bytes <= SECOND_SESSION_MAX_BYTES ? 2 : 1
@@ -145,7 +147,9 @@ export async function loadEncoder(model: string, o: LoadOptions, what: ResolveWh
   const sessions = explicitSessions ?? (explicitThreads === undefined ? defaultSessions(cores, modelBytes(files)) : 1)
   const threads = explicitThreads ?? Math.max(1, Math.floor(cores / sessions))
   const { model: onnx, tokenizer, tokenizerConfig, config } = files
-  const options = { maxLength: explicitMax ?? settings.maxSeqLength, threads, sessions }
+  // A call planned as fewer batches than sessions (8 short queries fit one 512-token batch) has its batches split so
+  // that every session, and so every core, gets one; calls of many batches are planned as before.
+  const options = { maxLength: explicitMax ?? settings.maxSeqLength, threads, sessions, spread: sessions > 1 }
   const encoder: NativeEncoder = await native.NativeEncoder.load(
     { model: onnx, tokenizer, tokenizerConfig, config },
     options,

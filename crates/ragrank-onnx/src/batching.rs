@@ -28,6 +28,26 @@ pub fn plan(lengths: &[usize], max_batch: usize, token_budget: usize) -> Vec<Bat
     batches
 }
 
+/// Halves the largest batches until there are `at_least` of them or every batch holds one
+/// input, so that a call planned as fewer batches than there are sessions still keeps every
+/// session busy. The order of the batches (longest first) is kept.
+pub fn spread(batches: &mut Vec<Batch>, lengths: &[usize], at_least: usize) {
+    while batches.len() < at_least {
+        let Some((at, _)) = batches
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.items.len() > 1)
+            .max_by_key(|(i, b)| (b.items.len(), std::cmp::Reverse(*i)))
+        else {
+            return;
+        };
+        let batch = &mut batches[at];
+        let tail = batch.items.split_off(batch.items.len().div_ceil(2));
+        let len = lengths[tail[0]].max(1);
+        batches.insert(at + 1, Batch { items: tail, len });
+    }
+}
+
 /// Which end of a row the padding goes to. Encoders are right-padded; decoder-only models
 /// (Qwen3-Embedding) are trained left-padded, so that the last token of every row is at the end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,6 +126,46 @@ mod tests {
         }
         assert_eq!(batches[0].items, vec![5]);
         assert_eq!(batches[1].items, vec![1, 3]);
+    }
+
+    #[test]
+    fn spread_halves_the_largest_batches_until_every_session_has_one() {
+        let lengths = [9, 4, 7, 3, 8];
+        let mut batches = plan(&lengths, 32, 512);
+        assert_eq!(batches.len(), 1);
+        spread(&mut batches, &lengths, 2);
+        assert_eq!(
+            batches[0],
+            Batch {
+                items: vec![0, 4, 2],
+                len: 9
+            }
+        );
+        assert_eq!(
+            batches[1],
+            Batch {
+                items: vec![1, 3],
+                len: 4
+            }
+        );
+        spread(&mut batches, &lengths, 4);
+        assert_eq!(batches.len(), 4);
+        assert_eq!(batches.iter().map(|b| b.items.len()).sum::<usize>(), lengths.len());
+        for b in &batches {
+            assert!(b.items.iter().all(|&i| lengths[i] <= b.len));
+            assert_eq!(b.len, lengths[b.items[0]], "padded to its own longest");
+        }
+        let mut one = plan(&[5], 32, 512);
+        spread(&mut one, &[5], 2);
+        assert_eq!(
+            one,
+            vec![Batch { items: vec![0], len: 5 }],
+            "a single input stays whole"
+        );
+        let mut enough = plan(&lengths, 2, 512);
+        let before = enough.clone();
+        spread(&mut enough, &lengths, 2);
+        assert_eq!(enough, before, "enough batches are left alone");
     }
 
     #[test]

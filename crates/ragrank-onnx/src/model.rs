@@ -29,10 +29,17 @@ pub struct ModelPaths {
 pub struct EncoderOptions {
     /// Cap on tokens per input; the model's own limits apply too.
     pub max_length: Option<usize>,
-    /// Intra-op threads per session.
+    /// Intra-op threads per session (of its own pool; unused with `shared_pool`).
     pub threads: usize,
     /// Sessions that run batches in parallel.
     pub sessions: usize,
+    /// Run on the process-wide intra-op pool (every core, shared by all such sessions) instead of
+    /// a pool of `threads` per session: one run alone uses every core, concurrent runs share them.
+    pub shared_pool: bool,
+    /// Let a session's own intra-op threads spin between operators instead of sleeping.
+    pub spinning: bool,
+    /// Split a call's batches so that every session gets one when it planned fewer.
+    pub spread: bool,
 }
 
 /// How one call batches its inputs.
@@ -49,6 +56,7 @@ pub struct Encoder {
     tokenizer: Tokenizer,
     sessions: Vec<Mutex<Session>>,
     next_session: AtomicUsize,
+    spread: bool,
     text: TextEncoder,
     feeds_type_ids: bool,
     /// Decoder exports (Qwen3, transformers.js) take `position_ids` as an input.
@@ -163,7 +171,15 @@ impl Encoder {
                     b.with_optimization_level(GraphOptimizationLevel::Level3)
                         .map_err(Into::into)
                 })
-                .and_then(|b| b.with_intra_threads(opts.threads.max(1)).map_err(Into::into))
+                .and_then(|b| {
+                    if opts.shared_pool {
+                        return Ok(b);
+                    }
+                    b.with_independent_thread_pool()
+                        .map_err(Into::into)
+                        .and_then(|b| b.with_intra_threads(opts.threads.max(1)).map_err(Into::into))
+                        .and_then(|b| b.with_intra_op_spinning(opts.spinning).map_err(Into::into))
+                })
                 // In a model that carries its shapes (value_info, as quantizers and many exports
                 // write), ORT fuses residual Add + LayerNormalization into SkipLayerNormalization,
                 // whose CPU kernel is slower than the two ops it replaces. Measured (Zen 5) on the rerank
@@ -212,6 +228,7 @@ impl Encoder {
             tokenizer,
             sessions,
             next_session: AtomicUsize::new(0),
+            spread: opts.spread,
             text,
             feeds_type_ids,
             feeds_position_ids,
@@ -285,7 +302,10 @@ impl Encoder {
     ) -> Result<()> {
         let encoded: Vec<Encoded> = (0..n).into_par_iter().map(&encode).collect::<Result<_>>()?;
         let lengths: Vec<usize> = encoded.iter().map(|e| e.ids.len()).collect();
-        let batches = batching::plan(&lengths, opts.max_batch.max(1), opts.token_budget.max(1));
+        let mut batches = batching::plan(&lengths, opts.max_batch.max(1), opts.token_budget.max(1));
+        if self.spread {
+            batching::spread(&mut batches, &lengths, self.sessions.len());
+        }
         let next = AtomicUsize::new(0);
         let worker = || -> Result<()> {
             loop {
