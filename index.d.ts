@@ -64,7 +64,7 @@ export declare class NativeBm25Index {
    * that crosses in one call, which then needs no pinned snapshot object (a class instance
    * with a finalizer, and a `release` call, per batch).
    */
-  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeBatchHits>
+  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null, threads?: number | undefined | null): Promise<NativeBatchHits>
   /**
    * The current snapshot, held until the returned object is collected: the batches a
    * large `searchBatch` is cut into all read it, so they see the same documents.

@@ -264,7 +264,8 @@ test('a small call split across sessions gives the vectors and scores of one ses
     const ce = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), { sessions, threads: 1 })
     const got = await e.embed(texts)
     t.is(got.count, texts.length)
-    for (let i = 0; i < got.data.length; i++) t.true(close(got.data[i], want.data[i], 1e-5), `sessions ${sessions} value ${i}`)
+    for (let i = 0; i < got.data.length; i++)
+      t.true(close(got.data[i], want.data[i], 1e-5), `sessions ${sessions} value ${i}`)
     const scores = await ce.rerank(g.query, docs, { activation: 'none' })
     t.deepEqual(
       scores.map((r) => r.index),

@@ -16,9 +16,9 @@ import { modelsDir } from '../lib/paths.mjs'
 const LAYOUTS = {
   '2x1': { sessions: 2, threads: 1 },
   '2x1+spread': { sessions: 2, threads: 1, spread: true },
-  'shared2': { sessions: 2, threads: 1, sharedPool: true },
+  shared2: { sessions: 2, threads: 1, sharedPool: true },
   'shared2+spread': { sessions: 2, threads: 1, sharedPool: true, spread: true },
-  'shared1': { sessions: 1, threads: 1, sharedPool: true },
+  shared1: { sessions: 1, threads: 1, sharedPool: true },
   '1x2': { sessions: 1, threads: 2 },
   '1x2-nospin': { sessions: 1, threads: 2, spinning: false },
 }
@@ -37,7 +37,8 @@ const files = {
   config: path.join(dir, 'config.json'),
 }
 const loaded = []
-for (const n of names) loaded.push({ name: n, enc: await native.NativeEncoder.load(files, { maxLength, ...LAYOUTS[n] }) })
+for (const n of names)
+  loaded.push({ name: n, enc: await native.NativeEncoder.load(files, { maxLength, ...LAYOUTS[n] }) })
 
 const batchOpts = (batchSize, max) => ({ batchSize, tokenBudget: 512, maxLength: max, paddingSide: 'right' })
 let workloads
@@ -46,7 +47,12 @@ if (which === 'rerank') {
   const q = cran.queries.map((x) => x.text)
   const d = cran.docs.map((x) => x.text)
   const call = (nq, nd, max) => (enc) =>
-    enc.scorePairs(q.slice(0, nq), d.slice(0, nd), Array.from({ length: nd }, (_, i) => i % nq), batchOpts(32, max))
+    enc.scorePairs(
+      q.slice(0, nq),
+      d.slice(0, nd),
+      Array.from({ length: nd }, (_, i) => i % nq),
+      batchOpts(32, max),
+    )
   workloads = [
     ['20 pairs, max 128', [call(1, 20, 128)]],
     ['2 x 20 pairs concurrently, max 128', [call(1, 20, 128), call(1, 20, 128)]],
@@ -82,7 +88,11 @@ async function timeOnce(enc, calls, minMs) {
   return { wall: wall / n, cpu: (c.user + c.system) / 1000 / n }
 }
 
-console.log(`# ${model}; load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${rounds} rounds`)
+console.log(
+  `# ${model}; load ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}; ${rounds} rounds`,
+)
 const same = []
 for (const [wname, calls] of workloads) {
   const ref = await calls[0](loaded[0].enc)
@@ -112,6 +122,10 @@ for (const [wname, calls] of workloads) {
         .join(' | '),
   )
 }
-console.log(`# load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+console.log(
+  `# load ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+)
 console.log(same.join('\n'))
 for (const { enc } of loaded) enc.dispose()
