@@ -515,6 +515,7 @@ impl NativeBm25Snapshot {
 }
 
 /// The pool task of a `searchBatch` over `index` (see `NativeBm25Snapshot::search_batch`).
+#[allow(clippy::too_many_arguments)]
 fn batch_task(
     index: Retiring,
     queries: Utf16String,
