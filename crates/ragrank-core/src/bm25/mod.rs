@@ -14,7 +14,6 @@ pub mod scoring;
 mod search;
 mod segment;
 mod snapshot;
-mod terms;
 mod windowed;
 
 use rayon::prelude::*;

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::scoring::{Params, TfForm, TfPart};
-use super::terms::{term_hash, TermTable};
 
 /// Postings per block-max block. Blocks are cut from the segment's whole posting array, not
 /// per term, so one index needs no per-term table: a block that straddles two terms bounds
@@ -55,10 +54,8 @@ pub struct Segment {
     /// `docs[i].len`, packed for the scoring loops.
     pub lens: Vec<u32>,
     pub local_of: FxHashMap<Arc<str>, u32>,
-    /// The vocabulary (`term -> local id`) with each term's df and bound in its entry:
-    /// what a query reads per term.
-    pub table: TermTable,
-    /// The term of each local id, shared with the snapshots' df maps and
+    pub vocab: FxHashMap<Arc<str>, u32>,
+    /// The term of each local id, shared with the vocabulary, the snapshots' df maps and
     /// the segments merged from this one (no copy of a term string after analysis).
     pub terms: Vec<Arc<str>>,
     /// Forward index: document `d` owns `fwd[fwd_offsets[d]..fwd_offsets[d + 1]]`.
@@ -93,7 +90,7 @@ impl Segment {
     }
 
     pub fn term(&self, term: &str) -> Option<u32> {
-        self.table.get(term, term_hash(term)).map(|e| e.id)
+        self.vocab.get(term).copied()
     }
 
     pub fn postings(&self, t: u32) -> (&[u32], &[u32]) {
@@ -124,8 +121,7 @@ impl Segment {
     }
 
     fn count_bytes(&self) -> usize {
-        let strings: usize = self.terms.iter().map(|t| t.len() + 32).sum::<usize>()
-            + self.table.bytes()
+        let strings: usize = self.terms.iter().map(|t| t.len() * 2 + 56).sum::<usize>()
             + self
                 .docs
                 .iter()
@@ -224,7 +220,7 @@ impl SegmentBuilder {
     pub fn finish(self, params: &Params, avgdl: f64) -> Segment {
         let SegmentBuilder {
             docs,
-            vocab: _,
+            vocab,
             terms,
             fwd_offsets,
             fwd,
@@ -258,12 +254,11 @@ impl SegmentBuilder {
             .collect();
         let local_of = docs.iter().enumerate().map(|(i, d)| (d.id.clone(), i as u32)).collect();
         let has_fields = docs.iter().any(|d| d.text.is_some() || d.meta.is_some());
-        let table = TermTable::build(&terms, &offsets, &max_tf_part);
         let mut seg = Segment {
             docs,
             lens,
             local_of,
-            table,
+            vocab,
             terms,
             fwd_offsets,
             fwd,

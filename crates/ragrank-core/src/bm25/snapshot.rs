@@ -6,6 +6,7 @@
 //! persistent hash map: cloning it for the next snapshot is O(1) and a refresh updates
 //! only the terms it touches. Insertion order is (segment position, local id), exposed
 //! as a global slot `base + local`; merges only join adjacent segments, so it holds.
+use std::hash::BuildHasher;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
@@ -16,7 +17,6 @@ use super::dense::DenseRows;
 use super::scoring::{TfForm, TfPart};
 use super::search::{self, Blocks, Cached, OnTheFly, Parts, SegTerm, SLACK};
 use super::segment::{Deleted, Doc, Segment, BLOCK};
-use super::terms::term_hash;
 use super::windowed;
 use super::{Filter, IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
 use crate::analysis::Analyzer;
@@ -96,20 +96,15 @@ pub struct Snapshot {
 }
 
 /// A query term with its multiplicity and global df. `term` borrows the snapshot's own copy
-/// (the df map's key or the segment's arena), so a query allocates no string per term.
+/// (the df map's key), so a query allocates no string per term.
 struct QueryTerm<'s> {
     term: &'s str,
-    /// `term_hash(term)`: compared before the bytes when merging repeats, and reused by
-    /// every segment's lookup.
+    /// `term`'s hash, compared before the bytes when merging repeats.
     hash: u64,
     weight: f32,
     df: u32,
-    /// The term's id in the snapshot's only segment (`sole_segment`), else `NO_LOCAL`;
-    /// then `max_tf_part` comes from its table entry too (one lookup for both).
+    /// The term's id in the snapshot's only segment (`sole_segment`), else `NO_LOCAL`.
     local: u32,
-    max_tf_part: f32,
-    /// Query weight times idf (set by `search`).
-    wi: f32,
 }
 
 const NO_LOCAL: u32 = u32::MAX;
@@ -237,7 +232,7 @@ impl Snapshot {
         // until the query grows long enough for the map to pay off.
         let mut pos: FxHashMap<&str, usize> = FxHashMap::default();
         let mut add = |tok: &str| {
-            let hash = term_hash(tok);
+            let hash = FxBuildHasher.hash_one(tok);
             let found = if out.len() <= LINEAR_MERGE_TERMS {
                 out.iter().position(|q| q.hash == hash && q.term == tok)
             } else {
@@ -250,30 +245,23 @@ impl Snapshot {
                 Some(i) => out[i].weight += 1.0,
                 None => {
                     let found = match sole {
-                        Some(seg) => seg.table.get(tok, hash).map(|e| QueryTerm {
-                            term: seg.table.key_of(e),
-                            hash,
-                            weight: 1.0,
-                            df: e.len,
-                            local: e.id,
-                            max_tf_part: e.max_tf_part,
-                            wi: 0.0,
+                        Some(seg) => seg.vocab.get_key_value(tok).map(|(t, &local)| {
+                            let (docs, _) = seg.postings(local);
+                            (t, docs.len() as u32, local)
                         }),
-                        None => self.df.get_key_value(tok).map(|(t, &df)| QueryTerm {
-                            term: t,
-                            hash,
-                            weight: 1.0,
-                            df,
-                            local: NO_LOCAL,
-                            max_tf_part: f32::NAN,
-                            wi: 0.0,
-                        }),
+                        None => self.df.get_key_value(tok).map(|(t, &df)| (t, df, NO_LOCAL)),
                     };
-                    let Some(qt) = found else { return };
+                    let Some((term, df, local)) = found else { return };
                     if !pos.is_empty() {
-                        pos.insert(qt.term, out.len());
+                        pos.insert(term, out.len());
                     }
-                    out.push(qt);
+                    out.push(QueryTerm {
+                        term,
+                        hash,
+                        weight: 1.0,
+                        df,
+                        local,
+                    });
                 }
             }
         };
@@ -288,7 +276,7 @@ impl Snapshot {
     /// The top `top_k` documents containing at least one query term, best first; ties
     /// go to the document added earlier. Hit slots are this snapshot's (see `doc`).
     pub fn search(&self, query: &Query, opts: &SearchOptions) -> Vec<Hit> {
-        let mut terms = self.query_terms(query);
+        let terms = self.query_terms(query);
         if terms.is_empty() || opts.top_k == 0 || self.is_empty() {
             return Vec::new();
         }
@@ -297,14 +285,17 @@ impl Snapshot {
         let tfc0 = params.tfc0();
         let mut absent = 0f32;
         // (weight * idf) per query term, and the constant of BM25L/BM25+.
-        for qt in &mut terms {
-            let idf = params.idf(n, qt.df as f64);
-            absent += qt.weight * (idf * tfc0) as f32;
-            qt.wi = (qt.weight as f64 * idf) as f32;
-        }
+        let wis: Vec<f32> = terms
+            .iter()
+            .map(|qt| {
+                let idf = params.idf(n, qt.df as f64);
+                absent += qt.weight * (idf * tfc0) as f32;
+                (qt.weight as f64 * idf) as f32
+            })
+            .collect();
         let mut hits = match params.tf_form(self.avg_len()) {
-            TfForm::Saturation(f) => self.search_segments(f, &terms, opts),
-            TfForm::LengthScaled(f) => self.search_segments(f, &terms, opts),
+            TfForm::Saturation(f) => self.search_segments(f, &terms, &wis, opts),
+            TfForm::LengthScaled(f) => self.search_segments(f, &terms, &wis, opts),
         };
         if params.shifts() {
             hits.iter_mut().for_each(|h| h.score += absent);
@@ -314,7 +305,7 @@ impl Snapshot {
 
     /// Searches the segments in order, each one only for documents that beat the k-th
     /// best of the earlier ones, and merges their hits.
-    fn search_segments<F: TfPart>(&self, f: F, terms: &[QueryTerm], opts: &SearchOptions) -> Vec<Hit> {
+    fn search_segments<F: TfPart>(&self, f: F, terms: &[QueryTerm], wis: &[f32], opts: &SearchOptions) -> Vec<Hit> {
         let k = opts.top_k;
         let positive = self.config.params.positive_impacts();
         let avgdl = self.avg_len();
@@ -325,16 +316,15 @@ impl Snapshot {
             let growth = seg.bound_growth(avgdl);
             seg_terms.clear();
             seg_terms.extend(terms.iter().enumerate().filter_map(|(q, qt)| {
-                let (local, max_tf_part) = if qt.local == NO_LOCAL {
-                    let e = seg.table.get(qt.term, qt.hash)?;
-                    (e.id, e.max_tf_part)
+                let local = if qt.local == NO_LOCAL {
+                    seg.term(qt.term)?
                 } else {
-                    (qt.local, qt.max_tf_part)
+                    qt.local
                 };
                 Some(SegTerm {
                     local,
-                    wi: qt.wi,
-                    bound: qt.wi * max_tf_part * growth * SLACK,
+                    wi: wis[q],
+                    bound: wis[q] * seg.max_tf_part[local as usize] * growth * SLACK,
                     q,
                 })
             }));
