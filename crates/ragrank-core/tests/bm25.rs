@@ -813,6 +813,46 @@ fn steady_single_document_writes_keep_few_segments() {
 /// blocks bound far below a term's maximum and block-max MaxScore skips whole block runs:
 /// every strategy, on the fly and precomputed, must still give the exhaustive hits exactly,
 /// with filters and removed documents, over several segments whose average length grew.
+/// `strategies` on both snapshots (as built and precomputed) against exhaustive search on the
+/// first, with no filter and with `allowed` as the filter: same hits, order and scores.
+fn assert_strategies_match(
+    snaps: [&Snapshot; 2],
+    q: &[String],
+    k: usize,
+    allowed: &rustc_hash::FxHashSet<u32>,
+    strategies: &[Strategy],
+    label: &str,
+) {
+    let filters = [
+        None,
+        Some(Filter {
+            slots: Some(allowed.clone()),
+            meta: None,
+        }),
+    ];
+    for filter in filters {
+        let o = |strategy| SearchOptions {
+            top_k: k,
+            strategy,
+            filter: filter.clone(),
+        };
+        let want = snaps[0].search(&Query::Tokens(q), &o(Strategy::Exhaustive));
+        assert!(!want.is_empty());
+        for &strategy in strategies {
+            for s in snaps {
+                let got = s.search(&Query::Tokens(q), &o(strategy));
+                assert_eq!(
+                    want,
+                    got,
+                    "{label} {strategy:?} k={k} {q:?} filtered {} precomputed {}",
+                    filter.is_some(),
+                    s.is_precomputed()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn block_skipping_equals_exhaustive() {
     let mut rng = StdRng::seed_from_u64(22);
@@ -871,33 +911,14 @@ fn block_skipping_equals_exhaustive() {
         let queries = queries.map(|q| q.split(' ').map(String::from).collect::<Vec<_>>());
         for q in queries.into_iter().chain([long]) {
             for k in (1..=100).step_by(7).chain([100]) {
-                for filter in [
-                    None,
-                    Some(Filter {
-                        slots: Some(allowed.clone()),
-                        meta: None,
-                    }),
-                ] {
-                    let o = |strategy| SearchOptions {
-                        top_k: k,
-                        strategy,
-                        filter: filter.clone(),
-                    };
-                    let want = snap.search(&Query::Tokens(&q), &o(Strategy::Exhaustive));
-                    assert!(!want.is_empty());
-                    for strategy in [Strategy::Exhaustive, Strategy::MaxScore, Strategy::Auto] {
-                        for s in [&*snap, &cached] {
-                            let got = s.search(&Query::Tokens(&q), &o(strategy));
-                            assert_eq!(
-                                want,
-                                got,
-                                "{variant:?} {strategy:?} k={k} {q:?} filtered {} precomputed {}",
-                                filter.is_some(),
-                                s.is_precomputed()
-                            );
-                        }
-                    }
-                }
+                assert_strategies_match(
+                    [&snap, &cached],
+                    &q,
+                    k,
+                    &allowed,
+                    &[Strategy::Exhaustive, Strategy::MaxScore, Strategy::Auto],
+                    &format!("{variant:?}"),
+                );
             }
         }
     }
@@ -1049,31 +1070,14 @@ fn windowed_maxscore_equals_exhaustive_at_window_edges() {
         for q in queries {
             let q: Vec<String> = q.split(' ').map(String::from).collect();
             for k in [1, 2, 5, 10, 100, 1000, n + 5] {
-                for filter in [
-                    None,
-                    Some(Filter {
-                        slots: Some(allowed.clone()),
-                        meta: None,
-                    }),
-                ] {
-                    let o = |strategy| SearchOptions {
-                        top_k: k,
-                        strategy,
-                        filter: filter.clone(),
-                    };
-                    let want = snap.search(&Query::Tokens(&q), &o(Strategy::Exhaustive));
-                    assert!(!want.is_empty());
-                    for s in [&*snap, &cached] {
-                        let got = s.search(&Query::Tokens(&q), &o(Strategy::MaxScore));
-                        assert_eq!(
-                            want,
-                            got,
-                            "{variant:?} k={k} {q:?} filtered {} precomputed {}",
-                            filter.is_some(),
-                            s.is_precomputed()
-                        );
-                    }
-                }
+                assert_strategies_match(
+                    [&snap, &cached],
+                    &q,
+                    k,
+                    &allowed,
+                    &[Strategy::MaxScore],
+                    &format!("{variant:?}"),
+                );
             }
         }
         // A rare term's hits sit exactly at the window edges: all of them are found.
