@@ -5,26 +5,14 @@
 // floor), the same way. Checks equal hits.
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
+import { smallCorpus } from './small-corpora.mjs'
 const [aRoot, bRoot, corporaArg = 'cran,cisi,korquad,ko-sci,zipf-10k', roundsArg = '15'] = process.argv.slice(2)
-const { generateZipf } = await import('../lib/zipf.mjs')
-const ds = await import('../lib/datasets.mjs')
 const load = async (root) => ({
   api: await import(pathToFileURL(`${root}/dist/esm/index.js`).href),
   native: (await import(pathToFileURL(`${root}/dist/esm/internal/native.js`).href)).native,
 })
 const M = { A: await load(aRoot), B: await load(bRoot) }
-async function corpus(name) {
-  if (name.startsWith('zipf-')) {
-    const z = generateZipf({ nDocs: 10_000 })
-    return {
-      docs: Array.from({ length: z.nDocs }, (_, i) => z.docTokens(i)),
-      queries: z.queries.map((q) => z.queryTokens(q)),
-    }
-  }
-  const d = { cran: ds.loadCran, cisi: ds.loadCisi, korquad: ds.loadKorquad, 'ko-sci': ds.loadKoSci }[name]()
-  const an = new M.A.api.Bm25Index()
-  return { docs: d.docs.map((x) => an.analyze(x.text)), queries: d.queries.map((q) => an.analyze(q.text)) }
-}
+const corpus = (name) => smallCorpus(name, new M.A.api.Bm25Index())
 async function build(m, docs) {
   const idx = new m.api.Bm25Index({ storeText: false })
   idx.add(docs.map((tokens, i) => ({ id: `d${i}`, tokens })))

@@ -6,26 +6,14 @@
 // floor of a call. Checks that both return the same hits (ids and scores) for every query.
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
-import { generateZipf } from '../lib/zipf.mjs'
+import { smallCorpus } from './small-corpora.mjs'
 
 const [aRoot, bRoot, corporaArg = 'cran,cisi,korquad,ko-sci,zipf-10k', roundsArg = '7'] = process.argv.slice(2)
 const load = async (root) => import(pathToFileURL(`${root}/dist/esm/index.js`).href)
 const A = await load(aRoot)
 const B = await load(bRoot)
 
-async function corpus(name) {
-  if (name.startsWith('zipf-')) {
-    const z = generateZipf({ nDocs: 10_000 })
-    return {
-      docs: Array.from({ length: z.nDocs }, (_, i) => z.docTokens(i)),
-      queries: z.queries.map((q) => z.queryTokens(q)),
-    }
-  }
-  const ds = await import('../lib/datasets.mjs')
-  const d = { cran: ds.loadCran, cisi: ds.loadCisi, korquad: ds.loadKorquad, 'ko-sci': ds.loadKoSci }[name]()
-  const an = new A.Bm25Index()
-  return { docs: d.docs.map((x) => an.analyze(x.text)), queries: d.queries.map((q) => an.analyze(q.text)) }
-}
+const corpus = (name) => smallCorpus(name, new A.Bm25Index())
 
 async function build(mod, docs) {
   const idx = new mod.Bm25Index({ storeText: false })
