@@ -11,11 +11,12 @@
 // SCHEDSTAT=1 (Linux) adds to each slow call how long the event-loop thread waited runnable (preempted) during it
 // and how many times it was switched back in, from /proc/thread-self/schedstat: no switch means the whole call ran
 // on the CPU. This needs no profiler (perf's own threads preempt the loop on 2 cores) and misses no switch.
-// SKIP=add,save,vsave,vbatch leaves out background jobs.
+// SKIP=add,save,vsave,vbatch leaves out background jobs. With SLOW=1 the slow calls that overlap a V8 garbage
+// collection pause on the loop (PerformanceObserver 'gc' entries, same clock) are listed again at the end with it.
 import { mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { generateZipf } from '../lib/zipf.mjs'
 import { Bm25Index, VectorIndex } from '../../dist/esm/index.js'
 
@@ -58,6 +59,13 @@ const schedNote = (a, b) => {
   return `, ${switches === 0 ? 'never switched out' : `switched out ${switches}x, runnable ${((b[0] - a[0]) / 1e6).toFixed(1)} ms`}`
 }
 
+// V8 pauses of the event-loop thread: a slow call that overlaps one was (partly) the garbage collector's.
+const gcPauses = []
+const GC_KINDS = { 1: 'minor', 4: 'major', 8: 'incremental marking step', 16: 'weak callbacks' }
+if (process.env.SLOW)
+  new PerformanceObserver((list) => gcPauses.push(...list.getEntries())).observe({ entryTypes: ['gc'] })
+const slowCalls = []
+
 const timings = new Map()
 const time = (name, fn) => {
   const s0 = sched()
@@ -65,10 +73,12 @@ const time = (name, fn) => {
   const s = performance.now()
   const r = fn()
   const d = performance.now() - s
-  if (d > 5 && process.env.SLOW)
+  if (d > 5 && process.env.SLOW) {
+    slowCalls.push({ name, start: s, d, tick })
     console.error(
       `slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}, monotonic ${Number(hr / 1000n) / 1e6} s${schedNote(s0, sched())}`,
     )
+  }
   if (!timings.has(name)) timings.set(name, [])
   timings.get(name).push(d)
   return r
@@ -109,6 +119,20 @@ while (performance.now() < end) {
   await new Promise((r) => setTimeout(r, 10))
 }
 await background
+if (process.env.SLOW) {
+  await new Promise((r) => setImmediate(r)) // the observer's last entries
+  const overlapping = (c) => gcPauses.filter((g) => g.startTime < c.start + c.d && g.startTime + g.duration > c.start)
+  for (const c of slowCalls) {
+    const inside = overlapping(c)
+    if (inside.length)
+      console.error(
+        `slow call with GC: ${c.name} ${c.d.toFixed(1)} ms at tick ${c.tick}: ${inside.map((g) => `${GC_KINDS[g.detail?.kind] ?? `kind ${g.detail?.kind}`} GC ${g.duration.toFixed(1)} ms`).join(', ')}`,
+      )
+  }
+  console.error(
+    `GC pauses on the loop: ${gcPauses.length}, ${slowCalls.length} slow calls, ${slowCalls.filter((c) => overlapping(c).length).length} of them overlapping one`,
+  )
+}
 rmSync(dir, { recursive: true, force: true })
 
 const q = (xs, p) => {
