@@ -203,7 +203,7 @@ fn analyze_batch(analyzer: &Analyzer, docs: Vec<NewDoc>, store_text: bool) -> Re
         let len =
             u32::try_from(ids.len()).map_err(|_| Error::invalid(format!("document {:?} has too many tokens", d.id)))?;
         ids.sort_unstable();
-        let mut counts: Vec<(u32, u32)> = Vec::new();
+        let mut counts: Vec<(u32, u32)> = Vec::with_capacity(ids.len());
         for &t in &ids {
             match counts.last_mut() {
                 Some((last, tf)) if *last == t => *tf += 1,
