@@ -211,6 +211,11 @@ export interface NativeDoc {
   text?: string
   /** Tokens joined by U+0000: one string crosses the boundary far faster than many. */
   tokens?: string
+  /**
+   * How many tokens were joined: a token holding U+0000 would split, so the count of
+   * separators tells (checked here, in one pass over bytes, not per token in JS).
+   */
+  tokenCount?: number
   meta?: any
 }
 

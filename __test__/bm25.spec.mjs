@@ -346,3 +346,24 @@ test('a quiet index keeps its most frequent terms as dense rows: counted in stat
     before,
   )
 })
+
+test('U+0000 inside a token fails the whole add, sync or async, naming the document', async (t) => {
+  const index = new Bm25Index()
+  index.add([{ id: 'a', tokens: ['cat'] }])
+  const bad = [
+    { id: 'b', tokens: ['dog', ''] },
+    { id: 'c', tokens: ['x', 'y\0z'] },
+  ]
+  t.throws(() => index.add(bad), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message: /^docs\[1\]: .*U\+0000/ })
+  await t.throwsAsync(index.addAsync(bad), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message: /^docs\[1\]/ })
+  t.throws(() => index.add([{ id: 'd', tokens: ['\0'] }]), { instanceOf: RangeError })
+  t.is(index.size, 1)
+  t.false(index.has('b'))
+  // Empty token lists and empty tokens are not U+0000: they still index.
+  t.is(index.add([{ id: 'e', tokens: [] }, { id: 'f', tokens: ['', 'dog', ''] }]), 2)
+  t.is(await index.addAsync([{ id: 'g', tokens: ['dog', 'dog'] }]), 1)
+  t.deepEqual(
+    index.search(['dog']).map((h) => h.id),
+    ['g', 'f'],
+  )
+})

@@ -29,6 +29,9 @@ pub struct NativeDoc {
     pub text: Option<String>,
     /// Tokens joined by U+0000: one string crosses the boundary far faster than many.
     pub tokens: Option<String>,
+    /// How many tokens were joined: a token holding U+0000 would split, so the count of
+    /// separators tells (checked here, in one pass over bytes, not per token in JS).
+    pub token_count: Option<u32>,
     pub meta: Option<serde_json::Value>,
 }
 
@@ -145,14 +148,25 @@ fn shared(index: Bm25Index, refresh_interval_ms: Option<u32>) -> Shared {
     Arc::new(index)
 }
 
-fn to_new_docs(docs: Vec<NativeDoc>) -> Vec<NewDoc> {
+fn to_new_docs(docs: Vec<NativeDoc>) -> ragrank_core::Result<Vec<NewDoc>> {
     docs.into_iter()
-        .map(|d| NewDoc {
-            id: d.id,
-            text: d.text,
-            tokens: None,
-            joined_tokens: d.tokens,
-            meta: d.meta,
+        .enumerate()
+        .map(|(i, d)| {
+            if let (Some(joined), Some(n)) = (&d.tokens, d.token_count) {
+                let separators = joined.bytes().filter(|&b| b == 0).count();
+                if separators != (n as usize).saturating_sub(1) {
+                    return Err(ragrank_core::Error::invalid(format!(
+                        "docs[{i}]: tokens must not contain U+0000"
+                    )));
+                }
+            }
+            Ok(NewDoc {
+                id: d.id,
+                text: d.text,
+                tokens: None,
+                joined_tokens: d.tokens,
+                meta: d.meta,
+            })
         })
         .collect()
 }
@@ -277,7 +291,8 @@ impl NativeBm25Index {
     pub fn add(&self, docs: Vec<NativeDoc>, upsert: bool, refresh: Option<bool>) -> napi::Result<u32> {
         guard(|| {
             let index = &self.inner;
-            let prepared = prepare_docs(&index.analyzer(), index.config().store_text, to_new_docs(docs)).or_napi()?;
+            let docs = to_new_docs(docs).or_napi()?;
+            let prepared = prepare_docs(&index.analyzer(), index.config().store_text, docs).or_napi()?;
             let n = index.stage_add(prepared, upsert).or_napi()?;
             if refresh.unwrap_or(true) {
                 index.try_refresh();
@@ -296,8 +311,8 @@ impl NativeBm25Index {
         cancel: Option<&CancelToken>,
     ) -> AsyncTask<BlockingTask<u32>> {
         let index = self.inner.clone();
-        let docs = to_new_docs(docs);
         BlockingTask::background(cancel, move |cancel| {
+            let docs = to_new_docs(docs).or_napi()?;
             let prepared = prepare_docs(&index.analyzer(), index.config().store_text, docs).or_napi()?;
             // Checked before staging: once staged, the documents stay.
             check(cancel)?;

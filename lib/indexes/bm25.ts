@@ -587,7 +587,9 @@ export class Bm25Index implements Retriever {
       let tokens = d.tokens === undefined ? undefined : stringArray(d.tokens, `${where}.tokens`)
       if (tokens === undefined && d.text === undefined) throw typeError(`${where} needs text or tokens`)
       if (tokens === undefined && this.#tokenizer) tokens = this.#tokenize(d.text as string)
-      return { id, text: d.text as string | undefined, tokens: tokens && joinTokens(tokens, where), meta: d.meta }
+      // U+0000 inside a token is found in Rust from `tokenCount` (one pass over bytes there, not a call per token here).
+      const joined = tokens?.join('\0')
+      return { id, text: d.text as string | undefined, tokens: joined, tokenCount: tokens?.length, meta: d.meta }
     })
   }
 }

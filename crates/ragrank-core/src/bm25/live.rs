@@ -703,6 +703,14 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
         alive[b][j] = live;
     }
     let mut builder = SegmentBuilder::new();
+    let kept = || {
+        batches
+            .iter()
+            .zip(&alive)
+            .flat_map(|(b, a)| b.docs.iter().zip(a))
+            .filter(|(_, &a)| a)
+    };
+    builder.reserve(kept().count(), kept().map(|(d, _)| d.counts.len()).sum());
     for (batch, alive) in batches.into_iter().zip(alive) {
         for (d, _) in batch.docs.iter().zip(&alive).filter(|(_, &a)| a) {
             next.live += 1;

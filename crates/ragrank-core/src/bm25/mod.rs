@@ -16,7 +16,6 @@ mod segment;
 mod snapshot;
 mod windowed;
 
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
@@ -137,12 +136,21 @@ impl PreparedDocs {
 
 /// Documents per analysis batch: big enough to amortise term allocation and interning
 /// (once per distinct term per batch), small enough to spread over all cores.
+/// Threads a big add analyses on: its own, scoped to the call (see `prepare_docs`).
+fn analysis_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 fn batch_size(n_docs: usize) -> usize {
-    (n_docs / (4 * rayon::current_num_threads())).clamp(256, 8192)
+    (n_docs / (4 * analysis_threads())).clamp(256, 8192)
 }
 
 /// Checks documents on their own (ids present and unique within the call, content
 /// present) and analyses them in parallel.
+///
+/// The parallel part runs on threads of its own for the call, not on rayon's shared pool:
+/// a sync `add` on the event loop then waits only for its own analysis, never behind a
+/// `searchBatch` or a model call that holds the pool.
 pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) -> Result<PreparedDocs> {
     let mut seen = FxHashSet::default();
     for (i, d) in docs.iter().enumerate() {
@@ -165,15 +173,47 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
     drop(seen);
     let size = batch_size(docs.len());
     if docs.len() <= size {
-        // One batch: analysed on the calling thread, so a small sync add never waits for a
-        // pool busy with other work.
+        // One batch: analysed on the calling thread.
         return Ok(PreparedDocs(vec![analyze_batch(analyzer, docs, store_text)?]));
     }
-    let batches = docs
-        .into_par_iter()
-        .chunks(size)
-        .map(|chunk| analyze_batch(analyzer, chunk, store_text))
-        .collect::<Result<_>>()?;
+    // Contiguous runs of batches, one per thread, so the batches come back in order.
+    let n_batches = docs.len().div_ceil(size);
+    let per_thread = n_batches.div_ceil(analysis_threads().min(n_batches)) * size;
+    let mut runs: Vec<Vec<NewDoc>> = Vec::new();
+    let mut rest = docs;
+    while rest.len() > per_thread {
+        let tail = rest.split_off(per_thread);
+        runs.push(std::mem::replace(&mut rest, tail));
+    }
+    runs.push(rest);
+    let analyze_run = |run: Vec<NewDoc>| -> Result<Vec<AnalyzedBatch>> {
+        let mut docs = run.into_iter();
+        let mut out = Vec::new();
+        loop {
+            let batch: Vec<NewDoc> = docs.by_ref().take(size).collect();
+            if batch.is_empty() {
+                return Ok(out);
+            }
+            out.push(analyze_batch(analyzer, batch, store_text)?);
+        }
+    };
+    // The first run on the calling thread, the others on scoped threads. A thread that
+    // cannot start panics, and so does a panic in analysis re-raised by the join: the
+    // binding's guard turns either into an error, before anything is staged.
+    let results: Vec<Result<Vec<AnalyzedBatch>>> = std::thread::scope(|scope| {
+        let mut runs = runs.into_iter();
+        let first = runs.next().unwrap_or_default();
+        let handles: Vec<_> = runs.map(|run| scope.spawn(move || analyze_run(run))).collect();
+        let mut results = vec![analyze_run(first)];
+        for h in handles {
+            results.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        results
+    });
+    let mut batches = Vec::with_capacity(n_batches);
+    for r in results {
+        batches.extend(r?);
+    }
     Ok(PreparedDocs(batches))
 }
 
@@ -203,7 +243,7 @@ fn analyze_batch(analyzer: &Analyzer, docs: Vec<NewDoc>, store_text: bool) -> Re
         let len =
             u32::try_from(ids.len()).map_err(|_| Error::invalid(format!("document {:?} has too many tokens", d.id)))?;
         ids.sort_unstable();
-        let mut counts: Vec<(u32, u32)> = Vec::new();
+        let mut counts: Vec<(u32, u32)> = Vec::with_capacity(ids.len());
         for &t in &ids {
             match counts.last_mut() {
                 Some((last, tf)) if *last == t => *tf += 1,
