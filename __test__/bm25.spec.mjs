@@ -360,7 +360,13 @@ test('U+0000 inside a token fails the whole add, sync or async, naming the docum
   t.is(index.size, 1)
   t.false(index.has('b'))
   // Empty token lists and empty tokens are not U+0000: they still index.
-  t.is(index.add([{ id: 'e', tokens: [] }, { id: 'f', tokens: ['', 'dog', ''] }]), 2)
+  t.is(
+    index.add([
+      { id: 'e', tokens: [] },
+      { id: 'f', tokens: ['', 'dog', ''] },
+    ]),
+    2,
+  )
   t.is(await index.addAsync([{ id: 'g', tokens: ['dog', 'dog'] }]), 1)
   t.deepEqual(
     index.search(['dog']).map((h) => h.id),
