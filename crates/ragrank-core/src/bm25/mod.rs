@@ -134,13 +134,13 @@ impl PreparedDocs {
     }
 }
 
-/// Documents per analysis batch: big enough to amortise term allocation and interning
-/// (once per distinct term per batch), small enough to spread over all cores.
 /// Threads a big add analyses on: its own, scoped to the call (see `prepare_docs`).
 fn analysis_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Documents per analysis batch: big enough to amortise term allocation and interning
+/// (once per distinct term per batch), small enough to spread over all cores.
 fn batch_size(n_docs: usize) -> usize {
     (n_docs / (4 * analysis_threads())).clamp(256, 8192)
 }
