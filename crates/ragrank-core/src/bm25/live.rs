@@ -703,14 +703,13 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
         alive[b][j] = live;
     }
     let mut builder = SegmentBuilder::new();
-    let kept = || {
-        batches
-            .iter()
-            .zip(&alive)
-            .flat_map(|(b, a)| b.docs.iter().zip(a))
-            .filter(|(_, &a)| a)
-    };
-    builder.reserve(kept().count(), kept().map(|(d, _)| d.counts.len()).sum());
+    let (docs, pairs) = batches
+        .iter()
+        .zip(&alive)
+        .flat_map(|(b, a)| b.docs.iter().zip(a))
+        .filter(|(_, &a)| a)
+        .fold((0, 0), |(n, p), (d, _)| (n + 1, p + d.counts.len()));
+    builder.reserve(docs, pairs);
     for (batch, alive) in batches.into_iter().zip(alive) {
         for (d, _) in batch.docs.iter().zip(&alive).filter(|(_, &a)| a) {
             next.live += 1;

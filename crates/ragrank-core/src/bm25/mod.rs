@@ -134,9 +134,11 @@ impl PreparedDocs {
     }
 }
 
-/// Threads a big add analyses on: its own, scoped to the call (see `prepare_docs`).
+/// Threads a big add analyses on: its own, scoped to the call (see `prepare_docs`). Read
+/// once: `available_parallelism` reads cgroup files, too slow for every small add.
 fn analysis_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Documents per analysis batch: big enough to amortise term allocation and interning
