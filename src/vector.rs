@@ -2,7 +2,8 @@
 //! `add`, `remove`, `search` and the getters are synchronous; `searchBatch`, `save` and `load`
 //! run on the libuv pool. Every read takes the current snapshot without a lock, so no call
 //! waits for a save, a batch or a background merge; a sync search that needs threads runs
-//! on the vector crate's own pool (`search_sync`), never behind work on the global one.
+//! on the vector crate's own pool (`search_sync`), never behind work on the global one; a
+//! `searchBatch` on its niced batch pool (`search_batch_pooled`), yielding to the loop.
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -216,7 +217,7 @@ impl NativeVectorIndex {
         let queries = queries.to_vec();
         BlockingTask::spawn(cancel, move |cancel| {
             let opts = search_options(&index, top_k, filter_ids, filter_meta)?;
-            let results = index.search_batch_with(&queries, &opts, cancel).or_napi()?;
+            let results = index.search_batch_pooled(&queries, &opts, cancel).or_napi()?;
             Ok(to_hits(&index, &results, include_fields))
         })
     }

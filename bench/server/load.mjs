@@ -10,9 +10,18 @@ const SERVE = fileURLToPath(new URL('./serve.mjs', import.meta.url))
 
 /** Starts bench/server/serve.mjs with `job`; resolves with { url, info, stop() } once it listens. */
 export function startServer(job, { log = () => {} } = {}) {
-  const child = spawn(process.execPath, ['--max-old-space-size=16384', SERVE, JSON.stringify(job)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.RAGRANK_SERVER_NODE_FLAGS?.split(' ') ?? []),
+      '--max-old-space-size=16384',
+      SERVE,
+      JSON.stringify(job),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let stderr = ''
   child.stderr.on('data', (d) => {
     stderr += d

@@ -12,7 +12,8 @@
 // Flags: --docs (10k, 100k, 1m or a count; default 100k), --endpoints (bm25, vector, hybrid, hybrid-rerank),
 // --concurrency (default 1,16,64), --duration (measured seconds per cell, default 5; 1 s warm-up before),
 // --stacks (ragrank, js, orama), --writer (no,yes: which writer settings to run), --probe-docs (default 1m;
-// 0 skips the probe), --soak <minutes>.
+// 0 skips the probe), --soak <minutes>. RAGRANK_SERVER_NODE_FLAGS: extra node flags for the server process (e.g.
+// `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // The rerank model is the rerank suite's bench/.cache/models/minilm-l6-cross-encoder (bench/models/prepare.py);
 // without it the hybrid-rerank cells are skipped, saying so. Output: bench/results/server.{md,json}.
 import { execFileSync } from 'node:child_process'

@@ -43,20 +43,30 @@ pub fn nice() -> i32 {
 /// `SCHED_BATCH` (see the module comment); for threads ragrank starts for its own
 /// maintenance. Best effort: a system that refuses leaves the thread as it was.
 pub fn lower_current_thread() {
+    lower_current_thread_to(nice(), true);
+}
+
+/// Lowers the calling thread's nice value to `want` (never raises it; 0 does nothing) and,
+/// with `batch_policy`, moves a `SCHED_OTHER` thread to `SCHED_BATCH`. For pools whose work
+/// a caller waits for but that should still yield to the event loop (`lower_current_thread`
+/// is the maintenance case). Best effort, as there.
+pub fn lower_current_thread_to(want: i32, batch_policy: bool) {
+    #[cfg(not(target_os = "linux"))]
+    let _ = (want, batch_policy);
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority and sched_setscheduler only set the calling thread's scheduling
     // attributes; on Linux a thread id given as the pid applies to that thread alone, and
     // sched_setscheduler keeps the nice value of a SCHED_OTHER/SCHED_BATCH thread.
     unsafe {
-        let (now, want) = (current_nice(), nice());
-        if want == 0 {
+        let now = current_nice();
+        if want <= 0 {
             return;
         }
         let tid = libc::gettid();
         if want > now {
-            let _ = libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, want);
+            let _ = libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, want.min(19));
         }
-        if libc::sched_getscheduler(tid) == libc::SCHED_OTHER {
+        if batch_policy && libc::sched_getscheduler(tid) == libc::SCHED_OTHER {
             let param = libc::sched_param { sched_priority: 0 };
             let _ = libc::sched_setscheduler(tid, libc::SCHED_BATCH, &param);
         }

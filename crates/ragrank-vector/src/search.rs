@@ -31,7 +31,7 @@ use crate::index::{check_row, Metric, Part, Shortlist, Storage, VectorIndex};
 use crate::kernels::hamming::{sign_bits_into, words, Hamming};
 use crate::kernels::Kernels;
 use crate::select::{RowMask, Selection};
-use crate::share::{share_rows, sync_pool};
+use crate::share::{batch_pool, share_rows, sync_pool};
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -384,6 +384,18 @@ impl VectorIndex {
             ..Default::default()
         };
         self.search_batch_with(queries, &opts, cancel)
+    }
+
+    /// `search_batch_with` on the batch pool (`share::batch_pool`), the calling thread
+    /// sleeping meanwhile: for an async caller on a pool thread, whose batch must yield the
+    /// cores to the event loop.
+    pub fn search_batch_pooled(
+        &self,
+        queries: &[f32],
+        opts: &SearchOptions,
+        cancel: &AtomicBool,
+    ) -> Result<Vec<Vec<Hit>>> {
+        batch_pool().install(|| self.search_batch_with(queries, opts, cancel))
     }
 
     /// `search_batch` with the filters of `opts`, which every query shares (the allowed

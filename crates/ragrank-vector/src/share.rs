@@ -25,6 +25,33 @@ pub fn sync_pool() -> &'static rayon::ThreadPool {
     })
 }
 
+/// The pool of batch searches (`searchBatch` and the coalesced batches of async searches),
+/// apart from the global pool, its threads at nice `RAGRANK_SEARCH_NICE` (0-19, default 5).
+/// A batch fills both cores for milliseconds while the event loop still has replies to
+/// write: at equal priority the scheduler gave the batch's threads the cores and left the
+/// loop runnable but waiting (measured at 64 concurrent vector requests); a lower weight
+/// (335 against the loop's 1024) lets the loop in at once and the batch keeps the rest.
+pub fn batch_pool() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let nice = std::env::var("RAGRANK_SEARCH_NICE")
+            .ok()
+            .and_then(|v| v.trim().parse::<i32>().ok())
+            .map_or(SEARCH_NICE, |v| v.clamp(0, 19));
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("ragrank-search-{i}"))
+            .start_handler(move |_| ragrank_core::background::lower_current_thread_to(nice, false))
+            .build()
+            .expect("a thread pool")
+    })
+}
+
+/// The default nice value of `batch_pool`'s threads: below the loop's weight, well above
+/// maintenance's (`ragrank_core::background::NICE`), which a waiting caller must outrun.
+pub const SEARCH_NICE: i32 = 5;
+
 /// Rows `0..n` shared out in chunks of about n / (16 x threads) rows, kept within
 /// `min_rows..=max_rows` and rounded up to a multiple of `align`: small enough to bound the
 /// wait for the last chunk, few enough to keep the counter cold. `work(state, rows)` runs
@@ -113,6 +140,24 @@ impl Drop for Count<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn batch_pool_threads_run_below_the_callers_priority_and_share_rows() {
+        let before = ragrank_core::background::current_nice();
+        let (nice, name, rows) = batch_pool().install(|| {
+            let states = share_rows(10_000, (64, 1024, 64), false, || 0usize, |n, r| *n += r.len());
+            (
+                ragrank_core::background::current_nice(),
+                std::thread::current().name().map(str::to_owned),
+                states.into_iter().sum::<usize>(),
+            )
+        });
+        assert!(nice >= SEARCH_NICE.min(19) && nice >= before, "batch pool nice {nice}");
+        assert!(name.is_some_and(|n| n.starts_with("ragrank-search-")));
+        assert_eq!(rows, 10_000);
+        assert_eq!(ragrank_core::background::current_nice(), before);
+    }
 
     #[test]
     fn every_chunk_runs_exactly_once() {
