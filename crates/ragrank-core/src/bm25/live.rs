@@ -673,7 +673,14 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
         added_of: FxHashMap::default(),
     };
     let mut batches: Vec<AnalyzedBatch> = Vec::new();
-    for op in ops {
+    // Whether an operation at or after each one may remove a document: only documents
+    // added before such an operation need to be found by id (a plain add of 100k
+    // documents then builds no id map here).
+    let mut removes_from = vec![false; ops.len() + 1];
+    for (i, op) in ops.iter().enumerate().rev() {
+        removes_from[i] = removes_from[i + 1] || matches!(op, Op::Remove(_) | Op::Add(_, true));
+    }
+    for (i, op) in ops.into_iter().enumerate() {
         match op {
             Op::Add(new, upsert) => {
                 for batch in new {
@@ -683,7 +690,9 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
                         if upsert {
                             a.remove(&d.id);
                         }
-                        a.added_of.insert(Arc::from(d.id.as_str()), a.added.len());
+                        if removes_from[i] {
+                            a.added_of.insert(Arc::from(d.id.as_str()), a.added.len());
+                        }
                         a.added.push((batches.len(), j, true));
                     }
                     batches.push(batch);
