@@ -6,6 +6,7 @@ import http from 'node:http'
 import { AbortError, RagrankError } from '../dist/esm/index.js'
 import { buildServer } from '../examples/server/app.mjs'
 import { loadStack } from '../examples/server/load-stack.mjs'
+import { vectorBase64 } from '../examples/server/routes/params.mjs'
 
 const stack = await loadStack() // demo corpus, tiny-embedder, tiny-cross-encoder
 
@@ -43,6 +44,25 @@ function waitingReranker() {
     },
   }
 }
+
+test('a vector sent as base64 of float32 gets the hits of the same vector as a number array', async (t) => {
+  const { url } = await start(t, { stack })
+  const vector = Array.from((await stack.embedder.embedQuery('velmora clay')).slice())
+  const asArray = await post(url, '/search/vector', { vector, topK: 4 })
+  const asBase64 = await post(url, '/search/vector', { vector: vectorBase64(vector), topK: 4 })
+  t.is(asBase64.status, 200)
+  t.deepEqual(asBase64.body, asArray.body)
+  const hybrid = await post(url, '/search/hybrid', { query: 'velmora clay', vector: vectorBase64(vector), topK: 3 })
+  t.deepEqual(hybrid.body, (await post(url, '/search/hybrid', { query: 'velmora clay', vector, topK: 3 })).body)
+  // Not a whole number of float32 values (6 bytes), and the wrong dimension: 400s naming the problem.
+  const ragged = await post(url, '/search/vector', { vector: Buffer.from([1, 2, 3, 4, 5, 6]).toString('base64') })
+  t.is(ragged.status, 400)
+  t.like(ragged.body, { error: 'ERR_INVALID_ARG' })
+  t.regex(ragged.body.message, /6 bytes/)
+  const short = await post(url, '/search/vector', { vector: vectorBase64(vector.slice(1)) })
+  t.is(short.status, 400)
+  t.like(short.body, { error: 'ERR_INVALID_ARG' })
+})
 
 test('every search endpoint answers GET and POST with hits best first', async (t) => {
   const { url } = await start(t, { stack })
@@ -117,7 +137,8 @@ test('ragrank validation errors are 400 with their code; other failures 500 with
     ['/search/bm25', { query: 'velmora', topK: -1 }, /topK/],
     ['/search/bm25', { topK: 3 }, /query must be a string/],
     ['/search/vector', { vector: [1, 2, 3] }, /dim/],
-    ['/search/vector', { vector: 'not a vector' }, /Float32Array/],
+    ['/search/vector', { vector: 'not a vector' }, /base64 of float32/],
+    ['/search/vector', { vector: { 0: 1 } }, /Float32Array/],
     ['/search/hybrid', { query: 42 }, /query must be a string/],
     ['/documents', { documents: 'nope' }, /documents must be an array/],
     ['/documents', { documents: [{ id: 7, text: 'x' }] }, /id/],

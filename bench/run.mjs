@@ -11,7 +11,7 @@
 //   npm run bench -- --extended         also bm25s+numba and bm25s n_threads=2 at 1M documents (+5-6 min)
 //   npm run bench -- --corpora cran,zipf-100k --engines ragrank,bm25s --repeats 7
 //   npm run bench -- --suite server     the HTTP server suite, only when asked for (flags: bench/suites/server.mjs:
-//                                       --docs --endpoints --concurrency --duration --stacks --writer --probe-docs --soak)
+//                                       --docs --endpoints --concurrency --duration --stacks --writer --probe-docs --soak --vector-encoding)
 //
 // Corpora: cran, cisi, zipf-<size> (10k, 100k, 1m, or any count). Engines: ragrank, bm25s (numpy and,
 // when installed, numba), minisearch, orama, wink, okapibm25.
@@ -39,7 +39,7 @@ function usage(code) {
   const text = `usage: node bench/run.mjs [--quick] [--extended] [--full] [--sizes 1m:384,10k:768] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]
                          [--corpora a,b] [--engines a,b] [--repeats N] [--out DIR]
        server suite:     [--docs 100k] [--endpoints a,b] [--concurrency 1,16,64] [--duration S] [--stacks a,b]
-                         [--writer no,yes] [--probe-docs 1m|0] [--soak MINUTES]`
+                         [--writer no,yes] [--probe-docs 1m|0] [--soak MINUTES] [--vector-encoding base64|json]`
   ;(code ? console.error : console.log)(text)
   process.exit(code)
 }
@@ -81,6 +81,7 @@ function parseArgs(argv) {
     else if (a === '--writer') opts.writer = value()
     else if (a === '--probe-docs') opts.probeDocs = value()
     else if (a === '--soak') opts.soak = value()
+    else if (a === '--vector-encoding') opts.vectorEncoding = value()
     else if (a === '-h' || a === '--help') usage(0)
     else {
       console.error(`unknown option ${a}`)

@@ -10,6 +10,8 @@ const badInput = (message) => new HttpError(400, 'ERR_INVALID_ARG', message)
 
 function checked({ query, topK = 10, vector }, { needsQuery, needsVector }) {
   if (needsQuery && typeof query !== 'string') throw badInput('query must be a string')
+  // A base64 vector arrives as a Float32Array (searchParams); the peers' stacks take plain arrays.
+  if (vector instanceof Float32Array) vector = Array.from(vector)
   if (needsVector && !Array.isArray(vector)) throw badInput('vector must be an array of numbers')
   if (!Number.isInteger(topK) || topK < 0) throw badInput('topK must be a non-negative integer')
   return { query, topK, vector }

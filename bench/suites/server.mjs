@@ -12,7 +12,8 @@
 // Flags: --docs (10k, 100k, 1m or a count; default 100k), --endpoints (bm25, vector, hybrid, hybrid-rerank),
 // --concurrency (default 1,16,64), --duration (measured seconds per cell, default 5; 1 s warm-up before),
 // --stacks (ragrank, js, orama), --writer (no,yes: which writer settings to run), --probe-docs (default 1m;
-// 0 skips the probe), --soak <minutes>. RAGRANK_SERVER_NODE_FLAGS: extra node flags for the server process (e.g.
+// 0 skips the probe), --soak <minutes>, --vector-encoding (how requests send their query vectors: base64 of float32,
+// the default, or json number arrays). RAGRANK_SERVER_NODE_FLAGS: extra node flags for the server process (e.g.
 // `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // The rerank model is the rerank suite's bench/.cache/models/minilm-l6-cross-encoder (bench/models/prepare.py);
 // without it the hybrid-rerank cells are skipped, saying so. Output: bench/results/server.{md,json}.
@@ -29,6 +30,7 @@ import { generateZipf, parseSize } from '../lib/zipf.mjs'
 import { queryVectors, RERANK_DEPTH, RERANK_MAX_LENGTH, RERANK_MODEL, TOP_K } from '../server/data.mjs'
 import { cell, startServer, startWriter } from '../server/load.mjs'
 import { runProbe } from '../server/probe.mjs'
+import { vectorBase64 } from '../../examples/server/routes/params.mjs'
 import { serverReport, soakReport } from '../server/report.mjs'
 import { runSoak } from '../server/soak.mjs'
 
@@ -63,6 +65,7 @@ export function settings(opts) {
     writer: oneOf(list(opts.writer, ['no', 'yes']), ['no', 'yes'], '--writer').map((w) => w === 'yes'),
     probeDocs: parseSize(opts.probeDocs ?? '1m'),
     soak: opts.soak === undefined ? 0 : Number(opts.soak),
+    vectorEncoding: oneOf([opts.vectorEncoding ?? 'base64'], ['base64', 'json'], '--vector-encoding')[0],
     queries: N_QUERIES,
     topK: TOP_K,
     rerankDepth: RERANK_DEPTH,
@@ -81,11 +84,12 @@ function requestBodies(corpus, s) {
   const texts = corpus.queries.slice(0, N_QUERIES).map((q) => corpus.queryText(q))
   const vectors = queryVectors(N_QUERIES, s.dim)
   const body = (o) => JSON.stringify({ ...o, topK: s.topK })
+  const encoded = vectors.map((v) => (s.vectorEncoding === 'base64' ? vectorBase64(v) : v))
   return {
     bm25: texts.map((query) => body({ query })),
-    vector: vectors.map((vector) => body({ vector })),
-    hybrid: texts.map((query, i) => body({ query, vector: vectors[i] })),
-    'hybrid-rerank': texts.map((query, i) => body({ query, vector: vectors[i] })),
+    vector: encoded.map((vector) => body({ vector })),
+    hybrid: texts.map((query, i) => body({ query, vector: encoded[i] })),
+    'hybrid-rerank': texts.map((query, i) => body({ query, vector: encoded[i] })),
   }
 }
 
@@ -277,12 +281,28 @@ export async function runServerSuite(opts) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
     options: Object.fromEntries(
-      ['docs', 'endpoints', 'concurrency', 'duration', 'stacks', 'writer', 'probe-docs', 'soak', 'out']
+      [
+        'docs',
+        'endpoints',
+        'concurrency',
+        'duration',
+        'stacks',
+        'writer',
+        'probe-docs',
+        'soak',
+        'out',
+        'vector-encoding',
+      ]
         .map((k) => [k, { type: 'string' }])
         .concat([['report', { type: 'boolean' }]]),
     ),
   })
-  const opts = { ...values, probeDocs: values['probe-docs'], outDir: values.out && path.resolve(values.out) }
+  const opts = {
+    ...values,
+    probeDocs: values['probe-docs'],
+    vectorEncoding: values['vector-encoding'],
+    outDir: values.out && path.resolve(values.out),
+  }
   const { markdown } = values.report ? rewriteServerReport(opts.outDir) : await runServerSuite(opts)
   process.stdout.write(`${markdown}\n`)
 }
