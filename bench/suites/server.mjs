@@ -12,8 +12,8 @@
 // Flags: --docs (10k, 100k, 1m or a count; default 100k), --endpoints (bm25, vector, hybrid, hybrid-rerank),
 // --concurrency (default 1,16,64), --duration (measured seconds per cell, default 5; 1 s warm-up before),
 // --stacks (ragrank, js, orama), --writer (no,yes: which writer settings to run), --probe-docs (default 1m;
-// 0 skips the probe), --soak <minutes>, --vector-encoding (how requests send their query vectors: base64 of float32,
-// the default, or json number arrays). RAGRANK_SERVER_NODE_FLAGS: extra node flags for the server process (e.g.
+// 0 skips the probe), --soak <minutes>, --vector-encoding (how requests send their query vectors: json number arrays,
+// the default, or base64 of float32). RAGRANK_SERVER_NODE_FLAGS: extra node flags for the server process (e.g.
 // `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // The rerank model is the rerank suite's bench/.cache/models/minilm-l6-cross-encoder (bench/models/prepare.py);
 // without it the hybrid-rerank cells are skipped, saying so. Output: bench/results/server.{md,json}.
@@ -65,7 +65,7 @@ export function settings(opts) {
     writer: oneOf(list(opts.writer, ['no', 'yes']), ['no', 'yes'], '--writer').map((w) => w === 'yes'),
     probeDocs: parseSize(opts.probeDocs ?? '1m'),
     soak: opts.soak === undefined ? 0 : Number(opts.soak),
-    vectorEncoding: oneOf([opts.vectorEncoding ?? 'base64'], ['base64', 'json'], '--vector-encoding')[0],
+    vectorEncoding: oneOf([opts.vectorEncoding ?? 'json'], ['base64', 'json'], '--vector-encoding')[0],
     queries: N_QUERIES,
     topK: TOP_K,
     rerankDepth: RERANK_DEPTH,
