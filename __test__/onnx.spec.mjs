@@ -75,8 +75,11 @@ test('the int8 model is close to its unpadded reference', async (t) => {
   const q = await CrossEncoder.load(join(models, 'tiny-cross-encoder'), { quantized: true })
   t.true(q.files.model.endsWith('model_quantized.onnx'))
   const g = ref.cross_encoder.groups[0]
+  // ONNX Runtime's x64 int8 GEMM kernels differ by ISA (the reference was made on an Intel host; an AMD EPYC
+  // host differs from it by up to 0.097 on these logits), so the bound is the size of the quantization error
+  // itself (int8 vs fp32: up to 0.16 here), not float rounding. A broken int8 path is off by far more.
   for (const r of await q.rerank(g.query, g.documents, { activation: 'none', batchSize: 1 })) {
-    t.true(Math.abs(r.score - g.results['tiny-cross-encoder/quantized'].logits[r.index][0]) < 0.05)
+    t.true(Math.abs(r.score - g.results['tiny-cross-encoder/quantized'].logits[r.index][0]) < 0.15)
   }
 })
 
