@@ -153,6 +153,37 @@ test('maxWaitMs waits for more calls when idle, but dispatches at once when maxB
   t.deepEqual(await Promise.all(full), [40, 50, 60])
 })
 
+test('a large batch resolves its callers a slice per loop turn; the next batch and idle() do not wait wrongly', async (t) => {
+  const f = fake()
+  const b = new Batcher(f.run, DEFAULTS)
+  const resolved = []
+  const first = Array.from({ length: 40 }, (_, i) => b.submit('k', i).then((v) => resolved.push(v)))
+  await Promise.resolve()
+  let idle = false
+  b.idle().then(() => {
+    idle = true
+  })
+  const later = b.submit('k', 100)
+  f.batches[0].resolve()
+  await first[0]
+  // Other work queued on the loop after the first caller's reply gets its turn before the last callers'.
+  const seenByLaterWork = await new Promise((r) => setImmediate(() => r(resolved.length)))
+  t.true(seenByLaterWork < 40, `other work ran after ${seenByLaterWork} of 40 callers were resolved`)
+  t.true(seenByLaterWork >= 8)
+  t.is(f.batches.length, 2, 'the next batch was sent before the callers of the last one were all resolved')
+  t.false(idle, 'not idle while callers wait for their results')
+  f.batches[1].resolve()
+  t.is(await later, 1000)
+  await Promise.all(first)
+  t.deepEqual(
+    resolved,
+    Array.from({ length: 40 }, (_, i) => i * 10),
+    'every caller got its own result, in order',
+  )
+  await tick()
+  t.true(idle)
+})
+
 test('coalesceOption: false turns it off, an object overrides the defaults, bad values throw', (t) => {
   t.is(coalesceOption(false, 'o', DEFAULTS), false)
   t.deepEqual(coalesceOption(undefined, 'o', DEFAULTS), DEFAULTS)

@@ -51,6 +51,8 @@ interface Running {
 /** Longest wait accepted: a coalescing wait is meant to be short. */
 const MAX_WAIT_MS = 1000
 const COALESCE_KEYS = optionKeys('maxBatch', 'maxWaitMs')
+/** Callers resolved per loop turn when a batch completes (see #resolveInSlices). */
+const SETTLE_SLICE = 8
 
 /** `coalesce` as an owner's option: false (off), or `{ maxBatch?, maxWaitMs? }` over the defaults. */
 export function coalesceOption(
@@ -85,6 +87,8 @@ export class Batcher<I, O> {
   #scheduled = false
   #timer: ReturnType<typeof setTimeout> | undefined
   #drained: (() => void)[] = []
+  /** Completed batches whose callers are still being resolved, slice by slice. */
+  #settling = 0
 
   constructor(run: RunBatch<I, O>, options: Required<CoalesceOptions>) {
     this.#run = run
@@ -110,7 +114,7 @@ export class Batcher<I, O> {
 
   /** Resolves once no call is queued or running (at once when idle): e.g. before freeing what batches use. */
   idle(): Promise<void> {
-    if (!this.#running && this.#queues.size === 0) return Promise.resolve()
+    if (this.#isIdle()) return Promise.resolve()
     return new Promise((resolve) => this.#drained.push(resolve))
   }
 
@@ -167,7 +171,15 @@ export class Batcher<I, O> {
     this.#running = false
     // What queued meanwhile goes at once: waiting longer would only add latency.
     if (this.#queues.size > 0) this.#dispatch()
-    else for (const resolve of this.#drained.splice(0)) resolve()
+    else this.#notifyIdle()
+  }
+
+  #isIdle(): boolean {
+    return !this.#running && this.#queues.size === 0 && this.#settling === 0
+  }
+
+  #notifyIdle(): void {
+    if (this.#isIdle()) for (const resolve of this.#drained.splice(0)) resolve()
   }
 
   async #execute(entries: Entry<I, O>[]): Promise<void> {
@@ -179,9 +191,7 @@ export class Batcher<I, O> {
         batchSignal(entries, batch),
       )
       if (out.length !== entries.length) throw new Error(`a batch of ${entries.length} gave ${out.length} results`)
-      entries.forEach((e, i) => {
-        this.#settle(e, () => e.resolve(out[i]))
-      })
+      this.#resolveInSlices(entries, out, 0, false)
     } catch (error) {
       const left = entries.filter((e) => !e.settled)
       if (left.length === 1 || entries.length === 1) {
@@ -200,6 +210,27 @@ export class Batcher<I, O> {
           }
         }),
       )
+    }
+  }
+
+  /**
+   * Resolves `SETTLE_SLICE` callers now and the rest on later loop turns. Each resolved caller's
+   * continuation (in a server: serializing and writing its reply) runs in the same macrotask as
+   * its resolve, so settling 64 at once held the event loop for the replies of all 64; between
+   * slices, timers and other sockets get their turn. The next batch does not wait for the slices.
+   */
+  #resolveInSlices(entries: Entry<I, O>[], out: readonly O[], from: number, deferred: boolean): void {
+    const end = Math.min(from + SETTLE_SLICE, entries.length)
+    for (let i = from; i < end; i++) {
+      const e = entries[i]
+      this.#settle(e, () => e.resolve(out[i]))
+    }
+    if (end < entries.length) {
+      if (!deferred) this.#settling++
+      setImmediate(() => this.#resolveInSlices(entries, out, end, true))
+    } else if (deferred) {
+      this.#settling--
+      this.#notifyIdle()
     }
   }
 
