@@ -190,7 +190,7 @@ export declare function initOnnxRuntime(path: string): string
  */
 export interface NativeBatchHits {
   counts: Uint32Array
-  /** UTF-16 when any id is not ASCII (`js_string`; the encoding runs on the pool). */
+  /** UTF-16 when any id is not ASCII (encoded on the pool: decoding UTF-8 on the event loop cost more). */
   ids: string
   idEnds: Uint32Array
   scores: Float64Array

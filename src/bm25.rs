@@ -69,7 +69,7 @@ pub struct NativeHits {
 pub struct NativeBatchHits {
     #[napi(ts_type = "Uint32Array")]
     pub counts: Column<u32>,
-    /// UTF-16 when any id is not ASCII (`js_string`; the encoding runs on the pool).
+    /// UTF-16 when any id is not ASCII (encoded on the pool: decoding UTF-8 on the event loop cost more).
     #[napi(ts_type = "string")]
     pub ids: Either<String, Utf16String>,
     #[napi(ts_type = "Uint32Array")]
@@ -81,38 +81,63 @@ pub struct NativeBatchHits {
 }
 
 impl NativeBatchHits {
-    fn new(counts: Vec<u32>, h: NativeHits) -> Self {
+    /// The columns of every query's hits, in one pass over them: the ids go straight into the
+    /// string JS receives (UTF-16 when any is not ASCII), and the numbers into the columns.
+    fn new(index: &Snapshot, results: &[Vec<Hit>], include_fields: bool) -> Self {
+        let n: usize = results.iter().map(Vec::len).sum();
+        let docs: Vec<_> = results.iter().flatten().map(|h| index.doc(h.slot)).collect();
+        let mut id_ends = Vec::with_capacity(n);
+        let ids = if docs.iter().all(|d| d.id.is_ascii()) {
+            let mut ids = String::with_capacity(docs.iter().map(|d| d.id.len()).sum());
+            for d in &docs {
+                ids.push_str(&d.id);
+                id_ends.push(ids.len() as u32);
+            }
+            Either::A(ids)
+        } else {
+            // At most one UTF-16 unit per UTF-8 byte.
+            let mut ids: Vec<u16> = Vec::with_capacity(docs.iter().map(|d| d.id.len()).sum());
+            for d in &docs {
+                ids.extend(d.id.encode_utf16());
+                id_ends.push(ids.len() as u32);
+            }
+            Either::B(Utf16String::from(ids))
+        };
+        let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
+        let any_meta = include_fields && docs.iter().any(|d| d.meta.is_some());
         NativeBatchHits {
-            counts: Column(counts),
-            ids: js_string(h.ids),
-            // Copied out of arrays that never reached JS: dropping those frees their vectors here.
-            id_ends: Column(h.id_ends.to_vec()),
-            scores: Column(h.scores.to_vec()),
-            texts: h.texts,
-            metas_json: h.metas_json,
+            counts: Column(results.iter().map(|hits| hits.len() as u32).collect()),
+            ids,
+            id_ends: Column(id_ends),
+            scores: Column(results.iter().flatten().map(|h| h.score as f64).collect()),
+            texts: any_text.then(|| docs.iter().map(|d| d.text.as_deref().map(str::to_owned)).collect()),
+            metas_json: any_meta.then(|| metas_json(docs.iter().map(|d| d.meta.as_ref()))),
         }
     }
 }
 
 /// The queries of a batch from one UTF-16 string and each query's length in code units (one
-/// string crosses the boundary instead of one per query, and is split here on the pool).
+/// string crosses the boundary instead of one per query, and is decoded here on the pool),
+/// as one UTF-8 string and each query's end in it: one allocation for the whole batch.
 /// Lone surrogates become U+FFFD, as napi's UTF-8 conversion of a string does.
-fn split_queries(joined: &[u16], lengths: &[u32]) -> napi::Result<Vec<String>> {
+fn split_queries(joined: &[u16], lengths: &[u32]) -> napi::Result<(String, Vec<usize>)> {
+    let mismatch = || internal("searchBatch: query lengths do not add up to the joined queries");
+    // An upper bound of the UTF-8 size: 3 bytes per unit above U+007F (a surrogate pair's 4 is 2 each).
+    let bytes = joined.iter().map(|&u| if u < 0x80 { 1 } else { 3 }).sum();
+    let mut text = String::with_capacity(bytes);
+    let mut ends = Vec::with_capacity(lengths.len());
     let mut at = 0usize;
-    let queries = lengths
-        .iter()
-        .map(|&n| {
-            let q = joined.get(at..at + n as usize)?;
-            at += n as usize;
-            Some(String::from_utf16_lossy(q))
-        })
-        .collect::<Option<Vec<_>>>();
-    match queries {
-        Some(q) if at == joined.len() => Ok(q),
-        _ => Err(internal(
-            "searchBatch: query lengths do not add up to the joined queries",
-        )),
+    for &n in lengths {
+        let q = joined.get(at..at + n as usize).ok_or_else(mismatch)?;
+        at += n as usize;
+        // Decoded query by query, so a surrogate cut at a query's end stays lone, as before.
+        text.extend(char::decode_utf16(q.iter().copied()).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)));
+        ends.push(text.len());
     }
+    if at != joined.len() {
+        return Err(mismatch());
+    }
+    Ok((text, ends))
 }
 
 type Shared = Arc<Bm25Index>;
@@ -547,11 +572,16 @@ fn batch_task(
             return Err(internal("searchBatch on a released snapshot"));
         }
         let opts = resolve_options(&index, top_k, options.as_ref())?;
-        let texts = split_queries(&queries, &lengths)?;
-        let queries: Vec<Query> = texts
+        let (text, ends) = split_queries(&queries, &lengths)?;
+        let mut start = 0;
+        let queries: Vec<Query> = ends
             .iter()
             .enumerate()
-            .map(|(i, q)| to_query(q, are_tokens.get(i).is_some_and(|&t| t != 0)))
+            .map(|(i, &end)| {
+                let q = to_query(&text[start..end], are_tokens.get(i).is_some_and(|&t| t != 0));
+                start = end;
+                q
+            })
             .collect();
         let results = match queries.as_slice() {
             // A lone query (a coalesced call that found nothing in flight) runs here on the
@@ -565,8 +595,6 @@ fn batch_task(
                 .search_batch_threads(&queries, &opts.core, cancel, threads.map(|t| t as usize))
                 .or_napi()?,
         };
-        let counts = results.iter().map(|hits| hits.len() as u32).collect();
-        let all = results.into_iter().flatten().collect();
-        Ok(NativeBatchHits::new(counts, to_hits(&index, all, opts.include_fields)))
+        Ok(NativeBatchHits::new(&index, &results, opts.include_fields))
     })
 }

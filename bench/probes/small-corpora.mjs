@@ -1,5 +1,5 @@
 // The small BM25 corpora as token lists, the same for every build an A/B probe loads: Zipf 10k from its generator,
-// the real collections through `analyzer` (a Bm25Index of one build, so both builds index the same tokens).
+// the real collections through `analyzer` (with their own ids) (a Bm25Index of one build, so both builds index the same tokens).
 import { generateZipf } from '../lib/zipf.mjs'
 
 export async function smallCorpus(name, analyzer) {
@@ -7,10 +7,15 @@ export async function smallCorpus(name, analyzer) {
     const z = generateZipf({ nDocs: 10_000 })
     return {
       docs: Array.from({ length: z.nDocs }, (_, i) => z.docTokens(i)),
+      ids: Array.from({ length: z.nDocs }, (_, i) => `d${i}`),
       queries: z.queries.map((q) => z.queryTokens(q)),
     }
   }
   const ds = await import('../lib/datasets.mjs')
   const d = { cran: ds.loadCran, cisi: ds.loadCisi, korquad: ds.loadKorquad, 'ko-sci': ds.loadKoSci }[name]()
-  return { docs: d.docs.map((x) => analyzer.analyze(x.text)), queries: d.queries.map((q) => analyzer.analyze(q.text)) }
+  return {
+    docs: d.docs.map((x) => analyzer.analyze(x.text)),
+    ids: d.docs.map((x) => x.id),
+    queries: d.queries.map((q) => analyzer.analyze(q.text)),
+  }
 }
