@@ -286,7 +286,7 @@ function environment(bm25, split, vector) {
     )
   if (bm25?.meta.loadAverage1m)
     lines.push(
-      `- 1-minute load average during the BM25 run: median ${bm25.meta.loadAverage1m.median} (min ${bm25.meta.loadAverage1m.min}, max ${bm25.meta.loadAverage1m.max}); a shared VM, expect 10-20% noise.`,
+      `- 1-minute load average during the BM25 run: median ${bm25.meta.loadAverage1m.median.toFixed(2)} (min ${bm25.meta.loadAverage1m.min.toFixed(2)}, max ${bm25.meta.loadAverage1m.max.toFixed(2)}); a shared VM, expect 10-20% noise.`,
     )
   if (bm25?.meta.ragrankBuild)
     lines.push(
