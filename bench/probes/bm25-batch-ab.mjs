@@ -6,7 +6,7 @@
 // cells are the median us per query (wall). Checks that both builds return the same hits for every query.
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
-import { smallCorpus } from './small-corpora.mjs'
+import { sequentialPass, smallCorpus } from './small-corpora.mjs'
 
 const [aRoot, bRoot, corporaArg = 'cran,cisi,korquad,ko-sci,zipf-10k', roundsArg = '7'] = process.argv.slice(2)
 const load = async (root) => import(pathToFileURL(`${root}/dist/esm/index.js`).href)
@@ -31,15 +31,7 @@ async function batchPass(idx, queries, minMs) {
   return ((performance.now() - t0) * 1e3) / n
 }
 
-function seqPass(idx, queries, minMs) {
-  let n = 0
-  const t0 = performance.now()
-  do {
-    for (const q of queries) idx.search(q, { topK: 10 })
-    n += queries.length
-  } while (performance.now() - t0 < minMs)
-  return ((performance.now() - t0) * 1e3) / n
-}
+const seqPass = (idx, queries, minMs) => sequentialPass(idx, queries, minMs) * 1e3
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 const rounds = Number(roundsArg)

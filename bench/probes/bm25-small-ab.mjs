@@ -4,9 +4,8 @@
 // tokens (the worktree's analyzer for the text corpora, the generated ones for Zipf); the rounds alternate A and B
 // over the whole query set, so load from other processes hits both alike. Also times an empty (OOV) query: the
 // floor of a call. Checks that both return the same hits (ids and scores) for every query.
-import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
-import { smallCorpus } from './small-corpora.mjs'
+import { sequentialPass as pass, smallCorpus } from './small-corpora.mjs'
 
 const [aRoot, bRoot, corporaArg = 'cran,cisi,korquad,ko-sci,zipf-10k', roundsArg = '7'] = process.argv.slice(2)
 const load = async (root) => import(pathToFileURL(`${root}/dist/esm/index.js`).href)
@@ -21,16 +20,6 @@ async function build(mod, docs) {
   idx.search(docs[0].slice(0, 1))
   await new Promise((r) => setTimeout(r, 1500)) // the quiet snapshot precomputes its parts
   return idx
-}
-
-function pass(idx, queries, minMs) {
-  let n = 0
-  const t0 = performance.now()
-  do {
-    for (const q of queries) idx.search(q, { topK: 10 })
-    n += queries.length
-  } while (performance.now() - t0 < minMs)
-  return (performance.now() - t0) / n
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]

@@ -19,3 +19,14 @@ export async function smallCorpus(name, analyzer) {
     queries: d.queries.map((q) => analyzer.analyze(q.text)),
   }
 }
+
+/** Sequential sync `search` passes over `queries` for at least `minMs`: ms per query. */
+export function sequentialPass(idx, queries, minMs) {
+  let n = 0
+  const t0 = performance.now()
+  do {
+    for (const q of queries) idx.search(q, { topK: 10 })
+    n += queries.length
+  } while (performance.now() - t0 < minMs)
+  return (performance.now() - t0) / n
+}
