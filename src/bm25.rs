@@ -12,7 +12,7 @@ use napi::bindgen_prelude::{
 };
 use napi_derive::napi;
 use ragrank_core::bm25::{
-    persist, prepare_docs, retire, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot,
+    persist, prepare_docs, retire, Bm25Index, Doc, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot,
     Strategy,
 };
 
@@ -103,15 +103,14 @@ impl NativeBatchHits {
             }
             Either::B(Utf16String::from(ids))
         };
-        let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
-        let any_meta = include_fields && docs.iter().any(|d| d.meta.is_some());
+        let (texts, metas_json) = doc_fields(&docs, include_fields);
         NativeBatchHits {
             counts: Column(results.iter().map(|hits| hits.len() as u32).collect()),
             ids,
             id_ends: Column(id_ends),
             scores: Column(results.iter().flatten().map(|h| h.score as f64).collect()),
-            texts: any_text.then(|| docs.iter().map(|d| d.text.as_deref().map(str::to_owned)).collect()),
-            metas_json: any_meta.then(|| metas_json(docs.iter().map(|d| d.meta.as_ref()))),
+            texts,
+            metas_json,
         }
     }
 }
@@ -249,8 +248,7 @@ fn resolve_options(index: &Snapshot, top_k: u32, o: Option<&NativeSearchOptions>
 
 fn to_hits(index: &Snapshot, hits: Vec<Hit>, include_fields: bool) -> NativeHits {
     let docs: Vec<_> = hits.iter().map(|h| index.doc(h.slot)).collect();
-    let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
-    let any_meta = include_fields && docs.iter().any(|d| d.meta.is_some());
+    let (texts, metas_json) = doc_fields(&docs, include_fields);
     let mut ids = String::with_capacity(docs.iter().map(|d| d.id.len()).sum());
     let mut id_ends = Vec::with_capacity(docs.len());
     let mut end = 0u32;
@@ -263,9 +261,19 @@ fn to_hits(index: &Snapshot, hits: Vec<Hit>, include_fields: bool) -> NativeHits
         ids,
         id_ends: Uint32Array::new(id_ends),
         scores: Float64Array::new(hits.iter().map(|h| h.score as f64).collect()),
-        texts: any_text.then(|| docs.iter().map(|d| d.text.as_deref().map(str::to_owned)).collect()),
-        metas_json: any_meta.then(|| metas_json(docs.iter().map(|d| d.meta.as_ref()))),
+        texts,
+        metas_json,
     }
+}
+
+/// The hits' texts and metadata columns when asked for and any hit has them.
+fn doc_fields(docs: &[&Doc], include_fields: bool) -> (Option<Vec<Option<String>>>, Option<String>) {
+    let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
+    let any_meta = include_fields && docs.iter().any(|d| d.meta.is_some());
+    (
+        any_text.then(|| docs.iter().map(|d| d.text.as_deref().map(str::to_owned)).collect()),
+        any_meta.then(|| metas_json(docs.iter().map(|d| d.meta.as_ref()))),
+    )
 }
 
 /// A snapshot held by a sync call on the event loop: if a refresh or merge replaced it
