@@ -37,7 +37,8 @@ async function time(label, fn) {
 }
 const only = process.argv[4]
 if (only !== 'seq') await time('searchBatch threads 1', () => idx.searchBatch(qs, { topK: 10, threads: 1 }))
-if (only !== 'batch') await time('search sequential', () => {
-  for (const q of qs) idx.search(q, { topK: 10 })
-})
+if (only !== 'batch')
+  await time('search sequential', () => {
+    for (const q of qs) idx.search(q, { topK: 10 })
+  })
 console.log(`${qs.length} queries, ${c.docs.length} docs`)
