@@ -41,7 +41,8 @@ const note = (text) => {
 const failed = (r) => (r?.error ? `error: ${note(r.error)}` : r?.skipped ? `skipped: ${note(r.skipped)}` : '–')
 /** "median (min–max)" of a summary { median, min, max }. */
 const cell = (s) => (s?.median === undefined ? '–' : `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`)
-const ratio = (a, b) => (a && b ? `${fmt(a / b, a / b >= 10 ? 0 : 1)}×` : '–')
+/** "a / b" as a ratio cell: one decimal below 10x, none from 10x. */
+export const ratio = (a, b) => (a && b ? `${fmt(a / b, a / b >= 10 ? 0 : 1)}×` : '–')
 const table = (header, rows) =>
   [
     `| ${header.join(' | ')} |`,
