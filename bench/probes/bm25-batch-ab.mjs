@@ -3,7 +3,8 @@
 // their own document ids (KorQuAD's are Korean titles), issue 22:
 //   node bench/probes/bm25-batch-ab.mjs A_ROOT B_ROOT [corpora] [rounds]
 // A_ROOT / B_ROOT hold a package copy (dist/, index.js, package.json, the .node binary). Rounds alternate A and B;
-// cells are the median us per query (wall). Checks that both builds return the same hits for every query.
+// cells are the median us per query (wall). Checks that both builds return the same hits for every query. The batch
+// column favours the build loaded first by about 15% (bm25-small/README.md, session 18): run both orders.
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import { sequentialPass, smallCorpus } from './small-corpora.mjs'

@@ -10,7 +10,7 @@
 // the timed loop begins, to attach `perf record -k CLOCK_MONOTONIC -e sched:sched_switch ...` then (see offcpu.py).
 // SCHEDSTAT=1 (Linux) adds to each slow call how long the event-loop thread waited runnable (preempted) during it
 // and how many times it was switched back in, from /proc/thread-self/schedstat: no switch means the whole call ran
-// on the CPU. This needs no profiler (perf's own threads preempt the loop on 2 cores) and misses no switch.
+// on the CPU, and the loop thread's page faults during it. This needs no profiler (perf's own threads preempt the loop on 2 cores) and misses no switch.
 // SKIP=add,save,vsave,vbatch leaves out background jobs. With SLOW=1 the slow calls that overlap a V8 garbage
 // collection pause on the loop (PerformanceObserver 'gc' entries, same clock) are listed again at the end with it.
 import { mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs'
@@ -53,10 +53,21 @@ const sched = () => {
   const n = readSync(schedFd, schedBuf, 0, 64, 0)
   return schedBuf.toString('latin1', 0, n).split(' ').slice(1, 3).map(Number)
 }
-const schedNote = (a, b) => {
+// The event-loop thread's minor and major page faults (fields 10 and 12 of /proc/thread-self/stat): an on-CPU
+// stall with many faults was the kernel's (fresh pages zeroed, compaction), not ragrank's code.
+const statFd = process.env.SCHEDSTAT ? openSync('/proc/thread-self/stat', 'r') : null
+const statBuf = Buffer.alloc(1024)
+const faults = () => {
+  if (statFd === null) return null
+  const text = statBuf.toString('latin1', 0, readSync(statFd, statBuf, 0, 1024, 0))
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ') // f[0] is field 3 (the state)
+  return [Number(f[7]), Number(f[9])]
+}
+const schedNote = (a, b, fa, fb) => {
   if (!a) return ''
   const switches = b[1] - a[1]
-  return `, ${switches === 0 ? 'never switched out' : `switched out ${switches}x, runnable ${((b[0] - a[0]) / 1e6).toFixed(1)} ms`}`
+  const faultNote = `, ${fb[0] - fa[0]} minor / ${fb[1] - fa[1]} major page faults`
+  return `, ${switches === 0 ? 'never switched out' : `switched out ${switches}x, runnable ${((b[0] - a[0]) / 1e6).toFixed(1)} ms`}${faultNote}`
 }
 
 // V8 pauses of the event-loop thread: a slow call that overlaps one was (partly) the garbage collector's.
@@ -69,14 +80,16 @@ const slowCalls = []
 const timings = new Map()
 const time = (name, fn) => {
   const s0 = sched()
+  const f0 = faults()
   const hr = process.hrtime.bigint()
   const s = performance.now()
   const r = fn()
   const d = performance.now() - s
   if (d > 5 && process.env.SLOW) {
+    const note = schedNote(s0, sched(), f0, faults()) // read first: the message's own calls fault too
     slowCalls.push({ name, start: s, d, tick })
     console.error(
-      `slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}, monotonic ${Number(hr / 1000n) / 1e6} s${schedNote(s0, sched())}`,
+      `slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}, monotonic ${Number(hr / 1000n) / 1e6} s${note}`,
     )
   }
   if (!timings.has(name)) timings.set(name, [])
