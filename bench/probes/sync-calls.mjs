@@ -10,7 +10,8 @@
 // the timed loop begins, to attach `perf record -k CLOCK_MONOTONIC -e sched:sched_switch ...` then (see offcpu.py).
 // SCHEDSTAT=1 (Linux) adds to each slow call how long the event-loop thread waited runnable (preempted) during it
 // and how many times it was switched back in, from /proc/thread-self/schedstat: no switch means the whole call ran
-// on the CPU, and the loop thread's page faults during it. This needs no profiler (perf's own threads preempt the loop on 2 cores) and misses no switch.
+// on the CPU, and the loop thread's page faults during it. This needs no profiler (perf's own threads preempt the
+// loop on 2 cores) and misses no switch.
 // SKIP=add,save,vsave,vbatch leaves out background jobs. With SLOW=1 the slow calls that overlap a V8 garbage
 // collection pause on the loop (PerformanceObserver 'gc' entries, same clock) are listed again at the end with it.
 import { mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs'
