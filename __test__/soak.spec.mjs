@@ -71,7 +71,8 @@ test('index memory and live terms stay bounded under churn with fresh tokens', a
   const warm = samples.slice(ROUNDS / 4) // the first quarter: allocations settle
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
   const first = median(warm.slice(0, 5).map((s) => s.memoryBytes))
-  const last = Math.max(...warm.slice(-5).map((s) => s.memoryBytes))
+  // Medians both ends: one sample taken while a merge is still reclaiming removed documents is not growth.
+  const last = median(warm.slice(-5).map((s) => s.memoryBytes))
   t.true(last <= 1.5 * first, `index memory ${first} -> ${last} bytes`)
   t.true(next - LIVE >= ROUNDS * PER_ROUND, 'every round churned its documents')
 })
