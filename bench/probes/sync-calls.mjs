@@ -46,29 +46,31 @@ vectors.add(
   rows,
 )
 
-// The event-loop thread's time waiting for a CPU (ns) and its count of time slices (schedstat's last two fields).
-const schedFd = process.env.SCHEDSTAT ? openSync('/proc/thread-self/schedstat', 'r') : null
-const schedBuf = Buffer.alloc(64)
-const sched = () => {
-  if (schedFd === null) return null
-  const n = readSync(schedFd, schedBuf, 0, 64, 0)
-  return schedBuf.toString('latin1', 0, n).split(' ').slice(1, 3).map(Number)
+// The event-loop thread's counters, from /proc/thread-self: its time waiting for a CPU (ns) and its count of time
+// slices (schedstat's last two fields), and its minor and major page faults (fields 10 and 12 of stat: an on-CPU
+// stall with many faults was the kernel's, fresh pages zeroed or compaction, not ragrank's code).
+const procReader = (file, size) => {
+  const fd = openSync(`/proc/thread-self/${file}`, 'r')
+  const buf = Buffer.alloc(size)
+  return () => buf.toString('latin1', 0, readSync(fd, buf, 0, size, 0))
 }
-// The event-loop thread's minor and major page faults (fields 10 and 12 of /proc/thread-self/stat): an on-CPU
-// stall with many faults was the kernel's (fresh pages zeroed, compaction), not ragrank's code.
-const statFd = process.env.SCHEDSTAT ? openSync('/proc/thread-self/stat', 'r') : null
-const statBuf = Buffer.alloc(1024)
-const faults = () => {
-  if (statFd === null) return null
-  const text = statBuf.toString('latin1', 0, readSync(statFd, statBuf, 0, 1024, 0))
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' ') // f[0] is field 3 (the state)
-  return [Number(f[7]), Number(f[9])]
+const readSchedstat = process.env.SCHEDSTAT ? procReader('schedstat', 64) : null
+const readStat = process.env.SCHEDSTAT ? procReader('stat', 1024) : null
+const threadCounters = () => {
+  if (!readSchedstat) return null
+  const [runnable, slices] = readSchedstat().split(' ').slice(1, 3).map(Number)
+  const stat = readStat()
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // f[0] is field 3 (the state)
+  return { runnable, slices, minor: Number(f[7]), major: Number(f[9]) }
 }
-const schedNote = (a, b, fa, fb) => {
+const schedNote = (a, b) => {
   if (!a) return ''
-  const switches = b[1] - a[1]
-  const faultNote = `, ${fb[0] - fa[0]} minor / ${fb[1] - fa[1]} major page faults`
-  return `, ${switches === 0 ? 'never switched out' : `switched out ${switches}x, runnable ${((b[0] - a[0]) / 1e6).toFixed(1)} ms`}${faultNote}`
+  const switches = b.slices - a.slices
+  const switched =
+    switches === 0
+      ? 'never switched out'
+      : `switched out ${switches}x, runnable ${((b.runnable - a.runnable) / 1e6).toFixed(1)} ms`
+  return `, ${switched}, ${b.minor - a.minor} minor / ${b.major - a.major} major page faults`
 }
 
 // V8 pauses of the event-loop thread: a slow call that overlaps one was (partly) the garbage collector's.
@@ -80,14 +82,13 @@ const slowCalls = []
 
 const timings = new Map()
 const time = (name, fn) => {
-  const s0 = sched()
-  const f0 = faults()
+  const c0 = threadCounters()
   const hr = process.hrtime.bigint()
   const s = performance.now()
   const r = fn()
   const d = performance.now() - s
   if (d > 5 && process.env.SLOW) {
-    const note = schedNote(s0, sched(), f0, faults()) // read first: the message's own calls fault too
+    const note = schedNote(c0, threadCounters()) // read first: the message's own calls fault too
     slowCalls.push({ name, start: s, d, tick })
     console.error(
       `slow: ${name} ${d.toFixed(1)} ms at tick ${tick}, segments ${bm25.stats().segments}, monotonic ${Number(hr / 1000n) / 1e6} s${note}`,
