@@ -6,11 +6,31 @@ import os from 'node:os'
 
 export const now = () => performance.now() / 1000 // seconds, sub-microsecond resolution
 
-/** Run a full GC when the process was started with --expose-gc (the suites' worker processes are). */
+/**
+ * Run a full GC when the process was started with --expose-gc (the suites' worker processes are), then wait
+ * until the GC's helper threads are idle. V8 sweeps and frees a large heap concurrently after `gc()` returns:
+ * with a 1M-document corpus held in JS that took most of the other core for the next ~0.4 s and made the timed
+ * loop after it 17% slower (bench/results/bm25-s19/README.md).
+ */
 export function gc() {
   if (typeof globalThis.gc === 'function') {
     globalThis.gc()
     globalThis.gc()
+    settleHelperThreads()
+  }
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4))
+
+/** Blocks until the process uses under 5% of a core for 20 ms (the main thread itself is asleep), 3 s at most. */
+function settleHelperThreads() {
+  const deadline = performance.now() + 3000
+  while (performance.now() < deadline) {
+    const c0 = process.cpuUsage()
+    const t0 = performance.now()
+    Atomics.wait(pause, 0, 0, 20)
+    const c = process.cpuUsage(c0)
+    if ((c.user + c.system) / 1000 < 0.05 * (performance.now() - t0)) return
   }
 }
 
