@@ -253,6 +253,7 @@ export interface NativeEvaluation {
  */
 export interface NativeHits {
   ids: string
+  /** Copied into V8's own buffers (`Column`): owned typed arrays cost a finalizer each. */
   idEnds: Uint32Array
   scores: Float64Array
   /** Stored text per hit (null where none), when fields were asked for. */

@@ -373,3 +373,26 @@ test('U+0000 inside a token fails the whole add, sync or async, naming the docum
     ['g', 'f'],
   )
 })
+
+test('stored texts and ids in any script come back intact from every search path', async (t) => {
+  // Non-ASCII strings cross as UTF-16 and ASCII ones as bytes: each hit must get its own text, exactly.
+  const stored = [
+    { id: '학교#1', text: `학교 고양이 ${'가나다라 '.repeat(200)}`, meta: { n: 1 } },
+    { id: 'emoji', text: 'cat 😺 and a 𝒳 outside the BMP, 고양이' },
+    { id: 'latin', text: 'café crème, cat' },
+    { id: 'ascii', text: 'plain cat text' },
+    { id: 'bare', tokens: ['cat', '고양'] },
+  ]
+  const index = new Bm25Index()
+  index.add(stored)
+  const want = new Map(stored.map((d) => [d.id, d.text]))
+  const check = (hits, label) => {
+    t.is(hits.length, stored.length, label)
+    for (const h of hits) t.is(h.text, want.get(h.id), `${label}: ${h.id}`)
+  }
+  const query = ['cat', '고양']
+  check(index.search(query, { topK: 10 }), 'search')
+  check((await index.searchBatch([query, query], { topK: 10 }))[1], 'searchBatch')
+  check(await index.searchAsync(query, { topK: 10 }), 'searchAsync')
+  t.deepEqual(index.search(query, { topK: 10 }).find((h) => h.id === '학교#1').meta, { n: 1 })
+})

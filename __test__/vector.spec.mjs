@@ -315,3 +315,26 @@ test('metric and storage default to cosine and f32', (t) => {
   t.is(index.dim, 2)
   t.is(new VectorIndex({ dim: 2, metric: null, storage: null }).storage, 'f32', 'null means the default, as before')
 })
+
+test('stored texts and ids in any script come back intact from vector search', async (t) => {
+  const items = [
+    { id: '학교', vector: [1, 0], text: '학교에 가는 길 '.repeat(100) },
+    { id: 'emoji', vector: [0.9, 0.1], text: '😺 𝒳 고양이' },
+    { id: 'latin', vector: [0.8, 0.2], text: 'café crème' },
+    { id: 'ascii', vector: [0.7, 0.3], text: 'plain' },
+    { id: 'bare', vector: [0.6, 0.4] },
+  ]
+  const index = new VectorIndex({ dim: 2, metric: 'cosine' })
+  index.add(items)
+  const want = new Map(items.map((d) => [d.id, d.text]))
+  for (const hits of [
+    index.search([1, 0], { topK: 10 }),
+    (await index.searchBatch(new Float32Array([1, 0]), { topK: 10 }))[0],
+  ]) {
+    t.deepEqual(
+      hits.map((h) => h.id),
+      items.map((d) => d.id),
+    )
+    for (const h of hits) t.is(h.text, want.get(h.id), h.id)
+  }
+})

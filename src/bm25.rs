@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use napi::bindgen_prelude::{
-    AsyncTask, Either, Float64Array, Float64ArraySlice, Uint32Array, Uint32ArraySlice, Uint8ArraySlice, Utf16String,
-};
+use napi::bindgen_prelude::{AsyncTask, Either, Float64ArraySlice, Uint32ArraySlice, Uint8ArraySlice, Utf16String};
 use napi_derive::napi;
 use ragrank_core::bm25::{
     persist, prepare_docs, retire, Bm25Index, Doc, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot,
@@ -20,7 +18,7 @@ use ragrank_core::filter::MetaFilter;
 
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
-use crate::hits::{fill_buffer, js_string, metas_json, utf16_len, Column};
+use crate::hits::{fill_buffer, js_string, js_texts, metas_json, utf16_len, Column, JsString};
 use crate::task::BlockingTask;
 
 #[napi(object)]
@@ -47,13 +45,18 @@ pub struct NativeSearchOptions {
 /// Hits in columns: all ids in one string with their UTF-16 end offsets, and the scores
 /// in one typed array. Far cheaper to cross the boundary than an object or a string per
 /// hit; `lib/` slices and zips them into objects.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct NativeHits {
-    pub ids: String,
-    pub id_ends: Uint32Array,
-    pub scores: Float64Array,
+    #[napi(ts_type = "string")]
+    pub ids: JsString,
+    /// Copied into V8's own buffers (`Column`): owned typed arrays cost a finalizer each.
+    #[napi(ts_type = "Uint32Array")]
+    pub id_ends: Column<u32>,
+    #[napi(ts_type = "Float64Array")]
+    pub scores: Column<f64>,
     /// Stored text per hit (null where none), when fields were asked for.
-    pub texts: Option<Vec<Option<String>>>,
+    #[napi(ts_type = "Array<string | undefined | null>")]
+    pub texts: Option<Vec<Option<JsString>>>,
     /// Metadata per hit (null where none) as one JSON array, when fields were asked for:
     /// `JSON.parse` keeps every key (even `"__proto__"`) an own property, which napi's
     /// object building does not, and one string crosses faster than many objects.
@@ -76,7 +79,8 @@ pub struct NativeBatchHits {
     pub id_ends: Column<u32>,
     #[napi(ts_type = "Float64Array")]
     pub scores: Column<f64>,
-    pub texts: Option<Vec<Option<String>>>,
+    #[napi(ts_type = "Array<string | undefined | null>")]
+    pub texts: Option<Vec<Option<JsString>>>,
     pub metas_json: Option<String>,
 }
 
@@ -258,20 +262,20 @@ fn to_hits(index: &Snapshot, hits: Vec<Hit>, include_fields: bool) -> NativeHits
         id_ends.push(end);
     }
     NativeHits {
-        ids,
-        id_ends: Uint32Array::new(id_ends),
-        scores: Float64Array::new(hits.iter().map(|h| h.score as f64).collect()),
+        ids: js_string(ids),
+        id_ends: Column(id_ends),
+        scores: Column(hits.iter().map(|h| h.score as f64).collect()),
         texts,
         metas_json,
     }
 }
 
 /// The hits' texts and metadata columns when asked for and any hit has them.
-fn doc_fields(docs: &[&Doc], include_fields: bool) -> (Option<Vec<Option<String>>>, Option<String>) {
+fn doc_fields(docs: &[&Doc], include_fields: bool) -> (Option<Vec<Option<JsString>>>, Option<String>) {
     let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
     let any_meta = include_fields && docs.iter().any(|d| d.meta.is_some());
     (
-        any_text.then(|| docs.iter().map(|d| d.text.as_deref().map(str::to_owned)).collect()),
+        any_text.then(|| js_texts(docs.iter().map(|d| d.text.as_deref()))),
         any_meta.then(|| metas_json(docs.iter().map(|d| d.meta.as_ref()))),
     )
 }

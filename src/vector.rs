@@ -14,7 +14,7 @@ use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, SharedIndex
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
-use crate::hits::{fill_buffer, metas_json, utf16_len};
+use crate::hits::{fill_buffer, js_texts, metas_json, utf16_len, JsString};
 use crate::task::BlockingTask;
 
 /// Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
@@ -27,7 +27,8 @@ pub struct NativeVectorHits {
     pub scores: Float32Array,
     pub query_ends: Uint32Array,
     /// Stored text per hit (null where none), when fields were asked for and any hit has one.
-    pub texts: Option<Vec<Option<String>>>,
+    #[napi(ts_type = "Array<string | undefined | null>")]
+    pub texts: Option<Vec<Option<JsString>>>,
     /// Metadata per hit (null where none), likewise, as JSON text (see `hits::metas_json`).
     pub metas_json: Option<String>,
 }
@@ -72,7 +73,7 @@ fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>], include_fields: bool) ->
     let any_text = include_fields && all().any(|h| f.text(h.slot).is_some());
     let any_meta = include_fields && all().any(|h| f.meta(h.slot).is_some());
     NativeVectorHits {
-        texts: any_text.then(|| all().map(|h| f.text(h.slot).map(str::to_owned)).collect()),
+        texts: any_text.then(|| js_texts(all().map(|h| f.text(h.slot)))),
         metas_json: any_meta.then(|| metas_json(all().map(|h| f.meta(h.slot)))),
         ids,
         id_ends: Uint32Array::new(id_ends),
