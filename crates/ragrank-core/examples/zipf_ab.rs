@@ -6,9 +6,10 @@
 //! times both interleaved per chunk of 50 queries in one process (thread CPU time; median,
 //! min and max over the rounds). To compare two versions of a strategy, add an arm.
 //! `ZIPF_AB_ONLY=maxscore` (or `exhaustive`) times one of them only, for a profiler.
+//! `ZIPF_AB_BUILD=1` times the build's phases (analysis, staging, refresh) instead.
 use std::time::{Duration, Instant};
 
-use ragrank_core::bm25::{Bm25Index, IndexConfig, NewDoc, Query, SearchOptions, Snapshot, Strategy};
+use ragrank_core::bm25::{prepare_docs, Bm25Index, IndexConfig, NewDoc, Query, SearchOptions, Snapshot, Strategy};
 
 /// One timed way of running a query.
 type Arm<'a> = Box<dyn Fn(&Snapshot, &Query) + 'a>;
@@ -126,6 +127,20 @@ fn main() {
             ..NewDoc::default()
         })
         .collect();
+    if std::env::var_os("ZIPF_AB_BUILD").is_some() {
+        // The build's phases, as the binding's sync `add` runs them (profiling aid).
+        let t = Instant::now();
+        let prepared = prepare_docs(&idx.analyzer(), false, new_docs).unwrap();
+        let prepare = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        idx.stage_add(prepared, false).unwrap();
+        let stage = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        idx.refresh();
+        let refresh = t.elapsed().as_secs_f64();
+        eprintln!("prepare {prepare:.2} s, stage {stage:.2} s, refresh {refresh:.2} s");
+        return;
+    }
     idx.add(new_docs, false).unwrap();
     idx.refresh();
     let snap = idx.snapshot();

@@ -727,7 +727,7 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
         builder.push_batch(batch, |j| alive[j]);
     }
     if !builder.is_empty() {
-        let seg = builder.finish(&next.config.params, next.avg_len());
+        let seg = builder.finish_on(&next.config.params, next.avg_len(), super::analysis_threads());
         for (t, term) in seg.terms.iter().enumerate() {
             let n = (seg.offsets[t + 1] - seg.offsets[t]) as u32;
             let df = next.df.entry(term.clone()).or_insert(0);

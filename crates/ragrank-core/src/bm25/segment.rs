@@ -227,6 +227,14 @@ impl SegmentBuilder {
     /// Builds the postings (counting sort by term: documents come out increasing) and the
     /// MaxScore bounds for `avgdl`, the index's average length at build time.
     pub fn finish(self, params: &Params, avgdl: f64) -> Segment {
+        self.finish_on(params, avgdl, 1)
+    }
+
+    /// `finish` on up to `threads` threads (two at most: the postings are written from both
+    /// ends of each list) when the segment is big enough to repay a thread: a bulk add's
+    /// refresh and a load, where the caller waits for the segment. Merges stay on one
+    /// thread, in the background.
+    pub fn finish_on(self, params: &Params, avgdl: f64, threads: usize) -> Segment {
         let SegmentBuilder {
             docs,
             vocab,
@@ -242,21 +250,12 @@ impl SegmentBuilder {
             total += n;
             offsets.push(total);
         }
-        let mut post_docs = vec![0u32; total];
-        let mut post_tfs = vec![0u32; total];
-        let mut cursor: Vec<usize> = offsets[..df.len()].to_vec();
-        for d in 0..docs.len() {
-            for &(t, tf) in &fwd[fwd_offsets[d]..fwd_offsets[d + 1]] {
-                let c = &mut cursor[t as usize];
-                post_docs[*c] = d as u32;
-                post_tfs[*c] = tf;
-                *c += 1;
-            }
-        }
+        let split = threads > 1 && total >= PARALLEL_POSTINGS;
+        let (post_docs, post_tfs) = scatter(&offsets, &fwd_offsets, &fwd, split);
         let lens: Vec<u32> = docs.iter().map(|d| d.len).collect();
         let (max_tf_part, block_max) = match params.tf_form(avgdl) {
-            TfForm::Saturation(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
-            TfForm::LengthScaled(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens),
+            TfForm::Saturation(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens, split),
+            TfForm::LengthScaled(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens, split),
         };
         let block_last = (0..block_max.len())
             .map(|b| post_docs[((b + 1) * BLOCK).min(total) - 1])
@@ -286,22 +285,134 @@ impl SegmentBuilder {
     }
 }
 
+/// Postings below which `finish` stays on one thread (a thread costs tens of microseconds;
+/// a 2M-posting sort some tens of milliseconds).
+const PARALLEL_POSTINGS: usize = 1 << 21;
+
+/// `a` here and `b` on a scoped thread when `split`, else one after the other.
+fn join<A: Send, B: Send>(split: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    if !split {
+        return (a(), b());
+    }
+    std::thread::scope(|s| {
+        let b = s.spawn(b);
+        let a = a();
+        (a, b.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })
+}
+
+/// The postings `(docs, tfs)` of every term from the forward lists, documents increasing.
+/// Split, the documents are cut in two halves by postings: the first fills each list from
+/// its front, the second (documents in reverse) from its back, so the halves meet without
+/// either knowing the other's counts.
+fn scatter(offsets: &[usize], fwd_offsets: &[usize], fwd: &[(u32, u32)], split: bool) -> (Vec<u32>, Vec<u32>) {
+    let n_terms = offsets.len() - 1;
+    let total = offsets[n_terms];
+    let n_docs = fwd_offsets.len() - 1;
+    if !split {
+        let mut post_docs = vec![0u32; total];
+        let mut post_tfs = vec![0u32; total];
+        let mut cursor: Vec<usize> = offsets[..n_terms].to_vec();
+        for d in 0..n_docs {
+            for &(t, tf) in &fwd[fwd_offsets[d]..fwd_offsets[d + 1]] {
+                let c = &mut cursor[t as usize];
+                post_docs[*c] = d as u32;
+                post_tfs[*c] = tf;
+                *c += 1;
+            }
+        }
+        return (post_docs, post_tfs);
+    }
+    let mid = fwd_offsets.partition_point(|&o| o < total / 2).min(n_docs);
+    // Each list's room per half, from the first half's counts: safe slices, no shared writes.
+    let mut front_len = vec![0usize; n_terms];
+    fwd[..fwd_offsets[mid]]
+        .iter()
+        .for_each(|&(t, _)| front_len[t as usize] += 1);
+    let mut post_docs = vec![0u32; total];
+    let mut post_tfs = vec![0u32; total];
+    let (mut front, mut back) = (Vec::with_capacity(n_terms), Vec::with_capacity(n_terms));
+    let (mut docs_rest, mut tfs_rest) = (&mut post_docs[..], &mut post_tfs[..]);
+    for t in 0..n_terms {
+        let len = offsets[t + 1] - offsets[t];
+        let (d, dr) = std::mem::take(&mut docs_rest).split_at_mut(len);
+        let (f, fr) = std::mem::take(&mut tfs_rest).split_at_mut(len);
+        (docs_rest, tfs_rest) = (dr, fr);
+        let (df, db) = d.split_at_mut(front_len[t]);
+        let (ff, fb) = f.split_at_mut(front_len[t]);
+        front.push((df, ff, 0usize));
+        back.push((db, fb, 0usize));
+    }
+    let fill = |lists: &mut Vec<(&mut [u32], &mut [u32], usize)>, docs: &mut dyn Iterator<Item = usize>| {
+        for d in docs {
+            for &(t, tf) in &fwd[fwd_offsets[d]..fwd_offsets[d + 1]] {
+                let (ds, ts, c) = &mut lists[t as usize];
+                ds[*c] = d as u32;
+                ts[*c] = tf;
+                *c += 1;
+            }
+        }
+    };
+    join(
+        true,
+        || fill(&mut front, &mut (0..mid)),
+        || {
+            // From the back of each list: documents in reverse, each list's slice reversed after.
+            fill(&mut back, &mut (mid..n_docs).rev());
+            back.iter_mut().for_each(|(ds, ts, _)| {
+                ds.reverse();
+                ts.reverse();
+            });
+        },
+    );
+    drop((front, back));
+    (post_docs, post_tfs)
+}
+
 /// Per term and per block of `BLOCK` postings, the largest tf part at the build's average
-/// length, from one evaluation per posting.
-fn max_parts<F: TfPart>(f: F, offsets: &[usize], docs: &[u32], tfs: &[u32], lens: &[u32]) -> (Vec<f32>, Vec<f32>) {
-    let mut blocks = vec![0f32; docs.len().div_ceil(BLOCK)];
-    let terms = offsets
-        .windows(2)
-        .map(|w| {
-            (w[0]..w[1])
-                .map(|i| {
-                    let v = f.eval(tfs[i] as f32, lens[docs[i] as usize] as f32);
-                    blocks[i / BLOCK] = blocks[i / BLOCK].max(v);
-                    v
-                })
-                .fold(0f32, f32::max)
-        })
-        .collect();
+/// length, from one evaluation per posting; split, the terms are cut in two halves by
+/// postings and the block they share takes the larger of their maxima.
+fn max_parts<F: TfPart>(
+    f: F,
+    offsets: &[usize],
+    docs: &[u32],
+    tfs: &[u32],
+    lens: &[u32],
+    split: bool,
+) -> (Vec<f32>, Vec<f32>) {
+    let n_terms = offsets.len() - 1;
+    let total = offsets[n_terms];
+    let mid = if split {
+        offsets.partition_point(|&o| o < total / 2).min(n_terms)
+    } else {
+        n_terms
+    };
+    // The maxima of terms `range`, and of the blocks their postings touch (from the first).
+    let part = |range: std::ops::Range<usize>| {
+        let first_block = offsets[range.start] / BLOCK;
+        let mut blocks = vec![0f32; offsets[range.end].div_ceil(BLOCK).saturating_sub(first_block)];
+        let terms: Vec<f32> = offsets[range.start..=range.end]
+            .windows(2)
+            .map(|w| {
+                (w[0]..w[1])
+                    .map(|i| {
+                        let v = f.eval(tfs[i] as f32, lens[docs[i] as usize] as f32);
+                        let b = &mut blocks[i / BLOCK - first_block];
+                        *b = b.max(v);
+                        v
+                    })
+                    .fold(0f32, f32::max)
+            })
+            .collect();
+        (terms, first_block, blocks)
+    };
+    let ((mut terms, _, mut blocks), (more_terms, first, more_blocks)) =
+        join(split, || part(0..mid), || part(mid..n_terms));
+    terms.extend(more_terms);
+    blocks.resize(total.div_ceil(BLOCK).max(first), 0.0);
+    for (b, v) in blocks[first..].iter_mut().zip(more_blocks) {
+        *b = b.max(v);
+    }
     (terms, blocks)
 }
 
@@ -359,5 +470,72 @@ impl Deleted {
 
     pub fn bytes(&self) -> usize {
         self.bits.len() * 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A builder of `docs` documents with a skewed vocabulary (a few terms in most
+    /// documents, a long tail), the same for the same arguments.
+    fn builder(docs: usize, terms_per_doc: usize) -> SegmentBuilder {
+        let mut b = SegmentBuilder::new();
+        let mut state = 0x2545_f491_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for d in 0..docs {
+            let mut pairs: Vec<(u32, u32)> = (0..terms_per_doc)
+                .map(|_| {
+                    let r = next();
+                    // Rank skew: the square of a uniform draw favours the first terms.
+                    let u = (r % 1_000_003) as f64 / 1_000_003.0;
+                    let name: Arc<str> = format!("t{}", (u * u * 50_000.0) as u32).into();
+                    (b.intern(&name), 1 + (r >> 40) as u32 % 4)
+                })
+                .collect();
+            pairs.sort_unstable_by_key(|p| p.0);
+            pairs.dedup_by_key(|p| p.0);
+            let len = pairs.iter().map(|p| p.1).sum();
+            let doc = Arc::new(Doc {
+                id: format!("d{d}").into(),
+                len,
+                text: None,
+                meta: None,
+            });
+            b.push(doc, pairs);
+        }
+        b
+    }
+
+    #[test]
+    fn finish_on_two_threads_builds_the_segment_one_thread_builds() {
+        // Above PARALLEL_POSTINGS, and small: an odd document count, the halves cut mid-list.
+        let (docs, per_doc) = (30_001, 80);
+        let params = Params::default();
+        let one = builder(docs, per_doc).finish_on(&params, 60.0, 1);
+        let two = builder(docs, per_doc).finish_on(&params, 60.0, 2);
+        assert!(
+            one.post_docs.len() >= PARALLEL_POSTINGS,
+            "the test must take the split path"
+        );
+        assert_eq!(one.offsets, two.offsets);
+        assert_eq!(one.post_docs, two.post_docs);
+        assert_eq!(one.post_tfs, two.post_tfs);
+        assert_eq!(one.max_tf_part, two.max_tf_part);
+        assert_eq!(one.block_max, two.block_max);
+        assert_eq!(one.block_last, two.block_last);
+        // And the postings are what the forward lists say, documents increasing per term.
+        for t in 0..one.terms.len() {
+            let (ds, _) = two.postings(t as u32);
+            assert!(ds.windows(2).all(|w| w[0] < w[1]), "term {t}: documents out of order");
+            for &d in ds {
+                assert!(two.doc_terms(d).iter().any(|&(u, _)| u as usize == t));
+            }
+        }
     }
 }
