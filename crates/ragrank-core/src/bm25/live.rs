@@ -17,7 +17,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::merge;
 use super::segment::{AnalyzedBatch, Deleted, SegmentBuilder};
 use super::snapshot::{SegRef, Snapshot};
-use super::{prepare_docs, IndexConfig, NewDoc, PreparedDocs, Stats};
+use super::{prepare_docs, IdSet, IndexConfig, NewDoc, PreparedDocs, Stats};
 use crate::analysis::Analyzer;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -85,8 +85,6 @@ fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
         Err(TryLockError::WouldBlock) => None,
     }
 }
-
-type IdSet = FxHashSet<Box<str>>;
 
 /// Staged operations a drain leaves room for, so staging rarely grows the queue under
 /// the staged mutex.
@@ -279,12 +277,7 @@ impl Bm25Index {
         if n == 0 {
             return Ok(0);
         }
-        let ids: IdSet = docs
-            .0
-            .iter()
-            .flat_map(|b| &b.docs)
-            .map(|d| d.id.as_str().into())
-            .collect();
+        let PreparedDocs { batches, ids } = docs;
         let duplicate = |id: &str| {
             Error::new(
                 ErrorKind::DuplicateId,
@@ -325,7 +318,7 @@ impl Bm25Index {
         let seq = self.shared.next_seq(&mut staged);
         staged.overlay.push((seq, true, ids));
         staged.pending += n;
-        staged.ops.push(Op::Add(docs.0, upsert));
+        staged.ops.push(Op::Add(batches, upsert));
         Ok(n)
     }
 
@@ -691,7 +684,7 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
                             a.remove(&d.id);
                         }
                         if removes_from[i] {
-                            a.added_of.insert(Arc::from(d.id.as_str()), a.added.len());
+                            a.added_of.insert(d.id.clone(), a.added.len());
                         }
                         a.added.push((batches.len(), j, true));
                     }

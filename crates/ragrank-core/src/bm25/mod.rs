@@ -18,6 +18,7 @@ mod windowed;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 use crate::analysis::{Analyzer, AnalyzerConfig};
 use crate::error::{Error, ErrorKind, Result};
@@ -122,12 +123,19 @@ pub struct Stats {
     pub deleted_docs: usize,
 }
 
-/// Documents checked and analysed, ready for `Bm25Index::stage_add`.
-pub struct PreparedDocs(Vec<AnalyzedBatch>);
+/// Documents checked and analysed, ready for `Bm25Index::stage_add`, with the set of their
+/// ids (made once here, off the lock and maybe off the event loop, and shared by staging).
+pub struct PreparedDocs {
+    batches: Vec<AnalyzedBatch>,
+    ids: IdSet,
+}
+
+/// Document ids, shared with the documents themselves (no copy per set).
+pub(crate) type IdSet = FxHashSet<Arc<str>>;
 
 impl PreparedDocs {
     pub fn len(&self) -> usize {
-        self.0.iter().map(|b| b.docs.len()).sum()
+        self.ids.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -155,7 +163,6 @@ fn batch_size(n_docs: usize) -> usize {
 /// a sync `add` on the event loop then waits only for its own analysis, never behind a
 /// `searchBatch` or a model call that holds the pool.
 pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) -> Result<PreparedDocs> {
-    let mut seen = FxHashSet::default();
     for (i, d) in docs.iter().enumerate() {
         if d.id.is_empty() {
             return Err(Error::invalid(format!("document {i}: id must be a non-empty string")));
@@ -166,18 +173,11 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
                 d.id
             )));
         }
-        if !seen.insert(d.id.as_str()) {
-            return Err(Error::new(
-                ErrorKind::DuplicateId,
-                format!("document id {:?} appears twice in one call", d.id),
-            ));
-        }
     }
-    drop(seen);
     let size = batch_size(docs.len());
     if docs.len() <= size {
         // One batch: analysed on the calling thread.
-        return Ok(PreparedDocs(vec![analyze_batch(analyzer, docs, store_text)?]));
+        return PreparedDocs::new(vec![analyze_batch(analyzer, docs, store_text)?]);
     }
     // Contiguous runs of batches, one per thread, so the batches come back in order.
     let n_batches = docs.len().div_ceil(size);
@@ -217,7 +217,24 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
     for r in results {
         batches.extend(r?);
     }
-    Ok(PreparedDocs(batches))
+    PreparedDocs::new(batches)
+}
+
+impl PreparedDocs {
+    /// Fails on an id that appears twice (after analysis: the ids are the documents' own).
+    fn new(batches: Vec<AnalyzedBatch>) -> Result<PreparedDocs> {
+        let n = batches.iter().map(|b| b.docs.len()).sum();
+        let mut ids = IdSet::with_capacity_and_hasher(n, Default::default());
+        for d in batches.iter().flat_map(|b| &b.docs) {
+            if !ids.insert(d.id.clone()) {
+                return Err(Error::new(
+                    ErrorKind::DuplicateId,
+                    format!("document id {:?} appears twice in one call", d.id),
+                ));
+            }
+        }
+        Ok(PreparedDocs { batches, ids })
+    }
 }
 
 fn analyze_batch(analyzer: &Analyzer, docs: Vec<NewDoc>, store_text: bool) -> Result<AnalyzedBatch> {
@@ -254,7 +271,7 @@ fn analyze_batch(analyzer: &Analyzer, docs: Vec<NewDoc>, store_text: bool) -> Re
             }
         }
         out.push(AnalyzedDoc {
-            id: d.id,
+            id: d.id.into(),
             counts,
             len,
             text: if store_text { d.text } else { None },

@@ -150,7 +150,7 @@ pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
     let mut ids = rustc_hash::FxHashSet::default();
     let n_docs = r.u32()? as usize;
     for _ in 0..n_docs {
-        let id = r.string()?;
+        let id: Arc<str> = r.string()?.into();
         let n = r.u32()? as usize;
         let mut counts = Vec::with_capacity(n.min(payload.len() / 8));
         let mut len: u64 = 0;

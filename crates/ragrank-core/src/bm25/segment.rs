@@ -40,7 +40,8 @@ pub struct AnalyzedBatch {
 
 /// A document after analysis, ready to be stored.
 pub struct AnalyzedDoc {
-    pub id: String,
+    /// Shared with the staged id set and then the stored `Doc`.
+    pub id: Arc<str>,
     /// `(batch-local term id, frequency)`, each term once.
     pub counts: Vec<(u32, u32)>,
     pub len: u32,
@@ -215,7 +216,7 @@ impl SegmentBuilder {
                 }
             }
             let doc = Arc::new(Doc {
-                id: d.id.into(),
+                id: d.id,
                 len: d.len,
                 text: d.text.map(String::into_boxed_str),
                 meta: d.meta,
