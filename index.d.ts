@@ -18,6 +18,21 @@ export declare class CancelToken {
   cancel(): void
 }
 
+/**
+ * The parts of one big sync `add` (see `NativeBm25Index::add_parts`). One worker thread
+ * analyses them in order while the caller converts the next (a thread per part would
+ * take the caller's core); the caller analyses what is left when it finishes.
+ */
+export declare class NativeAddParts {
+  /** Queues `docs`, the call's documents from `offset` on, for analysis. */
+  push(docs: Array<NativeDoc>, offset: number): void
+  /**
+   * Ends the call: the parts' analysis stops and nothing of them is staged (after
+   * `addFinish`, a no-op).
+   */
+  abandon(): void
+}
+
 export declare class NativeBm25Index {
   /**
    * `config_json`: the core `IndexConfig` as JSON; fields left out take their defaults.
@@ -31,6 +46,14 @@ export declare class NativeBm25Index {
    * one publishes them when it ends). Never waits for another thread's work.
    */
   add(docs: Array<NativeDoc>, upsert: boolean, refresh?: boolean | undefined | null): number
+  /**
+   * A big sync `add` in parts (`lib/` cuts it): each part crosses on the calling thread
+   * and is analysed on a thread of its own while the next one crosses, then `addFinish`
+   * stages them all at once (nothing is staged before, so a failed part adds nothing).
+   */
+  addParts(): NativeAddParts
+  /** Stages the documents of `parts` as one `add` (see `add`), once their analysis is done. */
+  addFinish(parts: NativeAddParts, upsert: boolean, refresh?: boolean | undefined | null): number
   /**
    * Analyses on the libuv pool, stages, then refreshes (waiting there for a running
    * refresh), so the promise resolves once the documents are searchable.

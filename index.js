@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.CancelToken = nativeBinding.CancelToken
+module.exports.NativeAddParts = nativeBinding.NativeAddParts
 module.exports.NativeBm25Index = nativeBinding.NativeBm25Index
 module.exports.NativeBm25Snapshot = nativeBinding.NativeBm25Snapshot
 module.exports.NativeEncoder = nativeBinding.NativeEncoder

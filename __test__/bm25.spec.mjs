@@ -396,3 +396,49 @@ test('stored texts and ids in any script come back intact from every search path
   check(await index.searchAsync(query, { topK: 10 }), 'searchAsync')
   t.deepEqual(index.search(query, { topK: 10 }).find((h) => h.id === '학교#1').meta, { n: 1 })
 })
+
+test('a big add crosses in parts: the same index as small adds, and a failure in any part adds nothing', (t) => {
+  // 70,000 documents: over the parted-add threshold (65,536), so cut into parts analysed apart.
+  const n = 70_000
+  const words = ['ash', 'birch', 'cedar', 'deodar', 'elm', 'fir', 'gum', 'hazel', 'ilex', 'juniper', 'kauri']
+  const docs = Array.from({ length: n }, (_, i) => ({
+    id: `d${i}`,
+    tokens: [words[i % 11], words[(i * 7) % 11], words[(i * 13) % 11], `u${i % 997}`, `v${i % 4999}`],
+  }))
+  const whole = new Bm25Index()
+  t.is(whole.add(docs), n)
+  const pieces = new Bm25Index()
+  for (let i = 0; i < n; i += 10_000) pieces.add(docs.slice(i, i + 10_000))
+  t.is(whole.size, n)
+  for (const q of [['ash', 'u5'], ['v4998'], ['kauri', 'v17', 'u996'], ['elm', 'fir', 'gum']]) {
+    const a = whole.search(q, { topK: 20 })
+    t.true(a.length > 0)
+    t.deepEqual(a, pieces.search(q, { topK: 20 }), `query ${q}`)
+  }
+
+  const index = new Bm25Index()
+  index.add([{ id: 'kept', tokens: ['ash'] }])
+  const late = (i, patch) => docs.map((d, k) => (k === i ? { ...d, ...patch } : d))
+  // Checked in JS, in a late part: names the document.
+  t.throws(() => index.add(late(n - 1, { tokens: ['ok', 7] })), {
+    instanceOf: TypeError,
+    message: /docs\[69999\]\.tokens/,
+  })
+  // Checked in Rust, in a late part: still names its place in the call.
+  t.throws(() => index.add(late(n - 2, { tokens: ['a\0b'] })), {
+    instanceOf: RangeError,
+    message: /^docs\[69998\]: .*U\+0000/,
+  })
+  // The same id in two parts, and an id already in the index.
+  t.throws(() => index.add(late(n - 1, { id: 'd0' })), { code: 'ERR_DUPLICATE_ID', message: /"d0" appears twice/ })
+  t.throws(() => index.add(late(n - 1, { id: 'kept' })), { code: 'ERR_DUPLICATE_ID', message: /"kept"/ })
+  t.is(index.size, 1)
+  t.false(index.has('d0'))
+  t.deepEqual(
+    index.search(['ash']).map((h) => h.id),
+    ['kept'],
+  )
+  // And upsert replaces across parts like a small add.
+  t.is(index.add(late(n - 1, { id: 'kept' }), { upsert: true }), n)
+  t.is(index.size, n)
+})

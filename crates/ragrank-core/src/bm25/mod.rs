@@ -149,12 +149,8 @@ pub(crate) fn analysis_threads() -> usize {
     *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// Documents per analysis batch: one batch per thread. The refresh maps each batch's terms
-/// to its segment's once per distinct term of the batch: at 8,192 documents a batch, a 1M
-/// add made 7M such lookups, half its refresh.
-fn batch_size(n_docs: usize) -> usize {
-    n_docs.div_ceil(analysis_threads()).max(256)
-}
+/// Fewest documents an analysis batch is given its own thread for.
+const MIN_BATCH: usize = 256;
 
 /// Checks documents on their own (ids present and unique within the call, content
 /// present) and analyses them in parallel.
@@ -163,6 +159,19 @@ fn batch_size(n_docs: usize) -> usize {
 /// a sync `add` on the event loop then waits only for its own analysis, never behind a
 /// `searchBatch` or a model call that holds the pool.
 pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) -> Result<PreparedDocs> {
+    prepare_docs_on(analyzer, store_text, docs, analysis_threads())
+}
+
+/// `prepare_docs` on up to `threads` threads (the calling one and scoped others), one
+/// analysis batch per thread. One batch each because the refresh maps every batch's terms
+/// to its segment's once per distinct term of the batch: at 8,192 documents a batch, a 1M
+/// add made 7M such lookups, half its refresh.
+pub fn prepare_docs_on(
+    analyzer: &Analyzer,
+    store_text: bool,
+    docs: Vec<NewDoc>,
+    threads: usize,
+) -> Result<PreparedDocs> {
     for (i, d) in docs.iter().enumerate() {
         if d.id.is_empty() {
             return Err(Error::invalid(format!("document {i}: id must be a non-empty string")));
@@ -174,50 +183,30 @@ pub fn prepare_docs(analyzer: &Analyzer, store_text: bool, docs: Vec<NewDoc>) ->
             )));
         }
     }
-    let size = batch_size(docs.len());
-    if docs.len() <= size {
-        // One batch: analysed on the calling thread.
-        return PreparedDocs::new(vec![analyze_batch(analyzer, docs, store_text)?]);
-    }
-    // Contiguous runs of batches, one per thread, so the batches come back in order.
-    let n_batches = docs.len().div_ceil(size);
-    let per_thread = n_batches.div_ceil(analysis_threads().min(n_batches)) * size;
+    let size = docs.len().div_ceil(threads.max(1)).max(MIN_BATCH);
     let mut runs: Vec<Vec<NewDoc>> = Vec::new();
     let mut rest = docs;
-    while rest.len() > per_thread {
-        let tail = rest.split_off(per_thread);
+    while rest.len() > size {
+        let tail = rest.split_off(size);
         runs.push(std::mem::replace(&mut rest, tail));
     }
     runs.push(rest);
-    let analyze_run = |run: Vec<NewDoc>| -> Result<Vec<AnalyzedBatch>> {
-        let mut docs = run.into_iter();
-        let mut out = Vec::new();
-        loop {
-            let batch: Vec<NewDoc> = docs.by_ref().take(size).collect();
-            if batch.is_empty() {
-                return Ok(out);
-            }
-            out.push(analyze_batch(analyzer, batch, store_text)?);
-        }
-    };
-    // The first run on the calling thread, the others on scoped threads. A thread that
+    // The first batch on the calling thread, the others on scoped threads. A thread that
     // cannot start panics, and so does a panic in analysis re-raised by the join: the
     // binding's guard turns either into an error, before anything is staged.
-    let results: Vec<Result<Vec<AnalyzedBatch>>> = std::thread::scope(|scope| {
+    let results: Vec<Result<AnalyzedBatch>> = std::thread::scope(|scope| {
         let mut runs = runs.into_iter();
         let first = runs.next().unwrap_or_default();
-        let handles: Vec<_> = runs.map(|run| scope.spawn(move || analyze_run(run))).collect();
-        let mut results = vec![analyze_run(first)];
+        let handles: Vec<_> = runs
+            .map(|run| scope.spawn(move || analyze_batch(analyzer, run, store_text)))
+            .collect();
+        let mut results = vec![analyze_batch(analyzer, first, store_text)];
         for h in handles {
             results.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
         }
         results
     });
-    let mut batches = Vec::with_capacity(n_batches);
-    for r in results {
-        batches.extend(r?);
-    }
-    PreparedDocs::new(batches)
+    PreparedDocs::new(results.into_iter().collect::<Result<Vec<_>>>()?)
 }
 
 impl PreparedDocs {
@@ -234,6 +223,28 @@ impl PreparedDocs {
             }
         }
         Ok(PreparedDocs { batches, ids })
+    }
+
+    /// The documents of several parts of one call (prepared apart), in order; fails on an
+    /// id in two parts.
+    pub fn join(parts: Vec<PreparedDocs>) -> Result<PreparedDocs> {
+        let mut parts = parts.into_iter();
+        let Some(mut all) = parts.next() else {
+            return PreparedDocs::new(Vec::new());
+        };
+        for part in parts {
+            all.ids.reserve(part.ids.len());
+            for id in part.ids {
+                if let Some(id) = all.ids.replace(id) {
+                    return Err(Error::new(
+                        ErrorKind::DuplicateId,
+                        format!("document id {id:?} appears twice in one call"),
+                    ));
+                }
+            }
+            all.batches.extend(part.batches);
+        }
+        Ok(all)
     }
 }
 
