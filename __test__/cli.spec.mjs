@@ -405,7 +405,7 @@ test('index builds in chunks an index equal to one API add: same stats, same hit
 test('buildBm25 reports progress chunk by chunk up to the total, and stops between chunks once aborted', async (t) => {
   const docs = manyDocs(4_500)
   const seen = []
-  const index = await buildBm25(docs, {}, { onProgress: (n) => seen.push(n) })
+  const index = await buildBm25(docs, {}, { chunk: 2000, onProgress: (n) => seen.push(n) })
   t.deepEqual(seen, [2000, 4000, 4500])
   t.is(index.size, 4_500)
   const controller = new AbortController()
@@ -413,7 +413,7 @@ test('buildBm25 reports progress chunk by chunk up to the total, and stops betwe
   const build = buildBm25(
     docs,
     {},
-    { signal: controller.signal, onProgress: (n) => (stopped.push(n), controller.abort()) },
+    { chunk: 2000, signal: controller.signal, onProgress: (n) => (stopped.push(n), controller.abort()) },
   )
   await t.throwsAsync(build, { name: 'AbortError', code: 'ABORT_ERR' })
   t.deepEqual(stopped, [2000])

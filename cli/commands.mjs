@@ -47,6 +47,17 @@ export const textsPath = (indexPath) => `${indexPath}.texts.jsonl`
 
 /** Documents read and processed at a time by index and split: bounds memory, whatever the corpus size. */
 const BATCH = 2000
+/**
+ * Documents `index` adds at once (staged, published at the end): big adds cross to Rust in parts analysed beside the
+ * conversion, and each staged add is one more id set that every later add checks its ids against.
+ */
+const ADD_CHUNK = 65_536
+
+/** Stages `docs` in `index` (visible at its next refresh); returns a new, empty pending list. */
+function addStaged(index, docs) {
+  if (docs.length > 0) index.add(docs, { refresh: false })
+  return []
+}
 const jsonLines = (items) => items.map((x) => `${JSON.stringify(x)}\n`).join('')
 
 export function blockSizes(s) {
@@ -101,7 +112,9 @@ export async function indexCommand(input, o, signal) {
   const split = o.split ? splitter(o) : undefined
   const source = openDocuments(input, columnsOf(o))
   const embedder = o.embed ? await loadEmbedder(o.embed) : undefined
-  const index = new Bm25Index(options)
+  // A bulk load: nothing is published until the end (one refresh, one segment), as Elasticsearch's refresh is turned
+  // off for one; publishing each batch made hundreds of segments for the background to merge while the build ran.
+  const index = new Bm25Index({ ...options, refreshInterval: 0 })
   const vectors = embedder ? new VectorIndex({ dim: embedder.dim }) : undefined
   const nodesOut = split ? openOutput(nodesPath(o.output)) : undefined
   const textsOut = embedder ? openOutput(textsPath(o.output)) : undefined
@@ -110,6 +123,7 @@ export async function indexCommand(input, o, signal) {
   })
   let documents = 0
   let indexed = 0
+  let pending = []
   try {
     for await (const docs of batches(source, BATCH)) {
       stopIfAborted(signal)
@@ -120,7 +134,8 @@ export async function indexCommand(input, o, signal) {
         await nodesOut.write(jsonLines(nodes))
         toIndex = nodes.filter((n) => n.childrenIds.length === 0).map((n) => ({ id: n.id, text: n.text }))
       }
-      index.add(toIndex)
+      pending.push(...toIndex)
+      if (pending.length >= ADD_CHUNK) pending = addStaged(index, pending)
       if (embedder) {
         for (let i = 0; i < toIndex.length; i += 256)
           await embedInto(embedder, vectors, toIndex.slice(i, i + 256), { signal })
@@ -131,6 +146,8 @@ export async function indexCommand(input, o, signal) {
       await yieldToLoop()
     }
     stopIfAborted(signal)
+    addStaged(index, pending)
+    await index.refresh()
     // Sidecars of an earlier build would not match the new index: remove them first, so an interruption below leaves
     // at worst an index without sidecars (search then says to rebuild), never a mismatched pair.
     for (const f of [nodesPath(o.output), vectorsPath(o.output), textsPath(o.output)]) rmSync(f, { force: true })
