@@ -134,7 +134,8 @@ export async function indexCommand(input, o, signal) {
         await nodesOut.write(jsonLines(nodes))
         toIndex = nodes.filter((n) => n.childrenIds.length === 0).map((n) => ({ id: n.id, text: n.text }))
       }
-      pending.push(...toIndex)
+      // A loop, not push(...toIndex): a split batch's leaves can outnumber the arguments a call may take.
+      for (const d of toIndex) pending.push(d)
       if (pending.length >= ADD_CHUNK) pending = addStaged(index, pending)
       if (embedder) {
         for (let i = 0; i < toIndex.length; i += 256)

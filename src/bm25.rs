@@ -191,7 +191,7 @@ pub struct NativeBatchHits {
     pub counts: Column<u32>,
     /// UTF-16 when any id is not ASCII (encoded on the pool: decoding UTF-8 on the event loop cost more).
     #[napi(ts_type = "string")]
-    pub ids: Either<String, Utf16String>,
+    pub ids: JsString,
     #[napi(ts_type = "Uint32Array")]
     pub id_ends: Column<u32>,
     #[napi(ts_type = "Float64Array")]
