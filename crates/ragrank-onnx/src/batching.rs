@@ -28,16 +28,16 @@ pub fn plan(lengths: &[usize], max_batch: usize, token_budget: usize) -> Vec<Bat
     batches
 }
 
-/// Halves the largest batches until there are `at_least` of them or every batch holds one
-/// input, so that a call planned as fewer batches than there are sessions still keeps every
-/// session busy. The order of the batches (longest first) is kept.
+/// Halves the costliest batches (padded tokens) until there are `at_least` of them or every
+/// batch holds one input, so that a call planned as fewer batches than there are sessions
+/// still keeps every session busy. The order of the batches (longest first) is kept.
 pub fn spread(batches: &mut Vec<Batch>, lengths: &[usize], at_least: usize) {
     while batches.len() < at_least {
         let Some((at, _)) = batches
             .iter()
             .enumerate()
             .filter(|(_, b)| b.items.len() > 1)
-            .max_by_key(|(i, b)| (b.items.len(), std::cmp::Reverse(*i)))
+            .max_by_key(|(i, b)| (b.items.len() * b.len, std::cmp::Reverse(*i)))
         else {
             return;
         };
@@ -45,6 +45,37 @@ pub fn spread(batches: &mut Vec<Batch>, lengths: &[usize], at_least: usize) {
         let tail = batch.items.split_off(batch.items.len().div_ceil(2));
         let len = lengths[tail[0]].max(1);
         batches.insert(at + 1, Batch { items: tail, len });
+    }
+}
+
+/// Makes the number of batches a multiple of `sessions` (and at least `sessions`). The sessions
+/// take a call's batches from one queue, so the last round is where they idle: a rerank of 20
+/// pairs truncated to 128 tokens plans 5 batches of 4, which 2 sessions run in 3 rounds with one
+/// session idle in the last. Inputs all of one length (cut at the max length) are dealt out again as evenly as they go (4 + 4 + 3 + 3 + 3 + 3: 10 pairs per session), which
+/// never exceeds the budget (no batch gets more inputs than the plan's biggest); others have their
+/// costliest batches halved (`spread`).
+pub fn balance(batches: &mut Vec<Batch>, lengths: &[usize], sessions: usize) {
+    let sessions = sessions.max(1);
+    let target = batches.len().max(sessions).next_multiple_of(sessions);
+    if batches.is_empty() || target == batches.len() {
+        return;
+    }
+    let len = batches[0].len;
+    if batches.iter().flat_map(|b| &b.items).all(|&i| lengths[i].max(1) == len) {
+        let items: Vec<usize> = batches.drain(..).flat_map(|b| b.items).collect();
+        let target = target.min(items.len());
+        let (size, bigger) = (items.len() / target, items.len() % target);
+        let mut rest = items.as_slice();
+        for k in 0..target {
+            let (head, tail) = rest.split_at(size + usize::from(k < bigger));
+            batches.push(Batch {
+                items: head.to_vec(),
+                len,
+            });
+            rest = tail;
+        }
+    } else {
+        spread(batches, lengths, target);
     }
 }
 
@@ -166,6 +197,50 @@ mod tests {
         let before = enough.clone();
         spread(&mut enough, &lengths, 2);
         assert_eq!(enough, before, "enough batches are left alone");
+    }
+
+    #[test]
+    fn balance_rounds_the_batches_up_to_a_multiple_of_the_sessions() {
+        // 20 pairs truncated to 128 tokens: 5 batches of 4 under a 512-token budget.
+        let lengths = [128; 20];
+        let mut batches = plan(&lengths, 32, 512);
+        assert_eq!(batches.len(), 5);
+        balance(&mut batches, &lengths, 2);
+        let sizes: Vec<usize> = batches.iter().map(|b| b.items.len()).collect();
+        assert_eq!(sizes, [4, 4, 3, 3, 3, 3]);
+        assert!(batches.iter().all(|b| b.len == 128));
+        // Taken in turn from one queue, each of the 2 sessions gets 10 pairs.
+        let per_session = |k: usize| sizes.iter().skip(k).step_by(2).sum::<usize>();
+        assert_eq!((per_session(0), per_session(1)), (10, 10));
+        let mut seen: Vec<usize> = batches.iter().flat_map(|b| b.items.clone()).collect();
+        seen.sort();
+        assert_eq!(seen, (0..20).collect::<Vec<_>>());
+        // Already a multiple, or one session: unchanged.
+        let mut four = plan(&[128; 16], 32, 512);
+        let before = four.clone();
+        balance(&mut four, &[128; 16], 2);
+        assert_eq!(four, before);
+        let mut alone = plan(&lengths, 32, 512);
+        balance(&mut alone, &lengths, 1);
+        assert_eq!(alone.len(), 5);
+        // One batch of mixed lengths: halved, each half padded to its own longest.
+        let mut one = plan(&[9, 4, 7, 3, 8], 32, 512);
+        balance(&mut one, &[9, 4, 7, 3, 8], 2);
+        assert_eq!(one.iter().map(|b| b.len).collect::<Vec<_>>(), [9, 4]);
+        let mut none = plan(&[], 32, 512);
+        balance(&mut none, &[], 2);
+        assert!(none.is_empty());
+        // Fewer inputs than sessions: one batch each.
+        let mut few = plan(&[128; 3], 32, 512);
+        balance(&mut few, &[128; 3], 4);
+        assert_eq!(few.iter().map(|b| b.items.len()).collect::<Vec<_>>(), [1, 1, 1]);
+        // Mixed lengths: the costliest batch is the one split (the long pairs' batch, not the
+        // short pairs' bigger one).
+        let mixed = [100, 100, 100, 10, 10, 10, 10, 10, 10];
+        let mut b = plan(&mixed, 32, 300);
+        assert_eq!(b.iter().map(|b| b.items.len()).collect::<Vec<_>>(), [3, 6]);
+        balance(&mut b, &mixed, 3);
+        assert_eq!(b.iter().map(|b| b.items.len()).collect::<Vec<_>>(), [2, 1, 6]);
     }
 
     #[test]

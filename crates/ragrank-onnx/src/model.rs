@@ -2,7 +2,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
@@ -281,13 +281,27 @@ impl Encoder {
         if self.feeds_position_ids {
             inputs.push(("position_ids".into(), tensor(padded.positions)?.into()));
         }
-        let i = self.next_session.fetch_add(1, Ordering::Relaxed) % self.sessions.len();
-        let mut session = self.sessions[i].lock().unwrap_or_else(|p| p.into_inner());
+        let mut session = self.free_session();
         let outputs = session.run(inputs).map_err(run_error)?;
         let (shape, data) = outputs[self.output.as_str()]
             .try_extract_tensor::<f32>()
             .map_err(run_error)?;
         Ok((shape.iter().copied().collect(), data.to_vec()))
+    }
+
+    /// A session no other batch is running on, else (all busy) the next in turn to wait for: a
+    /// plain turn could make a worker wait for a busy session while another one stands free.
+    fn free_session(&self) -> MutexGuard<'_, Session> {
+        let n = self.sessions.len();
+        let first = self.next_session.fetch_add(1, Ordering::Relaxed);
+        for k in 0..n {
+            match self.sessions[(first + k) % n].try_lock() {
+                Ok(session) => return session,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => {}
+            }
+        }
+        self.sessions[first % n].lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Tokenises in parallel, plans batches, runs them (in parallel across sessions), and
@@ -304,7 +318,7 @@ impl Encoder {
         let lengths: Vec<usize> = encoded.iter().map(|e| e.ids.len()).collect();
         let mut batches = batching::plan(&lengths, opts.max_batch.max(1), opts.token_budget.max(1));
         if self.spread {
-            batching::spread(&mut batches, &lengths, self.sessions.len());
+            batching::balance(&mut batches, &lengths, self.sessions.len());
         }
         let next = AtomicUsize::new(0);
         let worker = || -> Result<()> {
