@@ -252,6 +252,30 @@ test('metrics report event-loop delay, memory and index statistics; reset starts
   t.true((await call(url, '/metrics')).body.windowSeconds < m.windowSeconds)
 })
 
+test('metrics count the searches in flight, including a failed one, until their handlers finish', async (t) => {
+  let release
+  const held = new Promise((r) => (release = r))
+  let started
+  const running = new Promise((r) => (started = r))
+  const holding = {
+    rerank: async (_q, docs) => {
+      started()
+      await held
+      return docs.map((d, i) => ({ ...d, score: 1 - i / 100 }))
+    },
+  }
+  const { url } = await start(t, { stack: { ...stack, reranker: holding } })
+  t.is((await call(url, '/metrics')).body.inFlight, 0)
+  const reply = post(url, '/search/hybrid-rerank', { query: 'velmora clay' })
+  await running
+  t.is((await call(url, '/metrics')).body.inFlight, 1)
+  t.is((await post(url, '/search/bm25', { topK: -1 })).status, 400)
+  t.is((await call(url, '/metrics')).body.inFlight, 1, 'a failed search is no longer counted')
+  release()
+  t.is((await reply).status, 200)
+  t.is((await call(url, '/metrics')).body.inFlight, 0)
+})
+
 test('buildServer rejects an unknown option', (t) => {
   t.throws(() => buildServer({ stack, candidate: 5 }), { instanceOf: TypeError, message: /candidate/ })
 })

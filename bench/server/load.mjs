@@ -133,11 +133,24 @@ export function startWriter(
   }
 }
 
+/** How long a drain waits for a server's searches in flight to finish before the next run starts anyway. */
+const DRAIN_SECONDS = 180
+
 /**
  * Waits until the server has worked off what earlier clients left: requests of a run that ended are still
- * handled (a server without abort signals finishes them for nobody), and would slow the next run.
+ * handled (a server without abort signals finishes them for nobody), and would slow the next run. An answer
+ * to /healthz is not enough: a rerank waits off the event loop, so the loop answers while the work queues.
+ * Resolves with the seconds waited.
  */
-const drain = (url) => getJson(url, '/healthz')
+export async function drain(url) {
+  const t0 = performance.now()
+  for (;;) {
+    const { inFlight = 0 } = await getJson(url, '/metrics')
+    const waited = (performance.now() - t0) / 1000
+    if (inFlight === 0 || waited > DRAIN_SECONDS) return waited
+    await sleep(100)
+  }
+}
 
 /** A window in which fewer replies came than there are connections is extended once, to this factor (at most MAX). */
 const EXTEND = 4
@@ -155,8 +168,9 @@ export async function cell(url, path, bodies, { connections, seconds, warmupSeco
   let load
   let writes
   let m
+  let drained
   for (;;) {
-    await drain(url)
+    drained = await drain(url)
     await postJson(url, '/metrics/reset', {})
     const w = writer ? writer(writes?.next ?? writerFirst) : null // a run again writes new documents
     load = await drive(url, path, bodies, { connections, seconds: window })
@@ -173,6 +187,7 @@ export async function cell(url, path, bodies, { connections, seconds, warmupSeco
     loopMax: m.eventLoopDelayMs.max,
     rssMax: m.memory.rssMax,
     rssMean: m.memory.rssMean,
+    drainSeconds: drained,
     writes,
   }
 }

@@ -25,7 +25,7 @@ export function buildPeerServer(stack) {
     app.route({
       method: ['GET', 'POST'],
       url,
-      handler: async (request) => ({ hits: await search(checked(searchParams(request), needs)) }),
+      handler: (request) => metrics.track(async () => ({ hits: await search(checked(searchParams(request), needs)) })),
     })
   route('/search/bm25', { needsQuery: true }, ({ query, topK }) => stack.bm25(query, topK))
   route('/search/vector', { needsVector: true }, ({ vector, topK }) => stack.vector(vector, topK))

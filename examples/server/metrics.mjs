@@ -1,5 +1,5 @@
 // What GET /metrics reports: event-loop delay (the time a ready callback waited: a sync call that holds
-// the loop shows up here), memory, and the indexes' own statistics. `reset()` starts a new measurement
+// the loop shows up here), memory, searches still being worked on, and the indexes' own statistics. `reset()` starts a new measurement
 // window, so a benchmark can read one window per run.
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 
@@ -11,6 +11,8 @@ export function createMetrics({ rssEveryMs = 250 } = {}) {
   loop.enable()
   let rss = { max: 0, sum: 0, n: 0 }
   let since = Date.now()
+  // Searches whose handler has not finished (a client that left may still have its work running).
+  let inFlight = 0
   const sample = () => {
     const now = process.memoryUsage.rss()
     rss.max = Math.max(rss.max, now)
@@ -27,6 +29,7 @@ export function createMetrics({ rssEveryMs = 250 } = {}) {
       const mem = process.memoryUsage()
       return {
         windowSeconds: (Date.now() - since) / 1000,
+        inFlight,
         eventLoopDelayMs: {
           p50: ms(loop.percentile(50)),
           p99: ms(loop.percentile(99)),
@@ -40,6 +43,15 @@ export function createMetrics({ rssEveryMs = 250 } = {}) {
           heapUsed: mem.heapUsed,
           heapTotal: mem.heapTotal,
         },
+      }
+    },
+    /** Runs `work()`, counted in `inFlight` until it settles. */
+    async track(work) {
+      inFlight++
+      try {
+        return await work()
+      } finally {
+        inFlight--
       }
     },
     reset() {

@@ -6,12 +6,15 @@ import { searchParams } from './params.mjs'
 
 const brief = (hits) => hits.map(({ id, score, text }) => (text === undefined ? { id, score } : { id, score, text }))
 
-export async function searchRoutes(app, { ready, candidates, rerankDepth, coalesce }) {
+export async function searchRoutes(app, { ready, metrics, candidates, rerankDepth, coalesce }) {
   const route = (url, search) =>
     app.route({
       method: ['GET', 'POST'],
       url,
-      handler: async (request) => ({ hits: brief(await search(searchParams(request), request.clientSignal, ready())) }),
+      handler: (request) =>
+        metrics.track(async () => ({
+          hits: brief(await search(searchParams(request), request.clientSignal, ready())),
+        })),
     })
 
   route('/search/bm25', ({ query, topK }, signal, { bm25 }) => bm25.retrieve(query, { topK, signal }))
