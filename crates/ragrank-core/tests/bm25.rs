@@ -188,7 +188,9 @@ fn incremental_equals_rebuilt_from_scratch() {
         for round in 0..150 {
             let roll: f64 = rng.random();
             if roll < 0.4 || all.is_empty() {
-                let batch: Vec<NewDoc> = (0..rng.random_range(1..20))
+                // Now and then a batch over the staged lock's small-operation size (its own id set).
+                let size = if rng.random_bool(0.06) { 300 } else { rng.random_range(1..20) };
+                let batch: Vec<NewDoc> = (0..size)
                     .map(|_| {
                         next += 1;
                         let unique = rng.random_range(0..3);
@@ -200,7 +202,11 @@ fn incremental_equals_rebuilt_from_scratch() {
                 apply_model(&mut all, ModelOp::Add(batch.clone()));
                 staged.push(ModelOp::Add(batch));
             } else if roll < 0.65 {
-                let n = rng.random_range(1..=all.len().min(8));
+                let n = if all.len() > 400 && rng.random_bool(0.15) {
+                    rng.random_range(300..=400)
+                } else {
+                    rng.random_range(1..=all.len().min(8))
+                };
                 let mut gone: Vec<String> = (0..n).map(|_| all[rng.random_range(0..all.len())].id.clone()).collect();
                 gone.sort();
                 gone.dedup();
@@ -231,8 +237,13 @@ fn incremental_equals_rebuilt_from_scratch() {
             } else {
                 index.force_merge();
             }
-            // Staged writes are invisible to searches but known to `contains`.
+            // Staged writes are invisible to searches but known to `contains`, removals too.
             assert!(all.iter().all(|d| index.contains(&d.id)));
+            let live: std::collections::HashSet<&str> = all.iter().map(|d| d.id.as_str()).collect();
+            for k in 1..=next {
+                let id = format!("d{k}");
+                assert_eq!(index.contains(&id), live.contains(id.as_str()), "{id} in round {round}");
+            }
             if rng.random_bool(0.4) {
                 index.refresh();
                 staged.drain(..).for_each(|op| apply_model(&mut visible, op));
@@ -1122,4 +1133,66 @@ fn a_batch_capped_to_any_number_of_threads_gives_the_same_hits() {
         .err()
         .unwrap();
     assert_eq!(err.kind, ErrorKind::Aborted);
+}
+
+/// Writes staged on one thread while another keeps refreshing: `contains` and the duplicate
+/// check follow every write whether it is staged, in a running refresh or published, for
+/// small operations (the staged lock's id maps) and big ones (their own id sets) alike.
+#[test]
+fn contains_follows_writes_while_another_thread_refreshes() {
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+    let index = Arc::new(Bm25Index::new(config(Variant::Lucene)).unwrap());
+    index.set_refresh_interval(None);
+    let stop = Arc::new(AtomicBool::new(false));
+    let refresher = {
+        let (index, stop) = (index.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut refreshes = 0;
+            while !stop.load(Ordering::Relaxed) {
+                index.refresh();
+                refreshes += 1;
+            }
+            refreshes
+        })
+    };
+    let mut rng = StdRng::seed_from_u64(31);
+    let (mut live, mut gone_ids, mut next) = (Vec::<String>::new(), Vec::<String>::new(), 0);
+    for _ in 0..3000 {
+        if live.is_empty() || rng.random_bool(0.6) {
+            let size = if rng.random_bool(0.03) { 300 } else { rng.random_range(1..4) };
+            let docs: Vec<NewDoc> = (0..size)
+                .map(|_| {
+                    next += 1;
+                    random_doc(&mut rng, format!("d{next}"), 400)
+                })
+                .collect();
+            let ids: Vec<String> = docs.iter().map(|d| d.id.clone()).collect();
+            let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), false, docs).unwrap();
+            assert_eq!(index.stage_add(prepared, false).unwrap(), size);
+            assert!(ids.iter().all(|id| index.contains(id)));
+            live.extend(ids);
+        } else {
+            let n = if live.len() > 300 && rng.random_bool(0.05) { 300 } else { 1 };
+            let gone: Vec<String> = (0..n).map(|_| live.swap_remove(rng.random_range(0..live.len()))).collect();
+            assert_eq!(index.stage_remove(&gone), n);
+            assert!(gone.iter().all(|id| !index.contains(id)));
+            gone_ids.extend(gone);
+        }
+        let id = live[rng.random_range(0..live.len())].clone();
+        assert!(index.contains(&id));
+        let again = random_doc(&mut rng, id, 400);
+        let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), false, vec![again]).unwrap();
+        assert_eq!(index.stage_add(prepared, false).unwrap_err().kind, ErrorKind::DuplicateId);
+        if let Some(id) = gone_ids.last() {
+            assert!(!index.contains(id));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(refresher.join().unwrap() > 10, "the refreshes must interleave with the writes");
+    index.refresh();
+    assert_eq!(index.len(), live.len());
+    assert_eq!(index.pending(), 0);
+    assert!(live.iter().all(|id| index.contains(id)));
+    assert!(gone_ids.iter().all(|id| !index.contains(id)));
 }
