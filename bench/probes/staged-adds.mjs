@@ -10,7 +10,7 @@ let t0 = performance.now()
 for (let i = 0; i < adds; i++) {
   index.add([{ id: `d${i}`, text: `token${i % 997} word${i % 31} staged` }], { refresh: false })
   if ((i + 1) % window === 0) {
-    let t1 = performance.now()
+    const t1 = performance.now()
     for (let j = 0; j < 1000; j++) index.has(`d${(j * 7919) % (i + 1)}`)
     const has = (performance.now() - t1) / 1000
     console.log(
@@ -21,4 +21,6 @@ for (let i = 0; i < adds; i++) {
 }
 t0 = performance.now()
 await index.refresh()
-console.log(`refresh of ${index.pending} left, ${adds} searchable: ${(performance.now() - t0).toFixed(0)} ms, size ${index.size}`)
+console.log(
+  `refresh of ${index.pending} left, ${adds} searchable: ${(performance.now() - t0).toFixed(0)} ms, size ${index.size}`,
+)

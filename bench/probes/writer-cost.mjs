@@ -9,7 +9,11 @@ import { benchCorpus } from '../server/data.mjs'
 import { startServer, startWriter } from '../server/load.mjs'
 
 const { values } = parseArgs({
-  options: { stack: { type: 'string', default: 'ragrank' }, docs: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '10' } },
+  options: {
+    stack: { type: 'string', default: 'ragrank' },
+    docs: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '10' },
+  },
 })
 const docs = Number(values.docs)
 const seconds = Number(values.seconds)

@@ -58,15 +58,25 @@ export const postJson = (url, path, body) =>
   getJson(url, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 /**
- * autocannon on `path` with `connections` for `seconds`, POSTing `bodies` in turn (one shared cursor, so
- * concurrent connections send different queries). Returns { rps, p50, p99, max, requests, errors, non2xx }.
+ * autocannon on `path` with `connections`, POSTing `bodies` in turn (one shared cursor, so concurrent
+ * connections send different queries): `warmupSeconds` of load, then `seconds` measured without a pause, so
+ * the window starts with every connection's request already in the server (steady state, not an empty
+ * pipeline filling up). `onWindow()` is called when the window starts. Counts and latencies are those of the
+ * replies that arrive in the window. Returns { rps, littleRps, p50, p99, max, requests, errors, non2xx }.
+ *
+ * `littleRps` is Little's law for a closed loop (each connection sends its next request when a reply comes):
+ * connections / mean latency. It does not depend on where the window's edges fall, which matters when
+ * replies come in bursts a sizeable part of the window apart (16 coalesced reranks finishing together every
+ * few seconds: a 10 s window then held either one or two bursts).
  */
-export async function drive(url, path, bodies, { connections, seconds }) {
+export async function drive(url, path, bodies, { connections, seconds, warmupSeconds = 0, onWindow }) {
   let next = 0
-  const r = await autocannon({
+  const replies = [] // [arrival ms, latency ms, ok]
+  let windowStart = Infinity
+  const instance = autocannon({
     url: `${url}${path}`,
     connections,
-    duration: seconds,
+    duration: warmupSeconds + seconds,
     timeout: 30,
     requests: [
       {
@@ -76,16 +86,33 @@ export async function drive(url, path, bodies, { connections, seconds }) {
       },
     ],
   })
-  // No reply within the window: its latencies are longer than the window, not 0 (what autocannon reports).
-  const none = r.requests.total === 0
+  instance.on('response', (_client, status, _bytes, latency) => {
+    const now = performance.now()
+    if (now >= windowStart) replies.push([now, latency, status >= 200 && status < 300])
+  })
+  const startWindow = () => {
+    windowStart = performance.now()
+    onWindow?.()
+  }
+  const timer = setTimeout(startWindow, warmupSeconds * 1000)
+  const r = await instance
+  clearTimeout(timer)
+  const end = windowStart + seconds * 1000
+  const inWindow = replies.filter(([t]) => t <= end)
+  const latencies = inWindow.map(([, ms]) => ms).sort((a, b) => a - b)
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]
+  const mean = latencies.reduce((a, b) => a + b, 0) / latencies.length
+  // No reply within the window: its latencies are longer than the window, not 0.
+  const none = latencies.length === 0
   return {
-    rps: r.requests.total / r.duration,
-    p50: none ? Infinity : r.latency.p50,
-    p99: none ? Infinity : r.latency.p99,
-    max: r.latency.max,
-    requests: r.requests.total,
+    rps: inWindow.length / seconds,
+    littleRps: none ? 0 : connections / (mean / 1000),
+    p50: none ? Infinity : at(0.5),
+    p99: none ? Infinity : at(0.99),
+    max: none ? Infinity : latencies[latencies.length - 1],
+    requests: inWindow.length,
     errors: r.errors + r.timeouts,
-    non2xx: r.non2xx,
+    non2xx: inWindow.filter(([, , ok]) => !ok).length,
   }
 }
 
@@ -172,7 +199,6 @@ const MAX_WINDOW_SECONDS = 20
  * again in a longer window, so every cell reports measured latencies.
  */
 export async function cell(url, path, bodies, { connections, seconds, warmupSeconds, writer, writerFirst = 0 }) {
-  if (warmupSeconds > 0) await drive(url, path, bodies, { connections, seconds: warmupSeconds })
   let window = seconds
   let load
   let writes
@@ -180,9 +206,15 @@ export async function cell(url, path, bodies, { connections, seconds, warmupSeco
   let drained
   for (;;) {
     drained = await drain(url)
-    await postJson(url, '/metrics/reset', {})
-    const w = writer ? writer(writes?.next ?? writerFirst) : null // a run again writes new documents
-    load = await drive(url, path, bodies, { connections, seconds: window })
+    let w = null
+    let reset = null
+    // At the window's start, under load: a fresh metrics window and the writer (a run again writes new documents).
+    const onWindow = () => {
+      reset = postJson(url, '/metrics/reset', {})
+      w = writer ? writer(writes?.next ?? writerFirst) : null
+    }
+    load = await drive(url, path, bodies, { connections, seconds: window, warmupSeconds, onWindow })
+    await reset
     writes = w ? await w.stop() : null
     m = await getJson(url, '/metrics')
     const longer = Math.min(MAX_WINDOW_SECONDS, window * EXTEND)

@@ -18,6 +18,7 @@ function cellRow(c) {
     c.writer ? 'yes' : 'no',
     c.concurrency,
     c.window && c.window > c.baseWindow ? `${fmt(c.rps)} (${c.window} s)` : fmt(c.rps),
+    c.littleRps === undefined ? '–' : fmt(c.littleRps),
     ms(c.p50),
     ms(c.p99),
     ms(c.loopP99),
@@ -33,6 +34,7 @@ const HEAD = [
   'writer',
   'conc.',
   'req/s',
+  'c / mean latency',
   'p50 ms',
   'p99 ms',
   'loop p99 ms',
@@ -126,7 +128,7 @@ export function serverReport({ meta, builds = [], cells: stored, probe, soak, sk
     '',
     `Command: \`${meta.command}\`. Corpus: Zipf ${meta.settings.docs.toLocaleString('en-US')} documents (bench/lib/zipf.mjs), vectors ${Math.min(meta.settings.vectors, meta.settings.docs).toLocaleString('en-US')} x ${meta.settings.dim} (for the first documents) (seeded unit vectors); queries: the corpus's query texts and seeded unit vectors, ${meta.settings.queries} of each, sent in turn (vectors ${meta.settings.vectorEncoding === 'base64' ? 'as base64 of float32' : 'as JSON number arrays'}). Top-${meta.settings.topK}; hybrid = RRF of 50 candidates per side (Orama: its own hybrid); hybrid-rerank = the hybrid's top ${meta.settings.rerankDepth} reranked at max length ${meta.settings.rerankMaxLength}.`,
     '',
-    `Each cell: autocannon (programmatic, ${meta.settings.warmupSeconds} s warm-up then ${meta.settings.seconds} s measured; hybrid-rerank at least 3 s and 10 s; a cell with fewer replies than connections is run again in a window 4x as long, up to 20 s, shown as \`s\`; p50/p99 ∞: no reply even then; before each measured window the server is drained: requests a finished run left behind are worked off first, until its /metrics shows no search in flight or 180 s passed) on 127.0.0.1 against one server process; the client, the writer and the server share the machine's cores. Writer: a separate client, ${meta.settings.addsPerSecond} POST /documents per second (one new document each, a fresh unique token and a vector) and one DELETE per ${meta.settings.addsPerRemove} adds, at most 8 writes in flight (adds/s is what it achieved). Event-loop delay and RSS come from the server's /metrics over the measured window (monitorEventLoopDelay at 1 ms resolution: an idle loop reads about 1 ms).`,
+    `Each cell: autocannon (programmatic, ${meta.settings.warmupSeconds} s warm-up then ${meta.settings.seconds} s measured; hybrid-rerank at least ${meta.settings.rerankWarmupSeconds ?? 3} s and ${meta.settings.rerankSeconds ?? 10} s${meta.settings.steadyWindow ? '; the warm-up runs on into the measured window, so it starts with every connection waiting on a request, and counts and latencies are those of the replies in the window' : ''}; req/s counts the window's replies, and c / mean latency is the closed loop's throughput by Little's law, which does not depend on where bursts of replies fall against the window's edges; a cell with fewer replies than connections is run again in a window 4x as long, up to 20 s, shown as \`s\`; p50/p99 ∞: no reply even then; before each ${meta.settings.steadyWindow ? 'warm-up' : 'measured window'} the server is drained: requests a finished run left behind are worked off first, until its /metrics shows no search in flight or 180 s passed) on 127.0.0.1 against one server process; the client, the writer and the server share the machine's cores. Writer: a separate client, ${meta.settings.addsPerSecond} POST /documents per second (one new document each, a fresh unique token and a vector) and one DELETE per ${meta.settings.addsPerRemove} adds, at most 8 writes in flight (adds/s is what it achieved). Event-loop delay and RSS come from the server's /metrics over the measured window (monitorEventLoopDelay at 1 ms resolution: an idle loop reads about 1 ms).`,
     '',
     `Versions: ${Object.entries(meta.versions)
       .map(([k, v]) => `${k} ${v}`)

@@ -41,7 +41,8 @@ const DIM = 384
 const VECTORS = 100_000
 const ADDS_PER_SECOND = 100
 const ADDS_PER_REMOVE = 10
-const RERANK_SECONDS = 10
+// Rerank replies come in bursts seconds apart (coalesced calls finish together): a window of several bursts.
+const RERANK_SECONDS = 30
 const RERANK_WARMUP_SECONDS = 3
 const log = (m) => process.stderr.write(`${m}\n`)
 
@@ -61,6 +62,10 @@ export function settings(opts) {
     concurrency: list(opts.concurrency, [1, 16, 64]).map(Number),
     seconds: Number(opts.duration ?? 5),
     warmupSeconds: 1,
+    rerankSeconds: RERANK_SECONDS,
+    rerankWarmupSeconds: RERANK_WARMUP_SECONDS,
+    // The warm-up's load runs on into the measured window (the pipeline full when it starts).
+    steadyWindow: true,
     stacks: oneOf(list(opts.stacks, STACKS), STACKS, '--stacks'),
     writer: oneOf(list(opts.writer, ['no', 'yes']), ['no', 'yes'], '--writer').map((w) => w === 'yes'),
     probeDocs: parseSize(opts.probeDocs ?? '1m'),
@@ -155,18 +160,18 @@ async function runStack(
             })
           // A rerank takes about a second here (20 pairs of up to 128 tokens): longer cells, so each has replies.
           const rerank = endpoint === 'hybrid-rerank'
-          const seconds = rerank ? Math.max(s.seconds, RERANK_SECONDS) : s.seconds
+          const seconds = rerank ? Math.max(s.seconds, s.rerankSeconds) : s.seconds
           const r = await cell(server.url, `/search/${endpoint}`, bodies[endpoint], {
             connections: c,
             seconds,
-            warmupSeconds: rerank ? Math.max(s.warmupSeconds, RERANK_WARMUP_SECONDS) : s.warmupSeconds,
+            warmupSeconds: rerank ? Math.max(s.warmupSeconds, s.rerankWarmupSeconds) : s.warmupSeconds,
             writer: w ? startW : null,
             writerFirst: next,
           })
           if (r.writes) next = r.writes.next
           cells.push({ stack: label, endpoint, concurrency: c, writer: w, baseWindow: seconds, ...r })
           log(
-            `  ${label} ${endpoint} c=${c}${w ? ' +writer' : ''}: ${r.rps.toFixed(0)} req/s${r.window > seconds ? ` (${r.window} s window)` : ''}, p50 ${r.p50} p99 ${r.p99} ms, loop p99 ${r.loopP99.toFixed(1)} ms${r.writes ? `, ${r.writes.addsPerSecond.toFixed(0)} adds/s` : ''}${r.errors + r.non2xx ? `, ${r.errors + r.non2xx} errors` : ''}`,
+            `  ${label} ${endpoint} c=${c}${w ? ' +writer' : ''}: ${r.rps.toFixed(r.rps < 10 ? 2 : 0)} req/s (c / mean latency ${r.littleRps.toFixed(r.littleRps < 10 ? 2 : 0)})${r.window > seconds ? ` (${r.window} s window)` : ''}, p50 ${r.p50} p99 ${r.p99} ms, loop p99 ${r.loopP99.toFixed(1)} ms${r.writes ? `, ${r.writes.addsPerSecond.toFixed(0)} adds/s` : ''}${r.errors + r.non2xx ? `, ${r.errors + r.non2xx} errors` : ''}`,
           )
         }
   } finally {
