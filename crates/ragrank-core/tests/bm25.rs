@@ -189,7 +189,11 @@ fn incremental_equals_rebuilt_from_scratch() {
             let roll: f64 = rng.random();
             if roll < 0.4 || all.is_empty() {
                 // Now and then a batch over the staged lock's small-operation size (its own id set).
-                let size = if rng.random_bool(0.06) { 300 } else { rng.random_range(1..20) };
+                let size = if rng.random_bool(0.06) {
+                    300
+                } else {
+                    rng.random_range(1..20)
+                };
                 let batch: Vec<NewDoc> = (0..size)
                     .map(|_| {
                         next += 1;
@@ -1160,7 +1164,11 @@ fn contains_follows_writes_while_another_thread_refreshes() {
     let (mut live, mut gone_ids, mut next) = (Vec::<String>::new(), Vec::<String>::new(), 0);
     for _ in 0..3000 {
         if live.is_empty() || rng.random_bool(0.6) {
-            let size = if rng.random_bool(0.03) { 300 } else { rng.random_range(1..4) };
+            let size = if rng.random_bool(0.03) {
+                300
+            } else {
+                rng.random_range(1..4)
+            };
             let docs: Vec<NewDoc> = (0..size)
                 .map(|_| {
                     next += 1;
@@ -1173,8 +1181,14 @@ fn contains_follows_writes_while_another_thread_refreshes() {
             assert!(ids.iter().all(|id| index.contains(id)));
             live.extend(ids);
         } else {
-            let n = if live.len() > 300 && rng.random_bool(0.05) { 300 } else { 1 };
-            let gone: Vec<String> = (0..n).map(|_| live.swap_remove(rng.random_range(0..live.len()))).collect();
+            let n = if live.len() > 300 && rng.random_bool(0.05) {
+                300
+            } else {
+                1
+            };
+            let gone: Vec<String> = (0..n)
+                .map(|_| live.swap_remove(rng.random_range(0..live.len())))
+                .collect();
             assert_eq!(index.stage_remove(&gone), n);
             assert!(gone.iter().all(|id| !index.contains(id)));
             gone_ids.extend(gone);
@@ -1183,13 +1197,19 @@ fn contains_follows_writes_while_another_thread_refreshes() {
         assert!(index.contains(&id));
         let again = random_doc(&mut rng, id, 400);
         let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), false, vec![again]).unwrap();
-        assert_eq!(index.stage_add(prepared, false).unwrap_err().kind, ErrorKind::DuplicateId);
+        assert_eq!(
+            index.stage_add(prepared, false).unwrap_err().kind,
+            ErrorKind::DuplicateId
+        );
         if let Some(id) = gone_ids.last() {
             assert!(!index.contains(id));
         }
     }
     stop.store(true, Ordering::Relaxed);
-    assert!(refresher.join().unwrap() > 10, "the refreshes must interleave with the writes");
+    assert!(
+        refresher.join().unwrap() > 10,
+        "the refreshes must interleave with the writes"
+    );
     index.refresh();
     assert_eq!(index.len(), live.len());
     assert_eq!(index.pending(), 0);
