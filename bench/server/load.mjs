@@ -138,7 +138,11 @@ export function startWriter(
   const send = (path, method, body, counter) => {
     inFlight++
     const headers = body === undefined ? {} : { 'content-type': 'application/json' }
+    let settled = false
+    // Once per request: a response that errors after its request did must not count twice.
     const done = (ok) => {
+      if (settled) return
+      settled = true
       if (ok) stats[counter]++
       else stats.errors++
       inFlight--
