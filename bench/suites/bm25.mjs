@@ -4,7 +4,8 @@
 //
 // The suite driver (runBm25Suite, called by bench/run.mjs) runs every (corpus, engine) measurement in a
 // fresh Node process (`node bench/suites/bm25.mjs --worker <job>`), so engines don't share heaps, GC pressure or
-// RSS, and collects one JSON result per job. Then it writes bench/results/bm25.md and bm25.json.
+// RSS, and collects one JSON result per job. Then it writes bench/results/bm25.md (bench/bm25/report.mjs) and
+// bm25.json.
 //
 // Fairness rules
 //   * ragrank and bm25s index and query the SAME tokens: on the text collections, ragrank's default
@@ -25,18 +26,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import {
-  isaLine,
   batchThroughput,
   fmt,
   fmtBytes,
-  fmtRatio,
   fmtSeconds,
-  fmtSpread,
   gc,
   lastJsonLine,
   loopThroughput,
   machineInfo,
-  mdTable,
   now,
   peakRssBytes,
   rssBytes,
@@ -58,8 +55,9 @@ import {
   strongPeerVersions,
   writeBm25sData,
 } from '../lib/peers.mjs'
-import { LANCEDB_FTS_NOTE, buildFtsTable, ftsSearch, loadLancedb } from '../lib/lancedb.mjs'
+import { buildFtsTable, ftsSearch, loadLancedb } from '../lib/lancedb.mjs'
 import { cacheDir, distEntry, repoRoot, resultsDir } from '../lib/paths.mjs'
+import { JS_KEYS, KOREAN_CORPORA, bm25Report } from '../bm25/report.mjs'
 
 const thisFile = fileURLToPath(import.meta.url)
 const TOP_K = 10
@@ -107,8 +105,6 @@ const fallbackTokenize = (text) => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) 
 // Corpora
 
 const TEXT_CORPORA = ['cran', 'cisi', 'korquad', 'ko-sci']
-/** The Korean collections (default analyzer: CJK bigrams), with their own targets in the report. */
-const KOREAN_CORPORA = ['korquad', 'ko-sci']
 
 /**
  * Load a corpus in a uniform shape:
@@ -897,7 +893,7 @@ export async function runBm25Suite(options = {}) {
     plan: jsJob ? { passBudgetSeconds: jsJob.passBudgetSeconds, minQueries: jsJob.minQueries } : null,
     results,
   }
-  const markdown = renderMarkdown(data)
+  const markdown = bm25Report(data)
   const outDir = options.outDir ?? resultsDir
   fs.mkdirSync(outDir, { recursive: true })
   const suffix = options.quick ? '-quick' : ''
@@ -924,487 +920,6 @@ function describeCorpora(names) {
     } else out[n] = { kind: 'text' }
   }
   return out
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Report
-
-const ENGINE_ORDER = [
-  'ragrank',
-  'pisa',
-  'tantivy',
-  'lancedb',
-  'bm25s',
-  'bm25s+numba',
-  'minisearch',
-  'minisearch-tokens',
-  'orama',
-  'wink',
-  'okapibm25',
-]
-const ENGINE_LABEL = {
-  ragrank: 'ragrank',
-  pisa: 'PISA (pyterrier-pisa)',
-  tantivy: 'tantivy (Python)',
-  lancedb: 'LanceDB FTS',
-  bm25s: 'bm25s (numpy)',
-  'bm25s+numba': 'bm25s + numba',
-  minisearch: 'MiniSearch',
-  'minisearch-tokens': "MiniSearch (ragrank's tokens)",
-  orama: 'Orama',
-  wink: 'wink-bm25-text-search',
-  okapibm25: 'okapibm25 (LangChain / LlamaIndex)',
-}
-const JS_KEYS = JS_PEERS.map((p) => p.key)
-/** The engines of the "strongest peers" section: index bytes, scoring, targets. */
-const STRONG_ENGINES = ['pisa', 'tantivy', 'lancedb']
-
-/** How each engine scores (the top-10 agreement depends on it), for the report. */
-const SCORING_NOTES = {
-  pisa: "PISA 0.4.9 engine via pyterrier-pisa: documents and queries are ragrank's tokens joined by spaces, indexed by PISA's own indexer with `stemmer='none', stops='none'` (its tokenizer then keeps these tokens; default index encoding block_simdbp); on the Korean collections, whose Hangul bigrams PISA's English tokenizer would drop, through pyterrier-pisa's pre-tokenized path instead (`toks_indexer(scale=1)`: term → count per document, so the stored values are the term frequencies and their sum the document length; queries as `query_toks`, weight 1 per distinct term), whose inversion runs in Python, so PISA's build time there is pessimistic; BM25 with k1=1.5, b=0.75 set equal to ragrank's, but PISA's idf is Robertson's ln((N − df + 0.5)/(df + 0.5)) floored at 1e-6 (ragrank: Lucene's ln(1 + (N − df + 0.5)/(df + 0.5))), so terms in more than half the documents score ~0 in PISA. Every query algorithm (block_max_wand, maxscore, block_max_maxscore, wand) is timed single-thread and the fastest is reported (named in the table). Index build = `PisaIndex.index()` + the first retrieval context (score upper bounds and block-max data). Times include pyterrier's DataFrame in and out (one call for all queries)",
-  tantivy:
-    "tantivy 0.27 (Python package): a text field with the `whitespace` tokenizer (ragrank's tokens joined by spaces, so the same tokens), `index_option='freq'` (no positions), one indexing thread (one segment); queries are a BooleanQuery of SHOULD TermQuery clauses (no query parser). tantivy's BM25 has k1=1.2, b=0.75 built in and Lucene's idf, and it quantizes document lengths to one byte (fieldnorms), so scores differ from ragrank's by k1 and the length rounding. Batch = the queries split over a 2-thread pool (`search` releases the GIL). Index bytes exclude the doc store that only maps hits back to ids",
-  lancedb: LANCEDB_FTS_NOTE,
-}
-
-function isSmall(corpus, data) {
-  const r = data.results.find((x) => x.corpus === corpus && x.nDocs)
-  return (r?.nDocs ?? 0) < 1_000_000
-}
-
-function renderMarkdown(data) {
-  const { meta, results } = data
-  const corpora = [...new Set(results.map((r) => r.corpus))]
-  const get = (engine, corpus) =>
-    results.find((r) => r.engine === engine && r.corpus === corpus && !r.error && !r.skipped)
-  const engines = ENGINE_ORDER.filter((e) => results.some((r) => r.engine === e && !r.error && !r.skipped))
-  const L = []
-  const m = meta.machine
-  L.push(`# BM25 benchmark${meta.quick ? ' (quick run)' : ''}`)
-  L.push('')
-  L.push(
-    `Generated by \`${meta.command ?? 'npm run bench'}\` (bench/run.mjs → bench/suites/bm25.mjs) on ${meta.started.slice(0, 10)}; total run time ${fmt(meta.totalSeconds / 60)} min.`,
-  )
-  L.push(
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}; ${isaLine(m.isa)}. A shared VM: expect run-to-run noise of 10-20%.`,
-  )
-  if (meta.loadAverage1m?.n) {
-    const la = meta.loadAverage1m
-    L.push(
-      `1-minute load average sampled around the jobs: median ${fmt(la.median)} (min ${fmt(la.min)}, max ${fmt(la.max)}) on ${m.cores} cores; the benchmark itself accounts for up to ${m.cores} (batch threads, bm25s)${la.max > m.cores + 0.5 ? ', so other processes competed for the CPU during part of the run and some cells are pessimistic' : ''}.`,
-    )
-  }
-  L.push('')
-  L.push(
-    `Versions: ${Object.entries(meta.versions)
-      .filter(([, v]) => v)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}.`,
-  )
-  if (meta.ragrankBuild) {
-    const b = meta.ragrankBuild
-    L.push(
-      `ragrank build measured: commit ${b.commit ?? '?'}${b.dirty ? ' + uncommitted changes in crates/ src/ lib/' : ''}${b.addon ? `, addon ${b.addon.file} built ${b.addon.mtime.slice(0, 16).replace('T', ' ')} UTC` : ''}.`,
-    )
-  }
-  L.push(
-    `BM25: Lucene variant, k1=${meta.params.k1}, b=${meta.params.b} for ragrank and bm25s (bm25s defaults); top-${meta.params.topK} for every engine.`,
-  )
-  if (meta.pythonSkipped) L.push(`bm25s skipped: ${meta.pythonSkipped}.`)
-  if (meta.ragrankMissing) L.push('**ragrank build not found (dist/esm/index.js): ragrank columns are missing.**')
-  L.push('')
-  L.push(
-    'Cells are **median (min–max)** over the repeats; each repeat runs the whole query set (several passes when it is short) after a warm-up pass.',
-  )
-  L.push('')
-
-  // Corpora
-  L.push('## Corpora')
-  L.push('')
-  const crow = corpora.map((c) => {
-    const rg = get('ragrank', c)
-    const any = results.find((r) => r.corpus === c && r.nDocs)
-    const st = rg?.stats
-    return [
-      c,
-      fmt(any?.nDocs),
-      fmt(any?.nQueries),
-      st ? fmt(st.postings) : '–',
-      st ? fmt(st.terms) : '–',
-      st ? fmt(st.avgDocLength) : '–',
-      c.startsWith('zipf-')
-        ? 'generated tokens'
-        : KOREAN_CORPORA.includes(c)
-          ? "ragrank's default analyzer (UAX#29 words, lowercase; Hangul as CJK bigrams)"
-          : "ragrank's default analyzer (UAX#29 words, lowercase)",
-    ]
-  })
-  L.push(
-    mdTable(
-      ['corpus', 'docs', 'queries', 'postings', 'terms', 'avg doc length', 'tokens for ragrank and bm25s'],
-      crow,
-      'lrrrrrl',
-    ),
-  )
-  L.push('')
-  L.push(
-    'Zipf corpora (bench/lib/zipf.mjs, fixed seed): vocabulary 150,000 terms with P(rank r) ∝ 1/r, document length uniform 20-80 tokens; 1,000 queries of 2-6 distinct terms drawn from the same law restricted to ranks 10-50,000 (mid-frequency skew: no stopword-like head terms). The 10k corpus is the first 10,000 documents of the 100k and 1M corpora; all share the query set.',
-  )
-  L.push('')
-
-  // Single-thread throughput
-  L.push('## Query throughput, single thread (queries/s, top-10)')
-  L.push('')
-  L.push(
-    "ragrank: sequential synchronous `idx.search(tokens, { topK: 10 })` calls from JS, one call per query. ragrank (one batch call, 1 thread): one `await idx.searchBatch(allQueries, { topK: 10, threads: 1 })` per pass, the same shape as bm25s's figure. bm25s: `retrieve()` of the whole query list on one thread (numpy: `n_threads=0`; numba: serial path). JS peers: sequential `search` calls.",
-  )
-  L.push('')
-  const singleRows = engines.flatMap((e) => {
-    const row = [ENGINE_LABEL[e], ...corpora.map((c) => cellRate(get(e, c)))]
-    if (e !== 'ragrank' || !corpora.some((c) => get(e, c)?.batch1)) return [row]
-    return [row, ['ragrank (one batch call, 1 thread)', ...corpora.map((c) => cellRate(get(e, c), 'batch1'))]]
-  })
-  L.push(mdTable(['engine', ...corpora], singleRows))
-  L.push('')
-
-  // Batch throughput
-  L.push(`## Query throughput, batch on ${m.cores} cores (queries/s, top-10)`)
-  L.push('')
-  L.push(
-    'ragrank: one `await idx.searchBatch(allQueries, { topK: 10 })` per pass. bm25s: `retrieve(..., n_threads=2)`. The JS peers have no parallel API.',
-  )
-  L.push('')
-  const bEngines = engines.filter((e) => ['ragrank', ...STRONG_ENGINES, 'bm25s', 'bm25s+numba'].includes(e))
-  L.push(
-    mdTable(
-      ['engine', ...corpora],
-      bEngines.map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellRate(get(e, c), 'batch'))]),
-    ),
-  )
-  L.push('')
-
-  // Build
-  L.push('## Index build (seconds; docs/s below)')
-  L.push('')
-  L.push(
-    'ragrank: `new Bm25Index()` + `add({ id, tokens }[])` + the first search (which builds the query-time impacts). bm25s: `BM25()` + `index(token lists)` (tokenization excluded on both sides). JS peers: their text add/insert APIs, tokenization included; okapibm25 has no index.',
-  )
-  L.push('')
-  L.push(
-    mdTable(
-      ['engine', ...corpora],
-      engines
-        .filter((e) => e !== 'okapibm25')
-        .map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellBuild(get(e, c)))]),
-    ),
-  )
-  L.push('')
-  L.push(
-    mdTable(
-      ['engine (docs/s)', ...corpora],
-      engines
-        .filter((e) => e !== 'okapibm25')
-        .map((e) => [ENGINE_LABEL[e], ...corpora.map((c) => cellDocsPerSec(get(e, c)))]),
-    ),
-  )
-  L.push('')
-
-  // A section: its heading, then each block (a table, a note) followed by an empty line.
-  const section = (title, ...blocks) => L.push(`## ${title}`, '', ...blocks.flatMap((b) => [b, '']))
-  // One row per corpus that ragrank ran on: row(ragrank's result, corpus), or null to leave the corpus out.
-  const ragrankRows = (row) =>
-    corpora.flatMap((c) => {
-      const rg = get('ragrank', c)
-      const r = rg ? row(rg, c) : null
-      return r ? [r] : []
-    })
-  // The sections on ragrank alone: one row per corpus, and the note that explains the columns.
-  const ragrankSection = (title, headers, row, note) => section(title, mdTable(headers, ragrankRows(row)), note)
-
-  const rrows = ragrankRows((rg, c) => {
-    const bs = get('bm25s', c)
-    const nb = get('bm25s+numba', c)
-    const small = isSmall(c, data)
-    const js = JS_KEYS.map((k) => get(k, c)).filter(Boolean)
-    const fastestQ = js.sort((a, b) => b.single.summary.median - a.single.summary.median)[0]
-    const jsB = JS_KEYS.map((k) => get(k, c)).filter((x) => x?.build)
-    const fastestB = jsB.sort((a, b) => a.build.summary.median - b.build.summary.median)[0]
-    const q = rg.single.summary.median
-    const qb = rg.batch.summary.median
-    return [
-      c,
-      bs ? fmtRatio(q / bs.single.summary.median, small ? 5 : 10) : '–',
-      bs?.batch ? fmtRatio(qb / bs.batch.summary.median) : '–',
-      fastestQ
-        ? `${fmtRatio(q / fastestQ.single.summary.median, 20)} vs ${ENGINE_LABEL[fastestQ.engine]}`
-        : 'not measured',
-      bs ? fmtRatio(bs.build.summary.median / rg.build.summary.median, 2) : '–',
-      fastestB
-        ? `${fmtRatio(fastestB.build.summary.median / rg.build.summary.median)} vs ${ENGINE_LABEL[fastestB.engine]}`
-        : '–',
-      nb
-        ? `${fmtRatio(q / nb.single.summary.median)} / ${fmtRatio(nb.build.summary.median / rg.build.summary.median)}`
-        : '–',
-      nb && rg.batch1 ? fmtRatio(rg.batch1.summary.median / nb.single.summary.median) : '–',
-    ]
-  })
-  section(
-    'Ratios vs targets (median / median)',
-    mdTable(
-      [
-        'corpus',
-        'q/s vs bm25s (1 thread)',
-        'q/s vs bm25s (batch, 2 cores)',
-        'q/s vs fastest JS peer',
-        'build vs bm25s',
-        'build vs fastest JS peer',
-        'vs bm25s+numba: q/s / build',
-        'vs bm25s+numba, both one call on 1 thread',
-      ],
-      rrows,
-      'llllllll',
-    ),
-    'Targets: query throughput ≥ 5× bm25s on small corpora and ≥ 10× at 1M documents, ≥ 20× the fastest JS peer; index build ≥ 2× bm25s. The numba columns have no target here (issue 22 asks ≥ 2× on the small corpora). "vs bm25s+numba: q/s" compares sequential sync calls (one per query) with numba\'s one call; the last column compares one `searchBatch(..., { threads: 1 })` with that same call.',
-  )
-
-  ragrankSection(
-    'ragrank memory',
-    [
-      'corpus',
-      'postings',
-      'bytes/posting',
-      'memoryBytes',
-      'RSS before build',
-      'RSS after build + 1st search',
-      'Δ RSS',
-      'RSS after dropping the index',
-      'V8 heap before → after build',
-      'peak RSS (whole worker)',
-    ],
-    (r) => [
-      r.corpus,
-      fmt(r.stats.postings),
-      fmt(r.stats.bytesPerPosting),
-      fmtBytes(r.stats.memoryBytes),
-      fmtBytes(r.memory.rssBefore),
-      fmtBytes(r.memory.rssAfter),
-      fmtBytes(r.memory.rssAfter - r.memory.rssBefore),
-      r.memory.rssAfterDrop ? fmtBytes(r.memory.rssAfterDrop) : '–',
-      r.memory.heapAfter ? `${fmtBytes(r.memory.heapBefore)} → ${fmtBytes(r.memory.heapAfter)}` : '–',
-      fmtBytes(r.memory.rssPeak),
-    ],
-    '`bytesPerPosting` and `memoryBytes` come from `idx.stats()` (forward index + query-time impacts, excluding stored text: these indexes were built from tokens). RSS is the worker process (Node + corpus in JS + index) measured after a full GC; "before" already holds the corpus and its token lists, so Δ RSS approximates the index plus the JS→native conversion garbage not yet returned to the OS. "after dropping the index" is measured once the index is released and collected, before any further build: the part of Δ RSS that stays is allocator/V8 retention, not the index. Peak RSS includes the later rebuilds for the build-time repeats.',
-  )
-  ragrankSection(
-    'ragrank details',
-    [
-      'corpus',
-      'add()',
-      '1st search (impacts)',
-      '2nd search',
-      'search p50 / p99',
-      'per-call overhead (OOV query)',
-      'text queries q/s',
-      'build from text',
-      'addAsync + 1st search',
-      'postings / query',
-      'time per posting',
-      'batch / single',
-      'batch CPU/wall',
-    ],
-    (r) => [
-      r.corpus,
-      fmtSeconds(summarize(r.build.addSeconds).median),
-      fmtSeconds(summarize(r.build.firstSearchSeconds).median),
-      fmtSeconds(r.secondSearchSeconds),
-      `${fmtSeconds(r.latency.p50)} / ${fmtSeconds(r.latency.p99)}`,
-      fmtSeconds(r.perCallOverheadSeconds),
-      fmt(r.textQueries.summary.median),
-      r.textBuild ? fmtSeconds(r.textBuild.summary.median) : '–',
-      r.asyncBuild ? fmtSeconds(r.asyncBuild.addSeconds + r.asyncBuild.firstSearchSeconds) : '–',
-      r.postingsPerQuery ? fmt(r.postingsPerQuery) : '–',
-      r.postingsPerQuery ? `${fmt(1e9 / r.single.summary.median / r.postingsPerQuery)} ns` : '–',
-      `${fmt(r.batch.summary.median / r.single.summary.median)}×`,
-      r.batchCpuRatio ? fmt(r.batchCpuRatio) : '–',
-    ],
-    '"postings / query" is the mean sum of the query terms\' document frequencies (what an exhaustive term-at-a-time scorer such as bm25s touches); "time per posting" = (1 / single-thread q/s) / that, so it falls below an exhaustive scorer\'s cost when pruning (MaxScore) skips postings. "batch CPU/wall" is the process CPU time (all threads) divided by the wall time of one `searchBatch` call: about 2 when the batch keeps both cores busy, but capped by the CPU that other processes leave: with another process busy on one core, the two batch threads share about one core and the batch is no faster than sequential search (the load average at the top tells whether that happened). "per-call overhead" is the time of a `search` whose only token is not in the index (argument checks, JS↔native crossing, empty result). "text queries" passes the query string and lets the Rust analyzer tokenize it. "build from text" indexes `{ id, text }` (analysis in Rust, text stored).',
-  )
-
-  const others = engines.filter((e) => e !== 'ragrank')
-  section(
-    'Result agreement (top-10 overlap with ragrank)',
-    'Mean |top-10 ∩ ragrank top-10| / |ragrank top-10| over the queries. bm25s uses the same tokens and formula, so it should be ~1 (ties at the cut can differ); the JS peers tokenize and score differently (BM25+/BM25F variants, k1=1.2, prefix expansion in Orama), so their overlap only shows that they do comparable work.',
-    mdTable(
-      ['corpus', ...others.map((e) => ENGINE_LABEL[e])],
-      ragrankRows((rg, c) => (rg.results ? [c, ...others.map((e) => overlapCell(rg, get(e, c)))] : null)),
-    ),
-  )
-
-  const korean = corpora.filter((c) => KOREAN_CORPORA.includes(c) && get('ragrank', c))
-  if (korean.length) {
-    section(
-      'Korean collections (default analyzer)',
-      mdTable(
-        [
-          'corpus',
-          'ragrank text queries q/s',
-          'ragrank token queries q/s',
-          'µs / text query',
-          'bm25s (same tokens) q/s',
-          'vs bm25s',
-          "MiniSearch (ragrank's tokens) q/s",
-          'vs MiniSearch',
-          'bm25s + numba q/s',
-        ],
-        korean.map((c) => {
-          const rg = get('ragrank', c)
-          const text = rg.textQueries.summary.median
-          const bs = get('bm25s', c)
-          const ms = get('minisearch-tokens', c)
-          const nb = get('bm25s+numba', c)
-          return [
-            c,
-            fmt(text),
-            fmt(rg.single.summary.median),
-            fmt(1e6 / text),
-            bs ? fmt(bs.single.summary.median) : '–',
-            bs ? fmtRatio(text / bs.single.summary.median, 5) : '–',
-            ms ? fmt(ms.single.summary.median) : '–',
-            ms ? fmtRatio(text / ms.single.summary.median, 20) : '–',
-            nb ? fmt(nb.single.summary.median) : '–',
-          ]
-        }),
-      ),
-      "ragrank's figure for the targets is the default analyzer path: the query string goes in and ragrank's Rust analyzer makes the bigrams per query (`idx.search(text)`); bm25s and MiniSearch get the bigram tokens already made (so their figures exclude the analysis ragrank pays for). Targets (issue): ≥ 5× bm25s and ≥ 20× MiniSearch with the same bigrams. ko-sci is the Korean science-QA corpus (4,272 passages, the last user message of each of its 220 conversations as the query); korquad is KorQuAD 1.0 dev (961 paragraphs, 5,774 questions).",
-    )
-  }
-
-  const strongIn = STRONG_ENGINES.filter((e) => engines.includes(e))
-  if (strongIn.length) {
-    section(
-      'Strongest peers: index size and ratios',
-      mdTable(
-        ['corpus', 'ragrank bytes/posting', ...strongIn.map((e) => `${ENGINE_LABEL[e]} bytes/posting`)],
-        ragrankRows((rg, c) => [
-          c,
-          fmt(rg.stats?.bytesPerPosting),
-          ...strongIn.map((e) => {
-            const r = get(e, c)
-            return r?.bytesPerPosting ? fmt(r.bytesPerPosting) : '–'
-          }),
-        ]),
-      ),
-      "Bytes per posting = the engine's on-disk (or, for ragrank, in-memory) index bytes / the postings of the same tokens (distinct (document, term) pairs). ragrank's figure is `idx.stats().bytesPerPosting` (forward index + query-time impacts).",
-      mdTable(
-        [
-          'corpus',
-          ...strongIn.flatMap((e) => [
-            `q/s vs ${ENGINE_LABEL[e]} (1 thread)`,
-            `batch vs ${ENGINE_LABEL[e]}`,
-            `build vs ${ENGINE_LABEL[e]}`,
-          ]),
-        ],
-        ragrankRows((rg, c) => [
-          c,
-          ...strongIn.flatMap((e) => {
-            const r = get(e, c)
-            if (!r) return ['–', '–', '–']
-            return [
-              fmtRatio(rg.single.summary.median / r.single.summary.median),
-              r.batch ? fmtRatio(rg.batch.summary.median / r.batch.summary.median) : '–',
-              fmtRatio(r.build.summary.median / rg.build.summary.median),
-            ]
-          }),
-        ]),
-      ),
-      "Ratios are ragrank / peer for query throughput and peer / ragrank for build time (above 1 = ragrank faster). Targets (issue): at 1M Zipf ≥ PISA single-thread q/s and ≥ 3× tantivy, build ≤ tantivy's; ≥ 3× LanceDB FTS q/s.",
-      mdTable(
-        ['corpus', 'PISA algorithm (fastest single-thread)', 'PISA seconds per algorithm'],
-        corpora
-          .filter((c) => get('pisa', c))
-          .map((c) => {
-            const r = get('pisa', c)
-            return [
-              c,
-              r.algorithm ?? '–',
-              Object.entries(r.algorithmSeconds ?? {})
-                .map(([a, t]) => `${a} ${fmtSeconds(t)}`)
-                .join(', '),
-            ]
-          }),
-        'lll',
-      ),
-    )
-  }
-
-  // Notes
-  L.push('## Notes')
-  for (const e of strongIn) L.push(`- **${ENGINE_LABEL[e]}**: ${SCORING_NOTES[e]}.`)
-  for (const why of meta.strongSkipped ?? []) L.push(`- skipped ${why}.`)
-  L.push('')
-  for (const p of JS_PEERS) L.push(`- **${p.label}** (${p.pkg} ${meta.versions[p.pkg]}): ${p.tokenization}.`)
-  L.push(
-    "- **bm25s** gets pre-tokenized lists (exactly ragrank's tokens), so its own tokenizer, stopwords and stemmer are not involved; its index time is `BM25()` + `index()`. Each bm25s repeat re-indexes and then retrieves the whole query list in one call; on small corpora the query list is replicated so one retrieve lasts long enough to time.",
-  )
-  const limited = results.filter((r) => r.queriesLimited)
-  if (limited.length) {
-    L.push(
-      `- Slow JS peers are timed on a prefix of the query set: the warm-up pass stops after ${fmt(data.plan?.passBudgetSeconds ?? 3)} s (at least ${data.plan?.minQueries ?? 50} queries) and the timed repeats run that prefix. Cells marked ⁽ⁿq⁾: ${limited
-        .map((r) => `${ENGINE_LABEL[r.engine]} on ${r.corpus} ${r.queriesLimited.measured}/${r.queriesLimited.of}`)
-        .join(', ')}.`,
-    )
-  }
-  const notAt = corpora.filter((c) => !JS_KEYS.some((k) => get(k, c)))
-  if (notAt.length)
-    L.push(
-      `- JS peers were not run on ${notAt.join(', ')} (minutes per build and GBs of heap for ${notAt.join(', ')}); nothing is extrapolated.`,
-    )
-  L.push('- okapibm25 only on corpora ≤ 10k documents: with no index, each query costs O(N · |q| · doc length).')
-  const bigPy = results.filter((r) => r.engine === 'bm25s' && r.nDocs >= 1_000_000)
-  if (bigPy.length && !meta.extended) {
-    L.push(
-      '- bm25s at 1M documents: one run (one `index()` + one `retrieve()` of the 1,000 queries), numpy backend only, so its cells have no spread; bm25s+numba and `n_threads=2` at 1M are left out to hold the ~15 min budget (each bm25s run there parses a ~350 MB JSON corpus and indexes for about a minute; `npm run bench -- --extended` adds them).',
-    )
-  }
-  const errs = results.filter((r) => r.error || r.skipped)
-  for (const r of errs) L.push(`- ${r.engine} on ${r.corpus}: ${r.error ?? r.skipped}`)
-  L.push('')
-  return L.join('\n')
-}
-
-function cellRate(r, which = 'single') {
-  if (!r) return '–'
-  const t = r[which]
-  if (!t) return '–'
-  return fmtSpread(t.summary) + (r.queriesLimited && which === 'single' ? ` ⁽${r.queriesLimited.measured}q⁾` : '')
-}
-
-function cellBuild(r) {
-  if (!r?.build) return '–'
-  const s = r.build.summary
-  return s.n > 1 ? `${fmtSeconds(s.median)} (${fmtSeconds(s.min)}–${fmtSeconds(s.max)})` : fmtSeconds(s.median)
-}
-
-function cellDocsPerSec(r) {
-  if (!r?.build) return '–'
-  return fmt(r.nDocs / r.build.summary.median)
-}
-
-function overlapCell(rg, other) {
-  if (!other?.results) return '–'
-  let sum = 0
-  let n = 0
-  const len = Math.min(rg.results.length, other.results.length)
-  for (let i = 0; i < len; i++) {
-    const a = rg.results[i].map((h) => (Array.isArray(h) ? h[0] : h))
-    const b = new Set(other.results[i].map((h) => (Array.isArray(h) ? h[0] : h)))
-    if (a.length === 0) continue
-    let hit = 0
-    for (const id of a) if (b.has(id)) hit++
-    sum += hit / a.length
-    n++
-  }
-  return n ? fmt(sum / n) : '–'
 }
 
 // ---------------------------------------------------------------------------------------------------------
