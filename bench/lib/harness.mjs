@@ -10,7 +10,7 @@ export const now = () => performance.now() / 1000 // seconds, sub-microsecond re
  * Run a full GC when the process was started with --expose-gc (the suites' worker processes are), then wait
  * until the GC's helper threads are idle. V8 sweeps and frees a large heap concurrently after `gc()` returns:
  * with a 1M-document corpus held in JS that took most of the other core for the next ~0.4 s and made the timed
- * loop after it 17% slower (bench/results/bm25-s19/README.md).
+ * loop after it 17% slower (the timed loop's CPU time per query, with and without a `gc()` before it).
  */
 export function gc() {
   if (typeof globalThis.gc === 'function') {

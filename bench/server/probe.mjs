@@ -1,4 +1,4 @@
-// The probe of the issue's large-index target: on a ragrank server over `docs` documents, BM25 search p99 at
+// The probe of the large-index target: on a ragrank server over `docs` documents, BM25 search p99 at
 // concurrency 16 frozen and with the writer running; how long a new document takes to become searchable
 // (POST /documents, then poll /search/bm25 for its unique token); and the worst event-loop stall meanwhile.
 import { sleep } from '../lib/harness.mjs'

@@ -1,5 +1,5 @@
 // Markdown of the server benchmark: a table per endpoint, the per-call vector baseline, the large-index
-// probe, and the targets, each marked met or not from the numbers of the run.
+// probe, and the targets, each marked met or not from the numbers of the run.
 import { fmt, fmtBytes, mdTable } from '../lib/harness.mjs'
 
 export const STACK_LABELS = {
@@ -183,7 +183,7 @@ export function serverReport({ meta, builds = [], cells: stored, probe, soak, sk
   }
   lines.push(
     '',
-    '## Targets of the issue',
+    '## Targets',
     '',
     mdTable(
       ['target', 'measured', ''],

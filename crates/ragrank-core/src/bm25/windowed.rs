@@ -30,7 +30,7 @@ use crate::topk::{Hit, TopK};
 /// Smaller windows bound tighter, larger ones amortise the per-window work (stepping every
 /// list to the window's end, which reads postings of lists that are otherwise only
 /// probed). On the 1M Zipf corpus 2^16 (a 256 KiB buffer, in L2) beat 2^10..2^14 and
-/// 2^17..2^18 (bench/results/bm25-window/README.md).
+/// 2^17..2^18 (timed with `examples/zipf_ab.rs`).
 pub const WINDOW: usize = 1 << 16;
 
 /// One query term's postings, walked window by window. Long lists are stepped over by
