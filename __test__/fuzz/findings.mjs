@@ -1,4 +1,4 @@
-// Known failures of the current code, found by `run.mjs --count` (see FINDINGS.md). The fuzz
+// Known failures of the current code, found by `run.mjs --count` (a survey). The fuzz
 // tests tolerate a finding's classes on its targets, so CI stays green while it is open; each
 // finding has a minimal case that fuzz.spec.mjs replays under `test.failing` (a racy one is
 // replayed up to `repeat` times). When a fix lands, its `test.failing` starts passing, which ava

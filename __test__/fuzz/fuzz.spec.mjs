@@ -5,7 +5,7 @@
 // every error is a TypeError/RangeError/RagrankError with a documented code, a failed call
 // leaves its object unchanged, and an already-aborted signal is not ignored.
 //
-// Known failures (findings.mjs, FINDINGS.md) are tolerated by the fuzz tests and replayed
+// Known failures (findings.mjs) are tolerated by the fuzz tests and replayed
 // below under test.failing: each such test starts passing, so ava fails, the day its bug is fixed.
 //
 //   RAGRANK_FUZZ_RUNS=2000 npx ava __test__/fuzz/fuzz.spec.mjs     more cases per target (default 100)
@@ -100,7 +100,7 @@ test('every finding replays (the runner reports each one)', async (t) => {
   t.is(run.lines.filter((l) => l.finding !== undefined).length, FINDINGS.length, 'one replay line per finding')
 })
 
-// Each finding's minimal case, expected to fail until the bug is fixed. See FINDINGS.md.
+// Each finding's minimal case, expected to fail until the bug is fixed (findings.mjs).
 for (const f of FINDINGS) {
   test.failing(`finding ${f.id} (${f.target}): ${f.title}`, async (t) => {
     const r = (await replays()).lines.find((l) => l.finding === f.id)

@@ -7,7 +7,7 @@
 //       (all failures with --strict), shrinks it and reports seed, path and counterexample.
 //   node __test__/fuzz/run.mjs --count [--seconds t | --runs n] [--group g]
 //       survey mode: runs every case, counts failure classes, then shrinks one
-//       counterexample per class (used to write FINDINGS.md).
+//       counterexample per class (what a new finding in findings.mjs is written from).
 //   node __test__/fuzz/run.mjs --replay <finding id | all>
 //       runs a finding's minimal case (a racy one up to its `repeat` times).
 //
