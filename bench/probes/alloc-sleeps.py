@@ -1,4 +1,4 @@
-"""How often the event loop sleeps inside the memory allocator while the index takes writes (issue 17).
+"""How often the event loop sleeps inside the memory allocator while the index takes writes.
 
     python3 bench/probes/alloc-sleeps.py [--docs 1000000] [--seconds 20] [--native path/to/ragrank.node] [--keep DIR]
 

@@ -1,4 +1,4 @@
-// In-process throughput of concurrent single vector queries (issue target: searchAsync >= 4x per-call async at
+// In-process throughput of concurrent single vector queries (target: searchAsync >= 4x per-call async at
 // 64 callers, event-loop p99 < 10 ms). A 100k x 384 index of random vectors; C callers each search, await the
 // answer, and search again, for a fixed time, in four ways:
 //   sync       index.search(q) (a caller yields with setImmediate between searches)

@@ -1,4 +1,4 @@
-// Probe: how ONNX session / thread layouts serve small embed and rerank calls (issue 17/22 "cores").
+// Probe: how ONNX session / thread layouts serve small embed and rerank calls.
 // Every layout is loaded side by side through the native encoder (its layout knobs are internal),
 // then timed in turn, round after round; cells are the median wall ms per call and the CPU ms the
 // process spent per call (all threads: spinning shows up here).

@@ -1,5 +1,5 @@
 // How long each synchronous Bm25Index / VectorIndex call holds the event loop while the index takes writes and
-// background work runs: the issue-17 target "no sync call blocks the event loop for more than 5 ms".
+// background work runs: the target "no sync call blocks the event loop for more than 5 ms".
 //
 //   node bench/probes/sync-calls.mjs [--docs 1000000] [--seconds 20] [--vectors 100000]
 //

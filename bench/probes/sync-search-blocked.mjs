@@ -1,5 +1,5 @@
 // How long a sync VectorIndex.search blocks the event loop while unrelated work occupies rayon's global
-// pool (issue: an 8.9 ms search took 264-413 ms while a Bm25Index.searchBatch ran). Times sync searches of a
+// pool (an 8.9 ms search once took 264-413 ms while a Bm25Index.searchBatch ran). Times sync searches of a
 // 100k x 384 index alone, then while a Bm25Index.searchBatch of many queries runs, and prints the median,
 // p90 and max of each. For comparison, the same query through `searchBatch` (whose scan runs on rayon's
 // global pool, where the sync search ran before it got a pool of its own), timed alone and during the batch.
