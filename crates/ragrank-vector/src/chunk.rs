@@ -6,8 +6,8 @@ use half::f16;
 use rustc_hash::FxHashMap;
 
 use crate::column::{Column, MappedFile};
+use crate::config::{quantize_into, Config, Metric, Storage};
 use crate::fields::Fields;
-use crate::index::{quantize_into, Config, Metric, Storage};
 use crate::kernels::hamming::{sign_bits_into, words};
 use crate::kernels::Kernels;
 use crate::select::{MaskCache, RowMask};

@@ -38,7 +38,8 @@ use ragrank_core::{check_cancel, Error, Result};
 
 use crate::chunk::Chunk;
 use crate::column::{Column, MappedFile};
-use crate::index::{Config, Metric, Shortlist, Storage, VectorIndex};
+use crate::config::{Config, Metric, Shortlist, Storage};
+use crate::index::VectorIndex;
 use crate::kernels::hamming::words;
 
 #[cfg(target_endian = "big")]

@@ -4,7 +4,7 @@
 //! filters allow, into one selection keyed by slot, so the hits equal those of one chunk.
 //!
 //! One query: a scan of every row with the dispatched dot kernel; once the corpus is large,
-//! the calling thread and the pool share its row chunks (`share`), each with its own top-k
+//! the calling thread and the pool share its row chunks (`pool`), each with its own top-k
 //! selection, merged. int8 storage scans the codes for a shortlist and rescores it exactly
 //! from the f32 originals; binary storage does the same with sign bits, ranked by Hamming
 //! distance (popcount), and rescores from f32 or (`BinaryInt8`) from int8 codes.
@@ -27,11 +27,12 @@ use ragrank_core::filter::MetaFilter;
 use std::sync::Arc;
 
 use crate::chunk::Chunk;
-use crate::index::{check_row, Metric, Part, Shortlist, Storage, VectorIndex};
+use crate::config::{Metric, Shortlist, Storage};
+use crate::index::{check_row, Part, VectorIndex};
 use crate::kernels::hamming::{sign_bits_into, words, Hamming};
 use crate::kernels::Kernels;
+use crate::pool::{batch_pool, share_rows, sync_pool};
 use crate::select::{RowMask, Selection};
-use crate::share::{batch_pool, share_rows, sync_pool};
 
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -165,7 +166,7 @@ impl VectorIndex {
         };
         let mut codes = Vec::new();
         let code_scale = if c.storage.keeps_int8() {
-            crate::index::quantize_into(&f32s, &mut codes)
+            crate::config::quantize_into(&f32s, &mut codes)
         } else {
             0.0
         };
@@ -325,7 +326,7 @@ impl VectorIndex {
     }
 
     /// `top` with the best of `rows` of part `p` offered; a large scan is shared out in
-    /// chunks (see `share`).
+    /// chunks (see `pool`).
     fn scan(&self, p: &Part, rows: Rows, keep: usize, mut top: KBest, sc: &RowScorer) -> KBest {
         let base = p.base;
         let run = |top: &mut KBest, range: std::ops::Range<usize>| match rows {
@@ -386,7 +387,7 @@ impl VectorIndex {
         self.search_batch_with(queries, &opts, cancel)
     }
 
-    /// `search_batch_with` on the batch pool (`share::batch_pool`), the calling thread
+    /// `search_batch_with` on the batch pool (`pool::batch_pool`), the calling thread
     /// sleeping meanwhile: for an async caller on a pool thread, whose batch must yield the
     /// cores to the event loop.
     pub fn search_batch_pooled(
