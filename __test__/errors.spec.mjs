@@ -1,4 +1,4 @@
-// Issue 16, "Aborts and errors keep their promises": every error that crosses the API has a
+// Aborts and errors keep their promises: every error that crosses the API has a
 // documented code, an abort never leaves work behind it, and an aborted call never lies.
 import test from 'ava'
 import { join } from 'node:path'

@@ -1,4 +1,4 @@
-// Files that are safe (issue 16): stale temporaries of killed saves are removed, loads refuse
+// Files that are safe: stale temporaries of killed saves are removed, loads refuse
 // what is not a regular file and bound every length by the file, and a memory-mapped vector
 // file changed in place is a clear error rather than a SIGBUS or different results.
 import test from 'ava'

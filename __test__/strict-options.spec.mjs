@@ -1,5 +1,5 @@
 // Unknown or misspelled option keys are TypeErrors (ERR_INVALID_ARG) that name the key and the
-// likely intended one, in every public entry point that takes options (issue 16).
+// likely intended one, in every public entry point that takes options.
 import test from 'ava'
 import { execFileSync } from 'node:child_process'
 import { setMaxListeners } from 'node:events'
@@ -486,7 +486,7 @@ test('only own keys count: an inherited enumerable key is not an option', (t) =>
 })
 
 test('filter is a known key of every retrieve and search call', async (t) => {
-  // The filter itself is the filter work's (issue 16); here: never reported as a typo.
+  // The filter's own checks are in filters.spec.mjs; here: never reported as a typo.
   for (const e of ENTRY_POINTS.filter((x) => /\.(retrieve|search|searchBatch)$/.test(x.name))) {
     const r = await outcome(() => e.call({ filter: { ids: ['a'] } }))
     t.false(!r.ok && /filter is not a known option/.test(r.error.message), `${e.name}: ${r.error?.message}`)

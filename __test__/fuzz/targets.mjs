@@ -915,7 +915,7 @@ export const TARGETS = [
   ),
 ]
 
-// Misspelled or unknown option keys: the issue asks for a TypeError naming the key. One call per
+// Misspelled or unknown option keys: each must be a TypeError naming the key. One call per
 // public function that takes options, each valid but for one extra key.
 const STRICT_CALLS = {
   'Bm25Index.search': (o) => bm25().search('cat', o),

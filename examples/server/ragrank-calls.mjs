@@ -1,5 +1,4 @@
-// The ragrank calls the routes make, written against today's API and picking up the live-update API
-// (issue 18) where it exists at run time: VectorIndex.searchAsync, which joins concurrent single queries
+// The ragrank calls the routes make, using the live-update API where it exists at run time: VectorIndex.searchAsync, which joins concurrent single queries
 // into one native batch, and refresh() on indexes that stage writes.
 import { HybridRetriever, VectorRetriever } from 'ragrank'
 
