@@ -85,8 +85,9 @@ fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>], include_fields: bool) ->
 /// Rows an approximate scan keeps for exact rescoring: `max(perTopK * topK, rows)`.
 #[napi(object)]
 pub struct NativeShortlist {
-    pub per_top_k: Option<u32>,
-    pub rows: Option<u32>,
+    // Signed and wide: the core checks the range (a negative count is its RangeError).
+    pub per_top_k: Option<i64>,
+    pub rows: Option<i64>,
 }
 
 #[napi]
@@ -126,8 +127,8 @@ impl NativeVectorIndex {
     #[napi(getter)]
     pub fn shortlist(&self) -> Option<NativeShortlist> {
         self.inner.snapshot().shortlist().map(|s| NativeShortlist {
-            per_top_k: Some(s.per_top_k),
-            rows: Some(s.rows),
+            per_top_k: Some(s.per_top_k.into()),
+            rows: Some(s.rows.into()),
         })
     }
 

@@ -92,20 +92,27 @@ impl Shortlist {
         (self.per_top_k as usize * k).max(self.rows as usize).max(k)
     }
 
-    /// A caller's shortlist, checked (`options.shortlist.*` in errors).
-    pub fn new(per_top_k: Option<u32>, rows: Option<u32>) -> Result<Shortlist> {
+    /// A caller's shortlist, checked (`options.shortlist.*` in errors). Signed and wide, so
+    /// a negative count or one past u32 gets the range message instead of a wrapped value.
+    pub fn new(per_top_k: Option<i64>, rows: Option<i64>) -> Result<Shortlist> {
         let per_top_k = per_top_k.unwrap_or(1);
         let rows = rows.unwrap_or(0);
-        if !(1..=MAX_SHORTLIST_PER_TOP_K).contains(&per_top_k) {
-            return Err(Error::invalid(format!(
-                "options.shortlist.perTopK must be in [1, {MAX_SHORTLIST_PER_TOP_K}], got {per_top_k}"
-            )));
-        }
-        if rows > MAX_SHORTLIST_ROWS {
-            return Err(Error::invalid(format!(
-                "options.shortlist.rows must be in [0, {MAX_SHORTLIST_ROWS}], got {rows}"
-            )));
-        }
+        let per_top_k = u32::try_from(per_top_k)
+            .ok()
+            .filter(|p| (1..=MAX_SHORTLIST_PER_TOP_K).contains(p))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "options.shortlist.perTopK must be in [1, {MAX_SHORTLIST_PER_TOP_K}], got {per_top_k}"
+                ))
+            })?;
+        let rows = u32::try_from(rows)
+            .ok()
+            .filter(|r| *r <= MAX_SHORTLIST_ROWS)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "options.shortlist.rows must be in [0, {MAX_SHORTLIST_ROWS}], got {rows}"
+                ))
+            })?;
         Ok(Shortlist { per_top_k, rows })
     }
 }
@@ -154,7 +161,7 @@ impl Storage {
             (Storage::Binary | Storage::BinaryInt8, Rescore::F32) => Ok(Storage::Binary),
             (Storage::Binary | Storage::BinaryInt8, Rescore::Int8) => Ok(Storage::BinaryInt8),
             (s, _) => Err(Error::invalid(format!(
-                "options.rescore applies to storage 'binary' only; this storage is {:?}",
+                "options.rescore applies to storage 'binary' only, not {:?}",
                 s.name()
             ))),
         }

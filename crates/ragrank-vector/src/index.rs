@@ -145,7 +145,7 @@ impl VectorIndex {
         let storage = self.config().storage;
         if shortlist.is_some() && !storage.is_approximate() {
             return Err(Error::invalid(format!(
-                "options.shortlist applies to storage 'int8' or 'binary' only; this index's storage is {:?}",
+                "options.shortlist applies to storage 'int8' or 'binary' only, not {:?}",
                 storage.name()
             )));
         }

@@ -263,7 +263,7 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     let shortlist = match (u32_at(52), u32_at(56)) {
         (0, 0) => None,
         (per_top_k, rows) => Some(
-            Shortlist::new(Some(per_top_k), Some(rows))
+            Shortlist::new(Some(per_top_k.into()), Some(rows.into()))
                 .map_err(|e| Error::corrupt(format!("vector index file: {}", e.message)))?,
         ),
     };

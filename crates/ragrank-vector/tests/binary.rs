@@ -130,7 +130,18 @@ fn the_shortlist_is_checked_refused_by_exact_storages_and_persisted() {
     for (per, rows, option) in [
         (Some(0), None, "options.shortlist.perTopK"),
         (Some(10_001), None, "options.shortlist.perTopK"),
+        (
+            Some(-1),
+            None,
+            "options.shortlist.perTopK must be in [1, 10000], got -1",
+        ),
         (None, Some((1 << 20) + 1), "options.shortlist.rows"),
+        (None, Some(-1), "options.shortlist.rows must be in [0, 1048576], got -1"),
+        (
+            None,
+            Some(1 << 32),
+            "options.shortlist.rows must be in [0, 1048576], got 4294967296",
+        ),
     ] {
         let e = Shortlist::new(per, rows).unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidArg);

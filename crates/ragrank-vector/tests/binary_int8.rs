@@ -118,7 +118,7 @@ fn l2_scores_are_int8_approximations_of_the_exact_ones() {
     let (n, dim) = (2000, 48);
     let data: Vec<f32> = random(n, dim, 50).iter().map(|x| 3.0 * x).collect();
     let mut idx = index(&data, dim, Metric::L2, Storage::BinaryInt8);
-    idx.set_shortlist(Some(Shortlist::new(None, Some(n as u32)).unwrap()))
+    idx.set_shortlist(Some(Shortlist::new(None, Some(n as i64)).unwrap()))
         .unwrap();
     let exact = index(&data, dim, Metric::L2, Storage::F32);
     for q in random(5, dim, 51).chunks_exact(dim) {

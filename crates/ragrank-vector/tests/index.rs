@@ -507,7 +507,7 @@ fn a_meta_filter_returns_the_top_k_of_the_matching_rows_for_every_storage_and_pa
         if storage.keeps_bits() {
             // Sign bits of random 32-d rows rank poorly; this test is about the filter, so
             // the shortlist takes every row and the result is exact.
-            idx.set_shortlist(Some(Shortlist::new(None, Some(n as u32)).unwrap()))
+            idx.set_shortlist(Some(Shortlist::new(None, Some(n as i64)).unwrap()))
                 .unwrap();
         }
         let passes = |slot: u32| filter.matches(idx.fields().meta(slot));
