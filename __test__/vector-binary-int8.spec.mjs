@@ -172,16 +172,20 @@ test('searchBatch and coalesced searchAsync return what search returns', async (
   got.forEach((hits, i) => t.deepEqual(hits, index.search(q(i), opts(i)), `searchAsync ${i}`))
 })
 
-test('a bad rescore option is a TypeError naming it; null means the default', (t) => {
+test('rescore: a non-string is a TypeError, a bad name or a storage that takes none a RangeError; null means the default', (t) => {
+  t.throws(() => new VectorIndex({ dim, storage: 'binary', rescore: 8 }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG',
+    message: /^options\.rescore must be a string, got 8/,
+  })
   for (const [options, message] of [
-    [{ storage: 'binary', rescore: 'int4' }, /^options\.rescore must be 'f32' or 'int8', got "int4"/],
-    [{ storage: 'binary', rescore: 8 }, /^options\.rescore must be 'f32' or 'int8', got 8/],
-    [{ storage: 'binary', rescore: 'INT8' }, /^options\.rescore must be/],
+    [{ storage: 'binary', rescore: 'int4' }, /^options\.rescore must be one of 'f32', 'int8', got "int4"/],
+    [{ storage: 'binary', rescore: 'INT8' }, /^options\.rescore must be one of/],
     [{ rescore: 'int8' }, /^options\.rescore applies to storage 'binary' only, not "f32"/],
     [{ storage: 'int8', rescore: 'int8' }, /^options\.rescore applies to storage 'binary' only, not "int8"/],
     [{ storage: 'f16', rescore: 'f32' }, /^options\.rescore applies to storage 'binary' only, not "f16"/],
   ]) {
-    t.throws(() => new VectorIndex({ dim, ...options }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG', message })
+    t.throws(() => new VectorIndex({ dim, ...options }), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message })
   }
   t.is(new VectorIndex({ dim, storage: 'binary', rescore: null }).rescore, 'f32')
   t.is(new VectorIndex({ dim, storage: 'binary', rescore: undefined }).rescore, 'f32')

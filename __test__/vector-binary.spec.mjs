@@ -130,28 +130,29 @@ test('searchBatch and coalesced searchAsync return what search returns', async (
   got.forEach((hits, i) => t.deepEqual(hits, index.search(q(i), opts(i)), `searchAsync ${i}`))
 })
 
-test('bad shortlist options are TypeErrors (shape, storage) or RangeErrors (range) naming the option', (t) => {
+test('bad shortlist options are TypeErrors (shape) or RangeErrors (range, storage) naming the option', (t) => {
   for (const [options, message] of [
     [{ storage: 'binary', shortlist: 100 }, /^options\.shortlist must be an object/],
     [{ storage: 'binary', shortlist: { perTopk: 2 } }, /options\.shortlist/],
     [{ storage: 'binary', shortlist: { rows: 1.5 } }, /^options\.shortlist\.rows must be an integer/],
     [{ storage: 'binary', shortlist: { perTopK: '4' } }, /^options\.shortlist\.perTopK must be an integer/],
-    [{ shortlist: { perTopK: 4 } }, /^options\.shortlist applies to storage 'int8' or 'binary' only, not "f32"/],
-    [{ storage: 'f16', shortlist: { rows: 10 } }, /^options\.shortlist applies to .* not "f16"/],
   ]) {
     t.throws(() => new VectorIndex({ dim, ...options }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG', message })
   }
-  for (const [shortlist, message] of [
-    [{ perTopK: 0 }, /^options\.shortlist\.perTopK must be in \[1, 10000\], got 0/],
-    [{ perTopK: 10_001 }, /^options\.shortlist\.perTopK must be in/],
-    [{ rows: 2 ** 20 + 1 }, /^options\.shortlist\.rows must be in \[0, 1048576\]/],
-    [{ rows: -1 }, /^options\.shortlist\.rows must be non-negative/],
+  for (const [options, message] of [
+    [{ shortlist: { perTopK: 4 } }, /^options\.shortlist applies to storage 'int8' or 'binary' only, not "f32"/],
+    [{ storage: 'f16', shortlist: { rows: 10 } }, /^options\.shortlist applies to .* not "f16"/],
+    ...[
+      [{ perTopK: 0 }, /^options\.shortlist\.perTopK must be in \[1, 10000\], got 0/],
+      [{ perTopK: -3 }, /^options\.shortlist\.perTopK must be in \[1, 10000\], got -3/],
+      [{ perTopK: 10_001 }, /^options\.shortlist\.perTopK must be in/],
+      [{ rows: 2 ** 20 + 1 }, /^options\.shortlist\.rows must be in \[0, 1048576\]/],
+      [{ rows: -1 }, /^options\.shortlist\.rows must be in \[0, 1048576\], got -1/],
+      // Past u32: the range message, not a wrapped count.
+      [{ rows: 2 ** 32 + 5 }, /^options\.shortlist\.rows must be in \[0, 1048576\], got 4294967301/],
+    ].map(([shortlist, message]) => [{ storage: 'binary', shortlist }, message]),
   ]) {
-    t.throws(() => new VectorIndex({ dim, storage: 'binary', shortlist }), {
-      instanceOf: RangeError,
-      code: 'ERR_INVALID_ARG',
-      message,
-    })
+    t.throws(() => new VectorIndex({ dim, ...options }), { instanceOf: RangeError, code: 'ERR_INVALID_ARG', message })
   }
   // int8 takes a shortlist too; null means the default.
   t.deepEqual(new VectorIndex({ dim, storage: 'int8', shortlist: { perTopK: 8 } }).shortlist, { perTopK: 8, rows: 0 })

@@ -1,6 +1,6 @@
 import type { NativeVectorHits, NativeVectorIndex } from '../internal/native.js'
 import { native } from '../internal/native.js'
-import { callNative, describe, rangeError, typeError } from '../errors.js'
+import { callNative, rangeError, typeError } from '../errors.js'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort.js'
 import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer.js'
 import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
@@ -87,7 +87,7 @@ export interface VectorIndexOptions {
   /** Default `'f32'`. */
   storage?: VectorStorage
   /**
-   * The shortlist of storage `'int8'` or `'binary'` (an error with the exact storages).
+   * The shortlist of storage `'int8'` or `'binary'` (a RangeError with the exact storages).
    * Default: `max(4 * topK, topK + 32)` for int8, `max(40 * topK, 400)` for binary. Saved
    * with the index.
    */
@@ -95,7 +95,7 @@ export interface VectorIndexOptions {
   /**
    * What storage `'binary'` rescores its shortlist from (see `VectorRescore`): default `'f32'`;
    * `'int8'` drops the f32 copy for int8 codes (a quarter of the memory, approximate scores).
-   * A TypeError with any other storage. Saved with the index.
+   * A RangeError with any other storage. Saved with the index.
    */
   rescore?: VectorRescore
   /**
@@ -188,7 +188,6 @@ export type VectorInput = Float32Array | readonly number[]
 const FROM_NATIVE = Symbol('fromNative')
 
 const INDEX_KEYS = optionKeys('dim', 'metric', 'storage', 'shortlist', 'rescore', 'coalesce')
-const RESCORES: readonly unknown[] = ['f32', 'int8'] satisfies VectorRescore[]
 const SHORTLIST_KEYS = optionKeys('perTopK', 'rows')
 const ADD_KEYS = optionKeys('upsert')
 const ITEM_KEYS = optionKeys('id', 'vector', 'meta', 'text')
@@ -201,37 +200,17 @@ const LOAD_KEYS = optionKeys('mmap', 'coalesce', 'signal')
 const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
 
 /**
- * `options.shortlist` checked for its shape (TypeError); its ranges are Rust's (RangeError).
- * Only the approximate storages have a shortlist to set.
+ * `options.shortlist` checked for its shape (TypeError): its ranges, and which storages take
+ * one, are Rust's (RangeError).
  */
-function shortlistOption(v: unknown, storage: string | undefined): { perTopK?: number; rows?: number } | undefined {
+function shortlistOption(v: unknown): { perTopK?: number; rows?: number } | undefined {
   if (v === undefined || v === null) return undefined
   const o = optionsObject(v, 'options.shortlist', SHORTLIST_KEYS)
-  if (storage !== 'int8' && storage !== 'binary') {
-    throw typeError(
-      `options.shortlist applies to storage 'int8' or 'binary' only, not ${JSON.stringify(storage ?? 'f32')}`,
-    )
-  }
   const out: { perTopK?: number; rows?: number } = {}
   for (const key of ['perTopK', 'rows'] as const) {
-    const x = o[key]
-    if (x === undefined) continue
-    // A negative count or one past u32 is the range check's, not a wrapped value.
-    const n = anyInteger(x, `options.shortlist.${key}`)
-    if (n < 0 || n > 0xffffffff) throw rangeError(`options.shortlist.${key} must be non-negative, got ${n}`)
-    out[key] = n
+    if (o[key] !== undefined) out[key] = anyInteger(o[key], `options.shortlist.${key}`)
   }
   return out
-}
-
-/** `options.rescore` checked (a TypeError naming it): one of its names, with storage `'binary'` only. */
-function rescoreOption(v: unknown, storage: string | undefined): VectorRescore | undefined {
-  if (v === undefined || v === null) return undefined
-  if (!RESCORES.includes(v)) throw typeError(`options.rescore must be 'f32' or 'int8', got ${describe(v)}`)
-  if (storage !== 'binary') {
-    throw typeError(`options.rescore applies to storage 'binary' only, not ${JSON.stringify(storage ?? 'f32')}`)
-  }
-  return v as VectorRescore
 }
 
 /** One `searchAsync` call's options that a native batch shares (the batch key). */
@@ -282,7 +261,8 @@ export class VectorIndex {
       this.#native = restored
       coalesce = coalesceOption((options as { coalesce?: unknown }).coalesce, 'options.coalesce', COALESCE_DEFAULTS)
     } else {
-      // Types only: the range of dim, the metric and storage names and their defaults are Rust's.
+      // Types only: the range of dim and the shortlist, the metric, storage and rescore names, which
+      // storages take a shortlist or rescore, and the defaults are Rust's.
       if (!isPlainObject(options)) throw typeError('options must be an object such as { dim: 384 }')
       checkKeys(options, INDEX_KEYS, 'options')
       if (options.dim === undefined) throw typeError('options.dim is required (the number of values per vector)')
@@ -292,8 +272,9 @@ export class VectorIndex {
       const storage = options.storage ?? undefined
       optionalString(metric, 'options.metric')
       optionalString(storage, 'options.storage')
-      const shortlist = shortlistOption(options.shortlist, storage)
-      const rescore = rescoreOption(options.rescore, storage)
+      const shortlist = shortlistOption(options.shortlist)
+      const rescore = options.rescore ?? undefined
+      optionalString(rescore, 'options.rescore')
       coalesce = coalesceOption(options.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
       this.#native = callNative(() => new native.NativeVectorIndex(dim, metric, storage, shortlist, rescore))
     }
@@ -493,6 +474,9 @@ export class VectorIndex {
    * rename). A `signal` that fires stops a running save: its temporary file is removed
    * and an existing file at `path` is left as it was. Temporary files that killed saves of
    * the same `path` left behind are removed first.
+   * `path` may be a regular file, nothing yet, or a symbolic link to either: links are
+   * followed and the file they lead to is replaced (the links stay). Anything else there (a
+   * device, a FIFO, a socket, a directory) rejects with `ERR_IO` before anything is written.
    */
   save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     return saveCancellable(path, options, (p, token) => this.#native.save(p, token))
