@@ -6,15 +6,19 @@ import { spawn, execFileSync } from 'node:child_process'
 import {
   closeSync,
   constants,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
@@ -157,7 +161,7 @@ async function within(promise, ms, unblock) {
 
 for (const [name, load] of Object.entries(loaders)) {
   test(`${name}: /dev/zero, a directory and a FIFO are refused with ERR_IO, without hanging`, async (t) => {
-    await t.throwsAsync(load('/dev/zero'), { code: 'ERR_IO', message: /not a regular file \(a device\)/ })
+    await t.throwsAsync(load('/dev/zero'), { code: 'ERR_IO', message: /not a regular file \(a character device\)/ })
     const folder = join(dir, `folder-${name}`)
     mkdirSync(folder)
     await t.throwsAsync(load(folder), { code: 'ERR_IO', message: /a directory/ })
@@ -170,6 +174,87 @@ for (const [name, load] of Object.entries(loaders)) {
     t.not(outcome, 'hung', 'loading a FIFO returned')
     t.is(outcome.code, 'ERR_IO')
     t.regex(outcome.message, /a FIFO/)
+  })
+}
+
+// --- what a save may replace ---------------------------------------------------------------
+
+const savers = {
+  bm25: {
+    make() {
+      const index = new Bm25Index()
+      index.add([{ id: 'fresh', text: 'a freshly saved index' }])
+      return index
+    },
+    size: async (p) => (await Bm25Index.load(p)).size,
+  },
+  vector: { make: () => smallVectors(5, 3), size: async (p) => (await VectorIndex.load(p)).size },
+}
+
+for (const [name, { make, size }] of Object.entries(savers)) {
+  test(`${name}: save refuses a FIFO, a socket, a directory and a link to /dev/null, and leaves them as they were`, async (t) => {
+    const at = mkdtempSync(join(dir, `save-kinds-${name}-`))
+    const fifo = join(at, 'fifo.idx')
+    execFileSync('mkfifo', [fifo])
+    const socketPath = join(at, 'socket.idx')
+    const server = createServer()
+    await new Promise((resolve) => server.listen(socketPath, resolve))
+    const folder = join(at, 'folder.idx')
+    mkdirSync(folder)
+    const devNull = join(at, 'null.idx')
+    symlinkSync('/dev/null', devNull)
+    const index = make()
+    const cases = [
+      [fifo, /is a FIFO, not a regular file/],
+      [socketPath, /is a socket, not a regular file/],
+      [folder, /is a directory, not a regular file/],
+      [devNull, /leads to \/dev\/null, which is a character device, not a regular file/],
+    ]
+    try {
+      for (const [path, message] of cases) {
+        const outcome = await within(index.save(path), 5000, () => {})
+        t.not(outcome, 'hung', path)
+        t.not(outcome, 'resolved', `${path} was replaced`)
+        t.is(outcome.code, 'ERR_IO', path)
+        t.regex(outcome.message, message)
+        t.true(outcome.message.includes(path), outcome.message)
+      }
+    } finally {
+      server.close()
+    }
+    t.true(lstatSync(fifo).isFIFO())
+    t.true(lstatSync(folder).isDirectory())
+    t.true(lstatSync(devNull).isSymbolicLink())
+    t.true(statSync('/dev/null').isCharacterDevice(), '/dev/null is still a device')
+    t.deepEqual(readdirSync(at).sort(), ['fifo.idx', 'folder.idx', 'null.idx'], 'no temporary left')
+  })
+
+  test(`${name}: save follows links and replaces the file they lead to, the links kept`, async (t) => {
+    const at = mkdtempSync(join(dir, `save-links-${name}-`))
+    mkdirSync(join(at, 'releases'))
+    await make().save(join(at, 'releases/v7.idx'))
+    const before = await size(join(at, 'releases/v7.idx'))
+    symlinkSync('releases/v7.idx', join(at, 'current.idx'))
+    const index = make()
+    index.remove([name === 'bm25' ? 'fresh' : 'v0'])
+    await index.save(join(at, 'current.idx'))
+    t.true(lstatSync(join(at, 'current.idx')).isSymbolicLink())
+    t.is(readlinkSync(join(at, 'current.idx')), 'releases/v7.idx')
+    t.is(await size(join(at, 'releases/v7.idx')), before - 1, 'the target holds the new index')
+    t.deepEqual(readdirSync(join(at, 'releases')), ['v7.idx'], 'the temporary was renamed beside the target')
+    // A dangling link: the file it names is created; in a missing folder, an error naming the folder.
+    symlinkSync('releases/v8.idx', join(at, 'next.idx'))
+    await index.save(join(at, 'next.idx'))
+    t.is(await size(join(at, 'releases/v8.idx')), before - 1)
+    symlinkSync('missing/v9.idx', join(at, 'lost.idx'))
+    await t.throwsAsync(index.save(join(at, 'lost.idx')), {
+      code: 'ERR_IO',
+      message: new RegExp(`folder ${join(at, 'missing')} does not exist`),
+    })
+    await t.throwsAsync(index.save(join(at, 'no/such/folder.idx')), {
+      code: 'ERR_IO',
+      message: new RegExp(`cannot save to ${join(at, 'no/such/folder.idx')}: folder ${join(at, 'no/such')} does not exist`),
+    })
   })
 }
 

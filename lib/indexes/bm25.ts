@@ -547,6 +547,9 @@ export class Bm25Index implements Retriever {
    * fires stops a running save: its temporary file is removed and an existing file at
    * `path` is left as it was. Temporary files that killed saves of the same `path` left
    * behind are removed first.
+   * `path` may be a regular file, nothing yet, or a symbolic link to either: links are
+   * followed and the file they lead to is replaced (the links stay). Anything else there (a
+   * device, a FIFO, a socket, a directory) rejects with `ERR_IO` before anything is written.
    */
   save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     return saveCancellable(path, options, (p, token) => this.#native.save(p, token))

@@ -14,7 +14,7 @@ use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use crate::atomic::write_atomically;
+use crate::atomic::{kind_of, write_atomically};
 use crate::error::{check_cancel, Error, ErrorKind, Result};
 
 /// Bytes before the payload: magic and version.
@@ -145,28 +145,6 @@ pub fn open_regular(path: &Path) -> Result<File> {
         return Err(not_regular(&meta));
     }
     Ok(file)
-}
-
-fn kind_of(m: &fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = m.file_type();
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if m.is_dir() {
-        "a directory"
-    } else {
-        "not a plain file"
-    }
 }
 
 /// Reads a whole regular file, a chunk at a time, checking `cancel` between chunks.
