@@ -77,6 +77,19 @@ test('refreshInterval publishes staged writes on its own; 0 never does', async (
   t.deepEqual(ids(manual.search('kiwi')), ['x'])
 })
 
+test('without refreshInterval, staged writes are published after the default second (new and load)', async (t) => {
+  const path = join(dir, 'default-refresh.rgb')
+  await new Bm25Index().save(path)
+  for (const index of [new Bm25Index(), await Bm25Index.load(path)]) {
+    const start = Date.now()
+    index.add([{ id: 'x', text: 'kiwi' }], { refresh: false })
+    while (index.search('kiwi').length === 0 && Date.now() - start < 10_000) await sleep(20)
+    const took = Date.now() - start
+    t.deepEqual(ids(index.search('kiwi')), ['x'])
+    t.true(took >= 900 && took < 5000, `published after ${took} ms`)
+  }
+})
+
 test('bad refresh options are rejected with the option named', async (t) => {
   t.throws(() => new Bm25Index({ refreshInterval: -1 }), { instanceOf: RangeError, message: /refreshInterval/ })
   t.throws(() => new Bm25Index({ refreshInterval: '5' }), { instanceOf: TypeError, message: /refreshInterval/ })

@@ -198,12 +198,9 @@ const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval', 'coalesce
 /** Queries per coalesced batch: enough to keep both cores busy, few enough to bound the wait. */
 const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
 const REFRESH_KEYS = optionKeys('signal')
-/** The default `refreshInterval`, as Elasticsearch's. */
-const DEFAULT_REFRESH_INTERVAL = 1000
-
-/** `refreshInterval` as it crosses: milliseconds, 0 for off. */
-function refreshInterval(v: unknown): number {
-  if (v === undefined) return DEFAULT_REFRESH_INTERVAL
+/** `refreshInterval` as it crosses: milliseconds, 0 for off, undefined for Rust's default (1000, as Elasticsearch's). */
+function refreshInterval(v: unknown): number | undefined {
+  if (v === undefined) return undefined
   if (v === null) return 0
   return integer(v, 'options.refreshInterval', 0, 0x7fffffff)
 }
@@ -547,9 +544,6 @@ export class Bm25Index implements Retriever {
    * fires stops a running save: its temporary file is removed and an existing file at
    * `path` is left as it was. Temporary files that killed saves of the same `path` left
    * behind are removed first.
-   * `path` may be a regular file, nothing yet, or a symbolic link to either: links are
-   * followed and the file they lead to is replaced (the links stay). Anything else there (a
-   * device, a FIFO, a socket, a directory) rejects with `ERR_IO` before anything is written.
    */
   save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     return saveCancellable(path, options, (p, token) => this.#native.save(p, token))
