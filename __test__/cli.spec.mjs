@@ -1,7 +1,17 @@
 // The ragrank CLI, run as a child process on small temp fixtures: every command, its formats, errors and exit codes.
 import test from 'ava'
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -587,3 +597,64 @@ test.serial(
     t.false(readdirSync(dir).some((f) => f.startsWith('hits.jsonl')))
   },
 )
+
+test('index of a folder skips a FIFO and a /dev/zero link with a warning, without hanging or reading without end', (t) => {
+  const dir = tmp()
+  const folder = join(dir, 'texts')
+  mkdirSync(folder)
+  writeFileSync(join(folder, 'a.txt'), 'a cat on a mat')
+  spawnSync('mkfifo', [join(folder, 'pipe.txt')])
+  symlinkSync('/dev/zero', join(folder, 'zero.md'))
+  const r = spawnSync(process.execPath, [BIN, 'index', folder, '-o', join(dir, 'f.idx'), '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
+  t.is(r.signal, null, 'index returned')
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stderr, /warning: skipping .*pipe\.txt: it is a FIFO, not a regular file/)
+  t.regex(r.stderr, /warning: skipping .*zero\.md: it is a character device, not a regular file/)
+  t.is(JSON.parse(r.stdout).documents, 1)
+})
+
+test('index of an empty input (an empty JSONL file, a folder of empty files) is an error naming it, nothing written', (t) => {
+  const dir = tmp()
+  writeFileSync(join(dir, 'empty.jsonl'), '\n\n')
+  const r = cli(['index', join(dir, 'empty.jsonl'), '-o', join(dir, 'e.idx')])
+  t.is(r.status, 1, r.stderr)
+  t.regex(r.stderr, /empty\.jsonl: no documents to index/)
+  const folder = join(dir, 'blank')
+  mkdirSync(folder)
+  for (let i = 0; i < 2000; i++) writeFileSync(join(folder, `f${i}.txt`), i % 2 ? '' : '  \n')
+  const f = cli(['index', folder, '-o', join(dir, 'b.idx')])
+  t.is(f.status, 1, f.stderr)
+  t.regex(f.stderr, /blank: the 2000 documents hold no words to index/)
+  t.deepEqual(readdirSync(dir).sort(), ['blank', 'empty.jsonl'])
+})
+
+test('index -o in a missing folder, at a directory, a FIFO or a link to /dev/null: a usage error naming it', (t) => {
+  const dir = fixture()
+  const fifo = join(dir, 'pipe.idx')
+  spawnSync('mkfifo', [fifo])
+  symlinkSync('/dev/null', join(dir, 'null.idx'))
+  const cases = [
+    [join(dir, 'no/such/x.idx'), `folder ${join(dir, 'no/such')} does not exist`],
+    [dir, 'is a directory'],
+    [fifo, 'is a FIFO'],
+    [join(dir, 'null.idx'), 'leads to /dev/null, which is a character device'],
+  ]
+  for (const [out, message] of cases) {
+    const r = spawnSync(process.execPath, [BIN, 'index', join(dir, 'docs.jsonl'), '-o', out], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 20_000,
+    })
+    t.is(r.status, 2, r.stderr)
+    t.true(r.stderr.includes(out), r.stderr)
+    t.true(r.stderr.includes(message), r.stderr)
+  }
+  t.true(lstatSync(fifo).isFIFO())
+  t.true(lstatSync(join(dir, 'null.idx')).isSymbolicLink())
+  t.true(statSync('/dev/null').isCharacterDevice())
+  t.deepEqual(readdirSync(dir).sort(), ['docs.jsonl', 'null.idx', 'pipe.idx'])
+})

@@ -253,7 +253,9 @@ for (const [name, { make, size }] of Object.entries(savers)) {
     })
     await t.throwsAsync(index.save(join(at, 'no/such/folder.idx')), {
       code: 'ERR_IO',
-      message: new RegExp(`cannot save to ${join(at, 'no/such/folder.idx')}: folder ${join(at, 'no/such')} does not exist`),
+      message: new RegExp(
+        `cannot save to ${join(at, 'no/such/folder.idx')}: folder ${join(at, 'no/such')} does not exist`,
+      ),
     })
   })
 }

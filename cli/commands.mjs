@@ -3,7 +3,7 @@
 // Output conventions, the same in every command: --json prints JSON to stdout, --output FILE writes it to FILE, and
 // "-" as an output file means stdout.
 import { spawnSync } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -16,8 +16,8 @@ import {
   VectorRetriever,
   evaluate,
 } from 'ragrank'
-import { EXIT, UsageError } from './errors.mjs'
-import { isStdout, openOutput, withOutput, writeAtomic, writeTo } from './output.mjs'
+import { EXIT, InputError, UsageError } from './errors.mjs'
+import { isStdout, openOutput, outputTarget, withOutput, writeAtomic, writeTo } from './output.mjs'
 import {
   asUsage,
   bm25Options,
@@ -107,6 +107,9 @@ export async function indexCommand(input, o, signal) {
   if (!o.output) throw new UsageError('missing -o <index file>')
   if (isStdout(o.output))
     throw new UsageError('index writes an index file and its sidecar files: give -o a file path, not -')
+  // The file the index replaces (after links): its sidecars live beside it. Checked before any input is read.
+  const base = outputTarget(o.output)
+  for (const f of [nodesPath(base), vectorsPath(base), textsPath(base)]) outputTarget(f)
   const options = bm25Options(o)
   nonNegative(o.overlap, '--overlap') // checked even without --split, where it has no effect
   const split = o.split ? splitter(o) : undefined
@@ -116,8 +119,9 @@ export async function indexCommand(input, o, signal) {
   // off for one; publishing each batch made hundreds of segments for the background to merge while the build ran.
   const index = new Bm25Index({ ...options, refreshInterval: 0 })
   const vectors = embedder ? new VectorIndex({ dim: embedder.dim }) : undefined
-  const nodesOut = split ? openOutput(nodesPath(o.output)) : undefined
-  const textsOut = embedder ? openOutput(textsPath(o.output)) : undefined
+  const nodesOut = split ? openOutput(nodesPath(base)) : undefined
+  const textsOut = embedder ? openOutput(textsPath(base)) : undefined
+  const vectorsTmp = `${vectorsPath(base)}.${process.pid}.tmp`
   const bar = readingBar(embedder ? 'indexing and embedding' : 'indexing', source, {
     enabled: o.progress && process.stderr.isTTY,
   })
@@ -149,16 +153,27 @@ export async function indexCommand(input, o, signal) {
     stopIfAborted(signal)
     addStaged(index, pending)
     await index.refresh()
-    // Sidecars of an earlier build would not match the new index: remove them first, so an interruption below leaves
-    // at worst an index without sidecars (search then says to rebuild), never a mismatched pair.
-    for (const f of [nodesPath(o.output), vectorsPath(o.output), textsPath(o.output)]) rmSync(f, { force: true })
+    // An empty input is a mistake to report, not an index of nothing.
+    if (documents === 0) throw new InputError(input, 0, 'no documents to index')
+    if (index.stats().terms === 0) throw new InputError(input, 0, `the ${documents} documents hold no words to index`)
+    // The sidecars are finished under temporary names, then the index is saved (atomically), then the sidecars are
+    // renamed into place at once, synchronously: a Ctrl-C or a failure before that leaves the old index and its old
+    // sidecars as they were, never an old index without its nodes nor a new index with old ones.
+    if (vectors) await vectors.save(vectorsTmp, { signal })
+    await textsOut?.finish()
+    await nodesOut?.finish()
     await index.save(o.output, { signal })
-    if (vectors) await vectors.save(vectorsPath(o.output), { signal })
-    await textsOut?.commit()
-    await nodesOut?.commit()
+    if (vectors) renameSync(vectorsTmp, vectorsPath(base))
+    textsOut?.place()
+    nodesOut?.place()
+    // Sidecars of an earlier build that this one does not have would not match the new index.
+    if (!split) rmSync(nodesPath(base), { force: true })
+    if (!vectors) rmSync(vectorsPath(base), { force: true })
+    if (!embedder) rmSync(textsPath(base), { force: true })
   } catch (e) {
     nodesOut?.discard()
     textsOut?.discard()
+    rmSync(vectorsTmp, { force: true })
     throw e
   } finally {
     bar.stop()
@@ -183,8 +198,19 @@ async function readSidecar(path) {
 async function openIndex(path) {
   requirePath(path, 'index file')
   const index = await Bm25Index.load(path)
-  const nodes = existsSync(nodesPath(path)) ? await readSidecar(nodesPath(path)) : undefined
-  return { index, nodes }
+  // Sidecars live beside the file the index path leads to (index -o follows links the same way).
+  const base = realpathSync(path)
+  const nodes = existsSync(nodesPath(base)) ? await readSidecar(nodesPath(base)) : undefined
+  if (nodes) {
+    const leaves = nodes.reduce((n, d) => n + (d.childrenIds?.length === 0 ? 1 : 0), 0)
+    if (leaves !== index.size)
+      throw new InputError(
+        nodesPath(base),
+        0,
+        `holds ${leaves} leaves but ${path} indexes ${index.size}: it belongs to another build; rebuild with ragrank index ... --split`,
+      )
+  }
+  return { index, nodes, base }
 }
 
 /** The dense half of `search --hybrid`: the vectors saved by `index --embed` and the same model for queries. */
@@ -226,9 +252,9 @@ export async function searchCommand(indexPath, query, o) {
   const topK = positive(o.topK, '--top-k')
   const candidates = positive(o.candidates, '--candidates')
   const targets = jsonTargets(o)
-  const { index, nodes } = await openIndex(indexPath)
+  const { index, nodes, base } = await openIndex(indexPath)
   let retriever = nodes && o.merge ? new AutoMergingRetriever({ retriever: index, store: nodes }) : index
-  if (o.hybrid) retriever = hybrid(retriever, await storedDense(indexPath, o.model))
+  if (o.hybrid) retriever = hybrid(retriever, await storedDense(base, o.model))
   const encoder = o.rerank ? await loadCrossEncoder(o.rerank) : undefined
   const textOf = (h) => h.text ?? h.node?.text ?? ''
   const run = async (q, file) => {

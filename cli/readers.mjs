@@ -6,7 +6,17 @@
 // holds the whole file. That is what lets a corpus larger than V8's maximum string length (~512 MB) be split or
 // indexed at all, and keeps memory to the records in flight rather than the file: readFileSync(file, 'utf8') on
 // such a file fails with "Invalid string length" before a single record is parsed.
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from 'node:fs'
 import { extname, join, relative } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parse as csvParser } from 'csv-parse'
@@ -112,7 +122,7 @@ export function openDocuments(input, { textColumn = 'text', idColumn } = {}) {
       progress: () => ({ done, total: files.length }),
       async *[Symbol.asyncIterator]() {
         for (const path of files) {
-          yield { id: relative(input, path).split('\\').join('/'), text: readFileSync(path, 'utf8') }
+          yield { id: relative(input, path).split('\\').join('/'), text: readTextFile(path) }
           done++
         }
       },
@@ -187,14 +197,56 @@ export async function* tableDocuments(source, name, sep, textColumn = 'text', id
   if (!header) throw new InputError(file, 1, 'empty file: expected a header row')
 }
 
-/** The .txt/.md files under `dir`, sorted, depth first. */
+/** The largest .txt/.md file of a folder input that is read (64 MiB): a larger one is an error naming it. */
+export const MAX_TEXT_FILE_BYTES = 64 * 1024 * 1024
+
+/** A text file listed by textFiles, checked again once open (non-blocking, so a FIFO swapped in cannot block). */
+function readTextFile(path) {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile()) throw new InputError(path, 0, `it is ${kindOf(st)}, not a regular file`)
+    if (st.size > MAX_TEXT_FILE_BYTES)
+      throw new InputError(path, 0, `${st.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} a text file may have`)
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** What a non-regular file system entry is, for messages. */
+function kindOf(st) {
+  if (st.isFIFO()) return 'a FIFO'
+  if (st.isCharacterDevice()) return 'a character device'
+  if (st.isBlockDevice()) return 'a block device'
+  if (st.isSocket()) return 'a socket'
+  return 'not a regular file'
+}
+
+/**
+ * The .txt/.md files under `dir`, sorted, depth first (symbolic links followed). An entry with a text extension that
+ * is not a regular file (a FIFO would block the read forever, /dev/zero never ends) is skipped with a warning on
+ * stderr; a file larger than MAX_TEXT_FILE_BYTES is an InputError, before anything is read.
+ */
 function textFiles(dir) {
   const out = []
   const walk = (d) => {
     for (const name of readdirSync(d).sort()) {
       const path = join(d, name)
-      if (statSync(path).isDirectory()) walk(path)
-      else if (TEXT_EXT.has(extname(name).toLowerCase())) out.push(path)
+      let st
+      try {
+        st = statSync(path)
+      } catch (e) {
+        console.error(`ragrank: warning: skipping ${path}: ${e.code === 'ENOENT' ? 'a dangling link' : e.message}`)
+        continue
+      }
+      if (st.isDirectory()) walk(path)
+      else if (!TEXT_EXT.has(extname(name).toLowerCase())) continue
+      else if (!st.isFile())
+        console.error(`ragrank: warning: skipping ${path}: it is ${kindOf(st)}, not a regular file`)
+      else if (st.size > MAX_TEXT_FILE_BYTES)
+        throw new InputError(path, 0, `${st.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} a text file may have`)
+      else out.push(path)
     }
   }
   walk(dir)
