@@ -21,7 +21,7 @@ test('RRF with weights matches the hand-computed weighted sum (LangChain fixture
   t.is(fused[2].score.toFixed(8), '0.00806452')
 })
 
-test('RRF defaults: k = 60, weight 1, and the per-list contributions', (t) => {
+test('RRF defaults: rrfK = 60, weight 1, and the per-list contributions', (t) => {
   const [b, a] = fuse([docs(['a', 'b']), docs(['b'], [0.3])], {})
   t.is(b.id, 'b')
   close(t, b.score, 1 / 62 + 1 / 61)
@@ -30,7 +30,7 @@ test('RRF defaults: k = 60, weight 1, and the per-list contributions', (t) => {
     { list: 1, rank: 1, score: 0.3, contribution: 1 / 61 },
   ])
   t.deepEqual(a.fusion, [{ list: 0, rank: 1, score: 10, contribution: 1 / 61 }])
-  const k1 = fuse([docs(['a', 'b'])], { k: 1 })
+  const k1 = fuse([docs(['a', 'b'])], { rrfK: 1 })
   t.deepEqual(
     k1.map((d) => d.score),
     [1 / 2, 1 / 3],
@@ -64,7 +64,7 @@ test('weighted min-max: a single item or all-equal scores each get 1', (t) => {
 test('weighted z-score: (s - mean) / population std; zero variance gives 0', (t) => {
   const fused = fuse([docs(['a', 'b'], [3, 1]), docs(['c'], [7]), docs(['a', 'c', 'b'], [0.1, 0.1, 0.1])], {
     method: 'weighted',
-    normalize: 'zscore',
+    scoreNormalization: 'zscore',
   })
   t.deepEqual(
     fused.map((d) => [d.id, d.score]),
@@ -79,7 +79,7 @@ test('weighted z-score: (s - mean) / population std; zero variance gives 0', (t)
 test('weighted none: raw scores times weights', (t) => {
   const fused = fuse([docs(['a', 'b'], [3, 1]), docs(['b'], [5])], {
     method: 'weighted',
-    normalize: 'none',
+    scoreNormalization: 'none',
     weights: [2, 0.5],
   })
   t.deepEqual(
@@ -153,27 +153,21 @@ test('topK, empty input, a custom dedupe key, and inputs left untouched', (t) =>
   t.deepEqual(lists, copy)
 })
 
-test('normalize and dedupeBy are deprecated aliases of scoreNormalization and keyBy', (t) => {
-  const lists = [
-    [
-      { id: '1', score: 3, text: 'Same' },
-      { id: '2', score: 1, text: 'other' },
-    ],
-    [
-      { id: '3', score: 5, text: 'same' },
-      { id: '4', score: 2, text: 'x' },
-    ],
-  ]
-  const key = (d) => d.text.toLowerCase()
-  for (const scoreNormalization of ['minmax', 'zscore', 'none']) {
-    t.deepEqual(
-      fuse(lists, { method: 'weighted', normalize: scoreNormalization, dedupeBy: key }),
-      fuse(lists, { method: 'weighted', scoreNormalization, keyBy: key }),
-    )
-  }
-  // The new names do change the result: without keyBy, '1' and '3' are two documents.
-  t.is(fuse(lists, { keyBy: key }).length, 3)
-  t.is(fuse(lists).length, 4)
+test('k, normalize and dedupeBy are not options of fuse: TypeErrors that name them (k points at topK)', (t) => {
+  const lists = [[{ id: '1', score: 1, text: 'a' }]]
+  t.throws(() => fuse(lists, { k: 5 }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG',
+    message: /options\.k is not a known option \(did you mean options\.topK\?\)/,
+  })
+  t.throws(() => fuse(lists, { method: 'weighted', normalize: 'zscore' }), {
+    instanceOf: TypeError,
+    message: /options\.normalize is not a known option/,
+  })
+  t.throws(() => fuse(lists, { dedupeBy: (d) => d.text }), {
+    instanceOf: TypeError,
+    message: /options\.dedupeBy is not a known option/,
+  })
 })
 
 test('a zero-weight list adds nothing but its documents are still returned, last', (t) => {
@@ -199,7 +193,7 @@ test('linear in the number of items: 300k items in 30 lists', (t) => {
   )
   const fused = fuse(lists, { topK: 5 })
   t.is(fused.length, 5)
-  const all = fuse(lists, { method: 'weighted', normalize: 'zscore' })
+  const all = fuse(lists, { method: 'weighted', scoreNormalization: 'zscore' })
   t.true(all.length > 10_000)
 })
 
@@ -219,13 +213,10 @@ test('bad input: clear TypeError / RangeError with code ERR_INVALID_ARG', (t) =>
     [() => fuse(l, { weights: [1, Infinity] }), RangeError, /weights\[1\]/],
     [() => fuse(l, { weights: [0, 0] }), RangeError, /at least one weight/],
     [() => fuse(l, { weights: 'x' }), TypeError, /weights must be an array/],
-    [() => fuse(l, { k: 0 }), RangeError, /k must be > 0/],
-    [() => fuse(l, { k: -1 }), RangeError, /options\.k/],
+    [() => fuse(l, { rrfK: 0 }), RangeError, /rrfK must be > 0/],
+    [() => fuse(l, { rrfK: -1 }), RangeError, /options\.rrfK/],
     [() => fuse(l, { method: 'sum' }), RangeError, /method/],
-    [() => fuse(l, { normalize: 'minmax' }), RangeError, /'weighted' only/],
-    [() => fuse(l, { method: 'weighted', k: 60 }), RangeError, /'rrf' only/],
-    [() => fuse(l, { method: 'weighted', normalize: 'l2' }), RangeError, /normalize/],
-    [() => fuse(l, { dedupeBy: 'text' }), RangeError, /dedupeBy/],
+    [() => fuse(l, { method: 'weighted', rrfK: 60 }), RangeError, /'rrf' only/],
     [() => fuse(l, { keyBy: 'text' }), RangeError, /options\.keyBy/],
     [() => fuse(l, { keyBy: () => 1 }), TypeError, /keyBy must return a string/],
     [() => fuse(l, { method: 'weighted', scoreNormalization: 'l2' }), RangeError, /options\.scoreNormalization/],
@@ -236,13 +227,6 @@ test('bad input: clear TypeError / RangeError with code ERR_INVALID_ARG', (t) =>
     ],
     [() => fuse(l, { method: 'weighted', scoreNormalization: 3 }), TypeError, /scoreNormalization/],
     [() => fuse(l, { method: 3 }), TypeError, /method/],
-    [() => fuse(l, { keyBy: 'id', dedupeBy: 'id' }), TypeError, /dedupeBy is the deprecated name of options\.keyBy/],
-    [
-      () => fuse(l, { method: 'weighted', scoreNormalization: 'none', normalize: 'none' }),
-      TypeError,
-      /deprecated name of options\.scoreNormalization/,
-    ],
-    [() => fuse(l, { dedupeBy: () => 1 }), TypeError, /must return a string/],
     [() => fuse(l, { topK: -1 }), RangeError, /topK/],
     [() => fuse(l, { topK: 1.5 }), TypeError, /topK/],
     [() => fuse(l, 'rrf'), TypeError, /options must be an object/],
@@ -263,8 +247,8 @@ const weightsFor = (n) => fc.array(fc.double({ min: 0.01, max: 100, noNaN: true 
 const listsWithWeights = listsArb.chain((lists) => fc.tuple(fc.constant(lists), weightsFor(lists.length)))
 const methodArb = fc.constantFrom(
   { method: 'rrf' },
-  { method: 'rrf', k: 1 },
-  ...['minmax', 'zscore', 'none'].map((normalize) => ({ method: 'weighted', normalize })),
+  { method: 'rrf', rrfK: 1 },
+  ...['minmax', 'zscore', 'none'].map((scoreNormalization) => ({ method: 'weighted', scoreNormalization })),
 )
 const firstCopies = (list) => list.filter((d, i) => list.findIndex((e) => e.id === d.id) === i)
 const scoreMap = (fused) => new Map(fused.map((d) => [d.id, d.score]))
@@ -343,7 +327,7 @@ test('property: output is sorted by score, ties by best rank then earliest list,
 test('property: RRF scores lie within their bounds', (t) => {
   fc.assert(
     fc.property(listsWithWeights, fc.double({ min: 0.5, max: 200, noNaN: true }), ([lists, weights], k) => {
-      const fused = fuse(lists, { weights, k })
+      const fused = fuse(lists, { weights, rrfK: k })
       const lengths = lists.map((l) => firstCopies(l).length)
       const total = weights.reduce((s, w) => s + w / (k + 1), 0)
       return fused.every((d) => {
@@ -398,8 +382,8 @@ test('property: weighted, raising a document score in one list never lowers its 
       const raised = lists.map((l) => l.map((d) => ({ ...d })))
       raised[i][j].score += raise
       const id = lists[i][j].id
-      const before = scoreMap(fuse(lists, { method: 'weighted', normalize })).get(id)
-      const after = scoreMap(fuse(raised, { method: 'weighted', normalize })).get(id)
+      const before = scoreMap(fuse(lists, { method: 'weighted', scoreNormalization: normalize })).get(id)
+      const after = scoreMap(fuse(raised, { method: 'weighted', scoreNormalization: normalize })).get(id)
       return after >= before - 1e-9
     }),
   )
@@ -467,7 +451,7 @@ test('property: min-max maps each list into [0, 1] with its best at 1 and worst 
 test('property: z-score contributions of a list have mean 0 and variance 1 (or are all 0)', (t) => {
   fc.assert(
     fc.property(listsArb, (lists) => {
-      const parts = fuse(lists, { method: 'weighted', normalize: 'zscore' }).flatMap((d) => d.fusion)
+      const parts = fuse(lists, { method: 'weighted', scoreNormalization: 'zscore' }).flatMap((d) => d.fusion)
       return lists.every((_, i) => {
         const z = parts.filter((p) => p.list === i).map((p) => p.contribution)
         if (z.length === 0 || z.every((v) => v === 0)) return true
@@ -499,8 +483,8 @@ test('property: weighted scores ignore the order of items within a list (only ti
   })
   fc.assert(
     fc.property(arb, fc.constantFrom('minmax', 'zscore', 'none'), ([lists, shuffled], normalize) => {
-      const a = scoreMap(fuse(lists, { method: 'weighted', normalize }))
-      const b = scoreMap(fuse(shuffled, { method: 'weighted', normalize }))
+      const a = scoreMap(fuse(lists, { method: 'weighted', scoreNormalization: normalize }))
+      const b = scoreMap(fuse(shuffled, { method: 'weighted', scoreNormalization: normalize }))
       // Min-max and raw scores are exact; the z-score mean is a sum, so it may differ in the last bits.
       const tolerance = normalize === 'zscore' ? 1e-9 : 0
       return a.size === b.size && [...a].every(([id, s]) => Math.abs(b.get(id) - s) <= tolerance)

@@ -9,7 +9,6 @@ import {
   CrossEncoder,
   LLMRanker,
   OpenAIChatGenerator,
-  rerank,
   rerankPooled,
 } from '../dist/esm/index.js'
 import { startChatServer } from '../fixtures/chat-server.mjs'
@@ -71,10 +70,6 @@ test('pooled candidates from several sources are deduplicated by id and reranked
   )
 })
 
-test('rerank is the deprecated alias of rerankPooled', (t) => {
-  t.is(rerank, rerankPooled)
-})
-
 test('every ranker dedupes by one rule: the same id, or without ids the same text; the kept copy is the best prior score and index points at it', async (t) => {
   const pool = [
     'Paris',
@@ -110,16 +105,16 @@ test('every ranker dedupes by one rule: the same id, or without ids the same tex
 test("dedupeBy 'content' merges the same text under different ids; 'none' keeps all; strings dedupe by text", async (t) => {
   const pool = [{ id: 'x1', text: 'same', score: 1 }, { id: 'x2', text: 'same', score: 2 }, 'other', 'other']
   const r1 = wordRanker()
-  await rerank('same', pool, r1, { dedupeBy: 'content' })
+  await rerankPooled('same', pool, r1, { dedupeBy: 'content' })
   t.deepEqual(
     r1.calls[0].documents.map((d) => d.id ?? d),
     ['x2', 'other'],
   )
   const r2 = wordRanker()
-  await rerank('same', pool, r2, { dedupeBy: 'none' })
+  await rerankPooled('same', pool, r2, { dedupeBy: 'none' })
   t.is(r2.calls[0].documents.length, 4)
   const r3 = wordRanker()
-  await rerank('same', pool, r3)
+  await rerankPooled('same', pool, r3)
   t.deepEqual(
     r3.calls[0].documents.map((d) => d.id ?? d),
     ['x1', 'x2', 'other'],
@@ -128,7 +123,7 @@ test("dedupeBy 'content' merges the same text under different ids; 'none' keeps 
 
 test('with a real CrossEncoder: same results as calling it directly on the deduplicated pool, prior score kept', async (t) => {
   const pool = [...bookA, ...bookB]
-  const out = await rerank('where is the whale', pool, cross, { topK: 4 })
+  const out = await rerankPooled('where is the whale', pool, cross, { topK: 4 })
   const direct = await cross.rerank('where is the whale', [bookA[0], bookA[1], bookB[0], bookB[2]], { topK: 4 })
   t.deepEqual(
     out.map((d) => d.id),
@@ -145,7 +140,7 @@ test('with an LLMRanker against the scripted server', async (t) => {
   const srv = await startChatServer({ script: ['{"documents":[{"index":3},{"index":1}]}'] })
   t.teardown(srv.close)
   const llm = new LLMRanker({ chatGenerator: new OpenAIChatGenerator({ baseURL: srv.baseURL }) })
-  const out = await rerank('ship at dawn', [...bookA, ...bookB], llm, { topK: 5 })
+  const out = await rerankPooled('ship at dawn', [...bookA, ...bookB], llm, { topK: 5 })
   t.deepEqual(
     out.map((d) => d.id),
     ['b1', 'a1'],
@@ -199,21 +194,21 @@ test('CompressionRetriever without a base retriever takes the documents per call
 
 test('bad input and abort', async (t) => {
   const ranker = wordRanker()
-  await t.throwsAsync(rerank('q', 'docs', ranker), { instanceOf: TypeError })
-  await t.throwsAsync(rerank('q', [], {}), { instanceOf: TypeError })
-  await t.throwsAsync(rerank(3, [], ranker), { instanceOf: TypeError })
-  await t.throwsAsync(rerank('q', [{ id: 'x' }], ranker), { instanceOf: TypeError, message: /id x/ })
-  await t.throwsAsync(rerank('q', ['a'], ranker, { dedupeBy: 'hash' }), { instanceOf: RangeError })
-  await t.throwsAsync(rerank('q', ['a'], ranker, { topK: -1 }), { instanceOf: RangeError })
+  await t.throwsAsync(rerankPooled('q', 'docs', ranker), { instanceOf: TypeError })
+  await t.throwsAsync(rerankPooled('q', [], {}), { instanceOf: TypeError })
+  await t.throwsAsync(rerankPooled(3, [], ranker), { instanceOf: TypeError })
+  await t.throwsAsync(rerankPooled('q', [{ id: 'x' }], ranker), { instanceOf: TypeError, message: /id x/ })
+  await t.throwsAsync(rerankPooled('q', ['a'], ranker, { dedupeBy: 'hash' }), { instanceOf: RangeError })
+  await t.throwsAsync(rerankPooled('q', ['a'], ranker, { topK: -1 }), { instanceOf: RangeError })
   t.throws(() => new CompressionRetriever({}), { instanceOf: TypeError })
   t.throws(() => new CompressionRetriever({ ranker, retriever: {} }), { instanceOf: TypeError })
   t.throws(() => new CompressionRetriever({ ranker, candidates: 0 }), { instanceOf: RangeError })
   const hanging = { rerank: () => new Promise(() => {}) }
   const ac = new AbortController()
-  const pending = rerank('q', ['a'], hanging, { signal: ac.signal })
+  const pending = rerankPooled('q', ['a'], hanging, { signal: ac.signal })
   ac.abort()
   await t.throwsAsync(pending, { instanceOf: AbortError })
-  t.deepEqual(await rerank('q', [], ranker), [])
+  t.deepEqual(await rerankPooled('q', [], ranker), [])
   t.is(ranker.calls.length, 0)
 })
 

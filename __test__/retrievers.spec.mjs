@@ -311,14 +311,10 @@ test('HybridRetriever validates its options and calls', async (t) => {
     [{ retrievers: [{ retriever: r, weight: 0 }] }, RangeError, /at least one weight/],
     [{ retrievers: [{ retriever: r, topK: 0 }] }, RangeError, /topK must be >= 1/],
     [{ retrievers: [r], method: 'max' }, RangeError, /method/],
-    [{ retrievers: [r], k: 0 }, RangeError, /k must be > 0/],
-    [{ retrievers: [r], normalize: 'zscore' }, RangeError, /'weighted' only/],
+    [{ retrievers: [r], rrfK: 0 }, RangeError, /rrfK must be > 0/],
     [{ retrievers: [r], scoreNormalization: 'zscore' }, RangeError, /'weighted' only/],
-    [
-      { retrievers: [r], method: 'weighted', scoreNormalization: 'none', normalize: 'none' },
-      TypeError,
-      /deprecated name of options\.scoreNormalization/,
-    ],
+    [{ retrievers: [r], method: 'weighted', normalize: 'none' }, TypeError, /options\.normalize is not a known option/],
+    [{ retrievers: [r], k: 60 }, TypeError, /options\.k is not a known option/],
     [{ retrievers: [r], onError: 'ignore' }, RangeError, /onError/],
     [{ retrievers: [r], onError: true }, TypeError, /onError/],
     [{ retrievers: [r], onSkip: 1 }, TypeError, /onSkip/],
@@ -471,7 +467,10 @@ test('MultiQueryRetriever validates its options', async (t) => {
     instanceOf: RangeError,
     message: /concurrency/,
   })
-  t.throws(() => new MultiQueryRetriever({ retriever: r, k: 0 }), { instanceOf: RangeError, message: /k must be > 0/ })
+  t.throws(() => new MultiQueryRetriever({ retriever: r, rrfK: 0 }), {
+    instanceOf: RangeError,
+    message: /rrfK must be > 0/,
+  })
   t.throws(() => new MultiQueryRetriever({ retriever: r, includeOriginal: 'yes' }), { instanceOf: TypeError })
   await t.throwsAsync(new MultiQueryRetriever({ retriever: r }).retrieve('q', { queries: [1] }), {
     instanceOf: TypeError,

@@ -1,7 +1,6 @@
 // Unknown or misspelled option keys are TypeErrors (ERR_INVALID_ARG) that name the key and the
 // likely intended one, in every public entry point that takes options.
 import test from 'ava'
-import { execFileSync } from 'node:child_process'
 import { setMaxListeners } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -425,8 +424,7 @@ test('the names other libraries use for topK suggest topK, wherever topK is an o
     for (const key of ['limit', 'topN', 'top_k', 'topk', 'maxResults', 'n']) {
       await rejection(t, () => e.call({ [key]: 3 }), where, key, hint(where, 'topK'))
     }
-    // In fuse, k is the (deprecated) RRF constant: known, so not a typo there.
-    if (e.name !== 'fuse') await rejection(t, () => e.call({ k: 3 }), where, 'k', hint(where, 'topK'))
+    await rejection(t, () => e.call({ k: 3 }), where, 'k', hint(where, 'topK'))
   }
 })
 
@@ -493,7 +491,7 @@ test('filter is a known key of every retrieve and search call', async (t) => {
   }
 })
 
-test('fuse: rrfK is the RRF constant; the deprecated k still is, and both at once is an error', (t) => {
+test('fuse: rrfK is the RRF constant, and k is not an option', (t) => {
   const lists = [
     [
       { id: 'a', score: 3 },
@@ -501,12 +499,11 @@ test('fuse: rrfK is the RRF constant; the deprecated k still is, and both at onc
     ],
   ]
   t.is(fuse(lists, { rrfK: 2 })[0].score, 1 / 3)
-  t.is(fuse(lists, { k: 2 })[0].score, 1 / 3)
   t.is(fuse(lists)[0].score, 1 / 61)
-  t.throws(() => fuse(lists, { rrfK: 2, k: 2 }), {
+  t.throws(() => fuse(lists, { k: 2 }), {
     instanceOf: TypeError,
     code: 'ERR_INVALID_ARG',
-    message: /options\.k is the deprecated name of options\.rrfK/,
+    message: /options\.k is not a known option \(did you mean options\.topK\?\)/,
   })
   t.throws(() => fuse(lists, { rrfK: 0 }), { instanceOf: RangeError, message: /options\.rrfK must be > 0/ })
   t.throws(() => fuse(lists, { method: 'weighted', rrfK: 5 }), {
@@ -515,34 +512,22 @@ test('fuse: rrfK is the RRF constant; the deprecated k still is, and both at onc
   })
 })
 
-test('HybridRetriever and MultiQueryRetriever take rrfK, and k as its deprecated alias', async (t) => {
+test('HybridRetriever and MultiQueryRetriever take rrfK, and k is not an option', async (t) => {
   const ix = bm25()
   const hybrid = (o) => new HybridRetriever({ retrievers: [ix, ix], ...o }).retrieve('cat')
-  t.deepEqual(await hybrid({ rrfK: 3 }), await hybrid({ k: 3 }))
   t.is((await hybrid({ rrfK: 3 }))[0].fusion[0].contribution, 1 / 4)
   const multi = (o) => new MultiQueryRetriever({ retriever: ix, queries: ['cat sat'], ...o }).retrieve('cat')
-  t.deepEqual(await multi({ rrfK: 3 }), await multi({ k: 3 }))
   t.is((await multi({ rrfK: 3 }))[0].fusion[0].contribution, 1 / 4)
-  t.throws(() => new HybridRetriever({ retrievers: [ix], rrfK: 1, k: 1 }), {
+  t.throws(() => new HybridRetriever({ retrievers: [ix], k: 1 }), {
     instanceOf: TypeError,
-    message: /deprecated name of options\.rrfK/,
+    message: /options\.k is not a known option/,
+  })
+  t.throws(() => new MultiQueryRetriever({ retriever: ix, k: 1 }), {
+    instanceOf: TypeError,
+    message: /options\.k is not a known option/,
   })
   t.throws(() => new MultiQueryRetriever({ retriever: ix, rrfK: 0 }), {
     instanceOf: RangeError,
     message: /options\.rrfK must be > 0/,
   })
-})
-
-test('the deprecated k warns once per process, with a code', (t) => {
-  const script = `
-    const { fuse } = require('./dist/commonjs/index.js')
-    const warnings = []
-    process.on('warning', (w) => warnings.push([w.name, w.code]))
-    fuse([], { k: 5 }); fuse([], { k: 6 }); fuse([], { rrfK: 7 })
-    setImmediate(() => console.log(JSON.stringify(warnings)))`
-  const out = execFileSync(process.execPath, ['--no-warnings', '-e', script], {
-    cwd: new URL('..', import.meta.url).pathname,
-    encoding: 'utf8',
-  })
-  t.deepEqual(JSON.parse(out), [['DeprecationWarning', 'RAGRANK_DEP_RRF_K']])
 })

@@ -81,7 +81,7 @@ export type { OpenAIChatGeneratorOptions } from './llm/openai-chat.js'
 export { LLMRanker, DEFAULT_LLM_RANKER_PROMPT } from './llm/llm-ranker.js'
 export type { LLMRanked, LLMRankerOptions, LLMRerankOptions, SlidingWindow } from './llm/llm-ranker.js'
 export type { Candidate, DedupeBy } from './retrieval/dedupe.js'
-export { rerankPooled, rerank, CompressionRetriever } from './retrieval/pool.js'
+export { rerankPooled, CompressionRetriever } from './retrieval/pool.js'
 export type {
   CompressionRetrieveOptions,
   CompressionRetrieverOptions,

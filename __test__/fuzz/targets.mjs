@@ -21,7 +21,7 @@ const {
   RescoringRetriever,
   VectorRetriever,
   CompressionRetriever,
-  rerank,
+  rerankPooled,
   LLMRanker,
   QueryRewriter,
   OpenAIChatGenerator,
@@ -266,10 +266,10 @@ const vectorOpts = near(
 )
 const fuseOpts = options({
   method: fc.constantFrom('rrf', 'weighted'),
-  k: hostileNumber,
+  rrfK: hostileNumber,
   weights: near(fc.array(hostileNumber, { maxLength: 3 })),
-  normalize: fc.constantFrom('minmax', 'zscore', 'none'),
-  dedupeBy: near(fc.constantFrom('id', h('fn', 'k'))),
+  scoreNormalization: fc.constantFrom('minmax', 'zscore', 'none'),
+  keyBy: near(fc.constantFrom('id', h('fn', 'k'))),
   topK,
 })
 const run = near(
@@ -298,8 +298,8 @@ const hybridSource = near(
 const hybridOpts = options({
   retrievers: near(fc.array(hybridSource, { maxLength: 3 })),
   method: fc.constantFrom('rrf', 'weighted'),
-  k: hostileNumber,
-  normalize: fc.constantFrom('minmax', 'none'),
+  rrfK: hostileNumber,
+  scoreNormalization: fc.constantFrom('minmax', 'none'),
   candidates: topK,
   onError: fc.constantFrom('reject', 'skip'),
   onSkip: fc.constant(h('fn', 'throws')),
@@ -310,7 +310,7 @@ const multiQueryOpts = options({
   includeOriginal: bool,
   concurrency: topK,
   merge: fc.constantFrom('rrf', 'max', 'sum'),
-  k: hostileNumber,
+  rrfK: hostileNumber,
   candidates: topK,
 })
 const rescoringOpts = options({
@@ -359,7 +359,7 @@ const autoMergingOpts = options({
   retriever: fakeRetriever,
   store: near(fc.constantFrom('tree', { get: h('fn', []) })),
   threshold: hostileNumber,
-  candidateK: topK,
+  candidates: topK,
   parentScore: near(fc.constantFrom('max', 'mean', 'sum', h('fn', 1))),
   strict: bool,
 })
@@ -644,10 +644,10 @@ export const TARGETS = [
     { signalOf: signalAt(2) },
   ),
   t(
-    'rerank (pooled)',
+    'rerankPooled',
     'retrieval',
     [text, candidates, fakeRanker, options({ topK, signal, dedupeBy })],
-    (_, q, d, r, o) => rerank(q, d, fake(r), o),
+    (_, q, d, r, o) => rerankPooled(q, d, fake(r), o),
     { signalOf: signalAt(3) },
   ),
 
@@ -931,7 +931,7 @@ const STRICT_CALLS = {
   'new VectorIndex': (o) => new VectorIndex({ dim: 3, ...o }),
   'VectorIndex.load': (o) => VectorIndex.load(FILES.vector, o),
   fuse: (o) => fuse([[{ id: 'a', score: 1 }]], o),
-  'rerank (pooled)': (o) => rerank('q', ['a'], { rerank: async () => [{ index: 0, score: 1 }] }, o),
+  rerankPooled: (o) => rerankPooled('q', ['a'], { rerank: async () => [{ index: 0, score: 1 }] }, o),
   'new HybridRetriever': (o) => new HybridRetriever({ retrievers: [bm25()], ...o }),
   'HybridRetriever.retrieve': (o) => new HybridRetriever({ retrievers: [bm25()] }).retrieve('cat', o),
   'MultiQueryRetriever.retrieve': (o) => new MultiQueryRetriever({ retriever: bm25() }).retrieve('cat', o),

@@ -76,7 +76,9 @@ async function evalCollection(name, loaded) {
       weighted: score(
         queries,
         qrels,
-        sparse.map((s, i) => fuse([s, dense[i]], { method: 'weighted', weights: WEIGHTS, normalize: 'minmax' })),
+        sparse.map((s, i) =>
+          fuse([s, dense[i]], { method: 'weighted', weights: WEIGHTS, scoreNormalization: 'minmax' }),
+        ),
       ),
     })
   }

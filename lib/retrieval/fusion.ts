@@ -1,14 +1,5 @@
 import { describe, rangeError, typeError } from '../errors.js'
-import {
-  finiteNumber,
-  isArray,
-  isPlainObject,
-  oneOf,
-  optionKeys,
-  optionsObject,
-  renamedOption,
-  topK,
-} from '../internal/validate.js'
+import { finiteNumber, isArray, isPlainObject, oneOf, optionKeys, optionsObject, topK } from '../internal/validate.js'
 import { mergeCopies } from './merge-fields.js'
 import type { ScoredDocument } from './retriever.js'
 
@@ -24,21 +15,12 @@ export interface FuseOptions<T extends ScoredDocument = ScoredDocument> {
   method?: FusionMethod
   /** RRF constant, > 0 (default 60): a list contributes `weight / (rrfK + rank)`. Only for `'rrf'`. */
   rrfK?: number
-  /**
-   * @deprecated use `rrfK`: elsewhere `k` means how many results (`topK` here), so `{ k: 5 }` read
-   * as the RRF constant surprised callers. Still read, with a one-time DeprecationWarning.
-   */
-  k?: number
   /** One finite weight >= 0 per list (default 1 each); at least one must be positive. */
   weights?: readonly number[]
   /** Only for `'weighted'` (default `'minmax'`). */
   scoreNormalization?: ScoreNormalization
-  /** @deprecated use `scoreNormalization` (`normalize` also means L2-normalising vectors, in `Embedder`). */
-  normalize?: ScoreNormalization
   /** What makes two items the same document: `'id'` (default) or a function returning a string key. */
   keyBy?: 'id' | ((doc: T) => string)
-  /** @deprecated use `keyBy` (`dedupeBy` also names the rankers' duplicate rule, in `rerankPooled`). */
-  dedupeBy?: 'id' | ((doc: T) => string)
   /** Keep at most this many fused documents (default all). */
   topK?: number
 }
@@ -257,65 +239,39 @@ interface CheckedOptions<T> {
   weights: readonly number[]
   normalize: ScoreNormalization
   key: (doc: T) => unknown
-  /** The key option as the caller named it, for errors. */
-  keyName: string
   topK?: number
 }
 
-const FUSE_KEYS = optionKeys(
-  'method',
-  'rrfK',
-  'k',
-  'weights',
-  'scoreNormalization',
-  'normalize',
-  'keyBy',
-  'dedupeBy',
-  'topK',
-)
+const FUSE_KEYS = optionKeys('method', 'rrfK', 'weights', 'scoreNormalization', 'keyBy', 'topK')
 
 function fuseOptions<T extends ScoredDocument>(options: unknown, count: number): CheckedOptions<T> {
   const o = optionsObject(options, 'options', FUSE_KEYS)
   const method = oneOf(o.method ?? 'rrf', ['rrf', 'weighted'], 'options.method')
-  const norm = renamedOption(o, 'scoreNormalization', 'normalize')
-  const keyBy = renamedOption(o, 'keyBy', 'dedupeBy')
-  if (method === 'rrf' && norm.value !== undefined) throw rangeError(`${norm.name} applies to method 'weighted' only`)
+  if (method === 'rrf' && o.scoreNormalization !== undefined) {
+    throw rangeError(`options.scoreNormalization applies to method 'weighted' only`)
+  }
   const k = rrfConstant(o, method) ?? 60
   return {
     method,
     k,
     weights:
       o.weights === undefined ? new Array<number>(count).fill(1) : checkWeights(o.weights, count, 'options.weights'),
-    normalize: oneOf(norm.value ?? 'minmax', ['minmax', 'zscore', 'none'], norm.name),
-    key: documentKey<T>(keyBy.value, keyBy.name),
-    keyName: keyBy.name,
+    normalize: oneOf(o.scoreNormalization ?? 'minmax', ['minmax', 'zscore', 'none'], 'options.scoreNormalization'),
+    key: documentKey<T>(o.keyBy, 'options.keyBy'),
     topK: topK(o.topK, undefined),
   }
 }
 
-let warnedK = false
-
 /**
- * The RRF constant of `fuse` and of the composite retrievers' options (undefined when left
- * out): `rrfK`, or the deprecated `k`, which warns once per process since a reader of
- * `{ k: 5 }` expects five results. Errors name the key the caller wrote.
+ * The RRF constant `rrfK` of `fuse` and of the composite retrievers' options (undefined when
+ * left out). Not `k`: elsewhere `k` means how many results, so `{ k: 5 }` is an unknown key
+ * whose error points at `topK`.
  */
 export function rrfConstant(o: Record<string, unknown>, method: unknown): number | undefined {
-  const r = renamedOption(o, 'rrfK', 'k')
-  if (o.k !== undefined && !warnedK) {
-    warnedK = true
-    process.emitWarning(
-      'options.k is deprecated: it is the RRF constant, now named rrfK (for how many results, use topK)',
-      {
-        type: 'DeprecationWarning',
-        code: 'RAGRANK_DEP_RRF_K',
-      },
-    )
-  }
-  if (r.value === undefined) return undefined
-  if (method === 'weighted') throw rangeError(`${r.name} applies to method 'rrf' only`)
-  const k = finiteNumber(r.value, r.name, 0)
-  if (k === 0) throw rangeError(`${r.name} must be > 0, got 0`)
+  if (o.rrfK === undefined) return undefined
+  if (method === 'weighted') throw rangeError(`options.rrfK applies to method 'rrf' only`)
+  const k = finiteNumber(o.rrfK, 'options.rrfK', 0)
+  if (k === 0) throw rangeError(`options.rrfK must be > 0, got 0`)
   return k
 }
 
@@ -347,7 +303,7 @@ function collect<T extends ScoredDocument>(list: readonly T[], i: number, o: Che
     }
     const key = o.key(doc)
     if (typeof key !== 'string')
-      throw typeError(`${o.keyName} must return a string, got ${typeof key} for lists[${i}][${j}]`)
+      throw typeError(`options.keyBy must return a string, got ${typeof key} for lists[${i}][${j}]`)
     if (tally.add(key, doc, i, rank + 1)) rank++
   }
 }

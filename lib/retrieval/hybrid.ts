@@ -21,7 +21,6 @@ import {
   optionKeys,
   optionsObject,
   positiveInteger,
-  renamedOption,
 } from '../internal/validate.js'
 
 /** One retriever of a hybrid, with its own candidate depth and weight. */
@@ -42,12 +41,8 @@ export interface HybridRetrieverOptions {
   method?: FusionMethod
   /** RRF constant (default 60). */
   rrfK?: number
-  /** @deprecated use `rrfK` (`k` reads as a result count; see `FuseOptions.k`). */
-  k?: number
   /** Score normalisation for `'weighted'` (default `'minmax'`). */
   scoreNormalization?: ScoreNormalization
-  /** @deprecated use `scoreNormalization` (`normalize` also means L2-normalising vectors, in `Embedder`). */
-  normalize?: ScoreNormalization
   /** Default candidate depth per retriever (default 50). */
   candidates?: number
   /**
@@ -63,17 +58,7 @@ export interface HybridRetrieverOptions {
 
 const DEFAULT_CANDIDATES = 50
 
-const HYBRID_KEYS = optionKeys(
-  'retrievers',
-  'method',
-  'rrfK',
-  'k',
-  'scoreNormalization',
-  'normalize',
-  'candidates',
-  'onError',
-  'onSkip',
-)
+const HYBRID_KEYS = optionKeys('retrievers', 'method', 'rrfK', 'scoreNormalization', 'candidates', 'onError', 'onSkip')
 const SOURCE_KEYS = optionKeys('retriever', 'topK', 'weight')
 
 /**
@@ -119,9 +104,7 @@ export class HybridRetriever implements Retriever {
       sources.length,
       'options.retrievers weights',
     )
-    const scoreNormalization = renamedOption(o, 'scoreNormalization', 'normalize').value as
-      | ScoreNormalization
-      | undefined
+    const scoreNormalization = o.scoreNormalization as ScoreNormalization | undefined
     const method = (o.method ?? 'rrf') as FusionMethod
     this.#fusion = { method, rrfK: rrfConstant(o, method), scoreNormalization }
     fuse([], this.#fusion) // validates method and the normalisation now rather than on the first query

@@ -53,8 +53,6 @@ export interface MultiQueryRetrieverOptions {
   merge?: MultiQueryMerge
   /** RRF constant (default 60). Only for `merge: 'rrf'`. */
   rrfK?: number
-  /** @deprecated use `rrfK` (`k` reads as a result count; see `FuseOptions.k`). */
-  k?: number
   /** Candidates each variant fetches (default 50, and at least the call's `topK`). */
   candidates?: number
 }
@@ -75,7 +73,6 @@ const MULTI_QUERY_KEYS = optionKeys(
   'concurrency',
   'merge',
   'rrfK',
-  'k',
   'candidates',
 )
 const MULTI_QUERY_RETRIEVE_KEYS = optionKeys(...RETRIEVE_KEYS, 'queries')

@@ -109,9 +109,6 @@ export async function rerankPooled(
   })
 }
 
-/** @deprecated use `rerankPooled` (the free function; `rerank` is also the rankers' method). */
-export const rerank = rerankPooled
-
 /** Options of `new CompressionRetriever(options)`. */
 export interface CompressionRetrieverOptions {
   /** Reorders and cuts the candidates. */
