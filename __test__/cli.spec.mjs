@@ -658,3 +658,38 @@ test('index -o in a missing folder, at a directory, a FIFO or a link to /dev/nul
   t.true(statSync('/dev/null').isCharacterDevice())
   t.deepEqual(readdirSync(dir).sort(), ['docs.jsonl', 'null.idx', 'pipe.idx'])
 })
+
+// Serial, like the other Ctrl-C tests.
+test.serial('Ctrl-C during the save of a --split rebuild keeps the old index and its nodes file', async (t) => {
+  const dir = tmp()
+  const lines = []
+  for (let i = 0; i < 150_000; i++)
+    lines.push(JSON.stringify({ id: `d${i}`, text: `river stone w${i} light t${i % 997} field x${i * 7}` }))
+  writeFileSync(join(dir, 'big.jsonl'), lines.join('\n'))
+  const idx = join(dir, 'big.idx')
+  const args = ['index', join(dir, 'big.jsonl'), '-o', idx, '--split', '4,2']
+  t.is(cli(args).status, 0)
+  const before = { index: readFileSync(idx), nodes: readFileSync(`${idx}.nodes.jsonl`) }
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: root })
+  let stderr = ''
+  child.stderr.on('data', (d) => (stderr += d))
+  const exited = new Promise((resolve) => child.on('exit', (c) => resolve(c)))
+  // The index's own temporary appears when its save begins: the signal lands during the save.
+  const saving = async () => {
+    while (!readdirSync(dir).some((f) => f.startsWith('.big.idx.ragrank-tmp-')))
+      await new Promise((r) => setImmediate(r))
+  }
+  await Promise.race([saving(), exited])
+  child.kill('SIGINT')
+  const code = await exited
+  t.is(code, 130, `the signal came after the save (${stderr})`)
+  t.regex(stderr, /interrupted: nothing was written/)
+  t.true(readFileSync(idx).equals(before.index), 'the old index')
+  t.true(readFileSync(`${idx}.nodes.jsonl`).equals(before.nodes), 'and its nodes file')
+  t.deepEqual(readdirSync(dir).sort(), ['big.idx', 'big.idx.nodes.jsonl', 'big.jsonl'])
+  // A nodes file of another build is refused, not merged with the wrong leaves.
+  writeFileSync(`${idx}.nodes.jsonl`, before.nodes.subarray(0, before.nodes.indexOf('\n') + 1))
+  const r = cli(['search', idx, 'river'])
+  t.is(r.status, 1)
+  t.regex(r.stderr, /big\.idx\.nodes\.jsonl: holds \d+ leaves but .*big\.idx indexes \d+: it belongs to another build/)
+})
