@@ -73,7 +73,8 @@ function parseField(field: string, v: unknown, where: string): FilterNode {
   if (isArray(v)) return { kind: 'in', field, values: v.map((x, i) => scalar(x, `${where}[${i}]`)) }
   if (!isPlainObject(v)) return { kind: 'eq', field, value: scalar(v, where) }
   const keys = Object.keys(v)
-  if (keys.length === 0) return { kind: 'and', nodes: [] }
+  // As the indexes' (ragrank_core::filter): an empty operator object is a mistake, not "match all".
+  if (keys.length === 0) throw rangeError(`${where} is an empty object; give an operator such as { $eq: value }`)
   if (!keys.every((k) => k.startsWith('$')))
     throw rangeError(`${where} mixes field names with operators, or compares with an object`)
   const nodes: FilterNode[] = []
