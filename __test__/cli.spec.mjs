@@ -15,8 +15,8 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Bm25Index, HierarchicalSplitter } from '../dist/esm/index.js'
-import { buildBm25 } from '../cli/pipeline.mjs'
+import { BM25_VARIANTS, Bm25Index, HierarchicalSplitter } from '../dist/esm/index.js'
+import { buildBm25, VARIANTS } from '../cli/pipeline.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(root, 'bin/ragrank.mjs')
@@ -692,4 +692,16 @@ test.serial('Ctrl-C during the save of a --split rebuild keeps the old index and
   const r = cli(['search', idx, 'river'])
   t.is(r.status, 1)
   t.regex(r.stderr, /big\.idx\.nodes\.jsonl: holds \d+ leaves but .*big\.idx indexes \d+: it belongs to another build/)
+})
+
+test('the CLI takes every BM25 variant the library does (bm25l-lvzhai too), from the library list', (t) => {
+  t.deepEqual([...VARIANTS], [...BM25_VARIANTS])
+  t.true(BM25_VARIANTS.includes('bm25l-lvzhai'))
+  for (const v of BM25_VARIANTS) t.notThrows(() => new Bm25Index({ variant: v }), v)
+  const dir = fixture()
+  const r = cli(['index', join(dir, 'docs.jsonl'), '-o', join(dir, 'lz.idx'), '--variant', 'bm25l-lvzhai'])
+  t.is(r.status, 0, r.stderr)
+  const ev = cli([...DEMO_EVAL, '--variants', 'lucene,bm25l-lvzhai', '--json'])
+  t.is(ev.status, 0, ev.stderr)
+  t.truthy(JSON.parse(ev.stdout).results['bm25 bm25l-lvzhai'])
 })

@@ -1,10 +1,20 @@
 // Retrieval steps shared by the CLI commands and the demo: build a BM25 index with progress, run a query set
 // through BM25, a dense index, a hybrid or a cross-encoder, and return runs for `evaluate`.
 import { existsSync } from 'node:fs'
-import { AbortError, Bm25Index, CrossEncoder, Embedder, HybridRetriever, VectorIndex, VectorRetriever } from 'ragrank'
+import {
+  AbortError,
+  BM25_VARIANTS,
+  Bm25Index,
+  CrossEncoder,
+  Embedder,
+  HybridRetriever,
+  VectorIndex,
+  VectorRetriever,
+} from 'ragrank'
 import { UsageError } from './errors.mjs'
 
-export const VARIANTS = ['lucene', 'robertson', 'atire', 'bm25l', 'bm25+']
+/** The library's variant names: the CLI never keeps a list of its own. */
+export const VARIANTS = BM25_VARIANTS
 
 /** Bm25Index options from CLI flags (`variant`, `k1`, `b`, `analyzer`, `stopwords`, `stemmer`). */
 export function bm25Options(o = {}) {

@@ -2,7 +2,7 @@
  * ragrank: fast local retrieval for Node.js, with a Rust core.
  * @packageDocumentation
  */
-export { Bm25Index } from './indexes/bm25.js'
+export { BM25_VARIANTS, Bm25Index } from './indexes/bm25.js'
 export type {
   AnalyzerOptions,
   Bm25BatchOptions,

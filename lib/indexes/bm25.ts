@@ -30,8 +30,11 @@ import { partCount, pipeline } from '../internal/pipeline.js'
 import { filterParts } from './filter.js'
 import type { Filter } from './filter.js'
 
+/** The names `variant` takes (`'bm25plus'` is also accepted, as `'bm25+'`); docs/BM25.md gives their formulas. */
+export const BM25_VARIANTS = Object.freeze(['lucene', 'robertson', 'atire', 'bm25l', 'bm25l-lvzhai', 'bm25+'] as const)
+
 /** BM25 variants, with the formulas of bm25s. */
-export type Bm25Variant = 'lucene' | 'robertson' | 'atire' | 'bm25l' | 'bm25l-lvzhai' | 'bm25+'
+export type Bm25Variant = (typeof BM25_VARIANTS)[number]
 
 /** How text becomes index terms (the analysis runs in Rust). */
 export interface AnalyzerOptions {
@@ -544,6 +547,9 @@ export class Bm25Index implements Retriever {
    * fires stops a running save: its temporary file is removed and an existing file at
    * `path` is left as it was. Temporary files that killed saves of the same `path` left
    * behind are removed first.
+   * `path` may be a regular file, nothing yet, or a symbolic link to either: links are
+   * followed and the file they lead to is replaced (the links stay). Anything else there (a
+   * device, a FIFO, a socket, a directory) rejects with `ERR_IO` before anything is written.
    */
   save(path: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     return saveCancellable(path, options, (p, token) => this.#native.save(p, token))
