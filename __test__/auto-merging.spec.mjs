@@ -156,17 +156,16 @@ test('candidates leaves are retrieved, topK results returned', async (t) => {
   t.is(retriever.calls[1].topK, 12)
 })
 
-test('candidateK is a deprecated alias of candidates; giving both is a TypeError', async (t) => {
+test('candidates sets the depth; candidateK is not an option (a TypeError naming it)', async (t) => {
   const retriever = fixed([l0, l1].map((id, i) => ({ id, score: 2 - i })))
-  const old = new AutoMergingRetriever({ retriever, store: nodes, candidateK: 7 })
-  await old.retrieve('q', { topK: 1 })
+  const r = new AutoMergingRetriever({ retriever, store: nodes, candidates: 7 })
+  await r.retrieve('q', { topK: 1 })
   t.is(retriever.calls[0].topK, 7)
-  t.is(old.candidates, 7)
-  t.is(old.candidateK, 7)
-  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidates: 7, candidateK: 7 }), {
+  t.is(r.candidates, 7)
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidateK: 7 }), {
     instanceOf: TypeError,
     code: 'ERR_INVALID_ARG',
-    message: /candidateK is the deprecated name of options\.candidates/,
+    message: /options\.candidateK is not a known option/,
   })
 })
 
@@ -235,7 +234,7 @@ test('bad options and input: clear errors; empty retrievals; abort', async (t) =
   }
   t.throws(() => new AutoMergingRetriever({ retriever: {}, store: nodes }), { instanceOf: TypeError })
   t.throws(() => new AutoMergingRetriever({ retriever, store: 5 }), { instanceOf: TypeError })
-  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidateK: 0 }), { instanceOf: RangeError })
+  t.throws(() => new AutoMergingRetriever({ retriever, store: nodes, candidates: 0 }), { instanceOf: RangeError })
   const r = new AutoMergingRetriever({ retriever, store: nodes })
   t.deepEqual(await r.retrieve('q'), [])
   t.deepEqual(await r.retrieve('q', { topK: 0 }), [])

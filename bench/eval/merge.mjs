@@ -8,7 +8,7 @@
 // top until `budget` words of text are returned (the result that crosses the budget counts: it is read in
 // part). Every returned node stands for its source document (`sourceId`); the documents in order of first
 // appearance form the run that trec_eval-style metrics judge against the collection's qrels.
-// Systems: "leaves" (BM25 hits), "auto-merged" (AutoMergingRetriever, threshold 0.5, max rule, candidateK 100),
+// Systems: "leaves" (BM25 hits), "auto-merged" (AutoMergingRetriever, threshold 0.5, max rule, candidates 100),
 // and "documents" (BM25 over whole documents: a reference with no splitting).
 import fs from 'node:fs'
 import path from 'node:path'
@@ -53,7 +53,7 @@ async function evalCollection(name) {
   const docIndex = new Bm25Index({ ...BM25, storeText: false })
   docIndex.add(docs.map((d) => ({ id: d.id, text: d.text })))
   const bm25 = { retrieve: async (q, { topK }) => leafIndex.search(q, { topK, includeFields: false }) }
-  const merger = new AutoMergingRetriever({ retriever: bm25, store: tree, threshold: 0.5, candidateK: CANDIDATES })
+  const merger = new AutoMergingRetriever({ retriever: bm25, store: tree, threshold: 0.5, candidates: CANDIDATES })
 
   const lists = { leaves: {}, 'auto-merged': {}, documents: {} }
   let merged = 0

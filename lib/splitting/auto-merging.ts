@@ -9,7 +9,6 @@ import {
   optionKeys,
   optionsObject,
   positiveInteger,
-  renamedOption,
   topK,
 } from '../internal/validate.js'
 import {
@@ -49,8 +48,6 @@ export interface AutoMergingOptions {
    * hits go to the AutoMergingRetriever): the faithful setting when porting one.
    */
   candidates?: number | 'topK'
-  /** @deprecated use `candidates`, the depth option's name in every other composite retriever. */
-  candidateK?: number
   /** Default `max`. */
   parentScore?: ParentScore
   /** Throw (ERR_MISSING_NODE) when a hit or an ancestor is not in the store, instead of not merging there. */
@@ -88,15 +85,7 @@ interface Item {
   hitMeta?: Record<string, unknown>
 }
 
-const AUTO_MERGING_KEYS = optionKeys(
-  'retriever',
-  'store',
-  'threshold',
-  'candidates',
-  'candidateK',
-  'parentScore',
-  'strict',
-)
+const AUTO_MERGING_KEYS = optionKeys('retriever', 'store', 'threshold', 'candidates', 'parentScore', 'strict')
 
 /**
  * Retrieves leaves, then replaces groups of sibling hits by their parent when enough of the
@@ -150,16 +139,12 @@ export class AutoMergingRetriever implements Retriever {
     if (this.threshold <= 0 || this.threshold >= 1) {
       throw rangeError(`threshold must be strictly between 0 and 1, got ${this.threshold}`)
     }
-    const depth = renamedOption(o, 'candidates', 'candidateK')
     this.candidates =
-      depth.value === undefined || depth.value === 'topK' ? depth.value : positiveInteger(depth.value, depth.name)
+      o.candidates === undefined || o.candidates === 'topK'
+        ? o.candidates
+        : positiveInteger(o.candidates, 'options.candidates')
     this.strict = booleanOption(o.strict, 'options.strict', false)
     this.#parentScore = toParentScore(o.parentScore)
-  }
-
-  /** @deprecated use `candidates` */
-  get candidateK(): number | 'topK' | undefined {
-    return this.candidates
   }
 
   /** True when the leaf retriever honours filters. */
