@@ -133,7 +133,7 @@ export async function loadEncoder(model: string, o: LoadOptions, what: ResolveWh
   }
   ensureOnnxRuntime(o.ortLibrary)
   const files = await resolveModelFiles(model, o, signal, what)
-  const settings = readSentenceTransformers(what.sentenceTransformers ? files : {}, files.tokenizerConfig)
+  const settings = await readSentenceTransformers(what.sentenceTransformers ? files : {}, files.tokenizerConfig)
   const paddingSide = explicitSide ?? settings.paddingSide ?? 'right'
   if (!NATIVE_PADDING_SIDES.includes(paddingSide)) {
     const message = `padding on the ${paddingSide} is not supported by this build`

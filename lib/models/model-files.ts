@@ -3,6 +3,7 @@ import { join, posix, resolve } from 'node:path'
 import { RagrankError, typeError } from '../errors.js'
 import { oneOf } from '../internal/validate.js'
 import { isHubId, resolveHubFiles, type HubOptions } from './hub.js'
+import { CONFIG_MAX_BYTES, checkRegular, GRAPH_MAX_BYTES, TOKENIZER_MAX_BYTES } from './model-file.js'
 import { checkExternalData, externalDataOf, isPlainLocation } from './onnx-external-data.js'
 import { poolingPath, readModules, type SentenceTransformersFiles } from './sentence-transformers.js'
 
@@ -94,11 +95,25 @@ export async function resolveModelFiles(
   const candidates = modelCandidates(o)
   const files = isHubId(source)
     ? await fromHub(source, candidates, o, signal, what)
-    : fromFolder(source, candidates, what)
+    : await fromFolder(source, candidates, what)
+  await checkFiles(files)
   return { ...files, externalData: checkExternalData(files.model) }
 }
 
-function fromFolder(source: string, candidates: string[], what: ResolveWhat): ModelFiles {
+/**
+ * Every file the load reads, after symlinks a regular file within its bound (the JSON files are read, the
+ * graph walked, later): a FIFO, a device or a directory is ERR_MODEL_LOAD naming what it is.
+ */
+async function checkFiles(files: ModelFiles): Promise<void> {
+  const configs = [files.tokenizerConfig, files.config, files.modules, files.sentenceBertConfig]
+  await checkRegular(files.model, 'the ONNX graph', GRAPH_MAX_BYTES)
+  await checkRegular(files.tokenizer, 'the tokenizer', TOKENIZER_MAX_BYTES)
+  for (const f of [...configs, files.pooling, files.sentenceTransformersConfig]) {
+    if (f !== undefined) await checkRegular(f, 'a config file', CONFIG_MAX_BYTES)
+  }
+}
+
+async function fromFolder(source: string, candidates: string[], what: ResolveWhat): Promise<ModelFiles> {
   const dir = resolve(source)
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new RagrankError(
@@ -121,7 +136,7 @@ function fromFolder(source: string, candidates: string[], what: ResolveWhat): Mo
   }
   if (!what.sentenceTransformers) return files
   const modules = pick('modules.json')
-  const pooling = poolingPath(readModules(modules))
+  const pooling = poolingPath(await readModules(modules))
   return {
     ...files,
     modules,
@@ -186,7 +201,7 @@ async function fromHub(
   }
   const extra = external.map((l) => (folder === '.' ? l : `${folder}/${l}`))
   let pooling: string | undefined = hub.files[DEFAULT_POOLING]
-  const custom = what.sentenceTransformers ? poolingPath(readModules(hub.files['modules.json'])) : undefined
+  const custom = what.sentenceTransformers ? poolingPath(await readModules(hub.files['modules.json'])) : undefined
   const customFile = custom === undefined ? undefined : posix.join(custom, 'config.json')
   if (customFile !== undefined && customFile !== DEFAULT_POOLING) {
     pooling = (await resolveHubFiles(source, [], [customFile], pinned)).files[customFile]

@@ -7,8 +7,8 @@
  *   config_sentence_transformers.json  prompts, default_prompt_name
  *   tokenizer_config.json              padding_side (decoder-only embedders pad on the left)
  */
-import { readFileSync } from 'node:fs'
 import { RagrankError } from '../errors.js'
+import { CONFIG_MAX_BYTES, readJsonFile } from './model-file.js'
 
 /** Every pooling kind ragrank names; sentence-transformers' `pooling_mode_*` keys map to these. */
 export const POOLINGS = ['mean', 'cls', 'max', 'meansqrt', 'weightedmean', 'lasttoken'] as const
@@ -70,27 +70,17 @@ export interface ModuleEntry {
 const bad = (file: string, why: string) => new RagrankError('ERR_MODEL_LOAD', `${file}: ${why}`)
 
 /** A JSON object file, or `undefined` when `file` is; invalid JSON is ERR_MODEL_LOAD naming the file. */
-export function readJsonObject(file: string | undefined): Record<string, unknown> | undefined {
+export async function readJsonObject(file: string | undefined): Promise<Record<string, unknown> | undefined> {
   if (file === undefined) return undefined
-  let v: unknown
-  try {
-    v = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (e) {
-    throw bad(file, `not valid JSON (${(e as Error).message})`)
-  }
-  if (typeof v !== 'object' || v === null) throw bad(file, 'expected a JSON object')
+  const v = await readJsonFile(file, 'a config file', CONFIG_MAX_BYTES)
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(file, 'expected a JSON object')
   return v as Record<string, unknown>
 }
 
 /** The entries of modules.json (an array of `{ idx, name, path, type }`). */
-export function readModules(file: string | undefined): ModuleEntry[] | undefined {
+export async function readModules(file: string | undefined): Promise<ModuleEntry[] | undefined> {
   if (file === undefined) return undefined
-  let v: unknown
-  try {
-    v = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (e) {
-    throw bad(file, `not valid JSON (${(e as Error).message})`)
-  }
+  const v = await readJsonFile(file, 'the sentence-transformers modules', CONFIG_MAX_BYTES)
   if (!Array.isArray(v)) throw bad(file, 'expected an array of modules')
   return v.map((m, i) => {
     if (typeof m !== 'object' || m === null || typeof m.type !== 'string') throw bad(file, `module ${i} has no type`)
@@ -130,15 +120,15 @@ function stringRecord(file: string, v: unknown): Record<string, string> {
 }
 
 /** Reads the files; a file present but malformed is ERR_MODEL_LOAD naming it. */
-export function readSentenceTransformers(
+export async function readSentenceTransformers(
   files: SentenceTransformersFiles,
   tokenizerConfig: string | undefined,
-): SentenceTransformersSettings {
-  const modules = readModules(files.modules)
-  const sbert = readJsonObject(files.sentenceBertConfig)
-  const pooling = readJsonObject(files.pooling)
-  const st = readJsonObject(files.sentenceTransformersConfig)
-  const tok = readJsonObject(tokenizerConfig)
+): Promise<SentenceTransformersSettings> {
+  const modules = await readModules(files.modules)
+  const sbert = await readJsonObject(files.sentenceBertConfig)
+  const pooling = await readJsonObject(files.pooling)
+  const st = await readJsonObject(files.sentenceTransformersConfig)
+  const tok = await readJsonObject(tokenizerConfig)
   const maxSeq = sbert?.max_seq_length
   const prompts = files.sentenceTransformersConfig ? stringRecord(files.sentenceTransformersConfig, st?.prompts) : {}
   const defaultName = st?.default_prompt_name
