@@ -62,6 +62,7 @@ export interface ResolveWhat {
 function modelCandidates(o: ModelSourceOptions): string[] {
   if (o.file !== undefined) {
     if (typeof o.file !== 'string' || o.file === '') throw typeError('options.file must be a non-empty string')
+    if (!isPlainLocation(o.file)) throw typeError('options.file must be a relative path inside the model folder')
     if (o.dtype !== undefined) throw typeError('options.file and options.dtype both choose the ONNX file: pass one')
     return o.file.includes('/') ? [o.file] : [`onnx/${o.file}`, o.file]
   }

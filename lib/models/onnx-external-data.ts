@@ -1,14 +1,26 @@
 /**
- * The external data files an ONNX graph reads its weights from (every export over 2 GB keeps them
- * outside the protobuf: `model.onnx_data`, `model.onnx.data`, or one file per tensor), found by
- * walking the protobuf: ModelProto.graph (7) -> GraphProto.initializer (5) -> TensorProto
- * .external_data (13: key/value entries `location`, `offset`, `length`). Only those fields are
- * read; everything else, raw weights included, is skipped by its length, so a large single-file
- * model costs a few thousand small reads, never its size.
+ * The external data files an ONNX graph reads tensors from (every export over 2 GB keeps its weights outside
+ * the protobuf: `model.onnx_data`, `model.onnx.data`, or one file per tensor), found by walking the protobuf.
+ * Every place onnx.proto allows a TensorProto is walked:
+ *
+ *   ModelProto         graph 7, training_info 20, functions 25
+ *   TrainingInfoProto  initialization 1, algorithm 2 (graphs)
+ *   FunctionProto      node 7, attribute_proto 11
+ *   GraphProto         node 1, initializer 5, sparse_initializer 15
+ *   NodeProto          attribute 5
+ *   AttributeProto     t 5, g 6, tensors 10, graphs 11, sparse_tensor 22, sparse_tensors 23
+ *   SparseTensorProto  values 1, indices 2
+ *   TensorProto        external_data 13 (StringStringEntryProto: key 1, value 2)
+ *
+ * Everything else, raw weights included, is skipped by its length (groups, wire types 3/4, to their end tag),
+ * so a 2 GB single-file model costs a few thousand small reads, never its size: a protobuf library would
+ * decode whole messages into memory. A file that cannot be walked to its end is refused, never taken as
+ * naming nothing: ONNX Runtime before 1.30 reads whatever file a tensor names.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { closeSync, readSync, realpathSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative, sep } from 'node:path'
 import { RagrankError } from '../errors.js'
+import { GRAPH_MAX_BYTES, openRegularSync } from './model-file.js'
 
 /** An external data file of a graph and the bytes its tensors need (`offset + length`, at most). */
 export interface ExternalData {
@@ -18,7 +30,27 @@ export interface ExternalData {
   needs: number | undefined
 }
 
+type Kind = 'model' | 'training' | 'function' | 'graph' | 'node' | 'attribute' | 'sparse' | 'tensor'
+
+/** Per message kind, the fields on a path to a TensorProto. */
+const CHILDREN: Record<Kind, Partial<Record<number, Kind>>> = {
+  model: { 7: 'graph', 20: 'training', 25: 'function' },
+  training: { 1: 'graph', 2: 'graph' },
+  function: { 7: 'node', 11: 'attribute' },
+  graph: { 1: 'node', 5: 'tensor', 15: 'sparse' },
+  node: { 5: 'attribute' },
+  attribute: { 5: 'tensor', 6: 'graph', 10: 'tensor', 11: 'graph', 22: 'sparse', 23: 'sparse' },
+  sparse: { 1: 'tensor', 2: 'tensor' },
+  tensor: {},
+}
+
+/** protobuf's default recursion limit: ONNX Runtime's parser refuses deeper messages too. */
+const MAX_DEPTH = 100
+/** An external_data key or value longer than this is no file name or number. */
+const MAX_ENTRY_BYTES = 1 << 16
 const WINDOW = 1 << 16
+
+class Unwalkable extends Error {}
 
 /** Positional reads through a 64 KiB window. */
 class FileBytes {
@@ -30,143 +62,195 @@ class FileBytes {
   ) {}
   byte(pos: number): number {
     if (pos < this.start || pos >= this.start + this.buf.length) {
-      if (pos >= this.size) throw new RangeError('past the end')
+      if (pos >= this.size) throw new Unwalkable('the file ends inside a field')
       this.buf = Buffer.alloc(Math.min(WINDOW, this.size - pos))
       this.start = pos
-      readSync(this.fd, this.buf, 0, this.buf.length, pos)
+      if (readSync(this.fd, this.buf, 0, this.buf.length, pos) !== this.buf.length) {
+        throw new Unwalkable('the file shrank while read')
+      }
     }
     return this.buf[pos - this.start]
   }
-  slice(pos: number, len: number): Buffer {
-    if (pos + len > this.size) throw new RangeError('past the end')
-    const out = Buffer.alloc(len)
-    readSync(this.fd, out, 0, len, pos)
+  slice(pos: number, next: number): Buffer {
+    const out = Buffer.alloc(next - pos)
+    if (readSync(this.fd, out, 0, out.length, pos) !== out.length) throw new Unwalkable('the file shrank while read')
     return out
   }
 }
 
-interface Field {
-  field: number
-  wire: number
-  /** Varint value (wire 0), or the payload's length (wire 2). */
-  value: number
-  /** Where the payload starts (wire 2). */
-  at: number
-  next: number
-}
-
-function varint(f: FileBytes, pos: number): [number, number] {
+/** A varint at `pos` (before `end`): its value and where the next field starts. */
+function varint(f: FileBytes, pos: number, end: number): [number, number] {
   let value = 0
   let scale = 1
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < 10 && pos + i < end; i++) {
     const b = f.byte(pos + i)
     value += (b & 0x7f) * scale
     if (b < 0x80) return [value, pos + i + 1]
     scale *= 128
   }
-  throw new RangeError('bad varint')
+  throw new Unwalkable('a varint cut short or longer than 10 bytes')
 }
 
-/** The fields of the message in `[start, end)`. */
-function* fields(f: FileBytes, start: number, end: number): Generator<Field> {
+type OnBytes = (field: number, at: number, next: number) => void
+
+/**
+ * Walks the message of `kind` in `[start, end)`, or a group (`group`: its field number) up to its end tag;
+ * length-delimited fields that are not on a path to a tensor go to `onBytes`. Returns where it ended.
+ */
+function walk(
+  f: FileBytes,
+  start: number,
+  end: number,
+  kind: Kind | undefined,
+  depth: number,
+  found: Map<string, number | undefined>,
+  onBytes?: OnBytes,
+  group?: number,
+): number {
+  if (depth > MAX_DEPTH) throw new Unwalkable(`messages nested deeper than ${MAX_DEPTH}`)
+  const children = kind === undefined ? undefined : CHILDREN[kind]
   let pos = start
   while (pos < end) {
-    const [tag, p] = varint(f, pos)
-    const field = Math.floor(tag / 8)
-    const wire = tag & 7
-    if (wire === 0) {
-      const [value, next] = varint(f, p)
-      yield { field, wire, value, at: p, next }
-      pos = next
-    } else if (wire === 2) {
-      const [len, at] = varint(f, p)
-      if (at + len > end) throw new RangeError('field past its message')
-      yield { field, wire, value: len, at, next: at + len }
+    const [key, p] = varint(f, pos, end)
+    const field = Math.floor(key / 8)
+    const wire = key % 8
+    if (field === 0 || field >= 2 ** 29) throw new Unwalkable(`field number ${field}`)
+    const child = children?.[field]
+    if (child !== undefined && wire !== 2) throw new Unwalkable(`field ${field} of a ${kind} with wire type ${wire}`)
+    if (wire === 0) pos = varint(f, p, end)[1]
+    else if (wire === 1) pos = p + 8
+    else if (wire === 5) pos = p + 4
+    else if (wire === 2) {
+      const [len, at] = varint(f, p, end)
       pos = at + len
-    } else if (wire === 1 || wire === 5) {
-      pos = p + (wire === 1 ? 8 : 4)
-    } else {
-      throw new RangeError(`wire type ${wire}`)
-    }
+      if (pos > end) throw new Unwalkable('a length past the end of its message')
+      if (child === 'tensor') tensor(f, at, pos, depth + 1, found)
+      else if (child !== undefined) walk(f, at, pos, child, depth + 1, found)
+      else onBytes?.(field, at, pos)
+    } else if (wire === 3) pos = walk(f, p, end, undefined, depth + 1, found, undefined, field)
+    else if (wire === 4) {
+      if (field !== group) throw new Unwalkable('an end-group tag without its start')
+      return p
+    } else throw new Unwalkable(`wire type ${wire}`)
   }
-  if (pos !== end) throw new RangeError('message overruns')
+  if (pos > end) throw new Unwalkable('a fixed-size field past the end of its message')
+  if (group !== undefined) throw new Unwalkable('a group without its end tag')
+  return pos
 }
 
-function tensorExternal(f: FileBytes, t: Field, out: Map<string, number | undefined>): void {
-  const entries: Record<string, string> = {}
-  for (const tf of fields(f, t.at, t.next)) {
-    if (tf.field !== 13 || tf.wire !== 2) continue
-    let key = ''
-    let value = ''
-    for (const e of fields(f, tf.at, tf.next)) {
-      if (e.wire !== 2) continue
-      const text = f.slice(e.at, e.value).toString('utf8')
-      if (e.field === 1) key = text
-      else if (e.field === 2) value = text
-    }
-    entries[key] = value
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function text(f: FileBytes, at: number, next: number): string {
+  if (next - at > MAX_ENTRY_BYTES) throw new Unwalkable(`an external_data entry longer than ${MAX_ENTRY_BYTES} bytes`)
+  try {
+    return utf8.decode(f.slice(at, next))
+  } catch {
+    throw new Unwalkable('an external_data entry that is not UTF-8')
   }
-  const location = entries.location
-  if (!location) return
-  const offset = Number(entries.offset ?? 0)
-  const length = entries.length === undefined ? Number.NaN : Number(entries.length)
-  const needs = Number.isFinite(offset + length) ? offset + length : undefined
-  const known = out.has(location) ? out.get(location) : 0
-  out.set(location, known === undefined || needs === undefined ? undefined : Math.max(known, needs))
+}
+
+/** A TensorProto: every `location` of its external_data entries, with the bytes the tensor needs. */
+function tensor(f: FileBytes, start: number, end: number, depth: number, found: Map<string, number | undefined>) {
+  const locations: string[] = []
+  let offset: string | undefined
+  let length: string | undefined
+  walk(f, start, end, 'tensor', depth, found, (field, at, next) => {
+    if (field !== 13) return
+    let key: string | undefined
+    let value = ''
+    walk(f, at, next, undefined, depth + 1, found, (k, a, n) => {
+      if (k === 1) key = text(f, a, n)
+      else if (k === 2) value = text(f, a, n)
+    })
+    if (key === 'location') locations.push(value)
+    else if (key === 'offset') offset = value
+    else if (key === 'length') length = value
+  })
+  const sum = Number(offset ?? 0) + (length === undefined ? Number.NaN : Number(length))
+  const needs = Number.isFinite(sum) ? sum : undefined
+  for (const location of locations) {
+    const known = found.has(location) ? found.get(location) : 0
+    found.set(location, known === undefined || needs === undefined ? undefined : Math.max(known, needs))
+  }
 }
 
 /**
- * The external data files `model` refers to (none for a self-contained graph). A file that is not
- * an ONNX protobuf yields none: ONNX Runtime then reports it at load.
+ * The external data files `model` refers to (none for a self-contained graph). `model` must be a regular
+ * file of at most 2 GiB; one that cannot be walked as an ONNX protobuf is ERR_MODEL_LOAD.
  */
 export function externalDataOf(model: string): ExternalData[] {
-  const fd = openSync(model, 'r')
+  const { fd, size } = openRegularSync(model, 'the ONNX graph', GRAPH_MAX_BYTES)
   try {
-    const f = new FileBytes(fd, statSync(model).size)
-    const out = new Map<string, number | undefined>()
+    const found = new Map<string, number | undefined>()
     try {
-      for (const m of fields(f, 0, f.size)) {
-        if (m.field !== 7 || m.wire !== 2) continue
-        for (const g of fields(f, m.at, m.next)) {
-          if (g.field === 5 && g.wire === 2) tensorExternal(f, g, out)
-        }
-      }
+      walk(new FileBytes(fd, size), 0, size, 'model', 0, found)
     } catch (e) {
-      if (e instanceof RangeError) return []
-      throw e
+      if (!(e instanceof Unwalkable)) throw e
+      throw new RagrankError(
+        'ERR_MODEL_LOAD',
+        `${model} cannot be read as an ONNX graph (${e.message}); it is refused, since the external data it may name cannot be checked`,
+      )
     }
-    return [...out].map(([location, needs]) => ({ location, needs }))
+    return [...found].map(([location, needs]) => ({ location, needs }))
   } finally {
     closeSync(fd)
   }
 }
 
+/** ONNX Runtime's marker for weights in memory: its offset is an address. Never from a file. */
+const ORT_MEMORY_TAG = '*/_ORT_MEM_ADDR_/*'
+
 /** A relative path below the graph's folder (a location is written by an exporter, but read from any download). */
 export const isPlainLocation = (location: string): boolean =>
+  location !== ORT_MEMORY_TAG &&
+  !location.includes('*') &&
+  ![...location].some((c) => c.charCodeAt(0) < 0x20) &&
   !location.startsWith('/') &&
   !/^[A-Za-z]:/.test(location) &&
   !location.split(/[\\/]/).some((s) => s === '' || s === '.' || s === '..')
 
+const inside = (root: string, path: string) => {
+  const rel = relative(root, path)
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
+}
+
 /**
- * Checks that every external data file of `model` is there and long enough, at load, so that a
- * missing or truncated download is a clear error now rather than ONNX Runtime's (or a read past
- * the end of a mapped file) later. Returns their paths.
+ * Checks every external data file of `model` at load: a plain relative location, that after symlinks is a
+ * regular file inside the graph's folder, or inside the folder of the graph's own target when the graph is a
+ * symlink (the hub cache: both point into `blobs/`). That is the rule of ONNX Runtime 1.24+, applied whatever
+ * the runtime. It must hold the bytes the graph needs. A missing or truncated download is a clear error now rather than ONNX
+ * Runtime's (or a read past the end of a mapped file) later. Returns their paths.
  */
 export function checkExternalData(model: string, refs: ExternalData[] = externalDataOf(model)): string[] {
+  if (refs.length === 0) return []
+  const roots = [realpathSync(dirname(model)), dirname(realpathSync(model))]
   return refs.map(({ location, needs }) => {
     if (!isPlainLocation(location)) {
-      throw new RagrankError('ERR_MODEL_LOAD', `${model} names an external data file outside its folder: ${location}`)
+      throw new RagrankError(
+        'ERR_MODEL_LOAD',
+        `${model} names an external data file outside its folder: ${JSON.stringify(location)}`,
+      )
     }
     const path = join(dirname(model), ...location.split('/'))
-    let size: number
+    let real: string
     try {
-      size = statSync(path).size
-    } catch {
+      real = realpathSync(path)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e
       throw new RagrankError(
         'ERR_MODEL_NOT_FOUND',
         `${model} keeps its weights in the external data file ${location}, which is missing (expected at ${path})`,
       )
     }
+    if (!roots.some((root) => inside(root, real))) {
+      throw new RagrankError(
+        'ERR_MODEL_LOAD',
+        `the external data file ${path} of ${model} is ${real} after symlinks, outside the model folder ${roots[0]}: refused`,
+      )
+    }
+    const { fd, size } = openRegularSync(path, 'an external data file', Number.POSITIVE_INFINITY)
+    closeSync(fd)
     if (needs !== undefined && size < needs) {
       throw new RagrankError(
         'ERR_MODEL_LOAD',
