@@ -8,6 +8,7 @@ import { ensureOnnxRuntime } from './onnx-runtime.js'
 import { resolveModelFiles, type ModelFiles, type ModelSourceOptions, type ResolveWhat } from './model-files.js'
 import { oneOf, positiveInteger } from '../internal/validate.js'
 import { type PaddingSide, type Pooling, readSentenceTransformers } from './sentence-transformers.js'
+import { checkTokenizer } from './tokenizer-check.js'
 
 /** Options shared by `CrossEncoder.load` and `Embedder.load`. */
 export interface LoadOptions extends ModelSourceOptions {
@@ -133,7 +134,12 @@ export async function loadEncoder(model: string, o: LoadOptions, what: ResolveWh
   }
   ensureOnnxRuntime(o.ortLibrary)
   const files = await resolveModelFiles(model, o, signal, what)
-  const settings = await readSentenceTransformers(what.sentenceTransformers ? files : {}, files.tokenizerConfig)
+  await checkTokenizer(files.tokenizer)
+  const settings = await readSentenceTransformers(
+    what.sentenceTransformers ? files : {},
+    files.tokenizerConfig,
+    files.config,
+  )
   const paddingSide = explicitSide ?? settings.paddingSide ?? 'right'
   if (!NATIVE_PADDING_SIDES.includes(paddingSide)) {
     const message = `padding on the ${paddingSide} is not supported by this build`

@@ -137,7 +137,7 @@ async function fromFolder(source: string, candidates: string[], what: ResolveWha
   }
   if (!what.sentenceTransformers) return files
   const modules = pick('modules.json')
-  const pooling = poolingPath(await readModules(modules))
+  const pooling = poolingPath(await readModules(modules), modules)
   return {
     ...files,
     modules,
@@ -202,7 +202,8 @@ async function fromHub(
   }
   const extra = external.map((l) => (folder === '.' ? l : `${folder}/${l}`))
   let pooling: string | undefined = hub.files[DEFAULT_POOLING]
-  const custom = what.sentenceTransformers ? poolingPath(await readModules(hub.files['modules.json'])) : undefined
+  const stModules = hub.files['modules.json']
+  const custom = what.sentenceTransformers ? poolingPath(await readModules(stModules), stModules) : undefined
   const customFile = custom === undefined ? undefined : posix.join(custom, 'config.json')
   if (customFile !== undefined && customFile !== DEFAULT_POOLING) {
     pooling = (await resolveHubFiles(source, [], [customFile], pinned)).files[customFile]

@@ -5,10 +5,14 @@
  *   sentence_bert_config.json          max_seq_length, do_lower_case
  *   {pooling path}/config.json         pooling_mode_* (1_Pooling/config.json in every hub export)
  *   config_sentence_transformers.json  prompts, default_prompt_name
- *   tokenizer_config.json              padding_side (decoder-only embedders pad on the left)
+ *   tokenizer_config.json              padding_side (decoder-only embedders pad on the left), model_max_length
+ *   config.json                        max_position_embeddings
+ * The last two are read natively too; their values are checked here, so a value that cannot be used is an
+ * error at load naming it rather than a default taken in silence.
  */
 import { RagrankError } from '../errors.js'
 import { CONFIG_MAX_BYTES, readJsonFile } from './model-file.js'
+import { isPlainLocation } from './onnx-external-data.js'
 
 /** Every pooling kind ragrank names; sentence-transformers' `pooling_mode_*` keys map to these. */
 export const POOLINGS = ['mean', 'cls', 'max', 'meansqrt', 'weightedmean', 'lasttoken'] as const
@@ -88,10 +92,29 @@ export async function readModules(file: string | undefined): Promise<ModuleEntry
   })
 }
 
-/** The folder of the Pooling module, relative (`1_Pooling` in every hub export). */
-export function poolingPath(modules: ModuleEntry[] | undefined): string | undefined {
+/**
+ * The folder of the Pooling module, relative (`1_Pooling` in every hub export): a path that leaves the model
+ * folder (absolute, `..`) is ERR_MODEL_LOAD naming `file` (modules.json).
+ */
+export function poolingPath(modules: ModuleEntry[] | undefined, file = 'modules.json'): string | undefined {
   const p = modules?.find((m) => moduleKind(m.type) === 'Pooling')?.path
-  return p === undefined ? undefined : p.replace(/^\.?\/+|\/+$/g, '')
+  if (p === undefined) return undefined
+  const path = p.replace(/^(\.\/+)+|\/+$/g, '')
+  if (path !== '' && !isPlainLocation(path)) {
+    throw bad(file, `the Pooling module's path ${JSON.stringify(p)} is outside the model folder`)
+  }
+  return path
+}
+
+/** A length a config gives: absent (or `null`), else an integer from 2 to `max`; anything else names the key. */
+function lengthKey(file: string | undefined, cfg: Record<string, unknown> | undefined, key: string, max: number) {
+  const v = cfg?.[key]
+  if (v === undefined || v === null || file === undefined) return undefined
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 2 || v > max) {
+    const most = max === Number.POSITIVE_INFINITY ? '' : ` and at most ${max}`
+    throw bad(file, `${key} must be an integer of at least 2${most}, not ${JSON.stringify(v)}`)
+  }
+  return v
 }
 
 function poolingOf(file: string, cfg: Record<string, unknown>): Pooling | undefined {
@@ -123,21 +146,28 @@ function stringRecord(file: string, v: unknown): Record<string, string> {
 export async function readSentenceTransformers(
   files: SentenceTransformersFiles,
   tokenizerConfig: string | undefined,
+  config?: string,
 ): Promise<SentenceTransformersSettings> {
   const modules = await readModules(files.modules)
   const sbert = await readJsonObject(files.sentenceBertConfig)
   const pooling = await readJsonObject(files.pooling)
   const st = await readJsonObject(files.sentenceTransformersConfig)
   const tok = await readJsonObject(tokenizerConfig)
-  const maxSeq = sbert?.max_seq_length
+  // What the native encoder takes from these (it would skip a value it cannot use).
+  lengthKey(tokenizerConfig, tok, 'model_max_length', Number.POSITIVE_INFINITY) // HF writes 1e30 for "no limit"
+  lengthKey(config, await readJsonObject(config), 'max_position_embeddings', 2 ** 31 - 1)
+  const maxSeq = lengthKey(files.sentenceBertConfig, sbert, 'max_seq_length', 2 ** 31 - 1)
   const prompts = files.sentenceTransformersConfig ? stringRecord(files.sentenceTransformersConfig, st?.prompts) : {}
   const defaultName = st?.default_prompt_name
   if (typeof defaultName === 'string' && !(defaultName in prompts)) {
     throw bad(files.sentenceTransformersConfig as string, `default_prompt_name ${defaultName} is not in prompts`)
   }
   const side = tok?.padding_side
+  if (side !== undefined && side !== 'left' && side !== 'right') {
+    throw bad(tokenizerConfig as string, `padding_side must be 'right' or 'left', not ${JSON.stringify(side)}`)
+  }
   return {
-    maxSeqLength: Number.isInteger(maxSeq) && (maxSeq as number) >= 2 ? (maxSeq as number) : undefined,
+    maxSeqLength: maxSeq,
     doLowerCase: typeof sbert?.do_lower_case === 'boolean' ? sbert.do_lower_case : undefined,
     pooling: pooling && files.pooling ? poolingOf(files.pooling, pooling) : undefined,
     normalize: modules ? modules.some((m) => moduleKind(m.type) === 'Normalize') : undefined,
@@ -145,7 +175,7 @@ export async function readSentenceTransformers(
     prompts,
     defaultPromptName: typeof defaultName === 'string' ? defaultName : undefined,
     otherModules: (modules ?? []).map((m) => m.type).filter((t) => !APPLIED_MODULES.has(moduleKind(t) ?? '')),
-    paddingSide: side === 'left' || side === 'right' ? side : undefined,
+    paddingSide: side,
   }
 }
 
