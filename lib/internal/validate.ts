@@ -201,28 +201,73 @@ export function stringArray(v: unknown, name: string): string[] {
   return v as string[]
 }
 
+/** The deepest a JSON value may nest (containers, the root counting as 1): far past real metadata, far short of a stack. */
+export const MAX_JSON_DEPTH = 128
+/** The most values (every container and leaf, shared ones once per path) a JSON value may hold. */
+export const MAX_JSON_VALUES = 1_000_000
+
+interface JsonFrame {
+  value: Record<string | number, unknown>
+  name: string
+  /** The object's own keys; `undefined` for an array. */
+  keys: string[] | undefined
+  length: number
+  next: number
+}
+
+const childName = (parent: JsonFrame, key: string | number) =>
+  typeof key === 'number' ? `${parent.name}[${key}]` : `${parent.name}.${key}`
+
 /**
  * A value JSON can hold, checked before it crosses to Rust (`meta`, filter values), so the
  * error names the field: no NaN or Infinity, functions, Symbols, BigInts, `undefined`,
- * holes or cycles.
+ * holes or cycles. Iterative and bounded: nesting past {@link MAX_JSON_DEPTH} or more than
+ * {@link MAX_JSON_VALUES} values (an object shared by many paths counts once per path, so a
+ * shared-object DAG cannot make the walk exponential) is a RangeError.
  */
-export function jsonValue(v: unknown, name: string, ancestors: unknown[] = []): void {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return
-  // JSON drops an undefined value, so { tenant: undefined } would filter on nothing at all.
-  if (v === undefined) throw typeError(`${name} is undefined: give a value, or leave the key out`)
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw typeError(`${name} must be a JSON value: got ${v}`)
-    return
+export function jsonValue(v: unknown, name: string): void {
+  const path: JsonFrame[] = []
+  const onPath = new Set<object>()
+  let parent: JsonFrame | undefined
+  let key: string | number = ''
+  let x = v
+  for (let values = 1; ; values++) {
+    if (values > MAX_JSON_VALUES) {
+      throw rangeError(
+        `${name} has more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values (an object shared by several fields counts once for each)`,
+      )
+    }
+    if (typeof x === 'object' && x !== null) {
+      const at = parent ? childName(parent, key) : name
+      if (onPath.has(x)) throw typeError(`${at} must be a JSON value: it contains itself (cyclic)`)
+      if (path.length >= MAX_JSON_DEPTH)
+        throw rangeError(`${name} is nested deeper than ${MAX_JSON_DEPTH} levels (at ${at})`)
+      onPath.add(x)
+      const keys = isArray(x) ? undefined : Object.keys(x)
+      const length = keys ? keys.length : (x as unknown[]).length
+      path.push({ value: x as JsonFrame['value'], name: at, keys, length, next: 0 })
+    } else if (x !== null && typeof x !== 'string' && typeof x !== 'boolean') {
+      const at = parent ? childName(parent, key) : name
+      // JSON drops an undefined value, so { tenant: undefined } would filter on nothing at all.
+      if (x === undefined) throw typeError(`${at} is undefined: give a value, or leave the key out`)
+      if (typeof x !== 'number') throw typeError(`${at} must be a JSON value: got ${describe(x)}`)
+      if (!Number.isFinite(x)) throw typeError(`${at} must be a JSON value: got ${x}`)
+    }
+    // The next value to check: the top container's next entry, or its parent's once it is done.
+    for (;;) {
+      const top = path.at(-1)
+      if (top === undefined) return
+      if (top.next < top.length) {
+        const i = top.next++
+        parent = top
+        key = top.keys ? top.keys[i] : i
+        x = top.value[key]
+        break
+      }
+      path.pop()
+      onPath.delete(top.value)
+    }
   }
-  if (typeof v !== 'object') throw typeError(`${name} must be a JSON value: got ${describe(v)}`)
-  if (ancestors.includes(v)) throw typeError(`${name} must be a JSON value: it contains itself (cyclic)`)
-  ancestors.push(v)
-  if (isArray(v)) {
-    for (let i = 0; i < v.length; i++) jsonValue(v[i], `${name}[${i}]`, ancestors)
-  } else {
-    for (const k of Object.keys(v)) jsonValue((v as Record<string, unknown>)[k], `${name}.${k}`, ancestors)
-  }
-  ancestors.pop()
 }
 
 /** Type checks only, for options whose values Rust checks (and names in its RangeError). */
