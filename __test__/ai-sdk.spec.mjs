@@ -191,7 +191,8 @@ test('an LLMRanker is a reranking model too, on an AI SDK language model', async
 test('createRagrank: a ProviderV3 with embedding and reranking models; NoSuchModelError for the rest', async (t) => {
   const ragrank = createRagrank({ embedder, ranker: cross })
   t.is(ragrank.specificationVersion, 'v3')
-  for (const make of [ragrank.embedding, ragrank.embeddingModel, ragrank.textEmbeddingModel]) {
+  t.is(ragrank.textEmbeddingModel, undefined)
+  for (const make of [ragrank.embedding, ragrank.embeddingModel]) {
     const m = make('tiny')
     t.true(m instanceof RagrankEmbeddingModel)
     t.is(m.modelId, 'tiny')

@@ -25,8 +25,6 @@ export interface RagrankProvider extends ProviderV3 {
   /** The embedder as an embedding model; `modelId` is a label (default: the model folder's name). */
   embedding(modelId?: string, settings?: RagrankEmbeddingModelSettings): RagrankEmbeddingModel
   embeddingModel(modelId?: string, settings?: RagrankEmbeddingModelSettings): RagrankEmbeddingModel
-  /** @deprecated use `embeddingModel` (the AI SDK 6 name). */
-  textEmbeddingModel(modelId?: string, settings?: RagrankEmbeddingModelSettings): RagrankEmbeddingModel
   /** The ranker as a reranking model; `modelId` is a label (default: the model folder's name). */
   reranking(modelId?: string, settings?: RagrankRerankingModelSettings): RagrankRerankingModel
   rerankingModel(modelId?: string, settings?: RagrankRerankingModelSettings): RagrankRerankingModel
@@ -74,7 +72,6 @@ export function createRagrank(settings: RagrankProviderSettings): RagrankProvide
     specificationVersion: 'v3',
     embedding,
     embeddingModel: embedding,
-    textEmbeddingModel: embedding,
     reranking,
     rerankingModel: reranking,
     languageModel: (modelId: string) => {
