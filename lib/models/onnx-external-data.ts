@@ -217,9 +217,9 @@ const inside = (root: string, path: string) => {
 /**
  * Checks every external data file of `model` at load: a plain relative location, that after symlinks is a
  * regular file inside the graph's folder, or inside the folder of the graph's own target when the graph is a
- * symlink (the hub cache: both point into `blobs/`). That is the rule of ONNX Runtime 1.24+, applied whatever
- * the runtime. It must hold the bytes the graph needs. A missing or truncated download is a clear error now rather than ONNX
- * Runtime's (or a read past the end of a mapped file) later. Returns their paths.
+ * symlink (the hub cache: both point into `blobs/`). That is the rule of the bundled ONNX Runtime 1.30, applied
+ * whatever the runtime. It must hold the bytes the graph needs: a missing or truncated download is a clear error
+ * now rather than ONNX Runtime's (or a read past the end of a mapped file) later. Returns their paths.
  */
 export function checkExternalData(model: string, refs: ExternalData[] = externalDataOf(model)): string[] {
   if (refs.length === 0) return []
