@@ -1,11 +1,13 @@
-// The metadata filter grammar is parsed twice: in Rust for the local indexes (ragrank_core::filter) and by
-// lib/engines/filter-tree.ts for every engine translation. This property holds them to one grammar: a filter the
-// local index accepts is one the engines' parser accepts, and one the index refuses, the parser refuses with the
-// same error class and code.
+// The metadata filter grammar has one parser (lib/indexes/filter.ts): the local indexes check with it and every
+// engine translation walks its tree, while Rust (ragrank_core::filter) compiles the same JSON again to evaluate it.
+// This property holds them to one grammar: a filter the local indexes accept is one the parser and both engine
+// translations accept, and one the indexes refuse, they refuse with the same error class, code and message.
 import test from 'ava'
 import fc from 'fast-check'
 import { Bm25Index, VectorIndex } from '../dist/esm/index.js'
-import { parseFilter } from '../dist/esm/engines/filter-tree.js'
+import { filterClauses } from '../dist/esm/engines/filter-dsl.js'
+import { filterSql } from '../dist/esm/engines/filter-sql.js'
+import { parseFilter } from '../dist/esm/indexes/filter.js'
 
 const bm25 = new Bm25Index()
 bm25.add([
@@ -50,17 +52,17 @@ const { meta } = fc.letrec((tie) => ({
   ),
 }))
 
-/** What a call did: 'ok', or the error's class and code. */
+/** What a call did: 'ok', or the error's class, code and message. */
 function outcome(fn) {
   try {
     fn()
     return 'ok'
   } catch (e) {
-    return `${e?.constructor?.name} ${e?.code}`
+    return `${e?.constructor?.name} ${e?.code} ${e?.message}`
   }
 }
 
-test('the engines parser accepts exactly the metadata filters the local indexes accept', (t) => {
+test('the parser and the engine translations accept exactly the metadata filters the local indexes accept', (t) => {
   fc.assert(
     fc.property(meta, (m) => {
       const filter = { meta: m }
@@ -70,8 +72,14 @@ test('the engines parser accepts exactly the metadata filters the local indexes 
         local,
         'the two local indexes agree',
       )
-      const engines = outcome(() => parseFilter(filter))
-      if (engines !== local) throw new Error(`local ${local}, engines ${engines}: ${JSON.stringify(m)}`)
+      const parsed = outcome(() => parseFilter(filter))
+      if (parsed !== local) throw new Error(`local ${local}, parser ${parsed}: ${JSON.stringify(m)}`)
+      const sql = outcome(() => filterSql(filter, { id: 'id', meta: 'meta' }))
+      if (sql !== local) throw new Error(`local ${local}, SQL ${sql}: ${JSON.stringify(m)}`)
+      // The query DSL also refuses comparisons with null (the engines do not index it), and only those.
+      const dsl = outcome(() => filterClauses(filter, 'E', 'meta'))
+      if (dsl !== local && !(local === 'ok' && /^TypeError ERR_INVALID_ARG E cannot express/.test(dsl)))
+        throw new Error(`local ${local}, DSL ${dsl}: ${JSON.stringify(m)}`)
     }),
     { numRuns: 2000 },
   )

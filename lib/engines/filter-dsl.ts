@@ -1,4 +1,5 @@
-import { type FilterNode, parseFilter, type Scalar, unsupported } from './filter-tree.js'
+import { typeError } from '../errors.js'
+import { type FilterNode, type FilterValue, parseFilter } from '../indexes/filter.js'
 
 /**
  * ragrank's filter as Elasticsearch / OpenSearch filter clauses (bool / term / terms / range / exists / ids),
@@ -10,15 +11,20 @@ import { type FilterNode, parseFilter, type Scalar, unsupported } from './filter
 export type QueryClause = Record<string, unknown>
 
 export function filterClauses(filter: unknown, engine: string, metaField: string): QueryClause[] {
+  if (filter === undefined) return []
   const parsed = parseFilter(filter)
-  if (!parsed) return []
   const out: QueryClause[] = []
   if (parsed.ids) out.push({ ids: { values: parsed.ids } })
-  if (parsed.meta) out.push(clause(parsed.meta, engine, metaField))
+  if (parsed.tree) out.push(clause(parsed.tree, engine, metaField))
   return out
 }
 
-function nonNull(v: Scalar, engine: string, field: string): Exclude<Scalar, null> {
+/** A TypeError for a filter an engine cannot express exactly: refused rather than answered differently. */
+function unsupported(engine: string, what: string): TypeError {
+  return typeError(`${engine} cannot express ${what} exactly; refused rather than answered differently`)
+}
+
+function nonNull(v: FilterValue, engine: string, field: string): Exclude<FilterValue, null> {
   if (v === null) throw unsupported(engine, `a comparison of ${field} with null (null is not indexed)`)
   return v
 }

@@ -1,4 +1,4 @@
-import { type FilterNode, parseFilter, type Scalar } from './filter-tree.js'
+import { type FilterNode, type FilterValue, parseFilter } from '../indexes/filter.js'
 
 /**
  * ragrank's filter as a parameterised SQL condition over an id column and a jsonb metadata column: values
@@ -15,7 +15,7 @@ export interface SqlCondition {
 
 /** `firstParam` is the number of the first placeholder to use (the query's own come before). */
 export function filterSql(filter: unknown, columns: { id: string; meta: string }, firstParam = 1): SqlCondition {
-  const parsed = parseFilter(filter)
+  const parsed = filter === undefined ? undefined : parseFilter(filter)
   const params: unknown[] = []
   const param = (v: unknown) => {
     params.push(v)
@@ -23,7 +23,7 @@ export function filterSql(filter: unknown, columns: { id: string; meta: string }
   }
   const parts: string[] = []
   if (parsed?.ids) parts.push(`${columns.id} = ANY(${param(parsed.ids)}::text[])`)
-  if (parsed?.meta) parts.push(condition(parsed.meta, columns.meta, param))
+  if (parsed?.tree) parts.push(condition(parsed.tree, columns.meta, param))
   return { sql: parts.length === 0 ? 'TRUE' : parts.join(' AND '), params }
 }
 
@@ -36,9 +36,9 @@ function value(meta: string, field: string, param: Param): string {
   return `(CASE WHEN ${meta} ? ${key}::text THEN ${meta} -> ${key}::text ELSE ${meta} #> ${param(field.split('.'))}::text[] END)`
 }
 
-const json = (v: Scalar) => JSON.stringify(v)
+const json = (v: FilterValue) => JSON.stringify(v)
 
-function equals(x: string, v: Scalar, param: Param): string {
+function equals(x: string, v: FilterValue, param: Param): string {
   return `COALESCE(${x} @> ${param(json(v))}::jsonb, FALSE)`
 }
 
