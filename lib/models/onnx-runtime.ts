@@ -46,6 +46,8 @@ const SYSTEM_NAME =
  * Loads ONNX Runtime once per process, from the first of: `explicit`, `ORT_DYLIB_PATH`, the
  * library shipped in the optional peer `onnxruntime-node`, then the system library path.
  * Every path is made absolute (a relative path would resolve against the node binary).
+ * A library older than ONNX Runtime 1.24 is refused (`ERR_ORT_VERSION`, naming the version found):
+ * older runtimes read a model's external data from any path the model names.
  */
 export function ensureOnnxRuntime(explicit?: string): string {
   if (loaded) return loaded
@@ -60,20 +62,24 @@ export function ensureOnnxRuntime(explicit?: string): string {
     candidates.push(SYSTEM_NAME)
   }
   const failures: string[] = []
+  let tooOld: Error | undefined
   for (const path of candidates) {
     try {
       loaded = callNative(() => native.initOnnxRuntime(path))
       return loaded
     } catch (e) {
+      // A runtime too old to be safe is named as such, even if a later candidate is missing too.
+      if ((e as RagrankError).code === 'ERR_ORT_VERSION') tooOld ??= e as Error
       failures.push((e as Error).message.split('. ragrank needs')[0])
       if (explicit || (isAbsolute(path) && path === candidates[0] && process.env.ORT_DYLIB_PATH)) break
     }
   }
+  if (tooOld) throw tooOld
   throw new RagrankError(
     'ERR_ORT_NOT_FOUND',
     `ONNX Runtime could not be loaded (${failures.join('; ')}). Install the optional peer dependency ` +
       '`npm install onnxruntime-node` (set ONNXRUNTIME_NODE_INSTALL=skip if its postinstall cannot reach the network; ' +
       'ragrank only needs the library inside the package), or set ORT_DYLIB_PATH to an absolute path of the ' +
-      `${SYSTEM_NAME} library (ONNX Runtime >= 1.22), or pass { ortLibrary }.`,
+      `${SYSTEM_NAME} library (ONNX Runtime >= 1.24), or pass { ortLibrary }.`,
   )
 }

@@ -16,6 +16,8 @@ pub enum ErrorKind {
     IndexChanged,
     /// The ONNX Runtime shared library could not be found or loaded.
     OrtNotFound,
+    /// The ONNX Runtime library is older than ragrank accepts.
+    OrtVersion,
     /// A model file or folder is missing something it needs.
     ModelNotFound,
     /// A model could not be loaded (corrupt file, tokenizer that does not fit the graph, ...).
@@ -36,6 +38,7 @@ impl ErrorKind {
             ErrorKind::Io => "ERR_IO",
             ErrorKind::IndexChanged => "ERR_INDEX_CHANGED",
             ErrorKind::OrtNotFound => "ERR_ORT_NOT_FOUND",
+            ErrorKind::OrtVersion => "ERR_ORT_VERSION",
             ErrorKind::ModelNotFound => "ERR_MODEL_NOT_FOUND",
             ErrorKind::ModelLoad => "ERR_MODEL_LOAD",
             ErrorKind::Inference => "ERR_INFERENCE",

@@ -168,7 +168,7 @@ impl Encoder {
         for _ in 0..opts.sessions.max(1) {
             let session = Session::builder(env)
                 .and_then(|b| {
-                    b.with_optimization_level(GraphOptimizationLevel::Level3)
+                    b.with_optimization_level(GraphOptimizationLevel::All)
                         .map_err(Into::into)
                 })
                 .and_then(|b| {

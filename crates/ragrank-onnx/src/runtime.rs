@@ -5,8 +5,10 @@ use std::sync::{Mutex, OnceLock};
 use ort::environment::{Environment, GlobalThreadPoolOptions};
 use ragrank_core::{Error, ErrorKind, Result};
 
-/// The oldest ONNX Runtime this build accepts (the `api-22` feature of `ort`).
-pub const MIN_ORT_VERSION: &str = "1.22";
+/// The oldest ONNX Runtime this build accepts: 1.24 is the first release that refuses a model whose
+/// external data lies outside the model's folder (an absolute path, `..`, a symlink out); 1.23 reads any
+/// file the process can read into the weights. `ort`'s own floor (`api-22`) is lower.
+pub const MIN_ORT_VERSION: (u32, u32) = (1, 24);
 
 static ENV: OnceLock<(Environment, PathBuf)> = OnceLock::new();
 static INIT: Mutex<()> = Mutex::new(());
@@ -26,6 +28,10 @@ pub fn init(path: &Path) -> Result<&'static Environment> {
     if !bare && !path.is_file() {
         return Err(not_found(&format!("no ONNX Runtime library at {}", path.display())));
     }
+    // Checked before `ort` keeps the library loaded for the process: a refused library must not stay
+    // behind the next candidate.
+    let path = &library_path(path);
+    check_version(path)?;
     let builder = ort::init_from(path).map_err(|e| not_found(&e.to_string()))?;
     let env = builder
         .with_name("ragrank")
@@ -33,6 +39,71 @@ pub fn init(path: &Path) -> Result<&'static Environment> {
         .build()
         .map_err(|e| Error::new(ErrorKind::OrtNotFound, format!("ONNX Runtime failed to start: {e}")))?;
     Ok(&ENV.get_or_init(|| (env, path.to_path_buf())).0)
+}
+
+/// The file `ort::init_from` opens: a relative path next to the executable if it is there, else as
+/// given (a bare name goes to the system's library search path).
+fn library_path(path: &Path) -> PathBuf {
+    if !path.is_absolute() {
+        if let Some(beside) = std::env::current_exe().ok().and_then(|e| Some(e.parent()?.join(path))) {
+            if beside.exists() {
+                return beside;
+            }
+        }
+    }
+    path.to_path_buf()
+}
+
+/// The version the library reports (`OrtGetApiBase()->GetVersionString()`), refused below `MIN_ORT_VERSION`.
+fn check_version(path: &Path) -> Result<()> {
+    let found = library_version(path)?;
+    if parse_version(&found).is_some_and(|v| v >= MIN_ORT_VERSION) {
+        return Ok(());
+    }
+    let (major, minor) = MIN_ORT_VERSION;
+    Err(Error::new(
+        ErrorKind::OrtVersion,
+        format!(
+            "ONNX Runtime {found} at {} is too old: ragrank needs {major}.{minor} or newer (older runtimes \
+             read model weights from files outside the model's folder). Install onnxruntime-node >= {major}.{minor}, \
+             or set ORT_DYLIB_PATH or the `ortLibrary` option to a newer library",
+            path.display()
+        ),
+    ))
+}
+
+fn library_version(path: &Path) -> Result<String> {
+    // SAFETY: loading runs the library's initialisers, as `ort::init_from` does right after; the
+    // entry point and the string it returns have the signatures of the C API's header.
+    unsafe {
+        let lib = libloading::Library::new(path)
+            .map_err(|e| not_found(&format!("failed to load {}: {e}", path.display())))?;
+        let base: libloading::Symbol<unsafe extern "C" fn() -> *const ort::sys::OrtApiBase> = lib
+            .get(b"OrtGetApiBase")
+            .map_err(|_| not_found(&format!("{} does not export OrtGetApiBase", path.display())))?;
+        let base = base();
+        if base.is_null() {
+            return Err(not_found(&format!("{} returned no API", path.display())));
+        }
+        let version = ((*base).GetVersionString)();
+        if version.is_null() {
+            return Ok(String::from("(no version)"));
+        }
+        Ok(std::ffi::CStr::from_ptr(version).to_string_lossy().into_owned())
+    }
+}
+
+/// `"1.24.1"` -> `(1, 24)`; anything else is `None` (refused: the version cannot be told).
+fn parse_version(v: &str) -> Option<(u32, u32)> {
+    let mut parts = v.trim().split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts
+        .next()?
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()?;
+    Some((major, minor))
 }
 
 /// Threads of the process-wide intra-op pool: every core. Sessions opt in
@@ -64,14 +135,41 @@ pub(crate) fn environment() -> Result<&'static Environment> {
 }
 
 fn not_found(detail: &str) -> Error {
+    let (major, minor) = MIN_ORT_VERSION;
     Error::new(
         ErrorKind::OrtNotFound,
         format!(
-            "{detail}. ragrank needs the ONNX Runtime shared library (version >= {MIN_ORT_VERSION}): \
+            "{detail}. ragrank needs the ONNX Runtime shared library (version >= {major}.{minor}): \
              install the optional peer dependency with `npm install onnxruntime-node` \
              (on hosts without network access to NuGet set ONNXRUNTIME_NODE_INSTALL=skip), \
              or set ORT_DYLIB_PATH to an absolute path of libonnxruntime.so / .dylib / onnxruntime.dll, \
              or pass the `ortLibrary` option"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_to_major_and_minor() {
+        assert_eq!(parse_version("1.24.1"), Some((1, 24)));
+        assert_eq!(parse_version("1.30.0"), Some((1, 30)));
+        assert_eq!(parse_version("1.25.0-dev"), Some((1, 25)));
+        assert_eq!(parse_version("2.0"), Some((2, 0)));
+        assert!(parse_version("1.23.2").is_some_and(|v| v < MIN_ORT_VERSION));
+        assert!(
+            parse_version("1.9.0").is_some_and(|v| v < MIN_ORT_VERSION),
+            "numeric, not string order"
+        );
+        assert_eq!(parse_version(""), None);
+        assert_eq!(parse_version("x.y"), None);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_runtime_is_not_found() {
+        let e = check_version(Path::new("/etc/hostname")).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OrtNotFound, "{}", e.message);
+    }
 }
