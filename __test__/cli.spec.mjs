@@ -495,15 +495,12 @@ test('--json prints JSON to stdout and --output FILE writes it, "-" meaning stdo
   t.true(nodes.stdout.split('\n').filter(Boolean).length > 384)
 })
 
-test('eval --json FILE, the old spelling, still writes the file, with a deprecation warning', (t) => {
+test('eval --json takes no file: a file after it is a usage error (--output FILE writes one)', (t) => {
   const dir = tmp()
-  const file = join(dir, 'old.json')
+  const file = join(dir, 'results.json')
   const r = cli([...DEMO_EVAL, '--json', file])
-  t.is(r.status, 0, r.stderr)
-  t.regex(r.stderr, /DeprecationWarning: eval --json FILE is deprecated: use --output FILE/)
-  t.regex(r.stdout, /^configuration/)
-  t.is(JSON.parse(readFileSync(file, 'utf8')).queries, 48)
-  t.is(cli([...DEMO_EVAL, '--json', file, '--output', file]).status, 2)
+  t.is(r.status, 2, r.stderr)
+  t.false(existsSync(file))
 })
 
 test('a wrong --id-column exits 2 naming the columns; without it, the id column or row numbers', (t) => {

@@ -282,17 +282,6 @@ export async function searchCommand(indexPath, query, o) {
   }
 }
 
-/** eval's JSON targets, with the deprecated `--json FILE` read as `--output FILE`. */
-function evalJsonTargets(o) {
-  if (typeof o.json !== 'string') return jsonTargets(o)
-  if (o.output !== undefined) throw new UsageError('give the JSON file once: --output FILE (--json FILE is deprecated)')
-  process.emitWarning('eval --json FILE is deprecated: use --output FILE (--json alone prints the JSON)', {
-    type: 'DeprecationWarning',
-    code: 'RAGRANK_DEP_EVAL_JSON_FILE',
-  })
-  return jsonTargets({ output: o.json })
-}
-
 /** Warns (stderr) when the judgements cannot match anything, which would otherwise show as a table of zeros. */
 function warnIfUnjudged(docs, queries, qrels) {
   const judgedQueries = Object.keys(qrels)
@@ -316,7 +305,7 @@ function warnIfUnjudged(docs, queries, qrels) {
 
 export async function evalCommand(o) {
   for (const k of ['corpus', 'queries', 'qrels']) if (!o[k]) throw new UsageError(`missing --${k} <file>`)
-  const targets = evalJsonTargets(o)
+  const targets = jsonTargets(o)
   const metrics = metricList(o.metrics)
   asUsage(() => evaluate({}, {}, metrics))
   const variants = String(o.variants)
