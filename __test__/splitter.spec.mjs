@@ -1,4 +1,8 @@
 import test from 'ava'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { HierarchicalSplitter, NodeTree } from '../dist/esm/index.js'
@@ -109,6 +113,35 @@ test('bad options: clear TypeError/RangeError', (t) => {
   t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'token' }), { message: /tokenizer/ })
   const err = t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'token', tokenizer: '/nope.json' }))
   t.is(err.code, 'ERR_MODEL_NOT_FOUND')
+})
+
+test('the tokenizer must be a regular file: a FIFO, a device or a folder is ERR_MODEL_LOAD naming what it is', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ragrank-split-tok-'))
+  try {
+    const fifo = join(dir, 'fifo.json')
+    execFileSync('mkfifo', [fifo])
+    const zero = join(dir, 'zero.json')
+    symlinkSync('/dev/zero', zero)
+    for (const [path, what] of [
+      [fifo, /a FIFO/],
+      [zero, /a character device/],
+      [dir, /a directory/],
+    ]) {
+      const err = t.throws(() => new HierarchicalSplitter({ blockSizes: [3], splitBy: 'token', tokenizer: path }))
+      t.is(err.code, 'ERR_MODEL_LOAD', path)
+      t.regex(err.message, what)
+      t.true(err.message.includes(path))
+    }
+    // A symlink to a real tokenizer is followed.
+    const link = join(dir, 'tokenizer.json')
+    symlinkSync(TOKENIZER, link)
+    t.true(
+      new HierarchicalSplitter({ blockSizes: [3], splitBy: 'token', tokenizer: link }).split([{ id: 'd', text: 'a b' }])
+        .length > 0,
+    )
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test('duplicate block sizes collapse, largest first', (t) => {

@@ -7,6 +7,7 @@ pub mod checksummed;
 pub mod error;
 pub mod eval;
 pub mod filter;
+pub mod model_file;
 pub mod names;
 pub mod topk;
 

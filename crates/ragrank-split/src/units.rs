@@ -2,6 +2,7 @@
 //! cover it exactly, with separators attached to the end of the unit they close.
 use std::sync::Arc;
 
+use ragrank_core::model_file::{read_model_file, TOKENIZER_MAX_BYTES};
 use ragrank_core::{Error, Result};
 use tokenizers::Tokenizer;
 use unicode_segmentation::UnicodeSegmentation;
@@ -124,19 +125,14 @@ fn separator_ends(text: &[u8], sep: &[u8]) -> Vec<u32> {
 
 /// Loads a Hugging Face `tokenizer.json` for the token mode.
 pub fn load_tokenizer(path: &str) -> Result<Arc<Tokenizer>> {
-    if !std::path::Path::new(path).is_file() {
-        return Err(Error::new(
-            ragrank_core::ErrorKind::ModelNotFound,
-            format!("tokenizer file not found: {path}"),
-        ));
-    }
+    let bytes = read_model_file(std::path::Path::new(path), "tokenizer", TOKENIZER_MAX_BYTES)?;
     let load_error = |e: tokenizers::Error| {
         Error::new(
             ragrank_core::ErrorKind::ModelLoad,
             format!("cannot load tokenizer {path}: {e}"),
         )
     };
-    let mut tokenizer = Tokenizer::from_file(path).map_err(load_error)?;
+    let mut tokenizer = Tokenizer::from_bytes(&bytes).map_err(load_error)?;
     // A tokenizer.json often carries the model's truncation (e.g. 512 tokens): counting must
     // see the whole document, or everything after the limit would become one unit.
     tokenizer.with_truncation(None).map_err(load_error)?;
