@@ -528,3 +528,15 @@ test('max_position_embeddings, model_max_length and max_seq_length that cannot b
   t.is(m.maxLength, 128)
   m.dispose()
 })
+
+test('a JSON file that is not JSON is ERR_MODEL_LOAD naming it and the position, never quoting its content', async (t) => {
+  const secret = 'root:x:0:0:hunter2:/root:/bin/bash'
+  for (const file of ['config.json', 'tokenizer_config.json']) {
+    const dir = copyModel(t, 'tiny-cross-encoder')
+    writeFileSync(join(dir, file), `${secret}\n`)
+    const err = await t.throwsAsync(CrossEncoder.load(dir), { code: 'ERR_MODEL_LOAD' }, file)
+    t.true(err.message.includes(join(dir, file)), err.message)
+    t.regex(err.message, /not valid JSON/)
+    t.false(/root|hunter2/.test(err.message.replace(join(dir, file), '')), err.message)
+  }
+})

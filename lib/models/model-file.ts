@@ -124,6 +124,8 @@ export async function readJsonFile(path: string, what: string, max = CONFIG_MAX_
   try {
     return JSON.parse(text)
   } catch (e) {
-    throw new RagrankError('ERR_MODEL_LOAD', `${path}: not valid JSON (${(e as Error).message})`)
+    // V8's message quotes the text around the error: keep only where it is, so an error never echoes a file.
+    const at = /position (\d+)/.exec((e as Error).message)?.[1]
+    throw new RagrankError('ERR_MODEL_LOAD', `${path} (${what}): not valid JSON${at ? ` (at character ${at})` : ''}`)
   }
 }
