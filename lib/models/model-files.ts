@@ -4,7 +4,7 @@ import { RagrankError, typeError } from '../errors.js'
 import { oneOf } from '../internal/validate.js'
 import { isHubId, resolveHubFiles, type HubOptions } from './hub.js'
 import { CONFIG_MAX_BYTES, checkRegular, GRAPH_MAX_BYTES, TOKENIZER_MAX_BYTES } from './model-file.js'
-import { checkExternalData, externalDataOf, isPlainLocation } from './onnx-external-data.js'
+import { checkExternalData, type ExternalData, isPlainLocation, walkExternalData } from './onnx-external-data.js'
 import { poolingPath, readModules, type SentenceTransformersFiles } from './sentence-transformers.js'
 
 /** transformers.js' `dtype` names: which ONNX file of `onnx/` to load. */
@@ -94,11 +94,15 @@ export async function resolveModelFiles(
 ): Promise<ModelFiles> {
   if (typeof source !== 'string' || source === '') throw typeError('model must be a folder path or a hub id (org/name)')
   const candidates = modelCandidates(o)
-  const files = isHubId(source)
+  const [files, refs] = isHubId(source)
     ? await fromHub(source, candidates, o, signal, what)
-    : await fromFolder(source, candidates, what)
+    : [await fromFolder(source, candidates, what), undefined]
   await checkFiles(files)
-  return { ...files, externalData: checkExternalData(files.model) }
+  // The graph is walked once: a hub load walked it already to fetch the files it names.
+  return {
+    ...files,
+    externalData: checkExternalData(files.model, refs ?? (await walkExternalData(files.model, signal))),
+  }
 }
 
 /**
@@ -153,7 +157,7 @@ async function fromHub(
   o: ModelSourceOptions,
   signal: AbortSignal | undefined,
   what: ResolveWhat,
-): Promise<ModelFiles> {
+): Promise<[ModelFiles, ExternalData[]]> {
   const { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress } = o // the hub's options only
   const hubOptions = { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress, signal }
   const st = what.sentenceTransformers ? [...ST_FILES, DEFAULT_POOLING] : []
@@ -195,7 +199,8 @@ async function fromHub(
   }
   // The weights of a large export live next to its graph: fetch the files the graph names.
   const folder = posix.dirname(chosen)
-  const external = externalDataOf(model).map((r) => r.location)
+  const refs = await walkExternalData(model, signal)
+  const external = refs.map((r) => r.location)
   const bad = external.find((l) => !isPlainLocation(l))
   if (bad !== undefined) {
     throw new RagrankError('ERR_MODEL_LOAD', `${model} names an external data file outside its folder: ${bad}`)
@@ -209,12 +214,13 @@ async function fromHub(
     pooling = (await resolveHubFiles(source, [], [customFile], pinned)).files[customFile]
   }
   if (extra.length > 0) await resolveHubFiles(source, extra, [], pinned)
-  if (!what.sentenceTransformers) return files
-  return {
+  if (!what.sentenceTransformers) return [files, refs]
+  const withSt: ModelFiles = {
     ...files,
     modules: hub.files['modules.json'],
     sentenceBertConfig: hub.files['sentence_bert_config.json'],
     sentenceTransformersConfig: hub.files['config_sentence_transformers.json'],
     pooling,
   }
+  return [withSt, refs]
 }

@@ -18,8 +18,11 @@
  * naming nothing: ONNX Runtime before 1.30 reads whatever file a tensor names.
  */
 import { closeSync, readSync, realpathSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative, sep } from 'node:path'
-import { RagrankError } from '../errors.js'
+import { Worker } from 'node:worker_threads'
+import { AbortError, RagrankError } from '../errors.js'
+import { packageRequire } from '../internal/package-require.js'
 import { GRAPH_MAX_BYTES, openRegularSync } from './model-file.js'
 
 /** An external data file of a graph and the bytes its tensors need (`offset + length`, at most). */
@@ -195,6 +198,49 @@ export function externalDataOf(model: string): ExternalData[] {
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * Graphs up to this size are walked on the calling thread (at most some 100,000 fields, a few milliseconds);
+ * larger ones on a worker thread, since a crafted graph of millions of tiny tensors takes seconds to walk.
+ */
+const INLINE_WALK_BYTES = 1 << 20
+
+/**
+ * `externalDataOf` off the event loop for a graph over 1 MiB (the exports with external data keep a graph of
+ * a few MB; a single-file model may hold 2 GB): the same result and errors. The signal stops the walk.
+ */
+export async function walkExternalData(model: string, signal?: AbortSignal): Promise<ExternalData[]> {
+  const size = await stat(model).then(
+    (s) => s.size,
+    () => 0, // externalDataOf names what is wrong
+  )
+  if (signal?.aborted) throw new AbortError()
+  if (size <= INLINE_WALK_BYTES) return externalDataOf(model)
+  const worker = new Worker(packageRequire.resolve('../models/external-data-worker.js'), { workerData: model })
+  return new Promise<ExternalData[]>((resolve, reject) => {
+    const onAbort = () => {
+      void worker.terminate()
+      reject(new AbortError())
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+    const settle = (done: () => void) => {
+      signal?.removeEventListener('abort', onAbort)
+      done()
+    }
+    worker.once('message', (m: { refs?: ExternalData[]; error?: { code?: string; message: string } }) =>
+      settle(() => {
+        if (m.refs) resolve(m.refs)
+        else reject(new RagrankError((m.error?.code as RagrankError['code']) ?? 'ERR_INTERNAL', m.error?.message ?? ''))
+      }),
+    )
+    worker.once('error', (e) =>
+      settle(() => reject(new RagrankError('ERR_INTERNAL', `the graph walk failed: ${e.message}`))),
+    )
+    worker.once('exit', () =>
+      settle(() => reject(new RagrankError('ERR_INTERNAL', 'the graph walk stopped without a result'))),
+    )
+  })
 }
 
 /** ONNX Runtime's marker for weights in memory: its offset is an address. Never from a file. */
