@@ -49,9 +49,3 @@ export function transportFor(
   }
   return clientTransport(new Client({ node: options.node }), engine, true)
 }
-
-/** The options without the connection keys, for the shared modules. */
-export function withoutClient(o: Record<string, unknown>): Record<string, unknown> {
-  const { client: _client, node: _node, ...rest } = o
-  return rest
-}

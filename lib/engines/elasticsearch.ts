@@ -5,27 +5,13 @@
  * @packageDocumentation
  */
 import { packageRequire } from '../internal/package-require.js'
-import { optionKeys, optionsObject } from '../internal/validate.js'
-import { type ClientOptions, transportFor, withoutClient } from './client.js'
-import type { IngestReport } from './ingest.js'
-import {
-  CREATE_INDEX_KEYS,
-  type CreateIndexOptions,
-  createIndex,
-  type Dialect,
-  deleteIndex,
-  EngineNodeStore,
-  EngineRetriever,
-  ENGINE_INGEST_KEYS,
-  type EngineIngestOptions,
-  type EngineRetrieverOptions,
-  ingestEngine,
-  RETRIEVER_KEYS,
-  closing,
-} from './search-engine.js'
+import type { ClientOptions } from './client.js'
+import { type CreateIndexOptions, type EngineRetrieverOptions, queryDslEngine } from './search-engine.js'
 
-const ELASTICSEARCH_DIALECT: Dialect = {
+const elasticsearch = queryDslEngine({
   engine: 'Elasticsearch',
+  clientPackage: '@elastic/elasticsearch',
+  loadClient: () => packageRequire('@elastic/elasticsearch').Client,
   vectorType: 'dense_vector',
   // Top-level knn with its filter inside: a pre-filter, so k matching documents come back.
   knnSearch: (field, vector, k, numCandidates, filters) => ({
@@ -47,10 +33,7 @@ const ELASTICSEARCH_DIALECT: Dialect = {
   }),
   vectorDims: (m) => (typeof m.dims === 'number' ? m.dims : undefined),
   indexSettings: () => ({}),
-}
-
-const transport = (o: unknown) =>
-  transportFor(o, 'Elasticsearch', '@elastic/elasticsearch', () => packageRequire('@elastic/elasticsearch').Client)
+})
 
 /** Options of `new ElasticsearchRetriever(options)`: a `client` or `node`, and the retriever's. */
 export type ElasticsearchRetrieverOptions = ClientOptions & EngineRetrieverOptions
@@ -72,61 +55,24 @@ export type ElasticsearchRetrieverOptions = ClientOptions & EngineRetrieverOptio
  * await retriever.close()
  * ```
  */
-export class ElasticsearchRetriever extends EngineRetriever {
-  constructor(options: ElasticsearchRetrieverOptions) {
-    const o = optionsObject(options, 'options', RETRIEVER_KEYS)
-    super(transport(o), ELASTICSEARCH_DIALECT, withoutClient(o))
-  }
-}
+export class ElasticsearchRetriever extends elasticsearch.Retriever {}
 
 /** The nodes ingestion stored (`<index>-nodes` by default), fetched by id in one `_mget`. */
-export class ElasticsearchNodeStore extends EngineNodeStore {
-  constructor(options: ClientOptions & { index: string }) {
-    const o = optionsObject(options, 'options', optionKeys('client', 'node', 'index'))
-    super(transport(o), o.index as string)
-  }
-}
+export class ElasticsearchNodeStore extends elasticsearch.NodeStore {}
 
 /** Options of `createElasticsearchIndex`: a `client` or `node`, and the index's. */
 export type ElasticsearchIndexOptions = ClientOptions & CreateIndexOptions
 
 /** Creates an index with the mapping the adapters expect (text, keyword metadata, a cosine dense_vector). */
-export async function createElasticsearchIndex(options: ElasticsearchIndexOptions): Promise<void> {
-  const o = optionsObject(options, 'options', CREATE_INDEX_KEYS)
-  const t = transport(o)
-  await closing(t, () => createIndex(t, ELASTICSEARCH_DIALECT, withoutClient(o)))
-}
+export const createElasticsearchIndex: (options: ElasticsearchIndexOptions) => Promise<void> = elasticsearch.createIndex
 
 /** Deletes an index; a missing one is not an error. */
-export async function deleteElasticsearchIndex(options: ClientOptions & { index: string }): Promise<void> {
-  const o = optionsObject(options, 'options', optionKeys('client', 'node', 'index'))
-  const t = transport(o)
-  await closing(t, () => deleteIndex(t, o.index as string))
-}
+export const deleteElasticsearchIndex = elasticsearch.deleteIndex
 
 /**
  * Indexes documents into Elasticsearch (see `IngestOptions`): the index is created with the adapters'
  * mapping when missing; an existing one must have a vector field of the documents' dimension.
  */
-export function ingestElasticsearch(options: ClientOptions & EngineIngestOptions): Promise<IngestReport> {
-  const o = optionsObject(options, 'options', ENGINE_INGEST_KEYS)
-  return ingestEngine(transport(o), ELASTICSEARCH_DIALECT, o)
-}
+export const ingestElasticsearch = elasticsearch.ingest
 
-export type {
-  EngineMode,
-  EngineFields,
-  EngineIngestOptions,
-  CreateIndexOptions,
-  EngineRetrieverOptions,
-} from './search-engine.js'
-export type { ClientOptions, EngineClient } from './client.js'
-export type {
-  IngestDocument,
-  IngestOptions,
-  IngestProgress,
-  IngestReport,
-  RejectedDocument,
-  DocumentEmbedder,
-} from './ingest.js'
-export type { TextAnalysis } from './analysis.js'
+export * from './dsl-exports.js'

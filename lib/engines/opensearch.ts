@@ -5,27 +5,13 @@
  * @packageDocumentation
  */
 import { packageRequire } from '../internal/package-require.js'
-import { optionKeys, optionsObject } from '../internal/validate.js'
-import { type ClientOptions, transportFor, withoutClient } from './client.js'
-import type { IngestReport } from './ingest.js'
-import {
-  CREATE_INDEX_KEYS,
-  type CreateIndexOptions,
-  createIndex,
-  type Dialect,
-  deleteIndex,
-  EngineNodeStore,
-  EngineRetriever,
-  ENGINE_INGEST_KEYS,
-  type EngineIngestOptions,
-  type EngineRetrieverOptions,
-  ingestEngine,
-  RETRIEVER_KEYS,
-  closing,
-} from './search-engine.js'
+import type { ClientOptions } from './client.js'
+import { type CreateIndexOptions, type EngineRetrieverOptions, queryDslEngine } from './search-engine.js'
 
-const OPENSEARCH_DIALECT: Dialect = {
+const opensearch = queryDslEngine({
   engine: 'OpenSearch',
+  clientPackage: '@opensearch-project/opensearch',
+  loadClient: () => packageRequire('@opensearch-project/opensearch').Client,
   vectorType: 'knn_vector',
   // The k-NN query with its filter inside: the Lucene engine filters while it searches, so k matching
   // documents come back. ef_search plays num_candidates' part.
@@ -54,15 +40,7 @@ const OPENSEARCH_DIALECT: Dialect = {
   }),
   vectorDims: (m) => (typeof m.dimension === 'number' ? m.dimension : undefined),
   indexSettings: () => ({ 'index.knn': true }),
-}
-
-const transport = (o: unknown) =>
-  transportFor(
-    o,
-    'OpenSearch',
-    '@opensearch-project/opensearch',
-    () => packageRequire('@opensearch-project/opensearch').Client,
-  )
+})
 
 /** Options of `new OpenSearchRetriever(options)`: a `client` or `node`, and the retriever's. */
 export type OpenSearchRetrieverOptions = ClientOptions & EngineRetrieverOptions
@@ -86,61 +64,24 @@ export type OpenSearchRetrieverOptions = ClientOptions & EngineRetrieverOptions
  * await merged.retrieve('조석은 왜 생기나', { topK: 5 })
  * ```
  */
-export class OpenSearchRetriever extends EngineRetriever {
-  constructor(options: OpenSearchRetrieverOptions) {
-    const o = optionsObject(options, 'options', RETRIEVER_KEYS)
-    super(transport(o), OPENSEARCH_DIALECT, withoutClient(o))
-  }
-}
+export class OpenSearchRetriever extends opensearch.Retriever {}
 
 /** The nodes ingestion stored (`<index>-nodes` by default), fetched by id in one `_mget`. */
-export class OpenSearchNodeStore extends EngineNodeStore {
-  constructor(options: ClientOptions & { index: string }) {
-    const o = optionsObject(options, 'options', optionKeys('client', 'node', 'index'))
-    super(transport(o), o.index as string)
-  }
-}
+export class OpenSearchNodeStore extends opensearch.NodeStore {}
 
 /** Options of `createOpenSearchIndex`: a `client` or `node`, and the index's. */
 export type OpenSearchIndexOptions = ClientOptions & CreateIndexOptions
 
 /** Creates an index with the mapping the adapters expect (text, keyword metadata, a cosine knn_vector on the Lucene engine). */
-export async function createOpenSearchIndex(options: OpenSearchIndexOptions): Promise<void> {
-  const o = optionsObject(options, 'options', CREATE_INDEX_KEYS)
-  const t = transport(o)
-  await closing(t, () => createIndex(t, OPENSEARCH_DIALECT, withoutClient(o)))
-}
+export const createOpenSearchIndex: (options: OpenSearchIndexOptions) => Promise<void> = opensearch.createIndex
 
 /** Deletes an index; a missing one is not an error. */
-export async function deleteOpenSearchIndex(options: ClientOptions & { index: string }): Promise<void> {
-  const o = optionsObject(options, 'options', optionKeys('client', 'node', 'index'))
-  const t = transport(o)
-  await closing(t, () => deleteIndex(t, o.index as string))
-}
+export const deleteOpenSearchIndex = opensearch.deleteIndex
 
 /**
  * Indexes documents into OpenSearch (see `IngestOptions`): the index is created with the adapters'
  * mapping when missing; an existing one must have a vector field of the documents' dimension.
  */
-export function ingestOpenSearch(options: ClientOptions & EngineIngestOptions): Promise<IngestReport> {
-  const o = optionsObject(options, 'options', ENGINE_INGEST_KEYS)
-  return ingestEngine(transport(o), OPENSEARCH_DIALECT, o)
-}
+export const ingestOpenSearch = opensearch.ingest
 
-export type {
-  EngineMode,
-  EngineFields,
-  EngineIngestOptions,
-  CreateIndexOptions,
-  EngineRetrieverOptions,
-} from './search-engine.js'
-export type { ClientOptions, EngineClient } from './client.js'
-export type {
-  IngestDocument,
-  IngestOptions,
-  IngestProgress,
-  IngestReport,
-  RejectedDocument,
-  DocumentEmbedder,
-} from './ingest.js'
-export type { TextAnalysis } from './analysis.js'
+export * from './dsl-exports.js'

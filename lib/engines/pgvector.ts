@@ -426,12 +426,5 @@ export async function ingestPgvector(options: PgvectorIngestOptions): Promise<In
   }
 }
 
-export type {
-  IngestDocument,
-  IngestOptions,
-  IngestProgress,
-  IngestReport,
-  RejectedDocument,
-  DocumentEmbedder,
-} from './ingest.js'
+export * from './ingest-exports.js'
 export type { PgQueryable, PgPool, PgRow } from './postgres.js'

@@ -18,9 +18,11 @@ import {
   isPlainObject,
   oneOf,
   optionKeys,
+  optionsObject,
   positiveInteger,
 } from '../internal/validate.js'
 import { DEFAULT_TOKENS_FIELD, type TextAnalysis, tokenJoiner } from './analysis.js'
+import { type ClientOptions, transportFor } from './client.js'
 import { filterClauses, type QueryClause } from './filter-dsl.js'
 import {
   INGEST_KEYS,
@@ -34,9 +36,12 @@ import {
 import { embedQuery, queryEmbedding, vectorArray } from './query-vector.js'
 import { type EngineJson, type EngineTransport, statusError } from './transport.js'
 
-/** What differs between Elasticsearch and OpenSearch for ragrank: the kNN query and the vector mapping. */
+/** What differs between Elasticsearch and OpenSearch for ragrank: the client, the kNN query and the vector mapping. */
 export interface Dialect {
   readonly engine: EngineTransport['engine']
+  /** The official client package, loaded by `loadClient` only when options give a `node` URL. */
+  readonly clientPackage: string
+  loadClient(): new (o: { node: string }) => unknown
   /** The mapping type of a vector field. */
   readonly vectorType: 'dense_vector' | 'knn_vector'
   knnSearch(
@@ -88,7 +93,9 @@ export interface EngineRetrieverOptions extends EngineFields {
 }
 
 const ENGINE_KEYS = ['client', 'node', 'index', 'textField', 'metaField', 'vectorField', 'tokensField'] as const
-export const RETRIEVER_KEYS = optionKeys(
+/** The options of a node store and of an index deletion. */
+const INDEX_KEYS = optionKeys('client', 'node', 'index')
+const RETRIEVER_KEYS = optionKeys(
   ...ENGINE_KEYS,
   'mode',
   'embed',
@@ -98,6 +105,11 @@ export const RETRIEVER_KEYS = optionKeys(
   'fusion',
   'checkMapping',
 )
+
+/** The transport of an entry point's (checked) options: the given `client`'s, or one made from `node`. */
+function transportOf(d: Dialect, o: Record<string, unknown>): EngineTransport {
+  return transportFor(o, d.engine, d.clientPackage, d.loadClient)
+}
 
 function fieldName(v: unknown, name: string, fallback: string): string {
   if (v === undefined) return fallback
@@ -216,8 +228,9 @@ export class EngineRetriever implements Retriever {
   readonly #checkMapping: boolean
   #dims?: Promise<number | undefined>
 
-  constructor(transport: EngineTransport, dialect: Dialect, o: Record<string, unknown>) {
-    this.#t = transport
+  constructor(dialect: Dialect, options: ClientOptions & EngineRetrieverOptions) {
+    const o = optionsObject(options, 'options', RETRIEVER_KEYS)
+    this.#t = transportOf(dialect, o)
     this.#d = dialect
     this.#index = indexName(o.index)
     this.#fields = engineFields(o)
@@ -350,9 +363,10 @@ export class EngineRetriever implements Retriever {
 export class EngineNodeStore implements NodeStore {
   readonly #t: EngineTransport
   readonly #index: string
-  constructor(transport: EngineTransport, index: string) {
-    this.#t = transport
-    this.#index = indexName(index)
+  constructor(dialect: Dialect, options: ClientOptions & { index: string }) {
+    const o = optionsObject(options, 'options', INDEX_KEYS)
+    this.#t = transportOf(dialect, o)
+    this.#index = indexName(o.index)
   }
 
   /** Closes the client ragrank made from `node`. */
@@ -455,7 +469,14 @@ export async function indexExists(t: EngineTransport, index: string, signal?: Ab
   }
 }
 
-export async function createIndex(t: EngineTransport, d: Dialect, o: Record<string, unknown>, signal?: AbortSignal) {
+/** Creates an index with the mapping the adapters expect; closes the client ragrank made. */
+async function createEngineIndex(d: Dialect, options: ClientOptions & CreateIndexOptions): Promise<void> {
+  const o = optionsObject(options, 'options', CREATE_INDEX_KEYS)
+  const t = transportOf(d, o)
+  await closing(t, () => createIndex(t, d, o))
+}
+
+async function createIndex(t: EngineTransport, d: Dialect, o: Record<string, unknown>) {
   const index = indexName(o.index)
   const body = indexBody(d, {
     ...engineFields(o),
@@ -467,27 +488,23 @@ export async function createIndex(t: EngineTransport, d: Dialect, o: Record<stri
     replicas: o.replicas === undefined ? 0 : integer(o.replicas, 'options.replicas', 0),
     vectorIndex: vectorIndexOption(o.vectorIndex),
   })
-  await t.request({ method: 'PUT', path: `/${encodeURIComponent(index)}`, body }, signal)
+  await t.request({ method: 'PUT', path: `/${encodeURIComponent(index)}`, body })
 }
 
-export async function deleteIndex(t: EngineTransport, index: string, signal?: AbortSignal) {
-  try {
-    await t.request({ method: 'DELETE', path: `/${encodeURIComponent(indexName(index))}` }, signal)
-  } catch (e) {
-    if (!(e instanceof RagrankError && e.code === 'ERR_ENGINE_INDEX_NOT_FOUND')) throw e
-  }
+/** Deletes an index (a missing one is not an error); closes the client ragrank made. */
+async function deleteEngineIndex(d: Dialect, options: ClientOptions & { index: string }): Promise<void> {
+  const o = optionsObject(options, 'options', INDEX_KEYS)
+  const t = transportOf(d, o)
+  await closing(t, async () => {
+    try {
+      await t.request({ method: 'DELETE', path: `/${encodeURIComponent(indexName(o.index))}` })
+    } catch (e) {
+      if (!(e instanceof RagrankError && e.code === 'ERR_ENGINE_INDEX_NOT_FOUND')) throw e
+    }
+  })
 }
 
-export const CREATE_INDEX_KEYS = optionKeys(
-  ...ENGINE_KEYS,
-  'dims',
-  'tokens',
-  'k1',
-  'b',
-  'shards',
-  'replicas',
-  'vectorIndex',
-)
+const CREATE_INDEX_KEYS = optionKeys(...ENGINE_KEYS, 'dims', 'tokens', 'k1', 'b', 'shards', 'replicas', 'vectorIndex')
 
 function vectorIndexOption(v: unknown): Record<string, unknown> | undefined {
   if (v === undefined) return undefined
@@ -614,23 +631,51 @@ export interface EngineIngestOptions extends IngestOptions, EngineFields {
   vectorIndex?: Record<string, unknown>
 }
 
-export const ENGINE_INGEST_KEYS = optionKeys(...INGEST_KEYS, ...ENGINE_KEYS, 'nodeIndex', 'k1', 'b', 'vectorIndex')
+const ENGINE_INGEST_KEYS = optionKeys(...INGEST_KEYS, ...ENGINE_KEYS, 'nodeIndex', 'k1', 'b', 'vectorIndex')
 
-/** Ingestion into an Elasticsearch / OpenSearch index (see `ingestInto`). */
-export async function ingestEngine(t: EngineTransport, d: Dialect, o: Record<string, unknown>): Promise<IngestReport> {
-  try {
+/** Ingestion into an Elasticsearch / OpenSearch index (see `ingestInto`); the options are checked before it starts. */
+function ingestEngine(d: Dialect, options: ClientOptions & EngineIngestOptions): Promise<IngestReport> {
+  const o = optionsObject(options, 'options', ENGINE_INGEST_KEYS)
+  const t = transportOf(d, o)
+  return closing(t, () => {
     const sink = new EngineSink(t, d, o as unknown as EngineIngestOptions)
-    return await ingestInto(sink, o as unknown as IngestOptions, ENGINE_INGEST_KEYS)
+    return ingestInto(sink, o as unknown as IngestOptions, ENGINE_INGEST_KEYS)
+  })
+}
+
+/** Runs `fn`, then closes the transport if ragrank made its client. */
+async function closing<T>(t: EngineTransport, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
   } finally {
     await t.close()
   }
 }
 
-/** Runs `fn`, then closes the transport if ragrank made its client. */
-export async function closing<T>(t: EngineTransport, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn()
-  } finally {
-    await t.close()
+/** An engine's entry points (ragrank/elasticsearch, ragrank/opensearch), bound to its dialect. */
+export interface QueryDslEngine {
+  Retriever: new (options: ClientOptions & EngineRetrieverOptions) => EngineRetriever
+  NodeStore: new (options: ClientOptions & { index: string }) => EngineNodeStore
+  createIndex(options: ClientOptions & CreateIndexOptions): Promise<void>
+  deleteIndex(options: ClientOptions & { index: string }): Promise<void>
+  ingest(options: ClientOptions & EngineIngestOptions): Promise<IngestReport>
+}
+
+/** The entry points of the engine `d` describes: everything else is shared. */
+export function queryDslEngine(d: Dialect): QueryDslEngine {
+  return {
+    Retriever: class extends EngineRetriever {
+      constructor(options: ClientOptions & EngineRetrieverOptions) {
+        super(d, options)
+      }
+    },
+    NodeStore: class extends EngineNodeStore {
+      constructor(options: ClientOptions & { index: string }) {
+        super(d, options)
+      }
+    },
+    createIndex: (options) => createEngineIndex(d, options),
+    deleteIndex: (options) => deleteEngineIndex(d, options),
+    ingest: (options) => ingestEngine(d, options),
   }
 }
