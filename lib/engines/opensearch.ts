@@ -6,7 +6,8 @@
  */
 import { packageRequire } from '../internal/package-require.js'
 import type { ClientOptions } from './client.js'
-import { type CreateIndexOptions, type EngineRetrieverOptions, queryDslEngine } from './search-engine.js'
+import { queryDslEngine } from './query-dsl.js'
+import type { CreateIndexOptions, EngineRetrieverOptions } from './search-engine.js'
 
 const opensearch = queryDslEngine({
   engine: 'OpenSearch',

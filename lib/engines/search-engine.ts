@@ -18,11 +18,9 @@ import {
   isPlainObject,
   oneOf,
   optionKeys,
-  optionsObject,
   positiveInteger,
 } from '../internal/validate.js'
 import { DEFAULT_TOKENS_FIELD, type TextAnalysis, tokenJoiner } from './analysis.js'
-import { type ClientOptions, transportFor } from './client.js'
 import { filterClauses, type QueryClause } from './filter-dsl.js'
 import {
   INGEST_KEYS,
@@ -93,9 +91,7 @@ export interface EngineRetrieverOptions extends EngineFields {
 }
 
 const ENGINE_KEYS = ['client', 'node', 'index', 'textField', 'metaField', 'vectorField', 'tokensField'] as const
-/** The options of a node store and of an index deletion. */
-const INDEX_KEYS = optionKeys('client', 'node', 'index')
-const RETRIEVER_KEYS = optionKeys(
+export const RETRIEVER_KEYS = optionKeys(
   ...ENGINE_KEYS,
   'mode',
   'embed',
@@ -105,11 +101,6 @@ const RETRIEVER_KEYS = optionKeys(
   'fusion',
   'checkMapping',
 )
-
-/** The transport of an entry point's (checked) options: the given `client`'s, or one made from `node`. */
-function transportOf(d: Dialect, o: Record<string, unknown>): EngineTransport {
-  return transportFor(o, d.engine, d.clientPackage, d.loadClient)
-}
 
 function fieldName(v: unknown, name: string, fallback: string): string {
   if (v === undefined) return fallback
@@ -228,9 +219,8 @@ export class EngineRetriever implements Retriever {
   readonly #checkMapping: boolean
   #dims?: Promise<number | undefined>
 
-  constructor(dialect: Dialect, options: ClientOptions & EngineRetrieverOptions) {
-    const o = optionsObject(options, 'options', RETRIEVER_KEYS)
-    this.#t = transportOf(dialect, o)
+  constructor(transport: EngineTransport, dialect: Dialect, o: Record<string, unknown>) {
+    this.#t = transport
     this.#d = dialect
     this.#index = indexName(o.index)
     this.#fields = engineFields(o)
@@ -363,10 +353,9 @@ export class EngineRetriever implements Retriever {
 export class EngineNodeStore implements NodeStore {
   readonly #t: EngineTransport
   readonly #index: string
-  constructor(dialect: Dialect, options: ClientOptions & { index: string }) {
-    const o = optionsObject(options, 'options', INDEX_KEYS)
-    this.#t = transportOf(dialect, o)
-    this.#index = indexName(o.index)
+  constructor(transport: EngineTransport, index: string) {
+    this.#t = transport
+    this.#index = indexName(index)
   }
 
   /** Closes the client ragrank made from `node`. */
@@ -469,14 +458,7 @@ export async function indexExists(t: EngineTransport, index: string, signal?: Ab
   }
 }
 
-/** Creates an index with the mapping the adapters expect; closes the client ragrank made. */
-async function createEngineIndex(d: Dialect, options: ClientOptions & CreateIndexOptions): Promise<void> {
-  const o = optionsObject(options, 'options', CREATE_INDEX_KEYS)
-  const t = transportOf(d, o)
-  await closing(t, () => createIndex(t, d, o))
-}
-
-async function createIndex(t: EngineTransport, d: Dialect, o: Record<string, unknown>) {
+export async function createIndex(t: EngineTransport, d: Dialect, o: Record<string, unknown>, signal?: AbortSignal) {
   const index = indexName(o.index)
   const body = indexBody(d, {
     ...engineFields(o),
@@ -488,23 +470,27 @@ async function createIndex(t: EngineTransport, d: Dialect, o: Record<string, unk
     replicas: o.replicas === undefined ? 0 : integer(o.replicas, 'options.replicas', 0),
     vectorIndex: vectorIndexOption(o.vectorIndex),
   })
-  await t.request({ method: 'PUT', path: `/${encodeURIComponent(index)}`, body })
+  await t.request({ method: 'PUT', path: `/${encodeURIComponent(index)}`, body }, signal)
 }
 
-/** Deletes an index (a missing one is not an error); closes the client ragrank made. */
-async function deleteEngineIndex(d: Dialect, options: ClientOptions & { index: string }): Promise<void> {
-  const o = optionsObject(options, 'options', INDEX_KEYS)
-  const t = transportOf(d, o)
-  await closing(t, async () => {
-    try {
-      await t.request({ method: 'DELETE', path: `/${encodeURIComponent(indexName(o.index))}` })
-    } catch (e) {
-      if (!(e instanceof RagrankError && e.code === 'ERR_ENGINE_INDEX_NOT_FOUND')) throw e
-    }
-  })
+export async function deleteIndex(t: EngineTransport, index: string, signal?: AbortSignal) {
+  try {
+    await t.request({ method: 'DELETE', path: `/${encodeURIComponent(indexName(index))}` }, signal)
+  } catch (e) {
+    if (!(e instanceof RagrankError && e.code === 'ERR_ENGINE_INDEX_NOT_FOUND')) throw e
+  }
 }
 
-const CREATE_INDEX_KEYS = optionKeys(...ENGINE_KEYS, 'dims', 'tokens', 'k1', 'b', 'shards', 'replicas', 'vectorIndex')
+export const CREATE_INDEX_KEYS = optionKeys(
+  ...ENGINE_KEYS,
+  'dims',
+  'tokens',
+  'k1',
+  'b',
+  'shards',
+  'replicas',
+  'vectorIndex',
+)
 
 function vectorIndexOption(v: unknown): Record<string, unknown> | undefined {
   if (v === undefined) return undefined
@@ -631,51 +617,14 @@ export interface EngineIngestOptions extends IngestOptions, EngineFields {
   vectorIndex?: Record<string, unknown>
 }
 
-const ENGINE_INGEST_KEYS = optionKeys(...INGEST_KEYS, ...ENGINE_KEYS, 'nodeIndex', 'k1', 'b', 'vectorIndex')
+export const ENGINE_INGEST_KEYS = optionKeys(...INGEST_KEYS, ...ENGINE_KEYS, 'nodeIndex', 'k1', 'b', 'vectorIndex')
 
-/** Ingestion into an Elasticsearch / OpenSearch index (see `ingestInto`); the options are checked before it starts. */
-function ingestEngine(d: Dialect, options: ClientOptions & EngineIngestOptions): Promise<IngestReport> {
-  const o = optionsObject(options, 'options', ENGINE_INGEST_KEYS)
-  const t = transportOf(d, o)
-  return closing(t, () => {
-    const sink = new EngineSink(t, d, o as unknown as EngineIngestOptions)
-    return ingestInto(sink, o as unknown as IngestOptions, ENGINE_INGEST_KEYS)
-  })
-}
-
-/** Runs `fn`, then closes the transport if ragrank made its client. */
-async function closing<T>(t: EngineTransport, fn: () => Promise<T>): Promise<T> {
+/** Ingestion into an Elasticsearch / OpenSearch index (see `ingestInto`). */
+export async function ingestEngine(t: EngineTransport, d: Dialect, o: Record<string, unknown>): Promise<IngestReport> {
   try {
-    return await fn()
+    const sink = new EngineSink(t, d, o as unknown as EngineIngestOptions)
+    return await ingestInto(sink, o as unknown as IngestOptions, ENGINE_INGEST_KEYS)
   } finally {
     await t.close()
-  }
-}
-
-/** An engine's entry points (ragrank/elasticsearch, ragrank/opensearch), bound to its dialect. */
-export interface QueryDslEngine {
-  Retriever: new (options: ClientOptions & EngineRetrieverOptions) => EngineRetriever
-  NodeStore: new (options: ClientOptions & { index: string }) => EngineNodeStore
-  createIndex(options: ClientOptions & CreateIndexOptions): Promise<void>
-  deleteIndex(options: ClientOptions & { index: string }): Promise<void>
-  ingest(options: ClientOptions & EngineIngestOptions): Promise<IngestReport>
-}
-
-/** The entry points of the engine `d` describes: everything else is shared. */
-export function queryDslEngine(d: Dialect): QueryDslEngine {
-  return {
-    Retriever: class extends EngineRetriever {
-      constructor(options: ClientOptions & EngineRetrieverOptions) {
-        super(d, options)
-      }
-    },
-    NodeStore: class extends EngineNodeStore {
-      constructor(options: ClientOptions & { index: string }) {
-        super(d, options)
-      }
-    },
-    createIndex: (options) => createEngineIndex(d, options),
-    deleteIndex: (options) => deleteEngineIndex(d, options),
-    ingest: (options) => ingestEngine(d, options),
   }
 }
