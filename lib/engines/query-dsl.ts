@@ -1,6 +1,6 @@
 import { optionKeys, optionsObject } from '../internal/validate.js'
 import { type ClientOptions, transportFor } from './client.js'
-import type { IngestReport } from './ingest.js'
+import { type IngestOptions, type IngestReport, ingestInto } from './ingest.js'
 import {
   CREATE_INDEX_KEYS,
   type CreateIndexOptions,
@@ -10,9 +10,9 @@ import {
   ENGINE_INGEST_KEYS,
   EngineNodeStore,
   EngineRetriever,
+  EngineSink,
   type EngineIngestOptions,
   type EngineRetrieverOptions,
-  ingestEngine,
   RETRIEVER_KEYS,
 } from './search-engine.js'
 import type { EngineTransport } from './transport.js'
@@ -62,7 +62,14 @@ export function queryDslEngine(d: Dialect): QueryDslEngine {
     // Not async: bad options throw before a promise exists, as they always did.
     ingest(options) {
       const o = optionsObject(options, 'options', ENGINE_INGEST_KEYS)
-      return ingestEngine(transport(o), d, o)
+      const t = transport(o)
+      return closing(t, () =>
+        ingestInto(
+          new EngineSink(t, d, o as unknown as EngineIngestOptions),
+          o as unknown as IngestOptions,
+          ENGINE_INGEST_KEYS,
+        ),
+      )
     },
   }
 }

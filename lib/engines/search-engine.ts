@@ -22,15 +22,7 @@ import {
 } from '../internal/validate.js'
 import { DEFAULT_TOKENS_FIELD, type TextAnalysis, tokenJoiner } from './analysis.js'
 import { filterClauses, type QueryClause } from './filter-dsl.js'
-import {
-  INGEST_KEYS,
-  type IngestOptions,
-  type IngestRecord,
-  type IngestReport,
-  type IngestSink,
-  ingestInto,
-  type RejectedDocument,
-} from './ingest.js'
+import { INGEST_KEYS, type IngestOptions, type IngestRecord, type IngestSink, type RejectedDocument } from './ingest.js'
 import { embedQuery, queryEmbedding, vectorArray } from './query-vector.js'
 import { type EngineJson, type EngineTransport, statusError } from './transport.js'
 
@@ -101,6 +93,9 @@ export const RETRIEVER_KEYS = optionKeys(
   'fusion',
   'checkMapping',
 )
+
+/** `retrieveByVector` takes the contract's options and the `query` of the hybrid mode's BM25 side. */
+const BY_VECTOR_KEYS = optionKeys(...RETRIEVE_KEYS, 'query')
 
 function fieldName(v: unknown, name: string, fallback: string): string {
   if (v === undefined) return fallback
@@ -249,7 +244,7 @@ export class EngineRetriever implements Retriever {
   /** The best `topK` documents for `query` in the retriever's `mode`, with the call's `filter` as engine filter clauses. */
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]> {
     checkQuery(query)
-    const { topK, signal, filter } = retrieveOptions(options, RETRIEVE_KEYS)
+    const { topK, signal, filter } = retrieveOptions(options)
     const filters = filterClauses(filter, this.#d.engine, this.#fields.metaField)
     if (this.#mode === 'bm25') return this.#search([this.#bm25Body(query, topK, filters)], signal).then((r) => r[0])
     if (!this.#embed)
@@ -263,7 +258,7 @@ export class EngineRetriever implements Retriever {
     vector: Float32Array | readonly number[],
     options?: RetrieveOptions & { query?: string },
   ): Promise<ScoredDocument[]> {
-    const { topK, signal, filter } = retrieveOptions(options, optionKeys(...RETRIEVE_KEYS, 'query'))
+    const { topK, signal, filter } = retrieveOptions(options, BY_VECTOR_KEYS)
     const query = (options as { query?: unknown } | undefined)?.query
     if (this.#mode === 'hybrid') checkQuery(query)
     const filters = filterClauses(filter, this.#d.engine, this.#fields.metaField)
@@ -618,13 +613,3 @@ export interface EngineIngestOptions extends IngestOptions, EngineFields {
 }
 
 export const ENGINE_INGEST_KEYS = optionKeys(...INGEST_KEYS, ...ENGINE_KEYS, 'nodeIndex', 'k1', 'b', 'vectorIndex')
-
-/** Ingestion into an Elasticsearch / OpenSearch index (see `ingestInto`). */
-export async function ingestEngine(t: EngineTransport, d: Dialect, o: Record<string, unknown>): Promise<IngestReport> {
-  try {
-    const sink = new EngineSink(t, d, o as unknown as EngineIngestOptions)
-    return await ingestInto(sink, o as unknown as IngestOptions, ENGINE_INGEST_KEYS)
-  } finally {
-    await t.close()
-  }
-}
