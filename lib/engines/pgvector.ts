@@ -11,7 +11,6 @@ import { packageRequire } from '../internal/package-require.js'
 import { isArray, isPlainObject, optionKeys, optionsObject, positiveInteger } from '../internal/validate.js'
 import {
   checkQuery,
-  RETRIEVE_KEYS,
   retrieveOptions,
   type RetrieveOptions,
   type Retriever,
@@ -185,7 +184,7 @@ export class PgvectorRetriever implements Retriever {
   /** Embeds `query` with `embed` and returns the `topK` nearest rows that match `filter`. */
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]> {
     checkQuery(query)
-    const { topK, signal, filter } = retrieveOptions(options, RETRIEVE_KEYS)
+    const { topK, signal, filter } = retrieveOptions(options)
     const where = filterSql(filter, { id: this.#c.id, meta: this.#c.meta }, 3)
     if (!this.#embed) throw typeError('options.embed is needed to search with a text query (or use retrieveByVector)')
     return this.#search(await embedQuery(this.#embed, query, signal), topK, where, signal)
@@ -196,7 +195,7 @@ export class PgvectorRetriever implements Retriever {
     vector: Float32Array | readonly number[],
     options?: RetrieveOptions,
   ): Promise<ScoredDocument[]> {
-    const { topK, signal, filter } = retrieveOptions(options, RETRIEVE_KEYS)
+    const { topK, signal, filter } = retrieveOptions(options)
     const where = filterSql(filter, { id: this.#c.id, meta: this.#c.meta }, 3)
     return this.#search(vectorArray(vector, 'vector'), topK, where, signal)
   }
