@@ -1,5 +1,5 @@
 import { typeError } from '../errors.js'
-import { isPlainObject, isArray } from '../internal/validate.js'
+import { isPlainObject, isArray, oneOf } from '../internal/validate.js'
 import { mergeCopies } from './merge-fields.js'
 
 /** A candidate document as rankers take it: a string, or an object with text. */
@@ -21,6 +21,9 @@ export type Candidate =
 export type DedupeBy = 'id-or-content' | 'content' | 'none'
 
 export const DEDUPE_RULES: readonly DedupeBy[] = Object.freeze(['id-or-content', 'content', 'none'])
+
+/** A `dedupeBy` option: one of `DEDUPE_RULES` (a TypeError / RangeError naming `name` otherwise). */
+export const dedupeRule = (v: unknown, name: string): DedupeBy => oneOf(v, DEDUPE_RULES, name)
 
 /** Checks a ranker's input: an array of strings or `{ text }` objects whose `id`, if any, is a string. */
 export function checkCandidates<D extends Candidate>(documents: readonly D[], name: string): readonly D[] {

@@ -275,7 +275,13 @@ export function rrfConstant(o: Record<string, unknown>, method: unknown): number
   return k
 }
 
+/** A list's weight option (a source of a hybrid or rescoring retriever): finite and >= 0, 1 when left out. */
+export function listWeight(v: unknown, name: string): number {
+  return v === undefined ? 1 : finiteNumber(v, name, 0)
+}
+
 /** Weights: one finite number >= 0 per list, at least one positive (unless there are no lists). */
+
 export function checkWeights(v: unknown, count: number, name: string): number[] {
   if (!isArray(v)) throw typeError(`${name} must be an array of numbers`)
   if (v.length !== count) throw rangeError(`${name} must have one weight per list: got ${v.length} for ${count}`)

@@ -1,5 +1,13 @@
 import { typeError } from '../errors.js'
-import { checkWeights, fuse, rrfConstant, type Fused, type FusionMethod, type ScoreNormalization } from './fusion.js'
+import {
+  checkWeights,
+  fuse,
+  listWeight,
+  rrfConstant,
+  type Fused,
+  type FusionMethod,
+  type ScoreNormalization,
+} from './fusion.js'
 import { throwIfAborted } from '../internal/abort.js'
 import { retrieveAll } from './fan-out.js'
 import {
@@ -14,7 +22,6 @@ import {
 } from './retriever.js'
 import {
   checkKeys,
-  finiteNumber,
   isArray,
   isPlainObject,
   oneOf,
@@ -164,6 +171,6 @@ function source(v: unknown, i: number): { retriever: Retriever; topK?: number; w
   return {
     retriever: v.retriever,
     topK: v.topK === undefined ? undefined : positiveInteger(v.topK, `${where}.topK`),
-    weight: v.weight === undefined ? 1 : finiteNumber(v.weight, `${where}.weight`, 0),
+    weight: listWeight(v.weight, `${where}.weight`),
   }
 }

@@ -1,5 +1,5 @@
 import { abortable, checkSignal, throwIfAborted } from '../internal/abort.js'
-import { type Candidate, checkCandidates, dedupe, DEDUPE_RULES, type DedupeBy } from './dedupe.js'
+import { type Candidate, checkCandidates, dedupe, type DedupeBy, dedupeRule } from './dedupe.js'
 import { describe, typeError } from '../errors.js'
 import {
   checkFilterSupport,
@@ -17,7 +17,6 @@ import {
   hasMethod,
   isArray,
   isPlainObject,
-  oneOf,
   optionKeys,
   optionsObject,
   positiveInteger,
@@ -82,7 +81,7 @@ export async function rerankPooled(
   const o = optionsObject(options, 'options', POOL_RERANK_KEYS)
   const topK = topKOption(o.topK)
   const signal = checkSignal(o.signal)
-  const by = oneOf(o.dedupeBy ?? 'id-or-content', DEDUPE_RULES, 'options.dedupeBy')
+  const by = dedupeRule(o.dedupeBy ?? 'id-or-content', 'options.dedupeBy')
   const candidates = Array.from(documents, (d: unknown, i): Candidate => {
     if (typeof d === 'string' || (isPlainObject(d) && typeof d.text === 'string')) return d as Candidate
     // AutoMergingRetriever hits carry their text on the (merged) node.
@@ -148,7 +147,7 @@ export class CompressionRetriever implements Retriever {
     this.#ranker = o.ranker
     this.#retriever = o.retriever as Retriever | undefined
     this.#candidates = o.candidates === undefined ? 50 : positiveInteger(o.candidates, 'options.candidates')
-    this.#dedupeBy = o.dedupeBy === undefined ? undefined : oneOf(o.dedupeBy, DEDUPE_RULES, 'options.dedupeBy')
+    this.#dedupeBy = o.dedupeBy === undefined ? undefined : dedupeRule(o.dedupeBy, 'options.dedupeBy')
   }
 
   /** True when its base retriever honours filters (without one, there is nothing to filter). */

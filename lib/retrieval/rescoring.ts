@@ -1,14 +1,7 @@
 import { typeError } from '../errors.js'
 import { throwIfAborted } from '../internal/abort.js'
-import {
-  finiteNumber,
-  isArray,
-  isPlainObject,
-  optionKeys,
-  optionsObject,
-  positiveInteger,
-} from '../internal/validate.js'
-import { fuse, type Fused, type ScoreNormalization } from './fusion.js'
+import { isArray, isPlainObject, optionKeys, optionsObject, positiveInteger } from '../internal/validate.js'
+import { fuse, type Fused, listWeight, type ScoreNormalization } from './fusion.js'
 import { retrieveAll } from './fan-out.js'
 import {
   checkFilterSupport,
@@ -90,10 +83,10 @@ export class RescoringRetriever implements Retriever {
         throw typeError(
           `options.rescorers[${i}] must be a retriever that declares supportsFilter: it is asked for the candidates by filter.ids`,
         )
-      return { retriever: s.retriever, weight: weight(s.weight, `options.rescorers[${i}].weight`) }
+      return { retriever: s.retriever, weight: listWeight(s.weight, `options.rescorers[${i}].weight`) }
     })
     this.#rescorers = rescorers.map((r) => r.retriever)
-    this.#weights = [weight(c.weight, 'options.candidates.weight'), ...rescorers.map((r) => r.weight)]
+    this.#weights = [listWeight(c.weight, 'options.candidates.weight'), ...rescorers.map((r) => r.weight)]
     if (!this.#weights.some((w) => w > 0)) throw typeError('at least one weight must be > 0')
     this.#normalization = (o.scoreNormalization ?? 'minmax') as ScoreNormalization
     fuse([], { method: 'weighted', scoreNormalization: this.#normalization }) // validates it now
@@ -148,8 +141,4 @@ function candidateId(d: unknown, i: number): string {
   if (!isPlainObject(d) || typeof d.id !== 'string' || d.id === '')
     throw typeError(`candidates.retrieve must resolve to { id: non-empty string, score }[]; item ${i} is not`)
   return d.id
-}
-
-function weight(v: unknown, name: string): number {
-  return v === undefined ? 1 : finiteNumber(v, name, 0)
 }

@@ -1,4 +1,4 @@
-import { abortable, checkSignal, throwIfAborted } from '../internal/abort.js'
+import { abortable, throwIfAborted } from '../internal/abort.js'
 import { describe, RagrankError, rangeError, typeError } from '../errors.js'
 import type { HierarchyNode } from './splitter.js'
 import {
@@ -9,13 +9,11 @@ import {
   optionKeys,
   optionsObject,
   positiveInteger,
-  topK,
 } from '../internal/validate.js'
 import {
   checkFilterSupport,
   isRetriever,
-  RETRIEVE_KEYS,
-  type RetrieveFilter,
+  retrieveOptions,
   type RetrieveOptions,
   type Retriever,
   supportsFilter,
@@ -154,10 +152,7 @@ export class AutoMergingRetriever implements Retriever {
 
   /** Retrieves `candidates` leaves, merges them upwards, and returns the best `topK` results. */
   async retrieve(query: string, options?: RetrieveOptions): Promise<AutoMergedHit[]> {
-    const o = optionsObject(options, 'options', RETRIEVE_KEYS)
-    const k = topK(o.topK)
-    const signal = checkSignal(o.signal)
-    const filter = o.filter as RetrieveFilter | undefined
+    const { topK: k, signal, filter } = retrieveOptions(options)
     checkFilterSupport(filter, [{ retriever: this.#retriever, who: 'retriever' }])
     throwIfAborted(signal) // even for topK 0: an aborted call never resolves
     if (k === 0) return []
