@@ -1,2 +1,2 @@
-// `npm run test:engines-restart`: the real engine restarts, run alone (see __test__/engines-restart.serial.mjs).
-export default { files: ['__test__/engines-restart.serial.mjs'], timeout: '4m', workerThreads: false }
+// `npm run test:engines-restart`: the real engine restarts, run alone (see __test__/engines/restart.serial.mjs).
+export default { files: ['__test__/engines/restart.serial.mjs'], timeout: '4m', workerThreads: false }

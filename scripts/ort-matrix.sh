@@ -4,7 +4,7 @@
 #                                      (the newest refused) into target/ort-matrix/<version>/ (npm pack: only
 #                                      the linux-x64 libonnxruntime.so.1 is kept; target/ outlives `npm ci`)
 #   bash scripts/ort-matrix.sh run     the ONNX model specs with ORT_DYLIB_PATH at the oldest accepted library
-# __test__/onnx-runtime-versions.spec.mjs (in `npm test`) uses both libraries. Elsewhere than linux-x64 both
+# __test__/models/onnx-runtime-versions.spec.mjs (in `npm test`) uses both libraries. Elsewhere than linux-x64 both
 # steps say so and do nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 OLDEST=1.24.1 # keep with MIN_ORT_VERSION in crates/ragrank-onnx/src/runtime.rs and docs/MODELS.md
 REFUSED=1.23.2
 CACHE=target/ort-matrix
-SPECS=(__test__/onnx.spec.mjs __test__/model-loading.spec.mjs __test__/onnx-runtime.spec.mjs)
+SPECS=(__test__/models/onnx.spec.mjs __test__/models/model-loading.spec.mjs __test__/models/onnx-runtime.spec.mjs)
 
 if [[ "$(uname -s)-$(uname -m)" != "Linux-x86_64" ]]; then
   echo "ort-matrix: linux-x64 only, skipped on $(uname -s)-$(uname -m)"

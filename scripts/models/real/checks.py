@@ -35,7 +35,7 @@ def summary(name: str, got: np.ndarray, want: np.ndarray, minimum: float) -> dic
 
 def write_reference(folder: Path, *, model: str, source: str, cases: list, vectors: np.ndarray, reference: str,
                     min_cosine: float, checks: dict, notes: str = "") -> None:
-    """reference.json: what __test__/real-models.spec.mjs compares ragrank's vectors with."""
+    """reference.json: what __test__/models/real-models.spec.mjs compares ragrank's vectors with."""
     write_json(folder / REFERENCE, {
         "model": model, "source": source, "reference": reference, "min_cosine": min_cosine, "checks": checks,
         "notes": notes, "cases": [{**c, "vector": [round(float(x), 7) for x in v]} for c, v in zip(cases, vectors)],

@@ -2,7 +2,7 @@
 a folder that ragrank loads with `Embedder.load(dir)` and no options (ONNX, tokenizer.json and the
 sentence-transformers files) and that sentence-transformers loads too (model.safetensors, where the source has
 PyTorch weights). Each folder is checked, then gets reference.json (texts and reference vectors, for
-__test__/real-models.spec.mjs) and READY (the date and the check figures). Built-and-checked folders are skipped;
+__test__/models/real-models.spec.mjs) and READY (the date and the check figures). Built-and-checked folders are skipped;
 downloads are cached in bench/.cache/downloads, so a second run works offline. Weights are never committed.
 
     python3 scripts/models/real/setup.py [NAME ...] [--force]
