@@ -70,11 +70,10 @@ export declare class NativeBm25Index {
   merge(cancel?: CancelToken | undefined | null): Promise<number>
   /**
    * The hot path: with no stored fields among the hits and room in `out`, the hits come
-   * back as the ids string alone, with `out[0]` = hit count, then the scores, then the
-   * UTF-16 end offsets of the ids. `out` is a buffer the caller reuses, so a query
-   * allocates no typed arrays and reads no options object. Otherwise (fields to
-   * return, or `out` too short) it returns `NativeHits`. Reads the current snapshot:
-   * never waits for a writer.
+   * back as the ids string alone, the numbers in `out`, a buffer the caller reuses, so a
+   * query allocates no typed arrays; `options` is absent for a plain `{ topK }`, so most
+   * calls read no options object. Otherwise it returns `NativeHits` (`hits::single`).
+   * Reads the current snapshot: never waits for a writer.
    *
    * `token_count`: for tokens, how many were joined. A token holding U+0000 would split
    * into more; counting the separators here (a byte scan of the copy napi made anyway)
@@ -87,7 +86,7 @@ export declare class NativeBm25Index {
    * that crosses in one call, which then needs no pinned snapshot object (a class instance
    * with a finalizer, and a `release` call, per batch).
    */
-  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null, threads?: number | undefined | null): Promise<NativeBatchHits>
+  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null, threads?: number | undefined | null): Promise<NativeHits>
   /**
    * The current snapshot, held until the returned object is collected: the batches a
    * large `searchBatch` is cut into all read it, so they see the same documents.
@@ -124,7 +123,7 @@ export declare class NativeBm25Snapshot {
    * array (profiled: it made a one-query batch cost 32 us where it had cost 12).
    * `threads`: at most this many threads search the batch at once (absent: the pool).
    */
-  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null, threads?: number | undefined | null): Promise<NativeBatchHits>
+  searchBatch(queries: string, lengths: Uint32Array, areTokens: Uint8Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null, threads?: number | undefined | null): Promise<NativeHits>
   /** Lets go of the snapshot (searches already started keep their own reference). */
   release(): void
 }
@@ -173,14 +172,10 @@ export declare class NativeVectorIndex {
   /** `metas` and `texts`: absent, or one entry (null for none) per id. */
   add(ids: Array<string>, vectors: Float32Array, upsert: boolean, metas?: Array<any | undefined | null> | undefined | null, texts?: Array<string | undefined | null> | undefined | null): number
   remove(ids: Array<string>): number
-  /**
-   * Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see
-   * `hits::fill_buffer`): the ids string comes back alone, or `NativeVectorHits` when
-   * `out` is too short.
-   */
-  search(query: Float32Array, topK: number, filterIds: Array<string> | undefined | null, filterMeta: any | undefined | null, includeFields: boolean, out: Float64Array): string | NativeVectorHits
+  /** Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see `hits::single`). */
+  search(query: Float32Array, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array): string | NativeHits
   /** The queries are copied before the task starts, so the caller may reuse its array. */
-  searchBatch(queries: Float32Array, topK: number, filterIds: Array<string> | undefined | null, filterMeta: any | undefined | null, includeFields: boolean, cancel?: CancelToken | undefined | null): Promise<NativeVectorHits>
+  searchBatch(queries: Float32Array, topK: number, options?: NativeSearchOptions | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeHits>
   get size(): number
   get dim(): number
   get metric(): string
@@ -203,23 +198,6 @@ export declare class NativeVectorIndex {
  * path) once per process; returns the path actually in use.
  */
 export declare function initOnnxRuntime(path: string): string
-
-/**
- * The hits of a whole batch in the columns of `NativeHits` (ids' end offsets counted from
- * the start of the batch), with how many belong to each query, in query order: a batch
- * crosses as a handful of values however many queries it holds, where one object per
- * query made the conversion on the main thread cost as much as the parallel search.
- * Only ever returned, so no conversion from JS; its numbers cross as copied `Column`s.
- */
-export interface NativeBatchHits {
-  counts: Uint32Array
-  /** UTF-16 when any id is not ASCII (encoded on the pool: decoding UTF-8 on the event loop cost more). */
-  ids: string
-  idEnds: Uint32Array
-  scores: Float64Array
-  texts?: Array<string | undefined | null>
-  metasJson?: string
-}
 
 export interface NativeBatchOptions {
   batchSize: number
@@ -270,22 +248,23 @@ export interface NativeEvaluation {
 }
 
 /**
- * Hits in columns: all ids in one string with their UTF-16 end offsets, and the scores
- * in one typed array. Far cheaper to cross the boundary than an object or a string per
- * hit; `lib/` slices and zips them into objects.
+ * Hits in columns, for one search or a whole batch: all ids in one string with their UTF-16
+ * end offsets (counted from the first hit), the scores in one array, and per query how many
+ * hits are its, in query order. Far cheaper to cross than an object or a string per hit (a
+ * batch crosses as a handful of values however many queries it holds); `lib/` slices and
+ * zips them into objects. Only ever returned, so no conversion from JS.
  */
 export interface NativeHits {
+  /** Hits per query; absent for a single search (every row is its). */
+  counts?: Uint32Array
+  /** UTF-16 when any id is not ASCII (encoded here: decoding UTF-8 on the event loop cost more). */
   ids: string
   /** Copied into V8's own buffers (`Column`): owned typed arrays cost a finalizer each. */
   idEnds: Uint32Array
   scores: Float64Array
-  /** Stored text per hit (null where none), when fields were asked for. */
+  /** Stored text per hit (null where none), when fields were asked for and any hit has one. */
   texts?: Array<string | undefined | null>
-  /**
-   * Metadata per hit (null where none) as one JSON array, when fields were asked for:
-   * `JSON.parse` keeps every key (even `"__proto__"`) an own property, which napi's
-   * object building does not, and one string crosses faster than many objects.
-   */
+  /** Metadata per hit (null where none) as one JSON array (see `metas_json`), likewise. */
   metasJson?: string
 }
 
@@ -296,7 +275,13 @@ export interface NativeModelPaths {
   config?: string
 }
 
+/**
+ * What a search takes besides its query and `topK`, for both indexes. `lib/` checks the
+ * types and sends only the options given; the filter's values are checked when it compiles
+ * here, and the defaults are these.
+ */
 export interface NativeSearchOptions {
+  /** Only these ids are searched (unknown ids are ignored). */
   filterIds?: Array<string>
   /** A metadata filter object (`ragrank_core::filter`), compiled before the search. */
   filterMeta?: any
@@ -333,20 +318,4 @@ export interface NativeSplitOptions {
   splitBy?: string
   /** Path of a `tokenizer.json`, for `splitBy: "token"`. */
   tokenizer?: string
-}
-
-/**
- * Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
- * array); `lib/vector.ts` builds the objects. For a batch, `queryEnds[i]` is the end of
- * query i's hits.
- */
-export interface NativeVectorHits {
-  ids: string
-  idEnds: Uint32Array
-  scores: Float32Array
-  queryEnds: Uint32Array
-  /** Stored text per hit (null where none), when fields were asked for and any hit has one. */
-  texts?: Array<string | undefined | null>
-  /** Metadata per hit (null where none), likewise, as JSON text (see `hits::metas_json`). */
-  metasJson?: string
 }

@@ -10,15 +10,13 @@ use std::time::Duration;
 use napi::bindgen_prelude::{AsyncTask, Either, Float64ArraySlice, Uint32ArraySlice, Uint8ArraySlice, Utf16String};
 use napi_derive::napi;
 use ragrank_core::bm25::{
-    persist, prepare_docs, prepare_docs_on, retire, Bm25Index, Doc, Filter, Hit, IndexConfig, NewDoc, PreparedDocs,
-    Query, SearchOptions, Snapshot, Strategy,
+    persist, prepare_docs, prepare_docs_on, retire, Bm25Index, Filter, Hit, IndexConfig, NewDoc, PreparedDocs, Query,
+    SearchOptions, Snapshot, Strategy,
 };
-
-use ragrank_core::filter::MetaFilter;
 
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
-use crate::hits::{fill_buffer, js_string, js_texts, metas_json, utf16_len, Column, JsString};
+use crate::hits::{self, JsString, NativeHits, NativeSearchOptions, Row};
 use crate::task::BlockingTask;
 
 #[napi(object)]
@@ -150,92 +148,6 @@ impl NativeAddParts {
     }
 }
 
-#[napi(object)]
-pub struct NativeSearchOptions {
-    pub filter_ids: Option<Vec<String>>,
-    /// A metadata filter object (`ragrank_core::filter`), compiled before the search.
-    pub filter_meta: Option<serde_json::Value>,
-    /// Return stored text and metadata with each hit (default true).
-    pub include_fields: Option<bool>,
-}
-
-/// Hits in columns: all ids in one string with their UTF-16 end offsets, and the scores
-/// in one typed array. Far cheaper to cross the boundary than an object or a string per
-/// hit; `lib/` slices and zips them into objects.
-#[napi(object, object_from_js = false)]
-pub struct NativeHits {
-    #[napi(ts_type = "string")]
-    pub ids: JsString,
-    /// Copied into V8's own buffers (`Column`): owned typed arrays cost a finalizer each.
-    #[napi(ts_type = "Uint32Array")]
-    pub id_ends: Column<u32>,
-    #[napi(ts_type = "Float64Array")]
-    pub scores: Column<f64>,
-    /// Stored text per hit (null where none), when fields were asked for.
-    #[napi(ts_type = "Array<string | undefined | null>")]
-    pub texts: Option<Vec<Option<JsString>>>,
-    /// Metadata per hit (null where none) as one JSON array, when fields were asked for:
-    /// `JSON.parse` keeps every key (even `"__proto__"`) an own property, which napi's
-    /// object building does not, and one string crosses faster than many objects.
-    pub metas_json: Option<String>,
-}
-
-/// The hits of a whole batch in the columns of `NativeHits` (ids' end offsets counted from
-/// the start of the batch), with how many belong to each query, in query order: a batch
-/// crosses as a handful of values however many queries it holds, where one object per
-/// query made the conversion on the main thread cost as much as the parallel search.
-/// Only ever returned, so no conversion from JS; its numbers cross as copied `Column`s.
-#[napi(object, object_from_js = false)]
-pub struct NativeBatchHits {
-    #[napi(ts_type = "Uint32Array")]
-    pub counts: Column<u32>,
-    /// UTF-16 when any id is not ASCII (encoded on the pool: decoding UTF-8 on the event loop cost more).
-    #[napi(ts_type = "string")]
-    pub ids: JsString,
-    #[napi(ts_type = "Uint32Array")]
-    pub id_ends: Column<u32>,
-    #[napi(ts_type = "Float64Array")]
-    pub scores: Column<f64>,
-    #[napi(ts_type = "Array<string | undefined | null>")]
-    pub texts: Option<Vec<Option<JsString>>>,
-    pub metas_json: Option<String>,
-}
-
-impl NativeBatchHits {
-    /// The columns of every query's hits, in one pass over them: the ids go straight into the
-    /// string JS receives (UTF-16 when any is not ASCII), and the numbers into the columns.
-    fn new(index: &Snapshot, results: &[Vec<Hit>], include_fields: bool) -> Self {
-        let n: usize = results.iter().map(Vec::len).sum();
-        let docs: Vec<_> = results.iter().flatten().map(|h| index.doc(h.slot)).collect();
-        let mut id_ends = Vec::with_capacity(n);
-        let ids = if docs.iter().all(|d| d.id.is_ascii()) {
-            let mut ids = String::with_capacity(docs.iter().map(|d| d.id.len()).sum());
-            for d in &docs {
-                ids.push_str(&d.id);
-                id_ends.push(ids.len() as u32);
-            }
-            Either::A(ids)
-        } else {
-            // At most one UTF-16 unit per UTF-8 byte.
-            let mut ids: Vec<u16> = Vec::with_capacity(docs.iter().map(|d| d.id.len()).sum());
-            for d in &docs {
-                ids.extend(d.id.encode_utf16());
-                id_ends.push(ids.len() as u32);
-            }
-            Either::B(Utf16String::from(ids))
-        };
-        let (texts, metas_json) = doc_fields(&docs, include_fields);
-        NativeBatchHits {
-            counts: Column(results.iter().map(|hits| hits.len() as u32).collect()),
-            ids,
-            id_ends: Column(id_ends),
-            scores: Column(results.iter().flatten().map(|h| h.score as f64).collect()),
-            texts,
-            metas_json,
-        }
-    }
-}
-
 /// The queries of a batch from one UTF-16 string and each query's length in code units (one
 /// string crosses the boundary instead of one per query, and is decoded here on the pool),
 /// as one UTF-8 string and each query's end in it: one allocation for the whole batch.
@@ -327,76 +239,39 @@ fn to_query(q: &str, is_tokens: bool) -> Query<'_> {
     }
 }
 
-struct ResolvedOptions {
-    core: SearchOptions,
-    include_fields: bool,
+/// A search's options for `index`: the filter compiled, its ids as the snapshot's slots.
+fn search_options(
+    index: &Snapshot,
+    top_k: u32,
+    options: Option<NativeSearchOptions>,
+) -> napi::Result<(SearchOptions, bool)> {
+    let o = hits::resolve(options)?;
+    let filter = (o.ids.is_some() || o.meta.is_some()).then(|| Filter {
+        slots: o.ids.map(|ids| index.slots_of(ids.iter().map(String::as_str))),
+        meta: o.meta,
+    });
+    let opts = SearchOptions {
+        top_k: top_k as usize,
+        strategy: Strategy::Auto,
+        filter,
+    };
+    Ok((opts, o.include_fields))
 }
 
-fn resolve_options(index: &Snapshot, top_k: u32, o: Option<&NativeSearchOptions>) -> napi::Result<ResolvedOptions> {
-    let Some(o) = o else {
-        return Ok(ResolvedOptions {
-            core: SearchOptions {
-                top_k: top_k as usize,
-                strategy: Strategy::Auto,
-                filter: None,
-            },
-            include_fields: true,
-        });
-    };
-    let filter = if o.filter_ids.is_some() || o.filter_meta.is_some() {
-        Some(Filter {
-            slots: o
-                .filter_ids
-                .as_ref()
-                .map(|ids| index.slots_of(ids.iter().map(String::as_str))),
-            meta: o
-                .filter_meta
-                .as_ref()
-                .map(|m| MetaFilter::compile(m, "options.filter.meta"))
-                .transpose()
-                .or_napi()?,
-        })
-    } else {
-        None
-    };
-    Ok(ResolvedOptions {
-        core: SearchOptions {
-            top_k: top_k as usize,
-            strategy: Strategy::Auto,
-            filter,
-        },
-        include_fields: o.include_fields.unwrap_or(true),
+/// The hits as `hits::Row`s, with their documents' fields when asked for (an index that
+/// stores none, `storeText: false` and no metadata, skips the look at each document's).
+fn rows<'a>(index: &'a Snapshot, hits: impl Iterator<Item = &'a Hit>, include_fields: bool) -> Vec<Row<'a>> {
+    let fields = include_fields && index.has_fields();
+    hits.map(|h| {
+        let d = index.doc(h.slot);
+        Row {
+            id: &d.id,
+            score: h.score,
+            text: if fields { d.text.as_deref() } else { None },
+            meta: if fields { d.meta.as_ref() } else { None },
+        }
     })
-}
-
-fn to_hits(index: &Snapshot, hits: Vec<Hit>, include_fields: bool) -> NativeHits {
-    let docs: Vec<_> = hits.iter().map(|h| index.doc(h.slot)).collect();
-    let (texts, metas_json) = doc_fields(&docs, include_fields);
-    let mut ids = String::with_capacity(docs.iter().map(|d| d.id.len()).sum());
-    let mut id_ends = Vec::with_capacity(docs.len());
-    let mut end = 0u32;
-    for d in &docs {
-        ids.push_str(&d.id);
-        end += utf16_len(&d.id) as u32;
-        id_ends.push(end);
-    }
-    NativeHits {
-        ids: js_string(ids),
-        id_ends: Column(id_ends),
-        scores: Column(hits.iter().map(|h| h.score as f64).collect()),
-        texts,
-        metas_json,
-    }
-}
-
-/// The hits' texts and metadata columns when asked for and any hit has them.
-fn doc_fields(docs: &[&Doc], include_fields: bool) -> (Option<Vec<Option<JsString>>>, Option<String>) {
-    let any_text = include_fields && docs.iter().any(|d| d.text.is_some());
-    let any_meta = include_fields && docs.iter().any(|d| d.meta.is_some());
-    (
-        any_text.then(|| js_texts(docs.iter().map(|d| d.text.as_deref()))),
-        any_meta.then(|| metas_json(docs.iter().map(|d| d.meta.as_ref()))),
-    )
+    .collect()
 }
 
 /// A snapshot held by a sync call on the event loop: if a refresh or merge replaced it
@@ -536,11 +411,10 @@ impl NativeBm25Index {
     }
 
     /// The hot path: with no stored fields among the hits and room in `out`, the hits come
-    /// back as the ids string alone, with `out[0]` = hit count, then the scores, then the
-    /// UTF-16 end offsets of the ids. `out` is a buffer the caller reuses, so a query
-    /// allocates no typed arrays and reads no options object. Otherwise (fields to
-    /// return, or `out` too short) it returns `NativeHits`. Reads the current snapshot:
-    /// never waits for a writer.
+    /// back as the ids string alone, the numbers in `out`, a buffer the caller reuses, so a
+    /// query allocates no typed arrays; `options` is absent for a plain `{ topK }`, so most
+    /// calls read no options object. Otherwise it returns `NativeHits` (`hits::single`).
+    /// Reads the current snapshot: never waits for a writer.
     ///
     /// `token_count`: for tokens, how many were joined. A token holding U+0000 would split
     /// into more; counting the separators here (a byte scan of the copy napi made anyway)
@@ -555,7 +429,7 @@ impl NativeBm25Index {
         options: Option<NativeSearchOptions>,
         mut out: Float64ArraySlice,
         token_count: Option<u32>,
-    ) -> napi::Result<Option<Either<Either<String, Utf16String>, NativeHits>>> {
+    ) -> napi::Result<Option<Either<JsString, NativeHits>>> {
         guard(|| {
             if let (true, Some(n)) = (is_tokens, token_count) {
                 // U+0000 is the only character whose UTF-8 holds a 0 byte.
@@ -565,32 +439,19 @@ impl NativeBm25Index {
                 }
             }
             let index = Retiring(Some(self.inner.snapshot()));
-            let opts = resolve_options(&index, top_k, options.as_ref())?;
-            let hits = index.search(&to_query(&query, is_tokens), &opts.core);
+            let (opts, include_fields) = search_options(&index, top_k, options)?;
+            let hits = index.search(&to_query(&query, is_tokens), &opts);
             // SAFETY: the slice views a live JS typed array that nothing else touches during
             // this synchronous call.
             let out = unsafe { out.as_mut() };
-            let has_fields = |h: &Hit| {
-                let d = index.doc(h.slot);
-                d.text.is_some() || d.meta.is_some()
-            };
-            // An index that stores no field at all (`storeText: false`, no metadata) skips
-            // the look at each hit's document.
-            if opts.include_fields && index.has_fields() && hits.iter().any(has_fields) {
-                return Ok(Some(Either::B(to_hits(&index, hits, opts.include_fields))));
-            }
-            let buffered = hits.iter().map(|h| (&*index.doc(h.slot).id, h.score));
-            Ok(Some(match fill_buffer(buffered, out) {
-                Some(ids) => Either::A(js_string(ids)),
-                None => Either::B(to_hits(&index, hits, opts.include_fields)),
-            }))
+            Ok(Some(hits::single(&rows(&index, hits.iter(), include_fields), out)))
         })
     }
 
     /// `NativeBm25Snapshot.searchBatch` over the current snapshot, taken now: for a batch
     /// that crosses in one call, which then needs no pinned snapshot object (a class instance
     /// with a finalizer, and a `release` call, per batch).
-    #[napi(ts_return_type = "Promise<NativeBatchHits>")]
+    #[napi(ts_return_type = "Promise<NativeHits>")]
     #[allow(clippy::too_many_arguments)]
     pub fn search_batch(
         &self,
@@ -601,7 +462,7 @@ impl NativeBm25Index {
         options: Option<NativeSearchOptions>,
         cancel: Option<&CancelToken>,
         threads: Option<u32>,
-    ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
+    ) -> AsyncTask<BlockingTask<NativeHits>> {
         let index = Retiring(Some(self.inner.snapshot()));
         batch_task(index, queries, &lengths, &are_tokens, top_k, options, cancel, threads)
     }
@@ -690,7 +551,7 @@ impl NativeBm25Snapshot {
     /// its JS reference through a threadsafe function, a round trip to the event loop per
     /// array (profiled: it made a one-query batch cost 32 us where it had cost 12).
     /// `threads`: at most this many threads search the batch at once (absent: the pool).
-    #[napi(ts_return_type = "Promise<NativeBatchHits>")]
+    #[napi(ts_return_type = "Promise<NativeHits>")]
     #[allow(clippy::too_many_arguments)]
     pub fn search_batch(
         &self,
@@ -701,7 +562,7 @@ impl NativeBm25Snapshot {
         options: Option<NativeSearchOptions>,
         cancel: Option<&CancelToken>,
         threads: Option<u32>,
-    ) -> AsyncTask<BlockingTask<NativeBatchHits>> {
+    ) -> AsyncTask<BlockingTask<NativeHits>> {
         let index = Retiring(self.snap.borrow().0.clone());
         batch_task(index, queries, &lengths, &are_tokens, top_k, options, cancel, threads)
     }
@@ -725,13 +586,13 @@ fn batch_task(
     options: Option<NativeSearchOptions>,
     cancel: Option<&CancelToken>,
     threads: Option<u32>,
-) -> AsyncTask<BlockingTask<NativeBatchHits>> {
+) -> AsyncTask<BlockingTask<NativeHits>> {
     let (lengths, are_tokens) = (lengths.to_vec(), are_tokens.to_vec());
     BlockingTask::spawn(cancel, move |cancel| {
         if index.0.is_none() {
             return Err(internal("searchBatch on a released snapshot"));
         }
-        let opts = resolve_options(&index, top_k, options.as_ref())?;
+        let (opts, include_fields) = search_options(&index, top_k, options)?;
         let (text, ends) = split_queries(&queries, &lengths)?;
         let mut start = 0;
         let queries: Vec<Query> = ends
@@ -749,12 +610,16 @@ fn batch_task(
             // more thread wakes per call.
             [q] => {
                 check(cancel)?;
-                vec![index.search(q, &opts.core)]
+                vec![index.search(q, &opts)]
             }
             _ => index
-                .search_batch_threads(&queries, &opts.core, cancel, threads.map(|t| t as usize))
+                .search_batch_threads(&queries, &opts, cancel, threads.map(|t| t as usize))
                 .or_napi()?,
         };
-        Ok(NativeBatchHits::new(&index, &results, opts.include_fields))
+        let counts = results.iter().map(|hits| hits.len() as u32).collect();
+        Ok(NativeHits::new(
+            &rows(&index, results.iter().flatten(), include_fields),
+            Some(counts),
+        ))
     })
 }

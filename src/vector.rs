@@ -7,79 +7,41 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{AsyncTask, Either, Float32Array, Float32ArraySlice, Float64ArraySlice, Uint32Array};
+use napi::bindgen_prelude::{AsyncTask, Either, Float32ArraySlice, Float64ArraySlice};
 use napi_derive::napi;
-use ragrank_core::filter::MetaFilter;
 use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, SharedIndex, Shortlist, VectorIndex};
 
 use crate::cancel::CancelToken;
 use crate::errors::{guard, OrNapi};
-use crate::hits::{fill_buffer, js_texts, metas_json, utf16_len, JsString};
+use crate::hits::{self, JsString, NativeHits, NativeSearchOptions, Row};
 use crate::task::BlockingTask;
 
-/// Hits in columns (all ids in one string with UTF-16 end offsets, scores in one typed
-/// array); `lib/vector.ts` builds the objects. For a batch, `queryEnds[i]` is the end of
-/// query i's hits.
-#[napi(object)]
-pub struct NativeVectorHits {
-    pub ids: String,
-    pub id_ends: Uint32Array,
-    pub scores: Float32Array,
-    pub query_ends: Uint32Array,
-    /// Stored text per hit (null where none), when fields were asked for and any hit has one.
-    #[napi(ts_type = "Array<string | undefined | null>")]
-    pub texts: Option<Vec<Option<JsString>>>,
-    /// Metadata per hit (null where none), likewise, as JSON text (see `hits::metas_json`).
-    pub metas_json: Option<String>,
-}
-
-/// A search's filter and field options, compiled before any row is scored.
+/// A search's options for `index`: its filter compiled, the ids as the index's slots.
 fn search_options(
     index: &VectorIndex,
     top_k: u32,
-    filter_ids: Option<Vec<String>>,
-    filter_meta: Option<serde_json::Value>,
-) -> napi::Result<SearchOptions> {
-    Ok(SearchOptions {
+    options: Option<NativeSearchOptions>,
+) -> napi::Result<(SearchOptions, bool)> {
+    let o = hits::resolve(options)?;
+    let opts = SearchOptions {
         top_k: top_k as usize,
-        filter: filter_ids.map(|ids| index.slots_of(ids.iter().map(String::as_str))),
-        meta: filter_meta
-            .as_ref()
-            .map(|m| MetaFilter::compile(m, "options.filter.meta"))
-            .transpose()
-            .or_napi()?,
-    })
+        filter: o.ids.map(|ids| index.slots_of(ids.iter().map(String::as_str))),
+        meta: o.meta,
+    };
+    Ok((opts, o.include_fields))
 }
 
-fn to_hits(index: &VectorIndex, per_query: &[Vec<Hit>], include_fields: bool) -> NativeVectorHits {
-    let total: usize = per_query.iter().map(Vec::len).sum();
-    let mut ids = String::new();
-    let mut id_ends = Vec::with_capacity(total);
-    let mut scores = Vec::with_capacity(total);
-    let mut query_ends = Vec::with_capacity(per_query.len());
-    let mut end = 0u32;
-    for hits in per_query {
-        for h in hits {
-            let id = index.id(h.slot);
-            ids.push_str(id);
-            end += utf16_len(id) as u32;
-            id_ends.push(end);
-            scores.push(h.score);
-        }
-        query_ends.push(id_ends.len() as u32);
-    }
+/// The hits as `hits::Row`s, with their fields when asked for.
+fn rows<'a>(index: &'a VectorIndex, hits: impl Iterator<Item = &'a Hit>, include_fields: bool) -> Vec<Row<'a>> {
     let f = index.fields();
-    let all = || per_query.iter().flatten();
-    let any_text = include_fields && all().any(|h| f.text(h.slot).is_some());
-    let any_meta = include_fields && all().any(|h| f.meta(h.slot).is_some());
-    NativeVectorHits {
-        texts: any_text.then(|| js_texts(all().map(|h| f.text(h.slot)))),
-        metas_json: any_meta.then(|| metas_json(all().map(|h| f.meta(h.slot)))),
-        ids,
-        id_ends: Uint32Array::new(id_ends),
-        scores: Float32Array::new(scores),
-        query_ends: Uint32Array::new(query_ends),
-    }
+    let fields = include_fields && (f.has_metas() || f.has_texts());
+    hits.map(|h| Row {
+        id: index.id(h.slot),
+        score: h.score,
+        text: if fields { f.text(h.slot) } else { None },
+        meta: if fields { f.meta(h.slot) } else { None },
+    })
+    .collect()
 }
 
 /// Rows an approximate scan keeps for exact rescoring: `max(perTopK * topK, rows)`.
@@ -170,57 +132,46 @@ impl NativeVectorIndex {
         })
     }
 
-    /// Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see
-    /// `hits::fill_buffer`): the ids string comes back alone, or `NativeVectorHits` when
-    /// `out` is too short.
-    #[napi(ts_return_type = "string | NativeVectorHits")]
+    /// Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see `hits::single`).
+    #[napi(ts_return_type = "string | NativeHits")]
     pub fn search(
         &self,
         query: Float32ArraySlice,
         top_k: u32,
-        filter_ids: Option<Vec<String>>,
-        filter_meta: Option<serde_json::Value>,
-        include_fields: bool,
+        options: Option<NativeSearchOptions>,
         mut out: Float64ArraySlice,
-    ) -> napi::Result<Either<String, NativeVectorHits>> {
+    ) -> napi::Result<Either<JsString, NativeHits>> {
         guard(|| {
             let index = self.inner.snapshot();
-            let opts = search_options(&index, top_k, filter_ids, filter_meta)?;
+            let (opts, include_fields) = search_options(&index, top_k, options)?;
             let hits = index.search_sync(&query, &opts).or_napi()?;
             // SAFETY: the slice views a live JS typed array that nothing else touches during
             // this synchronous call.
             let out = unsafe { out.as_mut() };
-            let f = index.fields();
-            let has_fields = |h: &Hit| f.meta(h.slot).is_some() || f.text(h.slot).is_some();
-            if include_fields && hits.iter().any(has_fields) {
-                return Ok(Either::B(to_hits(&index, &[hits], true)));
-            }
-            let buffered = hits.iter().map(|h| (index.id(h.slot), h.score));
-            Ok(match fill_buffer(buffered, out) {
-                Some(ids) => Either::A(ids),
-                None => Either::B(to_hits(&index, &[hits], false)),
-            })
+            Ok(hits::single(&rows(&index, hits.iter(), include_fields), out))
         })
     }
 
     /// The queries are copied before the task starts, so the caller may reuse its array.
-    #[napi(ts_return_type = "Promise<NativeVectorHits>")]
+    #[napi(ts_return_type = "Promise<NativeHits>")]
     pub fn search_batch(
         &self,
         queries: Float32ArraySlice,
         top_k: u32,
-        filter_ids: Option<Vec<String>>,
-        filter_meta: Option<serde_json::Value>,
-        include_fields: bool,
+        options: Option<NativeSearchOptions>,
         cancel: Option<&CancelToken>,
-    ) -> AsyncTask<BlockingTask<NativeVectorHits>> {
+    ) -> AsyncTask<BlockingTask<NativeHits>> {
         // The snapshot of the call: adds made while the task waits are not searched.
         let index = self.inner.snapshot();
         let queries = queries.to_vec();
         BlockingTask::spawn(cancel, move |cancel| {
-            let opts = search_options(&index, top_k, filter_ids, filter_meta)?;
+            let (opts, include_fields) = search_options(&index, top_k, options)?;
             let results = index.search_batch_pooled(&queries, &opts, cancel).or_napi()?;
-            Ok(to_hits(&index, &results, include_fields))
+            let counts = results.iter().map(|hits| hits.len() as u32).collect();
+            Ok(NativeHits::new(
+                &rows(&index, results.iter().flatten(), include_fields),
+                Some(counts),
+            ))
         })
     }
 

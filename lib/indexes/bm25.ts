@@ -1,10 +1,4 @@
-import type {
-  NativeBatchHits,
-  NativeBm25Index,
-  NativeDoc,
-  NativeHits,
-  NativeSearchOptions,
-} from '../internal/native.js'
+import type { NativeBm25Index, NativeDoc, NativeSearchOptions } from '../internal/native.js'
 import { native } from '../internal/native.js'
 import { callNative, describe, rangeError, typeError } from '../errors.js'
 import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort.js'
@@ -21,14 +15,22 @@ import {
   optionsObject,
   readValue,
   stringArray,
-  topK as parseTopK,
 } from '../internal/validate.js'
 import type { Retriever } from '../retrieval/retriever.js'
-import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer.js'
 import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
 import { partCount, pipeline } from '../internal/pipeline.js'
-import { filterParts } from './filter.js'
 import type { Filter } from './filter.js'
+import {
+  allHits,
+  batchHits,
+  batchKey,
+  COALESCE_DEFAULTS,
+  HitBuffer,
+  type IndexHit,
+  type SearchCall,
+  searchHits,
+  searchOptions,
+} from './hits.js'
 
 /** The names `variant` takes (`'bm25plus'` is also accepted, as `'bm25+'`); docs/BM25.md gives their formulas. */
 export const BM25_VARIANTS = Object.freeze(['lucene', 'robertson', 'atire', 'bm25l', 'bm25l-lvzhai', 'bm25+'] as const)
@@ -134,17 +136,8 @@ export interface Bm25SearchBatchOptions extends Bm25BatchOptions {
   threads?: number
 }
 
-/** A hit: sorted by score, ties in insertion order (the document added first ranks first). */
-export interface Bm25Hit {
-  /** The document's id. */
-  id: string
-  /** Its BM25 score for the query (higher is better). */
-  score: number
-  /** The stored text (unless `storeText: false` or `includeFields: false`). */
-  text?: string
-  /** The document's metadata, when it has some (unless `includeFields: false`). */
-  meta?: Record<string, unknown>
-}
+/** A hit of `Bm25Index.search`: its score is the document's BM25 score; ties go to the document added first. */
+export type Bm25Hit = IndexHit
 
 /** What `Bm25Index.stats()` reports. */
 export interface Bm25Stats {
@@ -198,8 +191,6 @@ const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const SEARCH_BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal', 'threads')
 const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval', 'coalesce')
-/** Queries per coalesced batch: enough to keep both cores busy, few enough to bound the wait. */
-const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
 const REFRESH_KEYS = optionKeys('signal')
 /** `refreshInterval` as it crosses: milliseconds, 0 for off, undefined for Rust's default (1000, as Elasticsearch's). */
 function refreshInterval(v: unknown): number | undefined {
@@ -430,7 +421,7 @@ export class Bm25Index implements Retriever {
     const out = this.#out.forTopK(topK)
     const r = callNative(() => this.#native.search(q, isTokens, topK, opts, out, count))
     if (r === null) throw rangeError(NUL_IN_TOKENS('query'))
-    return typeof r === 'string' ? hitsFromBuffer(r, out) : toHits(r)
+    return searchHits(r, out)
   }
 
   /**
@@ -442,14 +433,12 @@ export class Bm25Index implements Retriever {
    */
   searchAsync(query: Bm25Query, options: Bm25BatchOptions = {}): Promise<Bm25Hit[]> {
     try {
-      const [q, isTokens] = this.#query(query, 'query')
-      const { topK, native: opts } = searchOptions(options, BATCH_KEYS)
-      const signal = checkSignal(options?.signal)
-      const call: BatchCall = { query: q, isTokens, topK, opts }
+      const q = this.#query(query, 'query')
+      const { topK, native: opts, options: o } = searchOptions(options, BATCH_KEYS)
+      const signal = checkSignal(o.signal)
+      const call: BatchCall = { query: q, topK, opts }
       if (!this.#batcher) return this.#runBatch([call], signal, false).then((r) => r[0])
-      // The common call has no options object: its key is just topK (no JSON per call).
-      const key = opts === undefined ? String(topK) : `${topK}|${JSON.stringify(opts)}`
-      return this.#batcher.submit(key, call, signal)
+      return this.#batcher.submit(batchKey(topK, opts), call, signal)
     } catch (e) {
       return Promise.reject(e)
     }
@@ -462,7 +451,7 @@ export class Bm25Index implements Retriever {
   #runBatch(calls: BatchCall[], signal: AbortSignal | undefined, coalesced: boolean): Promise<Bm25Hit[][]> {
     const { topK, opts } = calls[0]
     return this.#batch(
-      calls.map((c) => [c.query, c.isTokens]),
+      calls.map((c) => c.query),
       topK,
       opts,
       signal,
@@ -475,9 +464,9 @@ export class Bm25Index implements Retriever {
     try {
       if (!isArray(queries)) throw typeError('queries must be an array')
       const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`))
-      const { topK, native: opts } = searchOptions(options, SEARCH_BATCH_KEYS)
-      const threads = threadsOption(options?.threads)
-      const signal = checkSignal(options?.signal)
+      const { topK, native: opts, options: o } = searchOptions(options, SEARCH_BATCH_KEYS)
+      const threads = threadsOption(o.threads)
+      const signal = checkSignal(o.signal)
       return this.#batch(qs, topK, opts, signal, false, threads)
     } catch (e) {
       return Promise.reject(e)
@@ -635,19 +624,9 @@ function joinTokens(tokens: readonly string[], where: string): string {
   return tokens.join('\0')
 }
 
-/** One `searchAsync` call as its batch runs it. */
-interface BatchCall {
-  query: string
-  isTokens: boolean
-  topK: number
-  opts: NativeSearchOptions | undefined
-}
+/** One `searchAsync` call: the query as it crosses (see `#query`). */
+type BatchCall = SearchCall<[string, boolean]>
 
-function toHits(h: NativeHits): Bm25Hit[] {
-  return hitsOf(h, 0, h.idEnds.length, parseMetas(h))
-}
-
-/** A batch's hits, split per query by `counts` (the columns run over the whole batch). */
 /** Queries per part of a batch (see `pipeline`): big enough that a part's fixed cost (a pool task, a promise) is small. */
 const BATCH_PART_QUERIES = 256
 const MAX_BATCH_PARTS = 16
@@ -665,50 +644,6 @@ function crossing(qs: readonly [string, boolean][], from: number, to: number) {
   return { joined: texts.join(''), lengths, areTokens }
 }
 
-/** The hits of a batch searched in one part, per query. */
-function allHits(hits: NativeBatchHits): Bm25Hit[][] {
-  const out: Bm25Hit[][] = []
-  batchHits(hits, out)
-  return out
-}
-
-/** A part's hits, split per query by `counts` (the columns run over the whole part), appended to `out`. */
-function batchHits(hits: NativeBatchHits, out: Bm25Hit[][]): void {
-  const { counts } = hits
-  const metas = parseMetas(hits)
-  let at = 0
-  for (let q = 0; q < counts.length; q++) {
-    out.push(hitsOf(hits, at, at + counts[q], metas))
-    at += counts[q]
-  }
-}
-
-function parseMetas(h: NativeHits | NativeBatchHits): (Record<string, unknown> | null)[] | undefined {
-  return h.metasJson === undefined ? undefined : (JSON.parse(h.metasJson) as (Record<string, unknown> | null)[])
-}
-
-/** Hit objects for the rows `from..to` of the columns. */
-function hitsOf(
-  h: NativeHits | NativeBatchHits,
-  from: number,
-  to: number,
-  metas: (Record<string, unknown> | null)[] | undefined,
-): Bm25Hit[] {
-  const { ids, idEnds, scores, texts } = h
-  const out: Bm25Hit[] = new Array(to - from)
-  let start = from === 0 ? 0 : idEnds[from - 1]
-  for (let i = from; i < to; i++) {
-    const hit: Bm25Hit = { id: ids.slice(start, idEnds[i]), score: scores[i] }
-    start = idEnds[i]
-    const text = texts?.[i]
-    if (text != null) hit.text = text
-    const meta = metas?.[i]
-    if (meta != null) hit.meta = meta
-    out[i - from] = hit
-  }
-  return out
-}
-
 /** `searchBatch`'s `threads`: an integer >= 1 (beyond 2^32 - 1 it caps nothing more). */
 function threadsOption(v: unknown): number | undefined {
   return v === undefined ? undefined : Math.min(integer(v, 'options.threads', 1), 0xffffffff)
@@ -716,22 +651,4 @@ function threadsOption(v: unknown): number | undefined {
 
 function upsertOption(options: unknown, known: ReadonlySet<string>): boolean {
   return booleanOption(optionsObject(options, 'options', known).upsert, 'options.upsert', false)
-}
-
-/** Options that need the native options object; a plain `{ topK }` skips it. */
-function searchOptions(
-  options: unknown,
-  known: ReadonlySet<string>,
-): { topK: number; native: NativeSearchOptions | undefined } {
-  const o = optionsObject(options, 'options', known)
-  const topK = Math.min(parseTopK(o.topK), 0xffffffff)
-  if (o.includeFields === undefined && o.filter === undefined) return { topK, native: undefined }
-  const out: NativeSearchOptions = {}
-  if (o.includeFields !== undefined) out.includeFields = booleanOption(o.includeFields, 'options.includeFields', true)
-  if (o.filter !== undefined) {
-    const f = filterParts(o.filter)
-    out.filterIds = f.ids
-    out.filterMeta = f.meta
-  }
-  return { topK, native: out }
 }

@@ -1,8 +1,7 @@
-import type { NativeVectorHits, NativeVectorIndex } from '../internal/native.js'
+import type { NativeVectorIndex } from '../internal/native.js'
 import { native } from '../internal/native.js'
 import { callNative, rangeError, typeError } from '../errors.js'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort.js'
-import { HitBuffer, hitsFromBuffer } from '../internal/hit-buffer.js'
 import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
 import {
   anyInteger,
@@ -17,10 +16,18 @@ import {
   optionsObject,
   readValue,
   stringArray,
-  topK as parseTopK,
 } from '../internal/validate.js'
-import { filterParts } from './filter.js'
 import type { Filter } from './filter.js'
+import {
+  allHits,
+  batchKey,
+  COALESCE_DEFAULTS,
+  HitBuffer,
+  type IndexHit,
+  type SearchCall,
+  searchHits,
+  searchOptions,
+} from './hits.js'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -106,17 +113,8 @@ export interface VectorIndexOptions {
   coalesce?: CoalesceOptions | false
 }
 
-/** A hit: sorted by score, best first; ties go to the vector added first. */
-export interface VectorHit {
-  /** The vector's id. */
-  id: string
-  /** Its score under the index's metric (higher is better). */
-  score: number
-  /** The stored text, when the vector was added with one (and `includeFields` is not false). */
-  text?: string
-  /** The stored metadata, likewise. */
-  meta?: Record<string, unknown>
-}
+/** A hit of `VectorIndex.search`: its score is the index's metric; ties go to the vector added first. */
+export type VectorHit = IndexHit
 
 /** A vector to add with its id, and optionally metadata (for filters) and a text to return with hits. */
 export interface VectorItem {
@@ -193,11 +191,8 @@ const ADD_KEYS = optionKeys('upsert')
 const ITEM_KEYS = optionKeys('id', 'vector', 'meta', 'text')
 const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 const SEARCH_ASYNC_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
-// `filter` is reserved: the filter work of issue 16 makes searchBatch filter too.
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const LOAD_KEYS = optionKeys('mmap', 'coalesce', 'signal')
-/** Queries per coalesced batch: past 64 the blocked batch search gains little per query. */
-const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
 
 /**
  * `options.shortlist` checked for its shape (TypeError): its ranges, and which storages take
@@ -211,14 +206,6 @@ function shortlistOption(v: unknown): { perTopK?: number; rows?: number } | unde
     if (o[key] !== undefined) out[key] = anyInteger(o[key], `options.shortlist.${key}`)
   }
   return out
-}
-
-/** One `searchAsync` call's options that a native batch shares (the batch key). */
-interface SearchShape {
-  topK: number
-  ids?: string[]
-  meta?: Record<string, unknown>
-  fields: boolean
 }
 
 /**
@@ -250,7 +237,7 @@ export class VectorIndex {
   readonly #native: NativeVectorIndex
   readonly #dim: number
   readonly #out = new HitBuffer()
-  readonly #batcher: Batcher<{ query: Float32Array; shape: SearchShape }, VectorHit[]> | undefined
+  readonly #batcher: Batcher<SearchCall<Float32Array>, VectorHit[]> | undefined
 
   constructor(options: VectorIndexOptions) {
     const restored = readValue(
@@ -401,13 +388,12 @@ export class VectorIndex {
   /** The best `topK` vectors for one query (a scan of every vector, or of the filter's). */
   search(query: VectorInput, options: VectorSearchOptions = {}): VectorHit[] {
     const q = this.#vectors(query, 'query', false)
-    const o = optionsObject(options, 'options', SEARCH_KEYS)
-    const topK = topKOption(o.topK)
-    const f = o.filter === undefined ? {} : filterParts(o.filter)
-    const fields = includeFieldsOption(o.includeFields)
+    const { topK, native: opts } = searchOptions(options, SEARCH_KEYS)
     const out = this.#out.forTopK(topK)
-    const r = callNative(() => this.#native.search(q, topK, f.ids, f.meta, fields, out))
-    return typeof r === 'string' ? hitsFromBuffer(r, out) : (toHits(r)[0] ?? [])
+    return searchHits(
+      callNative(() => this.#native.search(q, topK, opts, out)),
+      out,
+    )
   }
 
   /**
@@ -420,30 +406,26 @@ export class VectorIndex {
   searchAsync(query: VectorInput, options: VectorSearchAsyncOptions = {}): Promise<VectorHit[]> {
     try {
       const q = this.#vectors(query, 'query', false)
-      const o = optionsObject(options, 'options', SEARCH_ASYNC_KEYS)
-      const topK = topKOption(o.topK)
-      const f = o.filter === undefined ? {} : filterParts(o.filter)
-      const shape: SearchShape = { topK, ids: f.ids, meta: f.meta, fields: includeFieldsOption(o.includeFields) }
+      const { topK, native: opts, options: o } = searchOptions(options, SEARCH_ASYNC_KEYS)
       const signal = checkSignal(o.signal)
       throwIfAborted(signal)
-      if (!this.#batcher) return this.#runBatch([{ query: q, shape }], signal).then((r) => r[0])
+      if (!this.#batcher) return this.#runBatch([{ query: q, topK, opts }], signal).then((r) => r[0])
       // Copied: the caller may reuse its array before the batch starts.
-      const input = { query: Float32Array.from(q), shape }
-      return this.#batcher.submit(shapeKey(shape), input, signal)
+      return this.#batcher.submit(batchKey(topK, opts), { query: Float32Array.from(q), topK, opts }, signal)
     } catch (e) {
       return Promise.reject(e)
     }
   }
 
-  /** One native batch of `searchAsync` calls, which share one shape. */
-  #runBatch(calls: { query: Float32Array; shape: SearchShape }[], signal: AbortSignal | undefined) {
-    const { topK, ids, meta, fields } = calls[0].shape
+  /** One native batch of `searchAsync` calls, which share their options. */
+  #runBatch(calls: SearchCall<Float32Array>[], signal: AbortSignal | undefined): Promise<VectorHit[][]> {
+    const { topK, opts } = calls[0]
     const d = this.#dim
     const q = new Float32Array(calls.length * d)
     calls.forEach((c, i) => {
       q.set(c.query, i * d)
     })
-    return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, ids, meta, fields, token)).then(toHits)
+    return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, opts, token)).then(allHits)
   }
 
   /**
@@ -454,16 +436,11 @@ export class VectorIndex {
   searchBatch(queries: VectorInput, options: VectorBatchOptions = {}): Promise<VectorHit[][]> {
     try {
       const q = this.#vectors(queries, 'queries', true)
-      const o = optionsObject(options, 'options', BATCH_KEYS)
-      const topK = topKOption(o.topK)
-      const f = o.filter === undefined ? {} : filterParts(o.filter)
-      const fields = includeFieldsOption(o.includeFields)
+      const { topK, native: opts, options: o } = searchOptions(options, BATCH_KEYS)
       const signal = checkSignal(o.signal)
       throwIfAborted(signal) // even with no queries: an aborted call never resolves
       if (q.length === 0) return Promise.resolve([])
-      return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, f.ids, f.meta, fields, token)).then(
-        toHits,
-      )
+      return runCancellable(signal, (token) => this.#native.searchBatch(q, topK, opts, token)).then(allHits)
     } catch (e) {
       return Promise.reject(e)
     }
@@ -514,39 +491,4 @@ function toFloat32(v: unknown, name: string): Float32Array {
 
 function upsertOption(options: unknown): boolean {
   return booleanOption(optionsObject(options, 'options', ADD_KEYS).upsert, 'options.upsert', false)
-}
-
-const includeFieldsOption = (v: unknown): boolean => booleanOption(v, 'options.includeFields', true)
-
-function topKOption(v: unknown): number {
-  return Math.min(parseTopK(v), 0xffffffff)
-}
-
-/** Calls of equal keys may share a native batch. */
-function shapeKey(s: SearchShape): string {
-  if (s.ids === undefined && s.meta === undefined) return `${s.topK}|${s.fields}`
-  return `${s.topK}|${s.fields}|${JSON.stringify([s.ids ?? null, s.meta ?? null])}`
-}
-
-/** Columns to objects: one list per query. */
-function toHits(h: NativeVectorHits): VectorHit[][] {
-  const { ids, idEnds, scores, queryEnds, texts, metasJson } = h
-  const metas = metasJson === undefined ? undefined : (JSON.parse(metasJson) as (Record<string, unknown> | null)[])
-  const out: VectorHit[][] = new Array(queryEnds.length)
-  let start = 0
-  let i = 0
-  for (let q = 0; q < queryEnds.length; q++) {
-    const hits: VectorHit[] = new Array(queryEnds[q] - i)
-    for (let j = 0; i < queryEnds[q]; i++, j++) {
-      const hit: VectorHit = { id: ids.slice(start, idEnds[i]), score: scores[i] }
-      const text = texts?.[i]
-      if (text != null) hit.text = text
-      const meta = metas?.[i]
-      if (meta != null) hit.meta = meta as Record<string, unknown>
-      hits[j] = hit
-      start = idEnds[i]
-    }
-    out[q] = hits
-  }
-  return out
 }

@@ -6,13 +6,11 @@ import { packageRequire } from './package-require.js'
 
 export const native: typeof Native = packageRequire('../../../index.js')
 export type {
-  NativeBatchHits,
   NativeBm25Index,
   NativeBm25Snapshot,
   NativeHits,
   NativeSearchOptions,
   NativeDoc,
   NativeSplit,
-  NativeVectorHits,
   NativeVectorIndex,
 } from '../../index.js'

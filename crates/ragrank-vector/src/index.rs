@@ -72,12 +72,12 @@ pub struct NewFields {
 /// Metadata and text by slot (see `VectorIndex::fields`).
 pub struct FieldsView<'a>(&'a VectorIndex);
 
-impl FieldsView<'_> {
-    pub fn meta(&self, slot: u32) -> Option<&serde_json::Value> {
+impl<'a> FieldsView<'a> {
+    pub fn meta(&self, slot: u32) -> Option<&'a serde_json::Value> {
         let (p, r) = self.0.locate(slot);
         p.chunk.fields.meta(r as u32)
     }
-    pub fn text(&self, slot: u32) -> Option<&str> {
+    pub fn text(&self, slot: u32) -> Option<&'a str> {
         let (p, r) = self.0.locate(slot);
         p.chunk.fields.text(r as u32)
     }
