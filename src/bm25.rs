@@ -2,7 +2,8 @@
 //! across a call: searches read the current snapshot, writes push to the staged queue
 //! (a short mutex) and publish with `try_refresh`, which never waits. Sync: `add`,
 //! `remove`, `search`, `has`, `size`, `pending`, `stats`, `analyze`. On the libuv pool:
-//! `addAsync`, `refresh`, `merge`, `searchBatch`, `save`, `load`.
+//! `addAsync`, `refresh`, `merge`, `searchBatch`, `save`, `load`. A big sync `add` crosses
+//! in parts (`parted_add`).
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,14 +11,17 @@ use std::time::Duration;
 use napi::bindgen_prelude::{AsyncTask, Either, Float64ArraySlice, Uint32ArraySlice, Uint8ArraySlice, Utf16String};
 use napi_derive::napi;
 use ragrank_core::bm25::{
-    persist, prepare_docs, prepare_docs_on, retire, Bm25Index, Filter, Hit, IndexConfig, NewDoc, PreparedDocs, Query,
-    SearchOptions, Snapshot, Strategy,
+    persist, prepare_docs, retire, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot,
+    Strategy,
 };
 
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
 use crate::hits::{self, JsString, NativeHits, NativeSearchOptions, Row};
 use crate::task::BlockingTask;
+
+mod parted_add;
+pub use parted_add::NativeAddParts;
 
 #[napi(object)]
 pub struct NativeDoc {
@@ -29,123 +33,6 @@ pub struct NativeDoc {
     /// separators tells (checked here, in one pass over bytes, not per token in JS).
     pub token_count: Option<u32>,
     pub meta: Option<serde_json::Value>,
-}
-
-/// The parts of one big sync `add` (see `NativeBm25Index::add_parts`). One worker thread
-/// analyses them in order while the caller converts the next (a thread per part would
-/// take the caller's core); the caller analyses what is left when it finishes.
-#[napi]
-pub struct NativeAddParts {
-    index: Arc<Bm25Index>,
-    /// Parts not yet analysed, shared with the worker; `None` once the call is over.
-    queue: Option<Arc<PartQueue>>,
-    worker: Option<std::thread::JoinHandle<()>>,
-    parts: usize,
-}
-
-/// Parts waiting for analysis (with their place in the call) and the analysed ones.
-#[derive(Default)]
-struct PartQueue {
-    waiting: std::sync::Mutex<std::collections::VecDeque<(usize, Vec<NewDoc>)>>,
-    ready: std::sync::Mutex<Vec<(usize, ragrank_core::Result<PreparedDocs>)>>,
-    more: std::sync::Condvar,
-    closed: std::sync::atomic::AtomicBool,
-}
-
-impl PartQueue {
-    /// Analyses waiting parts until none is left; with `wait`, until the queue is closed.
-    fn drain(&self, index: &Bm25Index, wait: bool) {
-        loop {
-            let next = {
-                let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-                loop {
-                    if let Some(part) = waiting.pop_front() {
-                        break Some(part);
-                    }
-                    if !wait || self.closed.load(std::sync::atomic::Ordering::Acquire) {
-                        break None;
-                    }
-                    waiting = self.more.wait(waiting).unwrap_or_else(|e| e.into_inner());
-                }
-            };
-            let Some((i, docs)) = next else { return };
-            let done = prepare_docs_on(&index.analyzer(), index.config().store_text, docs, 1);
-            self.ready.lock().unwrap_or_else(|e| e.into_inner()).push((i, done));
-        }
-    }
-
-    fn close(&self) {
-        self.closed.store(true, std::sync::atomic::Ordering::Release);
-        let _waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-        self.more.notify_all();
-    }
-}
-
-#[napi]
-impl NativeAddParts {
-    /// Queues `docs`, the call's documents from `offset` on, for analysis.
-    #[napi]
-    pub fn push(&mut self, docs: Vec<NativeDoc>, offset: u32) -> napi::Result<()> {
-        guard(|| {
-            let Some(queue) = &self.queue else {
-                return Err(internal("addParts: push after the call ended"));
-            };
-            let docs = to_new_docs(docs, offset as usize).or_napi()?;
-            if self.worker.is_none() {
-                let (queue, index) = (queue.clone(), self.index.clone());
-                let worker = std::thread::Builder::new()
-                    .name("ragrank-add".into())
-                    .spawn(move || queue.drain(&index, true))
-                    .map_err(|e| internal(&format!("cannot start an analysis thread: {e}")))?;
-                self.worker = Some(worker);
-            }
-            queue
-                .waiting
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push_back((self.parts, docs));
-            queue.more.notify_one();
-            self.parts += 1;
-            Ok(())
-        })
-    }
-
-    /// Ends the call: the parts' analysis stops and nothing of them is staged (after
-    /// `addFinish`, a no-op).
-    #[napi]
-    pub fn abandon(&mut self) {
-        if let Some(queue) = self.queue.take() {
-            queue.waiting.lock().unwrap_or_else(|e| e.into_inner()).clear();
-            queue.close();
-        }
-        // The worker ends after the part it is analysing; not waited for here.
-        self.worker = None;
-    }
-}
-
-/// A call dropped without `addFinish` or `abandon` (its JS object collected) lets the worker go.
-impl Drop for NativeAddParts {
-    fn drop(&mut self) {
-        self.abandon();
-    }
-}
-
-impl NativeAddParts {
-    /// Every part analysed, in the call's order: the caller analyses the parts still waiting
-    /// beside the worker, then waits for the worker's last one.
-    fn finish(&mut self) -> ragrank_core::Result<Vec<PreparedDocs>> {
-        let Some(queue) = self.queue.take() else {
-            return Err(ragrank_core::Error::invalid("addFinish: the call already ended"));
-        };
-        queue.close();
-        queue.drain(&self.index, false);
-        if let Some(worker) = self.worker.take() {
-            worker.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        }
-        let mut ready = std::mem::take(&mut *queue.ready.lock().unwrap_or_else(|e| e.into_inner()));
-        ready.sort_unstable_by_key(|(i, _)| *i);
-        ready.into_iter().map(|(_, done)| done).collect()
-    }
 }
 
 /// The queries of a batch from one UTF-16 string and each query's length in code units (one
@@ -337,22 +224,14 @@ impl NativeBm25Index {
     /// stages them all at once (nothing is staged before, so a failed part adds nothing).
     #[napi]
     pub fn add_parts(&self) -> NativeAddParts {
-        NativeAddParts {
-            index: self.inner.clone(),
-            queue: Some(Arc::default()),
-            worker: None,
-            parts: 0,
-        }
+        NativeAddParts::new(self.inner.clone())
     }
 
     /// Stages the documents of `parts` as one `add` (see `add`), once their analysis is done.
     #[napi]
     pub fn add_finish(&self, parts: &mut NativeAddParts, upsert: bool, refresh: Option<bool>) -> napi::Result<u32> {
         guard(|| {
-            if !Arc::ptr_eq(&parts.index, &self.inner) {
-                return Err(internal("addFinish: the parts belong to another index"));
-            }
-            let docs = PreparedDocs::join(parts.finish().or_napi()?).or_napi()?;
+            let docs = parts.finish(&self.inner)?;
             let n = self.inner.stage_add(docs, upsert).or_napi()?;
             if refresh.unwrap_or(true) {
                 self.inner.try_refresh();
