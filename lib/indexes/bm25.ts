@@ -17,18 +17,17 @@ import {
   stringArray,
 } from '../internal/validate.js'
 import type { Retriever } from '../retrieval/retriever.js'
-import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
+import { Batcher, type CoalesceOptions } from '../internal/batcher.js'
 import { partCount, pipeline } from '../internal/pipeline.js'
 import type { Filter } from './filter.js'
 import {
   allHits,
   batchHits,
   batchKey,
-  COALESCE_DEFAULTS,
+  coalescing,
   HitBuffer,
   type IndexHit,
   type SearchCall,
-  searchHits,
   searchOptions,
 } from './hits.js'
 
@@ -295,11 +294,7 @@ export class Bm25Index implements Retriever {
     const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE])
     const config = restored ? '' : indexConfig(options)
     this.#tokenizer = checkTokenizer(options?.tokenizer)
-    const coalesce = coalesceOption(
-      readValue(() => options?.coalesce),
-      'options.coalesce',
-      COALESCE_DEFAULTS,
-    )
+    const coalesce = coalescing(readValue(() => options?.coalesce))
     const interval = restored ? 0 : refreshInterval(readValue(() => options?.refreshInterval))
     this.#native = restored ?? callNative(() => new native.NativeBm25Index(config, interval))
     this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal, true), coalesce) : undefined
@@ -320,9 +315,13 @@ export class Bm25Index implements Retriever {
    * pool. An aborted signal rejects at once with an AbortError; the refresh still completes.
    */
   refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
+    return this.#maintain(options, (token) => this.#native.refresh(token))
+  }
+
+  /** A call that takes only `{ signal }`, on the pool. */
+  #maintain<T>(options: unknown, run: Parameters<typeof runCancellable<T>>[1]): Promise<T> {
     try {
-      const signal = checkSignal(optionsObject(options, 'options', REFRESH_KEYS).signal)
-      return runCancellable(signal, (token) => this.#native.refresh(token))
+      return runCancellable(checkSignal(optionsObject(options, 'options', REFRESH_KEYS).signal), run)
     } catch (e) {
       return Promise.reject(e)
     }
@@ -339,12 +338,7 @@ export class Bm25Index implements Retriever {
    * reclaim removed documents at a moment of your choosing (searches are not blocked).
    */
   merge(options: { signal?: AbortSignal } = {}): Promise<number> {
-    try {
-      const signal = checkSignal(optionsObject(options, 'options', REFRESH_KEYS).signal)
-      return runCancellable(signal, (token) => this.#native.merge(token))
-    } catch (e) {
-      return Promise.reject(e)
-    }
+    return this.#maintain(options, (token) => this.#native.merge(token))
   }
 
   /**
@@ -421,7 +415,7 @@ export class Bm25Index implements Retriever {
     const out = this.#out.forTopK(topK)
     const r = callNative(() => this.#native.search(q, isTokens, topK, opts, out, count))
     if (r === null) throw rangeError(NUL_IN_TOKENS('query'))
-    return searchHits(r, out)
+    return this.#out.hits(r)
   }
 
   /**
@@ -557,7 +551,7 @@ export class Bm25Index implements Retriever {
     const tokenizer = checkTokenizer(o.tokenizer)
     const signal = checkSignal(o.signal)
     const interval = refreshInterval(o.refreshInterval)
-    coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
+    coalescing(o.coalesce)
     const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token, interval))
     return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer, coalesce: o.coalesce } as Bm25Options)
   }

@@ -1,5 +1,6 @@
 // The search protocol of both indexes (`src/hits.rs` is its native half): one options parser, one options object
 // for the native call, and one decoder of the hits that come back.
+import { type CoalesceOptions, coalesceOption } from '../internal/batcher.js'
 import type { NativeHits, NativeSearchOptions } from '../internal/native.js'
 import { booleanOption, optionsObject, topK as parseTopK } from '../internal/validate.js'
 import { filterParts } from './filter.js'
@@ -17,7 +18,12 @@ export interface IndexHit {
 }
 
 /** Queries per coalesced `searchAsync` batch of either index: past 64 a batch gains little per query. */
-export const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
+const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
+
+/** An index's `coalesce` option: how its concurrent `searchAsync` calls join native batches (false: they do not). */
+export function coalescing(v: unknown): Required<CoalesceOptions> | false {
+  return coalesceOption(v, 'options.coalesce', COALESCE_DEFAULTS)
+}
 
 /** A search's checked options: `topK`, the native options (undefined for a plain `{ topK }`), and the object itself. */
 export interface ParsedSearch {
@@ -58,9 +64,10 @@ export function batchKey(topK: number, native: NativeSearchOptions | undefined):
 }
 
 /**
- * The reusable output buffer of a synchronous native `search` (`fill_buffer` in `src/hits.rs`): the native side
- * fills `out[0]` = hit count, then the scores, then the UTF-16 end offsets of the ids, and returns the ids joined
- * in one string. No typed array is made per query.
+ * The reusable output buffer of a synchronous native `search` (`fill_buffer` in `src/hits.rs`), and the decoder of
+ * what the search returns: the native side fills `out[0]` = hit count, then the scores, then the UTF-16 end offsets
+ * of the ids, and returns the ids joined in one string (or, for hits with fields, `NativeHits`). No typed array is
+ * made per query.
  */
 export class HitBuffer {
   #out = new Float64Array(1 + 2 * 16)
@@ -70,24 +77,25 @@ export class HitBuffer {
     if (this.#out.length < 1 + 2 * topK && topK <= MAX_BUFFERED_HITS) this.#out = new Float64Array(1 + 2 * topK)
     return this.#out
   }
+
+  /** The hits of the search that just filled the buffer and returned `r`. */
+  hits(r: string | NativeHits): IndexHit[] {
+    if (typeof r !== 'string') return hitsOf(r, 0, r.idEnds.length, parseMetas(r))
+    const out = this.#out
+    const n = out[0]
+    const hits: IndexHit[] = new Array(n)
+    let start = 0
+    for (let i = 0; i < n; i++) {
+      const end = out[1 + n + i]
+      hits[i] = { id: r.slice(start, end), score: out[1 + i] }
+      start = end
+    }
+    return hits
+  }
 }
 
 /** Top-k sizes up to which `search` keeps a reusable output buffer. */
 const MAX_BUFFERED_HITS = 1024
-
-/** A sync search's hits: the joined ids with the numbers in `out`, or the columns. */
-export function searchHits(r: string | NativeHits, out: Float64Array): IndexHit[] {
-  if (typeof r !== 'string') return hitsOf(r, 0, r.idEnds.length, parseMetas(r))
-  const n = out[0]
-  const hits: IndexHit[] = new Array(n)
-  let start = 0
-  for (let i = 0; i < n; i++) {
-    const end = out[1 + n + i]
-    hits[i] = { id: r.slice(start, end), score: out[1 + i] }
-    start = end
-  }
-  return hits
-}
 
 /** A batch's hits, one list per query. */
 export function allHits(hits: NativeHits): IndexHit[][] {

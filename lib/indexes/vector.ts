@@ -2,7 +2,7 @@ import type { NativeVectorIndex } from '../internal/native.js'
 import { native } from '../internal/native.js'
 import { callNative, rangeError, typeError } from '../errors.js'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort.js'
-import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
+import { Batcher, type CoalesceOptions } from '../internal/batcher.js'
 import {
   anyInteger,
   booleanOption,
@@ -18,16 +18,7 @@ import {
   stringArray,
 } from '../internal/validate.js'
 import type { Filter } from './filter.js'
-import {
-  allHits,
-  batchKey,
-  COALESCE_DEFAULTS,
-  HitBuffer,
-  type IndexHit,
-  type SearchCall,
-  searchHits,
-  searchOptions,
-} from './hits.js'
+import { allHits, batchKey, coalescing, HitBuffer, type IndexHit, type SearchCall, searchOptions } from './hits.js'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -243,10 +234,10 @@ export class VectorIndex {
     const restored = readValue(
       () => (options as { [FROM_NATIVE]?: NativeVectorIndex; coalesce?: unknown } | undefined)?.[FROM_NATIVE],
     )
-    let coalesce: ReturnType<typeof coalesceOption>
+    let coalesce: ReturnType<typeof coalescing>
     if (restored) {
       this.#native = restored
-      coalesce = coalesceOption((options as { coalesce?: unknown }).coalesce, 'options.coalesce', COALESCE_DEFAULTS)
+      coalesce = coalescing((options as { coalesce?: unknown }).coalesce)
     } else {
       // Types only: the range of dim and the shortlist, the metric, storage and rescore names, which
       // storages take a shortlist or rescore, and the defaults are Rust's.
@@ -262,7 +253,7 @@ export class VectorIndex {
       const shortlist = shortlistOption(options.shortlist)
       const rescore = options.rescore ?? undefined
       optionalString(rescore, 'options.rescore')
-      coalesce = coalesceOption(options.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
+      coalesce = coalescing(options.coalesce)
       this.#native = callNative(() => new native.NativeVectorIndex(dim, metric, storage, shortlist, rescore))
     }
     this.#dim = this.#native.dim
@@ -390,10 +381,7 @@ export class VectorIndex {
     const q = this.#vectors(query, 'query', false)
     const { topK, native: opts } = searchOptions(options, SEARCH_KEYS)
     const out = this.#out.forTopK(topK)
-    return searchHits(
-      callNative(() => this.#native.search(q, topK, opts, out)),
-      out,
-    )
+    return this.#out.hits(callNative(() => this.#native.search(q, topK, opts, out)))
   }
 
   /**
@@ -468,7 +456,7 @@ export class VectorIndex {
     const o = optionsObject(options, 'options', LOAD_KEYS)
     const mmap = booleanOption(o.mmap, 'options.mmap', false)
     const signal = checkSignal(o.signal)
-    coalesceOption(o.coalesce, 'options.coalesce', COALESCE_DEFAULTS)
+    coalescing(o.coalesce)
     const inner = await runCancellable(signal, (token) => native.NativeVectorIndex.load(path, mmap, token))
     return new VectorIndex({ [FROM_NATIVE]: inner, coalesce: o.coalesce } as unknown as VectorIndexOptions)
   }

@@ -462,10 +462,15 @@ impl VectorIndex {
                     || BatchPart::new(self, &p.chunk, &prepared, keep),
                     |part, rows| {
                         if !cancel.load(Ordering::Relaxed) {
+                            let span = Span {
+                                p,
+                                rows,
+                                mask: mask.as_deref(),
+                            };
                             if bits {
-                                self.batch_range_bits(p, part, rows, &prepared, mask.as_deref());
+                                self.batch_range_bits(&span, part, &prepared);
                             } else {
-                                self.batch_range(p, part, rows, &qmat, mask.as_deref());
+                                self.batch_range(&span, part, &qmat);
                             }
                         }
                     },
@@ -486,27 +491,15 @@ impl VectorIndex {
             .collect())
     }
 
-    /// All queries of a batch against rows `range` of part `p`, a block at a time, into `part`.
-    fn batch_range(
-        &self,
-        p: &Part,
-        part: &mut BatchPart,
-        range: std::ops::Range<usize>,
-        qmat: &[f32],
-        mask: Option<&RowMask>,
-    ) {
+    /// All queries of a batch (`qmat`, row after row) against the rows of `span`, a block
+    /// at a time, into `part`.
+    fn batch_range(&self, span: &Span, part: &mut BatchPart, qmat: &[f32]) {
         let c = self.config();
-        let (ch, base) = (&*p.chunk, p.base);
+        let ch = &*span.p.chunk;
         let (d, m) = (c.dim, part.tops.len());
         let BatchPart { tops, fins, buf, tile } = part;
         let kern = Kernels::best();
-        let mut start = range.start;
-        while start < range.end {
-            let nb = BLOCK_ROWS.min(range.end - start);
-            if mask.is_some_and(|m| !m.any(start, start + nb)) {
-                start += nb;
-                continue;
-            }
+        span.for_each_block(|start, nb| {
             // f16 and int8 blocks are widened to f32 once, then reused by every query block.
             let block: &[f32] = match c.storage {
                 Storage::F32 => &ch.f32s.as_slice()[start * d..(start + nb) * d],
@@ -532,20 +525,11 @@ impl VectorIndex {
                 (kern.dots_tile)(&qmat[q0 * d..(q0 + mq) * d], block, d, &mut tile[..mq * nb]);
                 for (qi, scores) in tile.chunks_exact_mut(nb).take(mq).enumerate() {
                     fins[q0 + qi].apply_run(start, scores);
-                    match mask {
-                        None => tops[q0 + qi].push_run((base + start) as u32, scores),
-                        Some(m) => {
-                            for (j, run) in scores.chunks(64).enumerate() {
-                                let at = start + 64 * j;
-                                offer(&mut tops[q0 + qi], m.bits(at, run.len()), base + at, run);
-                            }
-                        }
-                    }
+                    span.offer(&mut tops[q0 + qi], start, scores);
                 }
                 q0 += mq;
             }
-            start += nb;
-        }
+        });
     }
 }
 
@@ -553,43 +537,58 @@ impl VectorIndex {
     /// `batch_range` for binary storage: a block of sign bits (6 KiB at 384 dimensions) stays
     /// in L1 while each query's Hamming distances to it are counted, so memory is read once
     /// per block for the whole batch.
-    fn batch_range_bits(
-        &self,
-        p: &Part,
-        part: &mut BatchPart,
-        range: std::ops::Range<usize>,
-        queries: &[Prepared],
-        mask: Option<&RowMask>,
-    ) {
-        let (bits, base) = (p.chunk.bits.as_slice(), p.base);
+    fn batch_range_bits(&self, span: &Span, part: &mut BatchPart, queries: &[Prepared]) {
+        let bits = span.p.chunk.bits.as_slice();
         let w = words(self.dim());
         let ham = Hamming::best();
         let mut dist = [0u32; BLOCK_ROWS];
         let mut scores = [0f32; BLOCK_ROWS];
-        let mut start = range.start;
-        while start < range.end {
-            let nb = BLOCK_ROWS.min(range.end - start);
-            if mask.is_some_and(|m| !m.any(start, start + nb)) {
-                start += nb;
-                continue;
-            }
+        span.for_each_block(|start, nb| {
             let block = &bits[start * w..(start + nb) * w];
             for (top, q) in part.tops.iter_mut().zip(queries) {
                 (ham.distances)(&q.bits, block, &mut dist[..nb]);
                 for (s, &h) in scores.iter_mut().zip(&dist[..nb]) {
                     *s = -(h as f32);
                 }
-                match mask {
-                    None => top.push_run((base + start) as u32, &scores[..nb]),
-                    Some(m) => {
-                        for (j, run) in scores[..nb].chunks(64).enumerate() {
-                            let at = start + 64 * j;
-                            offer(top, m.bits(at, run.len()), base + at, run);
-                        }
-                    }
-                }
+                span.offer(top, start, &scores[..nb]);
+            }
+        });
+    }
+}
+
+/// The rows of part `p` one participant of a batch scans, and the mask of the rows allowed.
+struct Span<'a> {
+    p: &'a Part,
+    rows: std::ops::Range<usize>,
+    mask: Option<&'a RowMask>,
+}
+
+impl Span<'_> {
+    /// `f(start, rows)` for each block of up to `BLOCK_ROWS` rows that holds an allowed row.
+    #[inline]
+    fn for_each_block(&self, mut f: impl FnMut(usize, usize)) {
+        let mut start = self.rows.start;
+        while start < self.rows.end {
+            let nb = BLOCK_ROWS.min(self.rows.end - start);
+            if self.mask.is_none_or(|m| m.any(start, start + nb)) {
+                f(start, nb);
             }
             start += nb;
+        }
+    }
+
+    /// Offers the scores of the block at row `start` to `top`: those of the allowed rows.
+    #[inline]
+    fn offer(&self, top: &mut KBest, start: usize, scores: &[f32]) {
+        let base = self.p.base;
+        match self.mask {
+            None => top.push_run((base + start) as u32, scores),
+            Some(m) => {
+                for (j, run) in scores.chunks(64).enumerate() {
+                    let at = start + 64 * j;
+                    offer(top, m.bits(at, run.len()), base + at, run);
+                }
+            }
         }
     }
 }
