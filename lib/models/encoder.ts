@@ -103,7 +103,7 @@ function modelBytes(files: ModelFiles): number {
 export const LOAD_KEYS = [
   ...['maxLength', 'threads', 'sessions', 'ortLibrary', 'batchSize', 'tokenBudget', 'signal'],
   ...['file', 'dtype', 'quantized', 'revision', 'cacheDir', 'endpoint', 'token', 'offline', 'fetch', 'env'],
-  ...['onProgress', 'paddingSide'],
+  ...['onProgress', 'paddingSide', 'maxBytes', 'timeoutMs'],
 ]
 
 /**

@@ -24,7 +24,8 @@ import { optionKeys, optionsObject, readValue, stringArray } from '../internal/v
  *   401 with the hub's `RepoNotFound`), or offline mode and it is not in the cache.
  * - `ERR_UNAUTHORIZED`: the hub refused access (gated repo, bad or insufficient token).
  * - `ERR_NETWORK`: the endpoint could not be reached, timed out, answered 5xx/429 or not like a
- *   hub, or the download arrived corrupted (size or sha256 mismatch).
+ *   hub, or the download arrived corrupted (size or sha256 mismatch), larger than announced, larger
+ *   than `maxBytes` when no size was announced, compressed, or not within `timeoutMs`.
  */
 export type HubErrorCode = Extract<
   import('../errors.js').ErrorCode,
@@ -47,6 +48,19 @@ export interface HubOptions {
   signal?: AbortSignal
   /** The `fetch` to use (default the global one). */
   fetch?: typeof fetch
+  /**
+   * The most bytes a file whose size neither the hub nor the download announces may have
+   * (default {@link DEFAULT_HUB_MAX_BYTES}, 2 GiB; `Infinity` for no cap). A file of announced
+   * size stops at that size whatever this says.
+   */
+  maxBytes?: number
+  /**
+   * Total time for the requests and downloads of one call (of one model load), in milliseconds
+   * (default {@link DEFAULT_HUB_TIMEOUT_MS}, one hour; `Infinity` for none). On top of the
+   * per-request no-progress timeouts (`HF_HUB_ETAG_TIMEOUT`, `HF_HUB_DOWNLOAD_TIMEOUT`), which a
+   * server sending a byte now and then never trips. A resumable partial file is kept.
+   */
+  timeoutMs?: number
   /** Environment variables to read instead of `process.env`. */
   env?: NodeJS.ProcessEnv
   /**
@@ -77,6 +91,10 @@ export interface HubFiles {
 }
 
 const DEFAULT_ENDPOINT = 'https://huggingface.co'
+/** The cap of {@link HubOptions.maxBytes}: a file of unknown size stops past 2 GiB. */
+export const DEFAULT_HUB_MAX_BYTES = 2 ** 31
+/** The default of {@link HubOptions.timeoutMs}: one hour for one call, every file included. */
+export const DEFAULT_HUB_TIMEOUT_MS = 3_600_000
 const COMMIT_RE = /^[0-9a-f]{40}$/
 const SEGMENT = '[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?'
 const HUB_ID_RE = new RegExp(`^${SEGMENT}/${SEGMENT}$`)
@@ -204,6 +222,8 @@ interface Context {
   token: () => string | undefined
   metadataTimeout: number
   downloadTimeout: number
+  maxBytes: number
+  deadline: HubDeadline
   onProgress: ((progress: DownloadProgress) => void) | undefined
 }
 
@@ -262,33 +282,86 @@ async function writeFileAtomic(path: string, data: string): Promise<void> {
   }
 }
 
-/** Aborts a request when the caller's signal fires or when no progress is made for `ms`. */
+/** When one call (or one model load) must be done: `at` in `Date.now()` time, `ms` the timeout it came from. */
+export interface HubDeadline {
+  readonly at: number
+  readonly ms: number
+}
+
+function timeoutOption(v: unknown): number {
+  if (v === undefined) return DEFAULT_HUB_TIMEOUT_MS
+  if (typeof v !== 'number') throw typeError(`options.timeoutMs must be a number, got ${describe(v)}`)
+  if (!(v > 0)) throw rangeError(`options.timeoutMs must be a positive number of milliseconds, got ${v}`)
+  return v
+}
+
+/** The deadline of `options.timeoutMs` from now: one for every `resolveHubFiles` of a model load. */
+export function hubDeadline(timeoutMs: unknown): HubDeadline {
+  const ms = timeoutOption(timeoutMs)
+  return { at: Date.now() + ms, ms }
+}
+
+function maxBytesOption(v: unknown): number {
+  if (v === undefined) return DEFAULT_HUB_MAX_BYTES
+  if (typeof v !== 'number') throw typeError(`options.maxBytes must be a number, got ${describe(v)}`)
+  if (!(v === Infinity || (Number.isSafeInteger(v) && v > 0)))
+    throw rangeError(`options.maxBytes must be a positive integer (or Infinity), got ${v}`)
+  return v
+}
+
+/**
+ * Aborts a request when the caller's signal fires, when no progress is made for `ms`, or at the
+ * call's deadline (progress does not move that one).
+ */
 class Watchdog {
   readonly controller = new AbortController()
   timedOut = false
+  pastDeadline = false
   private readonly timer: NodeJS.Timeout
+  private readonly deadlineTimer: NodeJS.Timeout | undefined
   private readonly onAbort = () => this.controller.abort()
+  private readonly signal: AbortSignal | undefined
   constructor(
-    private readonly signal: AbortSignal | undefined,
+    private readonly ctx: Context,
     readonly ms: number,
   ) {
+    this.signal = ctx.signal
     this.timer = setTimeout(() => {
       this.timedOut = true
       this.controller.abort()
     }, ms)
-    signal?.addEventListener('abort', this.onAbort, { once: true })
+    const left = ctx.deadline.at - Date.now()
+    if (left <= 0) {
+      this.pastDeadline = true
+      this.controller.abort()
+    } else if (Number.isFinite(left)) {
+      // Past 2^31 - 1 ms setTimeout fires at once; a deadline that far away is no deadline.
+      if (left < 2 ** 31 - 1)
+        this.deadlineTimer = setTimeout(() => {
+          this.pastDeadline = true
+          this.controller.abort()
+        }, left)
+    }
+    this.signal?.addEventListener('abort', this.onAbort, { once: true })
   }
   kick() {
     this.timer.refresh()
   }
   dispose() {
     clearTimeout(this.timer)
+    clearTimeout(this.deadlineTimer)
     this.signal?.removeEventListener('abort', this.onAbort)
   }
   /** The error to report for a failed request `url`. */
-  translate(err: unknown, ctx: Context, url: string): Error {
+  translate(err: unknown, url: string): Error {
+    const ctx = this.ctx
     if (this.signal?.aborted) return new AbortError()
     if (err instanceof RagrankError) return err
+    if (this.pastDeadline)
+      return transientError(
+        `The hub downloads of ${ctx.repoId} did not finish within ${ctx.deadline.ms} ms (options.timeoutMs) ` +
+          `waiting for ${url} (hub endpoint ${ctx.endpoint})`,
+      )
     if (this.timedOut)
       return transientError(`Timed out after ${this.ms / 1000}s waiting for ${url} (hub endpoint ${ctx.endpoint})`)
     const cause = (err as { cause?: { code?: string; message?: string } })?.cause
@@ -368,7 +441,7 @@ async function headFile(ctx: Context, name: string, revision: string): Promise<H
   let linked = false
   let size: number | undefined
   let crossOrigin = false
-  const dog = new Watchdog(ctx.signal, ctx.metadataTimeout)
+  const dog = new Watchdog(ctx, ctx.metadataTimeout)
   try {
     for (let hop = 0; ; hop++) {
       const init = {
@@ -430,7 +503,7 @@ async function headFile(ctx: Context, name: string, revision: string): Promise<H
       }
     }
   } catch (e) {
-    throw dog.translate(e, ctx, url)
+    throw dog.translate(e, url)
   } finally {
     dog.dispose()
   }
@@ -532,7 +605,7 @@ async function downloadOnce(ctx: Context, name: string, meta: Metadata, tmp: str
   const url = meta.location
   let { bytes, hash } = resumable ? await partial(tmp) : { bytes: 0, hash: createHash('sha256') }
   if (meta.size !== undefined && bytes > meta.size) ({ bytes, hash } = { bytes: 0, hash: createHash('sha256') })
-  const dog = new Watchdog(ctx.signal, ctx.downloadTimeout) // after hashing the partial file: that is no stall
+  const dog = new Watchdog(ctx, ctx.downloadTimeout) // after hashing the partial file: that is no stall
   let keep = false
   let renamed = false
   try {
@@ -542,7 +615,7 @@ async function downloadOnce(ctx: Context, name: string, meta: Metadata, tmp: str
       try {
         return await ctx.fetch(url, { headers, signal: dog.controller.signal })
       } catch (e) {
-        throw dog.translate(e, ctx, url)
+        throw dog.translate(e, url)
       }
     }
     let res = await get(bytes)
@@ -556,12 +629,30 @@ async function downloadOnce(ctx: Context, name: string, meta: Metadata, tmp: str
       await res.body?.cancel().catch(() => {})
       throw statusError(ctx, res, name, meta.commit)
     }
+    // The body would be decoded before it is counted (fetch inflates gzip): 10 MB on the wire can
+    // be gigabytes on disk. identity was asked for; anything else is refused unread.
+    const encoding = res.headers.get('content-encoding')?.trim().toLowerCase()
+    if (encoding && encoding !== 'identity') {
+      await res.body.cancel().catch(() => {})
+      throw hubError(
+        'ERR_NETWORK',
+        `Download of ${name} of ${ctx.repoId} from ${url} was sent with content-encoding ${JSON.stringify(encoding)}; ` +
+          'only identity is accepted (a proxy that compresses must pass hub downloads through unchanged)',
+      )
+    }
     if (bytes > 0 && !resumes(res, bytes)) {
       bytes = 0 // the server sent the whole file: start over
       hash = createHash('sha256')
     }
     const start = bytes
-    const total = meta.size ?? (res.headers.get('content-encoding') ? undefined : contentLength(res, start))
+    const sent = contentLength(res, start)
+    const total = meta.size ?? sent
+    if (total !== undefined && sent !== undefined && sent > total) {
+      await res.body.cancel().catch(() => {})
+      throw hubError('ERR_NETWORK', oversize(ctx, name, url, total, `a content-length of ${sent}`))
+    }
+    // A size announced by the hub or the download bounds the body; else the cap of options.maxBytes.
+    const limit = total ?? ctx.maxBytes
     const file = await open(tmp, start > 0 ? 'a' : resumable ? 'w' : 'wx').catch((e: unknown) => {
       throw ioError(e, `Cannot write to the hub cache folder ${blobs}`)
     })
@@ -574,10 +665,21 @@ async function downloadOnce(ctx: Context, name: string, meta: Metadata, tmp: str
         try {
           chunk = await reader.read()
         } catch (e) {
-          throw dog.translate(e, ctx, url)
+          throw dog.translate(e, url)
         }
         if (chunk.done) break
         dog.kick()
+        if (bytes + chunk.value.byteLength > limit) {
+          keep = false // nothing past the bound is resumed from
+          const received = `received ${bytes + chunk.value.byteLength} bytes`
+          throw hubError(
+            'ERR_NETWORK',
+            total === undefined
+              ? `Download of ${name} of ${ctx.repoId} from ${url} has no announced size and passed the cap of ` +
+                  `${limit} bytes (${received}): raise options.maxBytes for a file this large`
+              : oversize(ctx, name, url, total, received),
+          )
+        }
         hash.update(chunk.value)
         bytes += chunk.value.byteLength
         await file.write(chunk.value).catch((e: unknown) => {
@@ -618,6 +720,9 @@ async function downloadOnce(ctx: Context, name: string, meta: Metadata, tmp: str
     if (!renamed && !keep) await rm(tmp, { force: true }).catch(() => {})
   }
 }
+
+const oversize = (ctx: Context, name: string, url: string, total: number, got: string) =>
+  `Download of ${name} of ${ctx.repoId} from ${url} is larger than announced: announced ${total} bytes, ${got}; stopped`
 
 /** The size of the whole file from a 200's content-length, or a 206's `start + content-length`. */
 function contentLength(res: Response, start: number): number | undefined {
@@ -788,6 +893,8 @@ const HUB_KEYS = optionKeys(
   'fetch',
   'env',
   'onProgress',
+  'maxBytes',
+  'timeoutMs',
 )
 
 /**
@@ -806,6 +913,17 @@ export async function resolveHubFiles(
   optional: string[] = [],
   options: HubOptions = {},
 ): Promise<HubFiles> {
+  return resolveHubFilesBy(repoId, required, optional, options, undefined)
+}
+
+/** {@link resolveHubFiles} under a given deadline (one model load's calls share one), else `options.timeoutMs` from now. */
+export async function resolveHubFilesBy(
+  repoId: string,
+  required: string[],
+  optional: string[],
+  options: HubOptions,
+  deadline: HubDeadline | undefined,
+): Promise<HubFiles> {
   checkRepoId(repoId)
   const req = stringArray(required, 'required').map((f) => checkRelPath(f, 'file name'))
   const opt = stringArray(optional ?? [], 'optional').map((f) => checkRelPath(f, 'file name'))
@@ -818,6 +936,8 @@ export async function resolveHubFiles(
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
     throw typeError('options.onProgress must be a function')
   }
+  const maxBytes = maxBytesOption(o.maxBytes)
+  const timeout = hubDeadline(o.timeoutMs) // checked even when a deadline is given
   for (const k of ['cacheDir', 'endpoint', 'token'] as const) {
     if (o[k] !== undefined && typeof o[k] !== 'string') throw typeError(`options.${k} must be a string`)
   }
@@ -850,6 +970,8 @@ export async function resolveHubFiles(
     },
     metadataTimeout: seconds(env.HF_HUB_ETAG_TIMEOUT, 10),
     downloadTimeout: seconds(env.HF_HUB_DOWNLOAD_TIMEOUT, 10),
+    maxBytes,
+    deadline: deadline ?? timeout,
     onProgress: o.onProgress,
   }
   const offline = o.offline ?? isTrue(env.HF_HUB_OFFLINE || env.TRANSFORMERS_OFFLINE)

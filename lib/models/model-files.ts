@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs'
 import { join, posix, resolve } from 'node:path'
 import { RagrankError, typeError } from '../errors.js'
 import { oneOf } from '../internal/validate.js'
-import { isHubId, resolveHubFiles, type HubOptions } from './hub.js'
+import { type HubOptions, hubDeadline, isHubId, resolveHubFilesBy } from './hub.js'
 import { CONFIG_MAX_BYTES, checkRegular, GRAPH_MAX_BYTES, TOKENIZER_MAX_BYTES } from './model-file.js'
 import { checkExternalData, type ExternalData, isPlainLocation, walkExternalData } from './onnx-external-data.js'
 import { poolingPath, readModules, type SentenceTransformersFiles } from './sentence-transformers.js'
@@ -158,8 +158,24 @@ async function fromHub(
   signal: AbortSignal | undefined,
   what: ResolveWhat,
 ): Promise<[ModelFiles, ExternalData[]]> {
-  const { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress } = o // the hub's options only
-  const hubOptions = { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress, signal }
+  const { revision, cacheDir, endpoint, token, offline, fetch, env, onProgress, maxBytes, timeoutMs } = o // the hub's options only
+  const hubOptions = {
+    revision,
+    cacheDir,
+    endpoint,
+    token,
+    offline,
+    fetch,
+    env,
+    onProgress,
+    maxBytes,
+    timeoutMs,
+    signal,
+  }
+  // One deadline for the whole load, not one per call below.
+  const deadline = hubDeadline(timeoutMs)
+  const resolveHubFiles = (id: string, required: string[], optional: string[], options: HubOptions) =>
+    resolveHubFilesBy(id, required, optional, options, deadline)
   const st = what.sentenceTransformers ? [...ST_FILES, DEFAULT_POOLING] : []
   const hub = await resolveHubFiles(
     source,
