@@ -38,6 +38,19 @@ export function pkgVersion(name) {
 
 const okapiBM25 = okapiModule.default ?? okapiModule
 const splitSpaces = (s) => s.split(' ').filter((t) => t.length > 0)
+
+/** MiniSearch's build, search and ids, with `options` added to its constructor's (the tokenizer, when given). */
+function miniSearch(options) {
+  return {
+    build(docs) {
+      const ms = new MiniSearch({ fields: ['text'], idField: 'id', ...options })
+      ms.addAll(docs)
+      return ms
+    },
+    search: (ms, q, k) => ms.search(q).slice(0, k),
+    ids: (hits) => hits.map((h) => String(h.id)),
+  }
+}
 const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export const JS_PEERS = [
@@ -47,15 +60,7 @@ export const JS_PEERS = [
     pkg: 'minisearch',
     tokenization:
       'default tokenizer (split on Unicode space/punctuation), lowercased, no stemming/stopwords; default search options (OR, no prefix, no fuzzy); BM25+ k=1.2 b=0.7 d=0.5',
-    build(docs) {
-      const ms = new MiniSearch({ fields: ['text'], idField: 'id' })
-      ms.addAll(docs)
-      return ms
-    },
-    search(ms, q, k) {
-      return ms.search(q).slice(0, k)
-    },
-    ids: (hits) => hits.map((h) => String(h.id)),
+    ...miniSearch({}),
   },
   {
     // MiniSearch on ragrank's tokens (the bigrams of the default analyzer on Korean text): what the Korean
@@ -66,15 +71,7 @@ export const JS_PEERS = [
     tokens: true,
     tokenization:
       "ragrank's default analyzer tokens (on Korean: its CJK bigrams) joined by spaces, MiniSearch `tokenize: split(' ')`, `processTerm` identity; default search options; BM25+ k=1.2 b=0.7 d=0.5",
-    build(docs) {
-      const ms = new MiniSearch({ fields: ['text'], idField: 'id', tokenize: splitSpaces, processTerm: (t) => t })
-      ms.addAll(docs)
-      return ms
-    },
-    search(ms, q, k) {
-      return ms.search(q).slice(0, k)
-    },
-    ids: (hits) => hits.map((h) => String(h.id)),
+    ...miniSearch({ tokenize: splitSpaces, processTerm: (t) => t }),
   },
   {
     key: 'orama',

@@ -407,14 +407,7 @@ async function workerJsPeer(job) {
   let asText = (i) => corpus.docText(i)
   let queryText = (q) => q.text
   if (peer.tokens) {
-    const rr = await loadRagrank()
-    const analyze = rr
-      ? (
-          (a) => (t) =>
-            a.analyze(t)
-        )(new rr.Bm25Index())
-      : fallbackTokenize
-    const tok = tokenizeCorpus(corpus, analyze)
+    const { tok } = await ragrankTokens(corpus)
     asText = (i) => tok.docTokens(i).join(' ')
     const byId = new Map(corpus.queries.map((q, i) => [q.id, tok.queryTokens[i].join(' ')]))
     queryText = (q) => byId.get(q.id)
@@ -479,23 +472,34 @@ async function workerJsPeer(job) {
   }
 }
 
-/** bm25s (numpy, and numba when installed) on the same token lists as ragrank. Returns an array of results. */
-async function workerPython(job) {
+/**
+ * A corpus tokenized by ragrank's analyzer, for the peers that run on ragrank's tokens (a plain JS tokenizer when the
+ * build is missing), and what the results name as the token source.
+ */
+async function ragrankTokens(corpus) {
   const rr = await loadRagrank()
-  const corpus = await loadCorpus(job.corpus)
-  const analyze = rr
-    ? (
-        (a) => (t) =>
-          a.analyze(t)
-      )(new rr.Bm25Index())
-    : fallbackTokenize
-  const tok = tokenizeCorpus(corpus, analyze)
+  const analyzer = rr ? new rr.Bm25Index() : undefined
+  const tok = tokenizeCorpus(corpus, analyzer ? (t) => analyzer.analyze(t) : fallbackTokenize)
+  return { tok, tokenSource: analyzer ? tok.source : 'fallback JS tokenizer (ragrank build missing)' }
+}
+
+/**
+ * A Python peer's queries: the list repeated so that a timed run lasts long enough on tiny corpora (queries are
+ * scored independently; the first copy's results are the ones compared).
+ */
+function repeatedQueries(tok, job) {
   const nq = tok.queryTokens.length
-  // Replicate the query list so that a timed retrieve lasts long enough on tiny corpora (queries are
-  // scored independently; results of the first copy are used for the overlap check).
   const copies = Math.max(1, Math.ceil(job.pythonMinQueries / nq))
   const queries = []
   for (let c = 0; c < copies; c++) queries.push(...tok.queryTokens)
+  return { nq, copies, queries }
+}
+
+/** bm25s (numpy, and numba when installed) on the same token lists as ragrank. Returns an array of results. */
+async function workerPython(job) {
+  const corpus = await loadCorpus(job.corpus)
+  const { tok, tokenSource } = await ragrankTokens(corpus)
+  const { nq, copies, queries } = repeatedQueries(tok, job)
   const dataFile = path.join(cacheDir, `bm25s-${corpus.name}-${process.pid}.json`)
   const t0 = now()
   writeBm25sData(dataFile, { corpus: { n: corpus.n, tokens: tok.docTokens }, queries })
@@ -537,7 +541,7 @@ async function workerPython(job) {
         nDocs: corpus.n,
         nQueries: nq,
         queryCopies: copies,
-        tokenSource: rr ? tok.source : 'fallback JS tokenizer (ragrank build missing)',
+        tokenSource,
         bm25sVersion: s.bm25s_version,
         build: { seconds: s.index_seconds, summary: summarize(s.index_seconds) },
         single: { rates: rates(s), seconds: s.query_seconds, passes: copies, summary: summarize(rates(s)) },
@@ -574,19 +578,9 @@ function countPostings(n, docTokens) {
  * builds the index, times all queries on one thread and on `batch_threads`, and returns the top-10 lists.
  */
 async function workerStrongPeer(job) {
-  const rr = await loadRagrank()
   const corpus = await loadCorpus(job.corpus)
-  const analyze = rr
-    ? (
-        (a) => (t) =>
-          a.analyze(t)
-      )(new rr.Bm25Index())
-    : fallbackTokenize
-  const tok = tokenizeCorpus(corpus, analyze)
-  const nq = tok.queryTokens.length
-  const copies = Math.max(1, Math.ceil(job.pythonMinQueries / nq))
-  const queries = []
-  for (let c = 0; c < copies; c++) queries.push(...tok.queryTokens)
+  const { tok, tokenSource } = await ragrankTokens(corpus)
+  const { nq, copies, queries } = repeatedQueries(tok, job)
   const dataFile = path.join(cacheDir, `${job.engine}-${corpus.name}-${process.pid}.json`)
   writeBm25sData(dataFile, { corpus: { n: corpus.n, tokens: tok.docTokens }, queries })
   const postings = countPostings(corpus.n, tok.docTokens)
@@ -611,7 +605,7 @@ async function workerStrongPeer(job) {
       nDocs: corpus.n,
       nQueries: nq,
       queryCopies: copies,
-      tokenSource: rr ? tok.source : 'fallback JS tokenizer (ragrank build missing)',
+      tokenSource,
       versions: r.versions,
       algorithm: r.algorithm ?? null,
       pisaInput: r.pisa_input ?? null,
@@ -642,15 +636,8 @@ async function workerStrongPeer(job) {
 async function workerLancedb(job) {
   const lance = await loadLancedb()
   if (lance.error) return { engine: 'lancedb', corpus: job.corpus, skipped: lance.error }
-  const rr = await loadRagrank()
   const corpus = await loadCorpus(job.corpus)
-  const analyze = rr
-    ? (
-        (a) => (t) =>
-          a.analyze(t)
-      )(new rr.Bm25Index())
-    : fallbackTokenize
-  const tok = tokenizeCorpus(corpus, analyze)
+  const { tok, tokenSource } = await ragrankTokens(corpus)
   const rows = Array.from({ length: corpus.n }, (_, i) => ({ id: corpus.docId(i), text: tok.docTokens(i).join(' ') }))
   const qTexts = tok.queryTokens.map((q) => q.join(' '))
   const postings = countPostings(corpus.n, tok.docTokens)
@@ -694,7 +681,7 @@ async function workerLancedb(job) {
     corpus: corpus.name,
     nDocs: corpus.n,
     nQueries: qTexts.length,
-    tokenSource: rr ? tok.source : 'fallback JS tokenizer (ragrank build missing)',
+    tokenSource,
     versions: { '@lancedb/lancedb': lance.version },
     lanceCpuThreads: process.env.LANCE_CPU_THREADS,
     build: { seconds: builds, summary: summarize(builds) },
