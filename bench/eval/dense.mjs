@@ -7,7 +7,7 @@
 // READY file that step writes when the export matches the original.
 import fs from 'node:fs'
 import path from 'node:path'
-import { Embedder } from '../../dist/esm/index.js'
+import { Embedder, VectorIndex } from '../../dist/esm/index.js'
 import { cacheDir, modelsDir, repoRoot } from '../lib/paths.mjs'
 import { cosine } from '../../fixtures/cosine.mjs'
 
@@ -128,3 +128,23 @@ export function queryVectors(model, name, texts) {
 
 /** Row `i` of a flat matrix of `dim` columns. */
 export const row = (flat, dim, i) => flat.subarray(i * dim, (i + 1) * dim)
+
+/** Dense retrieval of a collection with `model`: its document and query vectors (cached) and the top `topK` hits. */
+export async function denseSearch(model, name, docs, queries, topK) {
+  const dv = await documentVectors(
+    model,
+    name,
+    docs.map((d) => d.text),
+  )
+  const qv = await queryVectors(
+    model,
+    name,
+    queries.map((q) => q.text),
+  )
+  const index = new VectorIndex({ dim: model.embedder.dim, metric: 'cosine' })
+  index.add(
+    docs.map((d) => d.id),
+    dv,
+  )
+  return { dv, qv, hits: await index.searchBatch(qv, { topK }) }
+}

@@ -11,10 +11,10 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { Bm25Index, VectorIndex, evaluate, fuse } from '../../dist/esm/index.js'
+import { Bm25Index, evaluate, fuse } from '../../dist/esm/index.js'
 import { dataRoot, hasData, hasKoSci, loadDataset } from '../lib/datasets.mjs'
 import { repoRoot } from '../lib/paths.mjs'
-import { describeModel, documentVectors, hasModel, loadModel, queryVectors } from './dense.mjs'
+import { denseSearch, describeModel, hasModel, loadModel } from './dense.mjs'
 import { koSciSection } from './ko-sci.mjs'
 
 const DEPTH = 100
@@ -34,24 +34,6 @@ for (const k of missing) console.error(`eval-hybrid: model ${k} is not set up (b
 const toRun = (queries, lists) => Object.fromEntries(queries.map((q, i) => [q.id, lists[i]]))
 const score = (queries, qrels, lists) => evaluate(toRun(queries, lists), qrels, METRICS).mean
 
-async function denseRun(model, name, docs, queries) {
-  const index = new VectorIndex({ dim: model.embedder.dim, metric: 'cosine' })
-  index.add(
-    docs.map((d) => d.id),
-    await documentVectors(
-      model,
-      name,
-      docs.map((d) => d.text),
-    ),
-  )
-  const qv = await queryVectors(
-    model,
-    name,
-    queries.map((q) => q.text),
-  )
-  return index.searchBatch(qv, { topK: DEPTH })
-}
-
 async function evalCollection(name, loaded) {
   const { docs, queries, qrels } = loadDataset(name)
   const bm25 = new Bm25Index({ analyzer: BM25_FOR[name] ?? BM25 })
@@ -63,7 +45,7 @@ async function evalCollection(name, loaded) {
   const rows = []
   for (const model of loaded) {
     if (model.key === 'e5' && name !== 'korquad' && !E5_ENGLISH.includes(name)) continue
-    const dense = await denseRun(model, name, docs, queries)
+    const { hits: dense } = await denseSearch(model, name, docs, queries, DEPTH)
     rows.push({
       model: describeModel(model.key).label,
       bm25: score(queries, qrels, sparse),

@@ -11,10 +11,10 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { VectorIndex, evaluate } from '../../dist/esm/index.js'
+import { evaluate } from '../../dist/esm/index.js'
 import { DATASETS, hasData, loadDataset } from '../lib/datasets.mjs'
 import { resultsDir } from '../lib/paths.mjs'
-import { cosine, describeModel, documentVectors, hasModel, loadModel, queryVectors, row } from './dense.mjs'
+import { cosine, denseSearch, describeModel, hasModel, loadModel, row } from './dense.mjs'
 
 const METRICS = ['ndcg@10', 'recall@100']
 const args = process.argv.slice(2)
@@ -39,26 +39,6 @@ function agreement(a, b, dim) {
   return { n, median: at(0.5), p1: at(0.01), min: c[0] }
 }
 
-async function dense(model, name, docs, queries) {
-  const dv = await documentVectors(
-    model,
-    name,
-    docs.map((d) => d.text),
-  )
-  const qv = await queryVectors(
-    model,
-    name,
-    queries.map((q) => q.text),
-  )
-  const index = new VectorIndex({ dim: model.embedder.dim, metric: 'cosine' })
-  index.add(
-    docs.map((d) => d.id),
-    dv,
-  )
-  const hits = await index.searchBatch(qv, { topK: 100 })
-  return { dv, qv, hits }
-}
-
 const results = []
 for (const name of collections) {
   if (!hasData(name)) {
@@ -67,8 +47,8 @@ for (const name of collections) {
   }
   console.error(`eval-int8: ${name}`)
   const { docs, queries, qrels } = loadDataset(name)
-  const a = await dense(fp32, name, docs, queries)
-  const b = await dense(int8, name, docs, queries)
+  const a = await denseSearch(fp32, name, docs, queries, 100)
+  const b = await denseSearch(int8, name, docs, queries, 100)
   const run = (hits) => Object.fromEntries(queries.map((q, i) => [q.id, hits[i]]))
   const dim = fp32.embedder.dim
   results.push({
