@@ -306,7 +306,6 @@ function environment(bm25, split, vector) {
   return lines.join('\n')
 }
 
-/** Writes REPORT.md and the charts into `dir`; returns the paths written. */
 /**
  * Who is fastest, per suite and corpus (or size), single thread and batch: the winner, its rate, and the runner-up
  * with ragrank's ratio to the best peer (below 1× = a peer wins). Errors and skipped engines are left out.
@@ -327,6 +326,8 @@ function fastestSection(bm25, vector) {
       rg && bestPeer ? `${(rg.rate / bestPeer.rate).toFixed(2)}× vs ${bestPeer.name}` : '–',
     ]
   }
+  const section = (title, where, rows) =>
+    out.push(`### ${title}`, '', table([where, 'mode', 'fastest', 'second', 'ragrank / best peer'], rows), '')
   if (bm25) {
     const ok = bm25.results.filter((r) => !r.error && !r.skipped)
     const rows = []
@@ -338,12 +339,7 @@ function fastestSection(bm25, vector) {
         const r = row(c, kind, entries)
         if (r) rows.push(r)
       }
-    out.push(
-      '### BM25 (bm25.json)',
-      '',
-      table(['corpus', 'mode', 'fastest', 'second', 'ragrank / best peer'], rows),
-      '',
-    )
+    section('BM25 (bm25.json)', 'corpus', rows)
   }
   if (vector) {
     const rows = []
@@ -360,12 +356,7 @@ function fastestSection(bm25, vector) {
         const x = row(`${r.n.toLocaleString('en-US')} x ${r.dim}`, kind, entries)
         if (x) rows.push(x)
       }
-    out.push(
-      '### Vectors, exact top-10 (vector.json)',
-      '',
-      table(['size', 'mode', 'fastest', 'second', 'ragrank / best peer'], rows),
-      '',
-    )
+    section('Vectors, exact top-10 (vector.json)', 'size', rows)
   }
   out.push(
     'Generated from the JSON above; "ragrank / best peer" compares ragrank\'s best variant with the fastest other engine (below 1× = the peer is faster); for vectors that variant may be int8 or f16 storage, which rescore approximately (their recall@10 is in vector.md), while every peer listed is exact. BM25 engines score with different formulas (see bm25.md, "Notes"), so their top-10 agreement with ragrank is in bm25.md too. On a loaded machine single figures swing by up to 2×; compare within one run only.',
@@ -375,6 +366,7 @@ function fastestSection(bm25, vector) {
 
 const fmtNum = (x) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toPrecision(3))
 
+/** Writes REPORT.md and the charts into `dir`; returns the paths written. */
 export async function writeReport(dir = resultsDir) {
   const bm25 = readJson(dir, 'bm25.json')
   const split = readJson(dir, 'split.json')
