@@ -1,5 +1,5 @@
 import type { NativeEncoder } from '../../index.js'
-import { RagrankError, rangeError } from '../errors.js'
+import { RagrankError, rangeError, typeError } from '../errors.js'
 import { EncoderModel } from './encoder-model.js'
 import {
   BATCH_CALL_KEYS,
@@ -20,7 +20,7 @@ import {
   queryPrompt,
   type SentenceTransformersSettings,
 } from './sentence-transformers.js'
-import { booleanOption, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate.js'
+import { booleanOption, hasMethod, oneOf, optionKeys, optionsObject, stringArray } from '../internal/validate.js'
 import type { ModelFiles } from './model-files.js'
 import { Batcher, coalesceOption, type CoalesceOptions } from '../internal/batcher.js'
 import { checkSignal, runCancellable, throwIfAborted } from '../internal/abort.js'
@@ -243,4 +243,14 @@ function nativePooling(p: Pooling, from: string): Pooling {
   if (NATIVE_POOLINGS.includes(p)) return p
   const message = `pooling '${p}' (${from}) is not supported by this build (it has ${NATIVE_POOLINGS.join(', ')})`
   throw from.startsWith('options.') ? rangeError(message) : new RagrankError('ERR_MODEL_LOAD', message)
+}
+
+/**
+ * An adapter's embedder option: an object with `embedDocuments` and `embedQuery` (an `Embedder`, or one of its
+ * shape); a TypeError naming `name` otherwise.
+ */
+export function embedderOption<E>(v: unknown, name: string): E {
+  if (!hasMethod(v, 'embedDocuments') || !hasMethod(v, 'embedQuery'))
+    throw typeError(`${name} must be a ragrank Embedder (with embedDocuments and embedQuery)`)
+  return v as E
 }

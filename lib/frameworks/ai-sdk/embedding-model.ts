@@ -1,8 +1,8 @@
 import type { EmbeddingModelV3, EmbeddingModelV3CallOptions, EmbeddingModelV3Result } from '@ai-sdk/provider'
 import { typeError } from '../../errors.js'
 import { checkSignal } from '../../internal/abort.js'
-import { hasMethod, isPlainObject, oneOf, optionKeys, optionsObject } from '../../internal/validate.js'
-import type { Embedder, Embeddings } from '../../models/embedder.js'
+import { isPlainObject, oneOf, optionKeys, optionsObject } from '../../internal/validate.js'
+import { type Embedder, embedderOption, type Embeddings } from '../../models/embedder.js'
 import { modelName } from './model-name.js'
 import { ragrankOptions } from './provider-options.js'
 
@@ -51,8 +51,7 @@ export class RagrankEmbeddingModel implements EmbeddingModelV3 {
 
   /** `modelId` is a label for the SDK's logs and telemetry (default: the model folder's name). */
   constructor(embedder: Embedder, modelId?: string, settings: RagrankEmbeddingModelSettings = {}) {
-    if (!hasMethod(embedder, 'embedDocuments') || !hasMethod(embedder, 'embedQuery'))
-      throw typeError('embedder must be a ragrank Embedder (with embedDocuments and embedQuery)')
+    embedderOption(embedder, 'embedder')
     const o = optionsObject(settings, 'settings', SETTINGS_KEYS)
     this.embedder = embedder
     this.modelId = modelName(modelId, embedder, 'modelId')

@@ -1,7 +1,7 @@
 import { Embeddings, type EmbeddingsParams } from '@langchain/core/embeddings'
 import { typeError } from '../../errors.js'
-import { hasMethod, optionKeys, optionsObject, readValue } from '../../internal/validate.js'
-import type { Embeddings as VectorBlock } from '../../models/embedder.js'
+import { optionKeys, optionsObject, readValue } from '../../internal/validate.js'
+import { embedderOption, type Embeddings as VectorBlock } from '../../models/embedder.js'
 
 /** What `RagrankEmbeddings` needs of a model: `Embedder`'s two prompt-aware methods. */
 export interface DocumentQueryEmbedder {
@@ -44,10 +44,9 @@ export class RagrankEmbeddings extends Embeddings {
 
   constructor(fields: RagrankEmbeddingsInput) {
     const o = optionsObject(fields, 'fields', EMBEDDINGS_FIELDS)
-    if (!hasMethod(o.embedder, 'embedDocuments') || !hasMethod(o.embedder, 'embedQuery'))
-      throw typeError('fields.embedder must be an Embedder (with embedDocuments and embedQuery)')
+    const embedder = embedderOption<DocumentQueryEmbedder>(o.embedder, 'fields.embedder')
     super(fields)
-    this.embedder = o.embedder as DocumentQueryEmbedder
+    this.embedder = embedder
   }
 
   /** One vector per text, as arrays of numbers. */

@@ -1,8 +1,7 @@
 import { BaseEmbedding } from '@llamaindex/core/embeddings'
 import type { MessageContentDetail } from '@llamaindex/core/llms'
-import { typeError } from '../../errors.js'
-import type { Embedder, Embeddings } from '../../models/embedder.js'
-import { hasMethod, optionKeys, optionsObject, positiveInteger } from '../../internal/validate.js'
+import { type Embedder, embedderOption, type Embeddings } from '../../models/embedder.js'
+import { optionKeys, optionsObject, positiveInteger } from '../../internal/validate.js'
 
 /** Options of `RagrankEmbedding`. */
 export interface RagrankEmbeddingOptions {
@@ -37,11 +36,10 @@ export class RagrankEmbedding extends BaseEmbedding {
 
   constructor(options: RagrankEmbeddingOptions) {
     const o = optionsObject(options, 'options', EMBEDDING_KEYS)
-    if (!hasMethod(o.embedder, 'embedDocuments') || !hasMethod(o.embedder, 'embedQuery'))
-      throw typeError('options.embedder must be a ragrank Embedder (with embedDocuments and embedQuery)')
+    const embedder = embedderOption<Embedder>(o.embedder, 'options.embedder')
     const batch = o.embedBatchSize === undefined ? 64 : positiveInteger(o.embedBatchSize, 'options.embedBatchSize')
     super()
-    this.embedder = o.embedder as Embedder
+    this.embedder = embedder
     this.embedBatchSize = batch
     this.embedInfo = { dimensions: this.embedder.dim }
     // A property on BaseEmbedding, not a method: one native call for the whole batch.
