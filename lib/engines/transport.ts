@@ -55,10 +55,18 @@ function reasonOf(body: unknown): { type?: string; reason?: string } {
   }
 }
 
+/** The most of an engine's error text a message quotes (the whole body stays on `error.body`). */
+export const ENGINE_MESSAGE_EXCERPT = 4096
+
+const excerpt = (s: string) =>
+  s.length <= ENGINE_MESSAGE_EXCERPT
+    ? s
+    : `${s.slice(0, ENGINE_MESSAGE_EXCERPT)}... (${s.length - ENGINE_MESSAGE_EXCERPT} more characters)`
+
 /** A status code and error body as the RagrankError users see; `what` says which call failed. */
 export function statusError(engine: string, status: number, body: unknown, what: string): RagrankError {
   const { type, reason } = reasonOf(body)
-  const detail = `${type ? `${type}: ` : ''}${reason || `HTTP ${status}`}`
+  const detail = excerpt(`${type ? `${type}: ` : ''}${reason || `HTTP ${status}`}`)
   let code: RagrankError['code'] = 'ERR_ENGINE'
   if (status === 429 || status === 503) code = 'ERR_ENGINE_OVERLOADED'
   else if (type === 'index_not_found_exception') code = 'ERR_ENGINE_INDEX_NOT_FOUND'

@@ -1,8 +1,10 @@
 import { checkSignal } from '../internal/abort.js'
+import { readCapped, readExcerpt } from '../internal/bounded-body.js'
 import type { ChatGenerator, ChatMessage, ChatReply, ChatRequest, ChatUsage } from './chat.js'
 import { AbortError, RagrankError, typeError } from '../errors.js'
 import {
   finiteNumber,
+  integer,
   isArray,
   isPlainObject,
   jsonValue,
@@ -26,6 +28,11 @@ export interface OpenAIChatGeneratorOptions {
   apiKey?: string
   /** Per attempt, from request to the whole reply (default 60 000). */
   timeoutMs?: number
+  /**
+   * The largest reply accepted, in bytes (default 16 MiB): a bigger one is `ERR_NETWORK`, not
+   * retried, and the rest of it is not read. Error replies are read up to 64 KiB for the message.
+   */
+  maxReplyBytes?: number
   /** Extra attempts after a 429, a 5xx, a timeout or a network error (default 2). */
   maxRetries?: number
   /** First backoff delay; doubles per retry, with jitter, capped at 8 s, unless the server sends Retry-After (default 500). */
@@ -55,6 +62,7 @@ const GENERATOR_KEYS = optionKeys(
     'baseURL',
     'apiKey',
     'timeoutMs',
+    'maxReplyBytes',
     'maxRetries',
     'retryDelayMs',
     'temperature',
@@ -69,6 +77,9 @@ const REQUEST_KEYS = optionKeys('messages', 'responseFormat', 'signal')
 const RESPONSE_FORMAT_KEYS = optionKeys('name', 'schema')
 
 const RETRY_CAP_MS = 8000
+const DEFAULT_MAX_REPLY_BYTES = 16 * 2 ** 20
+/** What of an error reply is read: enough for any server's message, never a whole flood. */
+const ERROR_EXCERPT_BYTES = 64 * 2 ** 10
 const RETRY_AFTER_CAP_MS = 60_000
 
 /**
@@ -86,6 +97,7 @@ export class OpenAIChatGenerator implements ChatGenerator {
   readonly api: 'chat-completions' | 'responses'
   readonly #apiKey?: string
   readonly #timeoutMs: number
+  readonly #maxReplyBytes: number
   readonly #maxRetries: number
   readonly #retryDelayMs: number
   readonly #temperature: number
@@ -118,6 +130,10 @@ export class OpenAIChatGenerator implements ChatGenerator {
       )
     }
     this.#timeoutMs = o.timeoutMs === undefined ? 60_000 : finiteNumber(o.timeoutMs, 'options.timeoutMs', 1)
+    this.#maxReplyBytes =
+      o.maxReplyBytes === undefined
+        ? DEFAULT_MAX_REPLY_BYTES
+        : integer(o.maxReplyBytes, 'options.maxReplyBytes', 1, Number.MAX_SAFE_INTEGER)
     this.#maxRetries = o.maxRetries === undefined ? 2 : nonNegativeInteger(o.maxRetries, 'options.maxRetries')
     this.#retryDelayMs = o.retryDelayMs === undefined ? 500 : finiteNumber(o.retryDelayMs, 'options.retryDelayMs', 0)
     this.#temperature = o.temperature === undefined ? 0 : finiteNumber(o.temperature, 'options.temperature', 0, 2)
@@ -224,13 +240,21 @@ export class OpenAIChatGenerator implements ChatGenerator {
       if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`
       const res = await fetch(url, { method: 'POST', headers, body: payload, signal: controller.signal })
       // The timeout covers the body too: a server may send headers and then stall.
-      const text = await res.text()
       if (!res.ok)
         return {
-          error: statusError(res.status, text, url),
+          error: statusError(res.status, (await readExcerpt(res, ERROR_EXCERPT_BYTES)).text, url),
           retry: res.status === 429 || res.status >= 500,
           retryAfterMs: retryAfter(res.headers),
         }
+      const text = await readCapped(res, this.#maxReplyBytes)
+      if (text === undefined) {
+        // Not retried: the same request would get the same flood.
+        const error = new RagrankError(
+          'ERR_NETWORK',
+          `${url} sent a reply over the cap of ${this.#maxReplyBytes} bytes (options.maxReplyBytes); the rest was not read`,
+        )
+        return { error, retry: false }
+      }
       return { reply: responses ? parseResponse(text, url) : parseCompletion(text, url) }
     } catch (e) {
       if (signal?.aborted) throw new AbortError()
