@@ -2,7 +2,7 @@
 import { describe, RagrankError, rangeError, typeError } from '../../errors.js'
 
 /**
- * Codes of hub failures (to be added to `ErrorCode`):
+ * Codes of hub failures (a part of `ErrorCode`):
  * - `ERR_MODEL_NOT_FOUND`: the repo, revision or a required file does not exist (HTTP 404, or
  *   401 with the hub's `RepoNotFound`), or offline mode and it is not in the cache.
  * - `ERR_UNAUTHORIZED`: the hub refused access (gated repo, bad or insufficient token).
