@@ -1,5 +1,4 @@
-import type { NativeBm25Index, NativeDoc, NativeSearchOptions } from '../internal/native.js'
-import { native } from '../internal/native.js'
+import { native, type NativeBm25Index, type NativeDoc, type NativeSearchOptions } from '../internal/native.js'
 import { callNative, describe, rangeError, typeError } from '../errors.js'
 import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort.js'
 import {

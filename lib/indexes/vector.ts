@@ -1,5 +1,4 @@
-import type { NativeVectorIndex } from '../internal/native.js'
-import { native } from '../internal/native.js'
+import { native, type NativeVectorIndex } from '../internal/native.js'
 import { callNative, rangeError, typeError } from '../errors.js'
 import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort.js'
 import { Batcher, type CoalesceOptions } from '../internal/batcher.js'

@@ -1,5 +1,4 @@
-import { native } from '../internal/native.js'
-import type { NativeSplit } from '../internal/native.js'
+import { native, type NativeSplit } from '../internal/native.js'
 import { runCancellable, checkSignal } from '../internal/abort.js'
 import { callNative, describe, RagrankError, rangeError, typeError } from '../errors.js'
 import {
