@@ -89,7 +89,7 @@ export const CORPUS = Array.from({ length: 48 }, (_, i) => {
   const meta = {
     lang: LANGS[i % 3],
     year: 2015 + (i % 10),
-    title: String.fromCharCode(97 + (i % 26)) + 'title',
+    title: `${String.fromCharCode(97 + (i % 26))}title`,
     tags: i % 2 ? ['x', `t${i % 5}`] : [`t${i % 5}`],
     src: { site: i % 3 === 0 ? 'wiki' : 'news' },
   }

@@ -12,18 +12,7 @@ import {
   PgvectorNodeStore,
   PgvectorRetriever,
 } from '../../dist/esm/engines/pgvector.js'
-import {
-  CORPUS,
-  DIM,
-  embedText,
-  engineReachable,
-  FILTERS,
-  ids,
-  pgPool,
-  probePg,
-  sorted,
-  uniqueName,
-} from './env.mjs'
+import { CORPUS, DIM, embedText, engineReachable, FILTERS, ids, pgPool, probePg, sorted, uniqueName } from './env.mjs'
 
 const embed = async (q) => embedText(q)
 

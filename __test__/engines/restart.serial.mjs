@@ -6,16 +6,7 @@ import { promisify } from 'node:util'
 import test from 'ava'
 import { deleteElasticsearchIndex, ingestElasticsearch } from '../../dist/esm/engines/elasticsearch.js'
 import { ingestPgvector } from '../../dist/esm/engines/pgvector.js'
-import {
-  declareReachability,
-  embedText,
-  esClient,
-  pgPool,
-  probeError,
-  probeEs,
-  probePg,
-  uniqueName,
-} from './env.mjs'
+import { declareReachability, embedText, esClient, pgPool, probeError, probeEs, probePg, uniqueName } from './env.mjs'
 
 const run = promisify(execFile)
 const restart = (engine) =>

@@ -5,7 +5,6 @@
 //
 //   RAGRANK_DATA=/work/shared/data node bench/probes/small-calls.mjs [e5|minilm|rerank] [layout,...] [rounds]
 // PROBE_MS (default 300) is how long each layout runs a workload per round. Results: bench/results/embed.md.
-import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import path from 'node:path'
 import { native } from '../../dist/esm/internal/native.js'
