@@ -62,13 +62,13 @@ export interface HubOptions {
   fetch?: typeof fetch
   /**
    * The most bytes a file whose size neither the hub nor the download announces may have
-   * (default {@link DEFAULT_HUB_MAX_BYTES}, 2 GiB; `Infinity` for no cap). A file of announced
+   * (default 2 GiB; `Infinity` for no cap). A file of announced
    * size stops at that size whatever this says.
    */
   maxBytes?: number
   /**
    * Total time for the requests and downloads of one call (of one model load), in milliseconds
-   * (default {@link DEFAULT_HUB_TIMEOUT_MS}, one hour; `Infinity` for none). On top of the
+   * (default one hour; `Infinity` for none). On top of the
    * per-request no-progress timeouts (`HF_HUB_ETAG_TIMEOUT`, `HF_HUB_DOWNLOAD_TIMEOUT`), which a
    * server sending a byte now and then never trips. A resumable partial file is kept.
    */
