@@ -241,33 +241,71 @@ impl Encoder {
         Ok(encoder)
     }
 
-    /// One tiny run with the tokenizer's largest id: learns the output shape and catches a
-    /// tokenizer whose vocabulary does not fit the model's embeddings.
+    /// Two tiny runs with the tokenizer's largest id, of 2 and 3 tokens: learn the output shape, refuse an
+    /// output whose width follows the input length (it would pass as a classifier of that many labels), and
+    /// catch a tokenizer whose vocabulary does not fit the model's embeddings.
     fn probe(&mut self) -> Result<()> {
-        let probe = Encoded {
-            ids: vec![self.text.max_token_id() as i64, self.text.pad_id.max(0)],
-            type_ids: vec![0, 0],
+        let probe_run = |len: usize| {
+            let mut ids = vec![self.text.pad_id.max(0); len];
+            ids[0] = self.text.max_token_id() as i64;
+            let probe = Encoded {
+                ids,
+                type_ids: vec![0; len],
+            };
+            let batch = Batch { items: vec![0], len };
+            self.run_unchecked(&[probe], &batch, PaddingSide::Right).map_err(|e| {
+                load_error(format!(
+                    "the model failed on a probe input; does the tokenizer match the model? ({})",
+                    e.message
+                ))
+            })
         };
-        let batch = Batch { items: vec![0], len: 2 };
-        let (shape, _) = self.run(&[probe], &batch, PaddingSide::Right).map_err(|e| {
-            load_error(format!(
-                "the model failed on a probe input; does the tokenizer match the model? ({})",
-                e.message
-            ))
-        })?;
-        self.output_rank = shape.len();
-        self.width = *shape.last().unwrap_or(&0) as usize;
-        if !(2..=3).contains(&self.output_rank) || self.width == 0 {
+        let (shape, _) = probe_run(2)?;
+        let rank = shape.len();
+        let width = *shape.last().unwrap_or(&0);
+        if !(2..=3).contains(&rank) || width <= 0 {
             return Err(load_error(format!(
                 "unexpected output `{}` of shape {:?}",
                 self.output, shape
             )));
         }
+        // A position table of 2 cannot take the second probe.
+        if self.max_length >= 3 {
+            let (longer, _) = probe_run(3)?;
+            if longer.len() != rank || longer.last() != Some(&width) {
+                return Err(load_error(format!(
+                    "the output `{}` changes shape with the input length ({shape:?} for 2 tokens, {longer:?} for 3): \
+                     its last axis must be the labels or the hidden size",
+                    self.output
+                )));
+            }
+        }
+        self.output_rank = rank;
+        self.width = width as usize;
         Ok(())
     }
 
-    /// Runs one padded batch and returns the output's shape and values.
-    fn run(&self, encoded: &[Encoded], batch: &Batch, side: PaddingSide) -> Result<(Vec<i64>, Vec<f32>)> {
+    /// Runs one padded batch and returns the output's values, of the shape the probe learned
+    /// (`[rows, width]` or `[rows, tokens, width]`), else `ERR_INFERENCE` naming both shapes.
+    fn run(&self, encoded: &[Encoded], batch: &Batch, side: PaddingSide) -> Result<Vec<f32>> {
+        let (shape, data) = self.run_unchecked(encoded, batch, side)?;
+        let rows = batch.items.len() as i64;
+        let expected: Vec<i64> = match self.output_rank {
+            2 => vec![rows, self.width as i64],
+            _ => vec![rows, batch.len as i64, self.width as i64],
+        };
+        let count = expected.iter().product::<i64>() as usize;
+        if shape != expected || data.len() != count {
+            return Err(run_error(format!(
+                "the output `{}` has shape {shape:?} for a batch of {rows} inputs of {} tokens, expected {expected:?}",
+                self.output, batch.len
+            )));
+        }
+        Ok(data)
+    }
+
+    /// Runs one padded batch and returns the output's shape and values, as the model gave them.
+    fn run_unchecked(&self, encoded: &[Encoded], batch: &Batch, side: PaddingSide) -> Result<(Vec<i64>, Vec<f32>)> {
         let padded = batching::pad(encoded, batch, self.text.pad_id, side);
         let shape = [batch.items.len(), batch.len];
         let tensor = |v: Vec<i64>| Tensor::from_array((shape, v)).map_err(run_error);
@@ -312,7 +350,7 @@ impl Encoder {
         n: usize,
         opts: &BatchOptions,
         cancel: &AtomicBool,
-        take: impl Fn(&Batch, &[usize], &[i64], &[f32]) + Sync,
+        take: impl Fn(&Batch, &[usize], &[f32]) -> Result<()> + Sync,
     ) -> Result<()> {
         let encoded: Vec<Encoded> = (0..n).into_par_iter().map(&encode).collect::<Result<_>>()?;
         let lengths: Vec<usize> = encoded.iter().map(|e| e.ids.len()).collect();
@@ -327,8 +365,8 @@ impl Encoder {
                 let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
                     return Ok(());
                 };
-                let (shape, data) = self.run(&encoded, batch, opts.padding)?;
-                take(batch, &lengths, &shape, &data);
+                let data = self.run(&encoded, batch, opts.padding)?;
+                take(batch, &lengths, &data)?;
             }
         };
         let workers = self.sessions.len().min(batches.len()).max(1);
@@ -344,8 +382,9 @@ impl Encoder {
     }
 
     /// `run_all` for `width` output values per input, gathered in input order, with the text
-    /// encoder `opts` asks for: `fill(dst, row, len, shape, data)` writes the input that is row
-    /// `row` of a batch's output `data` (of shape `shape`; `len` its unpadded length) into `dst`.
+    /// encoder `opts` asks for: `fill(dst, row, len, seq, data)` writes the input that is row
+    /// `row` of a batch's output `data` (`seq` tokens per row; `len` its unpadded length) into `dst`.
+    /// A value that is not finite (NaN, infinity) is `ERR_INFERENCE`: it would sort and compare as no score does.
     fn run_rows(
         &self,
         n: usize,
@@ -353,7 +392,7 @@ impl Encoder {
         opts: &BatchOptions,
         cancel: &AtomicBool,
         encode: impl Fn(&TextEncoder, usize) -> Result<Encoded> + Sync,
-        fill: impl Fn(&mut [f32], usize, usize, &[i64], &[f32]) + Sync,
+        fill: impl Fn(&mut [f32], usize, usize, usize, &[f32]) + Sync,
     ) -> Result<Vec<f32>> {
         let text = self.text_for(opts)?;
         let text = text.as_ref().unwrap_or(&self.text);
@@ -363,11 +402,19 @@ impl Encoder {
             n,
             opts,
             cancel,
-            |batch, lengths, shape, data| {
+            |batch, lengths, data| {
                 let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
                 for (row, &i) in batch.items.iter().enumerate() {
-                    fill(&mut out[i * width..(i + 1) * width], row, lengths[i], shape, data);
+                    let dst = &mut out[i * width..(i + 1) * width];
+                    fill(dst, row, lengths[i], batch.len, data);
+                    if let Some(bad) = dst.iter().find(|x| !x.is_finite()) {
+                        return Err(run_error(format!(
+                            "the output `{}` is {bad} for input {i} (not a finite number)",
+                            self.output
+                        )));
+                    }
                 }
+                Ok(())
             },
         )?;
         Ok(out.into_inner().unwrap_or_else(|p| p.into_inner()))
@@ -414,11 +461,10 @@ impl Encoder {
             opts,
             cancel,
             |text, i| text.single(texts[i]),
-            |dst, row, len, shape, data| {
+            |dst, row, len, seq, data| {
                 if rank == 2 {
                     dst.copy_from_slice(&data[row * dim..(row + 1) * dim]);
                 } else {
-                    let seq = shape[1] as usize;
                     let start = row * seq + side.start(len, seq);
                     pool(&data[start * dim..(start + len) * dim], dim, len, pooling, dst);
                 }
