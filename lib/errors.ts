@@ -10,7 +10,7 @@
  * | `ERR_INDEX_CHANGED` | a memory-mapped index file was changed in place: load it again |
  * | `ERR_INTERNAL` | a Rust panic caught at the boundary (please report it) |
  * | `ERR_ORT_NOT_FOUND` | no ONNX Runtime library was found |
- * | `ERR_ORT_VERSION` | the ONNX Runtime library found is older than ragrank accepts (1.24) |
+ * | `ERR_ORT_VERSION` | the ONNX Runtime library found is older than ragrank accepts (1.24.2) |
  * | `ERR_MODEL_NOT_FOUND` | a model folder, file or hub repository is missing |
  * | `ERR_MODEL_LOAD` | ONNX Runtime or the tokenizer could not load the model |
  * | `ERR_INFERENCE` | a model run failed |

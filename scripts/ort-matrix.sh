@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The ONNX Runtime versions ragrank accepts, tested on linux-x64 besides the bundled onnxruntime-node:
-#   bash scripts/ort-matrix.sh fetch   the libraries of onnxruntime-node 1.24.1 (the oldest accepted) and 1.23.2
+#   bash scripts/ort-matrix.sh fetch   the libraries of onnxruntime-node 1.24.2 (the oldest accepted) and 1.23.2
 #                                      (the newest refused) into target/ort-matrix/<version>/ (npm pack: only
 #                                      the linux-x64 libonnxruntime.so.1 is kept; target/ outlives `npm ci`)
 #   bash scripts/ort-matrix.sh run     the ONNX model specs with ORT_DYLIB_PATH at the oldest accepted library
@@ -9,10 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-OLDEST=1.24.1 # keep with MIN_ORT_VERSION in crates/ragrank-onnx/src/runtime.rs and docs/MODELS.md
+OLDEST=1.24.2 # keep with MIN_ORT_VERSION in crates/ragrank-onnx/src/runtime.rs and docs/MODELS.md
 REFUSED=1.23.2
 CACHE=target/ort-matrix
-SPECS=(__test__/models/onnx.spec.mjs __test__/models/model-loading.spec.mjs __test__/models/onnx-runtime.spec.mjs)
+SPECS=(__test__/models/onnx.spec.mjs __test__/models/model-loading.spec.mjs __test__/models/onnx-runtime.spec.mjs
+  __test__/models/model-file-safety.spec.mjs __test__/models/inference-checks.spec.mjs)
 
 if [[ "$(uname -s)-$(uname -m)" != "Linux-x86_64" ]]; then
   echo "ort-matrix: linux-x64 only, skipped on $(uname -s)-$(uname -m)"

@@ -1,4 +1,4 @@
-// The ONNX Runtime versions ragrank accepts: the oldest accepted one (1.24.1) loads and runs models and
+// The ONNX Runtime versions ragrank accepts: the oldest accepted one (1.24.2) loads and runs models and
 // refuses external data outside the model's folder by itself; an older one (1.23.2, which reads such data)
 // is refused with ERR_ORT_VERSION. The runtime loads once per process, so each case runs in a child.
 // The libraries come from `bash scripts/ort-matrix.sh fetch` (onnxruntime-node's linux-x64 builds).
@@ -20,7 +20,7 @@ import { CrossEncoder } from '../../dist/esm/index.js'
 
 const root = new URL('../..', import.meta.url).pathname
 const libraryOf = (version) => join(root, 'target', 'ort-matrix', version, 'libonnxruntime.so.1')
-const OLDEST = libraryOf('1.24.1')
+const OLDEST = libraryOf('1.24.2')
 const OLDER = libraryOf('1.23.2')
 const dist = new URL('../../dist/esm/index.js', import.meta.url).href
 const nativeModule = new URL('../../dist/esm/internal/native.js', import.meta.url).href
@@ -45,7 +45,7 @@ function child(code) {
 
 const docs = ['paris is the capital of france', 'berlin', 'the weather is nice today', '']
 
-matrix('the oldest accepted runtime (1.24.1) loads a model and scores as the bundled runtime does', async (t) => {
+matrix('the oldest accepted runtime (1.24.2) loads a model and scores as the bundled runtime does', async (t) => {
   needLibraries(t)
   const got = child(`import { CrossEncoder, onnxRuntimePath } from ${JSON.stringify(dist)}
 const ce = await CrossEncoder.load(${JSON.stringify(join(models, 'tiny-cross-encoder'))}, { ortLibrary: ${JSON.stringify(OLDEST)} })
@@ -113,7 +113,7 @@ console.log(JSON.stringify(out))`)
 )
 
 matrix(
-  'a runtime older than 1.24 (1.23.2) is ERR_ORT_VERSION naming both versions, and does not stay loaded',
+  'a runtime older than 1.24.2 (1.23.2) is ERR_ORT_VERSION naming both versions, and does not stay loaded',
   async (t) => {
     needLibraries(t)
     const got = child(`import { CrossEncoder, ensureOnnxRuntime, onnxRuntimePath } from ${JSON.stringify(dist)}
@@ -130,7 +130,7 @@ console.log(JSON.stringify({ code: error.code, message: error.message, afterRefu
     t.is(got.code, 'ERR_ORT_VERSION', got.message)
     t.regex(
       got.message,
-      /ONNX Runtime 1\.23\.2 at .*1\.23\.2\/libonnxruntime\.so\.1 is too old: ragrank needs 1\.24 or newer/,
+      /ONNX Runtime 1\.23\.2 at .*1\.23\.2\/libonnxruntime\.so\.1 is too old: ragrank needs 1\.24\.2 or newer/,
     )
     t.is(got.afterRefusal, null, 'nothing is loaded after the refusal')
     t.is(got.path, OLDEST)

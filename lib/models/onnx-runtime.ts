@@ -46,7 +46,7 @@ const SYSTEM_NAME =
  * Loads ONNX Runtime once per process, from the first of: `explicit`, `ORT_DYLIB_PATH`, the
  * library shipped in the optional peer `onnxruntime-node`, then the system library path.
  * Every path is made absolute (a relative path would resolve against the node binary).
- * A library older than ONNX Runtime 1.24 is refused (`ERR_ORT_VERSION`, naming the version found):
+ * A library older than ONNX Runtime 1.24.2 is refused (`ERR_ORT_VERSION`, naming the version found):
  * older runtimes read a model's external data from any path the model names.
  */
 export function ensureOnnxRuntime(explicit?: string): string {
@@ -80,6 +80,6 @@ export function ensureOnnxRuntime(explicit?: string): string {
     `ONNX Runtime could not be loaded (${failures.join('; ')}). Install the optional peer dependency ` +
       '`npm install onnxruntime-node` (set ONNXRUNTIME_NODE_INSTALL=skip if its postinstall cannot reach the network; ' +
       'ragrank only needs the library inside the package), or set ORT_DYLIB_PATH to an absolute path of the ' +
-      `${SYSTEM_NAME} library (ONNX Runtime >= 1.24), or pass { ortLibrary }.`,
+      `${SYSTEM_NAME} library (ONNX Runtime >= 1.24.2), or pass { ortLibrary }.`,
   )
 }

@@ -7,8 +7,10 @@ use ragrank_core::{Error, ErrorKind, Result};
 
 /// The oldest ONNX Runtime this build accepts: 1.24 is the first release that refuses a model whose
 /// external data lies outside the model's folder (an absolute path, `..`, a symlink out); 1.23 reads any
-/// file the process can read into the weights. `ort`'s own floor (`api-22`) is lower.
-pub const MIN_ORT_VERSION: (u32, u32) = (1, 24);
+/// file the process can read into the weights. 1.24.1 also refuses external data reached through a symlink
+/// that stays inside the folder, which is how the hub cache stores every file (fixed in 1.24.2,
+/// onnxruntime PR #27374). `ort`'s own floor (`api-22`) is lower.
+pub const MIN_ORT_VERSION: (u32, u32, u32) = (1, 24, 2);
 
 static ENV: OnceLock<(Environment, PathBuf)> = OnceLock::new();
 static INIT: Mutex<()> = Mutex::new(());
@@ -60,13 +62,13 @@ fn check_version(path: &Path) -> Result<()> {
     if parse_version(&found).is_some_and(|v| v >= MIN_ORT_VERSION) {
         return Ok(());
     }
-    let (major, minor) = MIN_ORT_VERSION;
+    let min = min_version();
     Err(Error::new(
         ErrorKind::OrtVersion,
         format!(
-            "ONNX Runtime {found} at {} is too old: ragrank needs {major}.{minor} or newer (older runtimes \
-             read model weights from files outside the model's folder). Install onnxruntime-node >= {major}.{minor}, \
-             or set ORT_DYLIB_PATH or the `ortLibrary` option to a newer library",
+            "ONNX Runtime {found} at {} is too old: ragrank needs {min} or newer (older runtimes \
+             read model weights from files outside the model's folder, or refuse the hub cache's linked files). \
+             Install onnxruntime-node >= {min}, or set ORT_DYLIB_PATH or the `ortLibrary` option to a newer library",
             path.display()
         ),
     ))
@@ -93,17 +95,25 @@ fn library_version(path: &Path) -> Result<String> {
     }
 }
 
-/// `"1.24.1"` -> `(1, 24)`; anything else is `None` (refused: the version cannot be told).
-fn parse_version(v: &str) -> Option<(u32, u32)> {
+/// `MIN_ORT_VERSION` as `"1.24.2"`.
+fn min_version() -> String {
+    let (major, minor, patch) = MIN_ORT_VERSION;
+    format!("{major}.{minor}.{patch}")
+}
+
+/// `"1.24.2"` -> `(1, 24, 2)`, `"1.25.0-dev"` -> `(1, 25, 0)`, `"2.0"` -> `(2, 0, 0)`; anything else is
+/// `None` (refused: the version cannot be told).
+fn parse_version(v: &str) -> Option<(u32, u32, u32)> {
+    // The leading digits of a part: `0-dev` is 0.
+    let number = |part: &str| part.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok();
     let mut parts = v.trim().split('.');
     let major = parts.next()?.parse().ok()?;
-    let minor = parts
-        .next()?
-        .split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()?;
-    Some((major, minor))
+    let minor = number(parts.next()?)?;
+    let patch = match parts.next() {
+        Some(part) => number(part)?,
+        None => 0,
+    };
+    Some((major, minor, patch))
 }
 
 /// Threads of the process-wide intra-op pool: every core. Sessions opt in
@@ -135,15 +145,15 @@ pub(crate) fn environment() -> Result<&'static Environment> {
 }
 
 fn not_found(detail: &str) -> Error {
-    let (major, minor) = MIN_ORT_VERSION;
     Error::new(
         ErrorKind::OrtNotFound,
         format!(
-            "{detail}. ragrank needs the ONNX Runtime shared library (version >= {major}.{minor}): \
+            "{detail}. ragrank needs the ONNX Runtime shared library (version >= {}): \
              install the optional peer dependency with `npm install onnxruntime-node` \
              (on hosts without network access to NuGet set ONNXRUNTIME_NODE_INSTALL=skip), \
              or set ORT_DYLIB_PATH to an absolute path of libonnxruntime.so / .dylib / onnxruntime.dll, \
-             or pass the `ortLibrary` option"
+             or pass the `ortLibrary` option",
+            min_version()
         ),
     )
 }
@@ -153,12 +163,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn versions_parse_to_major_and_minor() {
-        assert_eq!(parse_version("1.24.1"), Some((1, 24)));
-        assert_eq!(parse_version("1.30.0"), Some((1, 30)));
-        assert_eq!(parse_version("1.25.0-dev"), Some((1, 25)));
-        assert_eq!(parse_version("2.0"), Some((2, 0)));
+    fn versions_parse_to_major_minor_and_patch() {
+        assert_eq!(parse_version("1.24.2"), Some((1, 24, 2)));
+        assert_eq!(parse_version("1.30.0"), Some((1, 30, 0)));
+        assert_eq!(parse_version("1.25.0-dev"), Some((1, 25, 0)));
+        assert_eq!(parse_version("1.26.0rc1"), Some((1, 26, 0)));
+        assert_eq!(parse_version("2.0"), Some((2, 0, 0)));
         assert!(parse_version("1.23.2").is_some_and(|v| v < MIN_ORT_VERSION));
+        assert!(
+            parse_version("1.24.1").is_some_and(|v| v < MIN_ORT_VERSION),
+            "the patch counts: 1.24.1 refuses the hub cache's symlinks"
+        );
+        assert!(parse_version("1.24.2").is_some_and(|v| v >= MIN_ORT_VERSION));
+        assert!(parse_version("1.24.10").is_some_and(|v| v >= MIN_ORT_VERSION));
+        assert_eq!(min_version(), "1.24.2");
         assert!(
             parse_version("1.9.0").is_some_and(|v| v < MIN_ORT_VERSION),
             "numeric, not string order"
