@@ -53,7 +53,6 @@ pub struct BatchOptions {
 }
 
 pub struct Encoder {
-    tokenizer: Tokenizer,
     sessions: Vec<Mutex<Session>>,
     next_session: AtomicUsize,
     spread: bool,
@@ -162,7 +161,7 @@ impl Encoder {
         let max_length = effective_max_length(opts.max_length, &tok_cfg, &cfg);
         let tokenizer = Tokenizer::from_file(&paths.tokenizer)
             .map_err(|e| load_error(format!("cannot load tokenizer {}: {e}", paths.tokenizer.display())))?;
-        let text = TextEncoder::new(tokenizer.clone(), max_length)?;
+        let text = TextEncoder::new(tokenizer, max_length)?;
 
         let mut sessions = Vec::new();
         for _ in 0..opts.sessions.max(1) {
@@ -225,7 +224,6 @@ impl Encoder {
             .to_string();
         drop(first);
         let mut encoder = Encoder {
-            tokenizer,
             sessions,
             next_session: AtomicUsize::new(0),
             spread: opts.spread,
@@ -486,7 +484,7 @@ impl Encoder {
                 if m < 2 {
                     return Err(Error::invalid(format!("maxLength must be at least 2, got {m}")));
                 }
-                TextEncoder::new(self.tokenizer.clone(), m).map(Some)
+                Ok(Some(self.text.with_max_length(m)))
             }
             _ => Ok(None),
         }
