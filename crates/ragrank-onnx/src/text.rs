@@ -223,7 +223,7 @@ mod tests {
     }
 
     #[test]
-    fn the_tokenizer_files_own_padding_and_truncation_are_ignored() {
+    fn one_tokenizer_for_every_length_and_its_files_own_padding_and_truncation_are_ignored() {
         let (_, mut tok) = fixture_tokenizers().remove(0);
         tok.with_truncation(Some(TruncationParams {
             max_length: 4,
