@@ -505,14 +505,14 @@ test('a dropped connection is ERR_NETWORK; the next call resumes with a Range re
 })
 
 test('a server that ignores Range restarts the download cleanly', async (t) => {
-  const { hub, options, repoDir } = await setup(t, { drop: { 'onnx/model.onnx': 50_000 }, noRange: true })
-  await t.throwsAsync(resolveHubFiles('acme/tiny', FILES, [], options), { code: 'ERR_NETWORK' })
-  hub.heal()
-  hub.reset()
-  const r = await resolveHubFiles('acme/tiny', FILES, [], options)
+  const { hub, options, repoDir } = await setup(t, { noRange: true })
+  // What an interrupted download leaves: the first 50,000 bytes in the blob's .incomplete file.
+  await mkdir(join(repoDir, 'blobs'), { recursive: true })
+  await writeFile(join(repoDir, 'blobs', `${sha256(MODEL)}.incomplete`), MODEL.subarray(0, 50_000))
+  const r = await resolveHubFiles('acme/tiny', ['onnx/model.onnx'], [], options)
   t.deepEqual(hub.rangeRequests, ['bytes=50000-'])
   t.true((await readFile(r.files['onnx/model.onnx'])).equals(MODEL), 'the 200 replaced the partial file, not appended')
-  t.deepEqual(await tree(join(repoDir, 'blobs')), [gitBlobId(Buffer.from(CONFIG)), sha256(MODEL)].sort())
+  t.deepEqual(await tree(join(repoDir, 'blobs')), [sha256(MODEL)])
 })
 
 test('a partial file that does not match fails the sha256 check, is removed, and the next call starts over', async (t) => {
