@@ -199,7 +199,7 @@ fn scalars(a: &[Value], at: &str) -> Result<Vec<Value>> {
 }
 
 /// The value at `path`: the key itself, else dot-separated nested keys.
-fn lookup<'a>(meta: Option<&'a Value>, path: &str) -> Option<&'a Value> {
+pub(crate) fn lookup<'a>(meta: Option<&'a Value>, path: &str) -> Option<&'a Value> {
     let obj = meta?.as_object()?;
     if let Some(v) = obj.get(path) {
         return Some(v);

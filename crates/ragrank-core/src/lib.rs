@@ -6,6 +6,7 @@ pub mod bm25;
 pub mod checksummed;
 pub mod error;
 pub mod eval;
+pub mod fields;
 pub mod filter;
 pub mod model_file;
 pub mod names;
