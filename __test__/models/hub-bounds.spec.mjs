@@ -247,6 +247,22 @@ test('under the default deadline, the AbortSignal still cancels a trickling down
   t.true(ms < 3000, `took ${ms} ms`)
 })
 
+test('a signal aborted between the metadata request and the download still cancels it', async (t) => {
+  const { options } = await startServer(t, { 'slow.bin': trickle })
+  const controller = new AbortController()
+  // The abort lands after the HEAD answered and before the GET starts: no abort event reaches the GET.
+  const fetchThenAbort = async (url, init) => {
+    const res = await fetch(url, init)
+    if (init?.method === 'HEAD') controller.abort()
+    return res
+  }
+  const { ms, error } = await timed(
+    resolveHubFiles('acme/x', ['slow.bin'], [], { ...options, signal: controller.signal, fetch: fetchThenAbort }),
+  )
+  t.is(error?.name, 'AbortError')
+  t.true(ms < 3000, `took ${ms} ms`)
+})
+
 test('a model load from the hub has one deadline for all its files (options.timeoutMs of load)', async (t) => {
   const { CrossEncoder } = await import('../../dist/esm/index.js')
   const { options } = await startServer(t, {

@@ -231,6 +231,7 @@ export class OpenAIChatGenerator implements ChatGenerator {
     }, this.#timeoutMs)
     const onAbort = () => controller.abort()
     signal?.addEventListener('abort', onAbort, { once: true })
+    if (signal?.aborted) controller.abort() // aborted between attempts: no event comes
     try {
       const headers: Record<string, string> = {
         'content-type': 'application/json',

@@ -35,7 +35,9 @@ export class Watchdog {
           this.controller.abort()
         }, left)
     }
-    this.signal?.addEventListener('abort', this.onAbort, { once: true })
+    // A signal aborted before this request started fires no event: abort now, not never.
+    if (this.signal?.aborted) this.controller.abort()
+    else this.signal?.addEventListener('abort', this.onAbort, { once: true })
   }
   kick() {
     this.timer.refresh()

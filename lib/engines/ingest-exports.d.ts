@@ -1,0 +1,1 @@
+export type { DocumentEmbedder, IngestDocument, IngestOptions, IngestProgress, IngestReport, RejectedDocument, } from './ingest.js';

@@ -1,0 +1,448 @@
+import { native } from '../internal/native.js';
+import { callNative, describe, rangeError, typeError } from '../errors.js';
+import { checkSignal, runCancellable, runCancellableChange, saveCancellable } from '../internal/abort.js';
+import { anyInteger, booleanOption, integer, documentId, isArray, isPlainObject, jsonValue, optionalString, optionKeys, optionsObject, readValue, stringArray, } from '../internal/validate.js';
+import { Batcher } from '../internal/batcher.js';
+import { partCount, pipeline } from '../internal/pipeline.js';
+import { allHits, batchHits, batchKey, coalescing, HitBuffer, searchOptions, } from './hits.js';
+/** The names `variant` takes (`'bm25plus'` is also accepted, as `'bm25+'`); docs/BM25.md gives their formulas. */
+export const BM25_VARIANTS = Object.freeze(['lucene', 'robertson', 'atire', 'bm25l', 'bm25l-lvzhai', 'bm25+']);
+/** Lets `load` wrap an index read from disk without a public constructor overload. */
+const FROM_NATIVE = Symbol('fromNative');
+/** The analyzer fields Rust reads; any other key is a TypeError naming it (Rust would reject it too, less clearly). */
+const ANALYZER_KEYS = ['segmentation', 'lowercase', 'stopwords', 'stemmer', 'cjk', 'minTokenLength'];
+const ANALYZER_KEY_SET = optionKeys(...ANALYZER_KEYS);
+const INDEX_KEYS = optionKeys('variant', 'k1', 'b', 'delta', 'analyzer', 'tokenizer', 'storeText', 'refreshInterval', 'coalesce');
+const ADD_KEYS = optionKeys('upsert', 'refresh');
+const ADD_ASYNC_KEYS = optionKeys('upsert', 'signal');
+const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields');
+const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal');
+const SEARCH_BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal', 'threads');
+const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval', 'coalesce');
+const REFRESH_KEYS = optionKeys('signal');
+/** `refreshInterval` as it crosses: milliseconds, 0 for off, undefined for Rust's default (1000, as Elasticsearch's). */
+function refreshInterval(v) {
+    if (v === undefined)
+        return undefined;
+    if (v === null)
+        return 0;
+    return integer(v, 'options.refreshInterval', 0, 0x7fffffff);
+}
+/**
+ * Types and shapes only: defaults, ranges and enum names are Rust's (`IndexConfig` in
+ * ragrank-core), which names the bad option in a RangeError.
+ */
+function analyzerShape(a) {
+    if (typeof a === 'string')
+        return a; // a preset name
+    const o = optionsObject(a, 'options.analyzer', ANALYZER_KEY_SET);
+    // null means the default (as it always has); Rust reads it so.
+    optionalString(o.segmentation ?? undefined, 'options.analyzer.segmentation');
+    optionalString(o.cjk ?? undefined, 'options.analyzer.cjk');
+    optionalString(o.stemmer ?? undefined, 'options.analyzer.stemmer');
+    if (o.stopwords !== undefined && o.stopwords !== null && typeof o.stopwords !== 'string') {
+        stringArray(o.stopwords, 'options.analyzer.stopwords');
+    }
+    if (o.lowercase !== undefined)
+        booleanOption(o.lowercase, 'options.analyzer.lowercase', true);
+    if (o.minTokenLength !== undefined)
+        anyInteger(o.minTokenLength, 'options.analyzer.minTokenLength');
+    return Object.fromEntries(ANALYZER_KEYS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
+function indexConfig(options) {
+    const o = optionsObject(options, 'options', INDEX_KEYS);
+    const variant = o.variant ?? undefined; // null means the default, as it always has
+    optionalString(variant, 'options.variant');
+    for (const name of ['k1', 'b', 'delta']) {
+        if (o[name] !== undefined && typeof o[name] !== 'number')
+            throw typeError(`options.${name} must be a number, got ${describe(o[name])}`);
+    }
+    if (o.storeText !== undefined)
+        booleanOption(o.storeText, 'options.storeText', true);
+    const params = { variant, k1: o.k1, b: o.b, delta: o.delta };
+    // JSON has no NaN or Infinity: they cross spelled out, so Rust can reject them by name.
+    const spellNonFinite = (_key, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);
+    return JSON.stringify({ params, analyzer: analyzerShape(o.analyzer), storeText: o.storeText }, spellNonFinite);
+}
+function checkTokenizer(t) {
+    if (t === undefined || t === null)
+        return undefined;
+    if (typeof t !== 'function')
+        throw typeError('options.tokenizer must be a function (text) => string[]');
+    return t;
+}
+/**
+ * An incremental BM25 index whose analysis, scoring and top-k selection run in Rust, and
+ * that takes writes while it serves reads (as Lucene does): searches run on an immutable
+ * snapshot and never wait for a writer, a refresh or a save.
+ *
+ * Writes are staged, then published by a refresh, which adds one segment holding what
+ * changed (its cost follows the change, not the index); a background thread merges
+ * segments and drops removed documents and their terms.
+ *
+ * Synchronous (on the event loop; none waits for another thread's work):
+ * - `search`, `size`, `pending`, `has`, `stats`, `analyze`: read the current snapshot (or,
+ *   `has` and `pending`, the staged writes under a mutex held only for pushes and drains).
+ * - `add`, `remove`: analyse (`add`: in proportion to the documents) and stage, then
+ *   publish at once, unless a refresh or merge commit is running on another thread: then
+ *   the write becomes searchable when that one ends (`pending` counts it meanwhile; `has`
+ *   already sees it). `add(docs, { refresh: false })` only stages: searchable after
+ *   `refreshInterval`, at `refresh()` or at the next refreshing write.
+ *
+ * Off the event loop (Promises, on the libuv pool, cancellable with an `AbortSignal`):
+ * `searchAsync` and `retrieve` (concurrent calls coalesced into batches: what a server with
+ * a large index should call, since a sync `search` of a heavy query holds the loop for its
+ * whole scan), `addAsync` (analysis, then resolves once searchable), `refresh` (resolves once every
+ * earlier write is searchable), `merge`, `searchBatch` (one snapshot for the whole batch), `save`
+ * (publishes staged writes, then writes that snapshot while writes go on), `load`. Writes,
+ * refreshes, merges and saves run at a lower CPU priority than the event loop.
+ *
+ * Scores are computed at query time from the snapshot's statistics (N, df, average
+ * length), so they stay exact across adds and removes: results equal those of an index
+ * built from scratch on the documents searchable.
+ *
+ * @example
+ * ```ts
+ * import { Bm25Index } from 'ragrank'
+ *
+ * const index = new Bm25Index({ analyzer: { stopwords: 'en', stemmer: 'english' } })
+ * index.add([
+ *   { id: 'a', text: 'The cat sat on the mat.', meta: { lang: 'en' } },
+ *   { id: 'b', text: '학교에 가는 길에 고양이를 봤다', meta: { lang: 'ko' } },
+ * ])
+ * index.search('cats', { topK: 5 }) // [{ id: 'a', score, text, meta }]
+ * index.search('학교', { filter: { meta: { lang: 'ko' } } })
+ * await index.save('docs.rgrk')
+ * const again = await Bm25Index.load('docs.rgrk')
+ * ```
+ */
+export class Bm25Index {
+    #native;
+    /** Reused output buffer of `search` (hit count, scores, id end offsets): no typed array per query. */
+    #out = new HitBuffer();
+    #tokenizer;
+    #batcher;
+    constructor(options = {}) {
+        const restored = readValue(() => options?.[FROM_NATIVE]);
+        const config = restored ? '' : indexConfig(options);
+        this.#tokenizer = checkTokenizer(options?.tokenizer);
+        const coalesce = coalescing(readValue(() => options?.coalesce));
+        const interval = restored ? 0 : refreshInterval(readValue(() => options?.refreshInterval));
+        this.#native = restored ?? callNative(() => new native.NativeBm25Index(config, interval));
+        this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal, true), coalesce) : undefined;
+    }
+    /** Number of searchable documents (staged writes count once refreshed). */
+    get size() {
+        return this.#native.size;
+    }
+    /** Documents added or removed but not yet searchable (staged, or in a refresh under way). */
+    get pending() {
+        return this.#native.pending;
+    }
+    /**
+     * Makes every write made before the call searchable (read-your-writes), on the libuv
+     * pool. An aborted signal rejects at once with an AbortError; the refresh still completes.
+     */
+    refresh(options = {}) {
+        return this.#maintain(options, (token) => this.#native.refresh(token));
+    }
+    /** A call that takes only `{ signal }`, on the pool. */
+    #maintain(options, run) {
+        try {
+            return runCancellable(checkSignal(optionsObject(options, 'options', REFRESH_KEYS).signal), run);
+        }
+        catch (e) {
+            return Promise.reject(e);
+        }
+    }
+    /** Whether a document with this id was added (staged writes included) and not removed. */
+    has(id) {
+        return typeof id === 'string' && this.#native.has(id);
+    }
+    /**
+     * Runs the segment merges due now, on the libuv pool, and resolves with how many ran.
+     * The index's background thread runs them on its own after writes: call this only to
+     * reclaim removed documents at a moment of your choosing (searches are not blocked).
+     */
+    merge(options = {}) {
+        return this.#maintain(options, (token) => this.#native.merge(token));
+    }
+    /**
+     * Adds documents and returns how many. Ids must be new unless `upsert` is set (then the
+     * old document is replaced and counts as newly added for tie order); an id repeated
+     * within one call is an error. A call that throws leaves the index unchanged. With
+     * `refresh: false` the documents are only staged (see the class comment).
+     */
+    add(docs, options = {}) {
+        if (isArray(docs) && docs.length >= PARTED_ADD_DOCS)
+            return this.#addInParts(docs, options);
+        const nativeDocs = this.#toNative(docs);
+        const upsert = upsertOption(options, ADD_KEYS);
+        const refresh = booleanOption(options?.refresh, 'options.refresh', true);
+        return callNative(() => this.#native.add(nativeDocs, upsert, refresh));
+    }
+    /**
+     * A big `add` in parts: Rust analyses each part on a thread of its own while the next
+     * one is converted here, so the conversion (about a quarter of a 1M-document add) runs
+     * beside the analysis instead of before it. Nothing is staged before the last part.
+     */
+    #addInParts(docs, options) {
+        const upsert = upsertOption(options, ADD_KEYS);
+        const refresh = booleanOption(options?.refresh, 'options.refresh', true);
+        const parts = this.#native.addParts();
+        try {
+            const size = Math.max(PARTED_ADD_DOCS / 2, Math.ceil(docs.length / ADD_PARTS));
+            for (let from = 0; from < docs.length; from += size) {
+                const part = this.#toNative(docs, from, Math.min(docs.length, from + size));
+                callNative(() => parts.push(part, from));
+            }
+            return callNative(() => this.#native.addFinish(parts, upsert, refresh));
+        }
+        finally {
+            parts.abandon();
+        }
+    }
+    /**
+     * `add` with analysis and the refresh on the libuv pool; resolves once the documents are
+     * searchable. An aborted call either rejects with an AbortError and adds nothing, or
+     * (aborted too late) adds all and resolves.
+     */
+    addAsync(docs, options = {}) {
+        try {
+            const nativeDocs = this.#toNative(docs);
+            const upsert = upsertOption(options, ADD_ASYNC_KEYS);
+            const signal = checkSignal(options?.signal);
+            return runCancellableChange(signal, (token) => this.#native.addAsync(nativeDocs, upsert, token));
+        }
+        catch (e) {
+            return Promise.reject(e);
+        }
+    }
+    /** Removes documents by id; returns how many were present (unknown ids are ignored). */
+    remove(ids) {
+        const list = stringArray(ids, 'ids');
+        return callNative(() => this.#native.remove(list));
+    }
+    /** The best `topK` documents containing at least one query term. */
+    search(query, options = {}) {
+        // Token arrays skip `#query`'s U+0000 pass: Rust counts the separators of the joined
+        // string instead (one more means a token held one) and answers null.
+        let q;
+        let isTokens = true;
+        let count;
+        if (isArray(query)) {
+            q = stringArray(query, 'query').join('\0');
+            count = query.length;
+        }
+        else {
+            ;
+            [q, isTokens] = this.#query(query, 'query');
+        }
+        const { topK, native: opts } = searchOptions(options, SEARCH_KEYS);
+        const out = this.#out.forTopK(topK);
+        const r = callNative(() => this.#native.search(q, isTokens, topK, opts, out, count));
+        if (r === null)
+            throw rangeError(NUL_IN_TOKENS('query'));
+        return this.#out.hits(r);
+    }
+    /**
+     * `search` off the event loop, with the same hits: concurrent calls with the same `topK`,
+     * `filter` and `includeFields` are joined into one native batch (see the `coalesce`
+     * option), so a server awaiting one search per request gets `searchBatch` throughput and
+     * its event loop never runs a scan. An aborted `signal` rejects this call at once with an
+     * AbortError; the batch stops only when all its calls aborted.
+     */
+    searchAsync(query, options = {}) {
+        try {
+            const q = this.#query(query, 'query');
+            const { topK, native: opts, options: o } = searchOptions(options, BATCH_KEYS);
+            const signal = checkSignal(o.signal);
+            const call = { query: q, topK, opts };
+            if (!this.#batcher)
+                return this.#runBatch([call], signal, false).then((r) => r[0]);
+            return this.#batcher.submit(batchKey(topK, opts), call, signal);
+        }
+        catch (e) {
+            return Promise.reject(e);
+        }
+    }
+    /**
+     * One native batch of `searchAsync` calls, which share their options. `coalesced`: the
+     * Batcher rejects each aborted caller itself, so the signal only has to stop the work.
+     */
+    #runBatch(calls, signal, coalesced) {
+        const { topK, opts } = calls[0];
+        return this.#batch(calls.map((c) => c.query), topK, opts, signal, coalesced);
+    }
+    /** Many queries at once, in parallel on all cores; results in query order. */
+    searchBatch(queries, options = {}) {
+        try {
+            if (!isArray(queries))
+                throw typeError('queries must be an array');
+            const qs = queries.map((q, i) => this.#query(q, `queries[${i}]`));
+            const { topK, native: opts, options: o } = searchOptions(options, SEARCH_BATCH_KEYS);
+            const threads = threadsOption(o.threads);
+            const signal = checkSignal(o.signal);
+            return this.#batch(qs, topK, opts, signal, false, threads);
+        }
+        catch (e) {
+            return Promise.reject(e);
+        }
+    }
+    /**
+     * Checked queries (text or joined tokens, flagged) searched as one batch over one snapshot.
+     * `settledElsewhere`: the caller (the Batcher) rejects aborted callers itself, so an abort
+     * only cancels the native work (no listener-and-race to reject this promise at once).
+     */
+    #batch(qs, topK, opts, signal, settledElsewhere = false, threads) {
+        // One thread means one part: pipelined parts would overlap the event loop's conversion
+        // with the search of the next part.
+        const parts = threads === 1 ? 1 : partCount(qs.length, BATCH_PART_QUERIES, MAX_BATCH_PARTS);
+        const run = settledElsewhere ? runCancellableChange : runCancellable;
+        if (parts === 1) {
+            // One native call (every coalesced batch: at most BATCH_PART_QUERIES queries) takes the
+            // current snapshot itself, so nothing is pinned, released or piped.
+            return run(signal, (token) => {
+                const c = crossing(qs, 0, qs.length);
+                return this.#native.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token, threads);
+            }).then(allHits);
+        }
+        const bound = (part) => Math.floor((part * qs.length) / parts);
+        return run(signal, (token) => {
+            // One pinned snapshot for every part, so the whole batch sees the same documents (pinned
+            // here: a call aborted before it starts pins nothing).
+            const snapshot = this.#native.pin();
+            const search = (c) => snapshot.searchBatch(c.joined, c.lengths, c.areTokens, topK, opts, token, threads);
+            // `then`, not `finally`: `finally` costs a species lookup and two more promises per batch.
+            return pipeline(parts, (part) => crossing(qs, bound(part), bound(part + 1)), search, batchHits).then((hits) => {
+                snapshot.release();
+                return hits;
+            }, (e) => {
+                snapshot.release();
+                throw e;
+            });
+        });
+    }
+    /** The terms the index would make of `text` (for debugging analysis). */
+    analyze(text) {
+        if (typeof text !== 'string')
+            throw typeError('text must be a string');
+        return this.#tokenizer ? this.#tokenize(text) : callNative(() => this.#native.analyze(text));
+    }
+    /** Sizes of the current snapshot: documents, terms, postings, segments, memory. */
+    stats() {
+        return callNative(() => this.#native.stats());
+    }
+    /**
+     * Writes the index to one file (magic, version, checksum), atomically: the snapshot
+     * searchable once staged writes are published, whatever is written meanwhile. A `signal` that
+     * fires stops a running save: its temporary file is removed and an existing file at
+     * `path` is left as it was. Temporary files that killed saves of the same `path` left
+     * behind are removed first.
+     * `path` may be a regular file, nothing yet, or a symbolic link to either: links are
+     * followed and the file they lead to is replaced (the links stay). Anything else there (a
+     * device, a FIFO, a socket, a directory) rejects with `ERR_IO` before anything is written.
+     */
+    save(path, options = {}) {
+        return saveCancellable(path, options, (p, token) => this.#native.save(p, token));
+    }
+    /**
+     * Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`,
+     * a path that is not a regular file (a directory, a device, a FIFO) with `ERR_IO`.
+     */
+    static async load(path, options = {}) {
+        if (typeof path !== 'string' || path === '')
+            throw typeError('path must be a non-empty string');
+        const o = optionsObject(options, 'options', LOAD_KEYS);
+        const tokenizer = checkTokenizer(o.tokenizer);
+        const signal = checkSignal(o.signal);
+        const interval = refreshInterval(o.refreshInterval);
+        coalescing(o.coalesce);
+        const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token, interval));
+        return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer, coalesce: o.coalesce });
+    }
+    /** The `Retriever` declaration that `retrieve` honours `filter` (in the scan, as `search`). */
+    get supportsFilter() {
+        return true;
+    }
+    /**
+     * The `Retriever` contract (so the index composes with `HybridRetriever` and friends):
+     * `searchAsync` (off the event loop, coalesced) with the same `filter`, rejecting with an
+     * AbortError when `signal` fires.
+     */
+    retrieve(query, options = {}) {
+        return this.searchAsync(query, options);
+    }
+    #tokenize(text) {
+        const tokens = this.#tokenizer(text);
+        return stringArray(tokens, 'tokenizer result');
+    }
+    /** The query as it crosses to Rust: text, or tokens joined by U+0000 (flagged). */
+    #query(query, name) {
+        if (typeof query === 'string')
+            return this.#tokenizer ? [joinTokens(this.#tokenize(query), name), true] : [query, false];
+        if (isArray(query))
+            return [joinTokens(stringArray(query, name), name), true];
+        throw typeError(`${name} must be a string or an array of token strings`);
+    }
+    /** `docs[from..to]` as they cross to Rust. */
+    #toNative(docs, from = 0, to = docs?.length) {
+        if (!isArray(docs))
+            throw typeError('docs must be an array of { id, text | tokens, meta? }');
+        return Array.from({ length: to - from }, (_, k) => {
+            const i = from + k;
+            const d = docs[i];
+            const where = `docs[${i}]`;
+            if (!isPlainObject(d))
+                throw typeError(`${where} must be an object`);
+            const id = documentId(d.id, where);
+            if (d.text !== undefined && typeof d.text !== 'string')
+                throw typeError(`${where}.text must be a string`);
+            if (d.meta !== undefined && !isPlainObject(d.meta))
+                throw typeError(`${where}.meta must be a plain object`);
+            if (d.meta !== undefined)
+                jsonValue(d.meta, `${where}.meta`);
+            let tokens = d.tokens === undefined ? undefined : stringArray(d.tokens, `${where}.tokens`);
+            if (tokens === undefined && d.text === undefined)
+                throw typeError(`${where} needs text or tokens`);
+            if (tokens === undefined && this.#tokenizer)
+                tokens = this.#tokenize(d.text);
+            // U+0000 inside a token is found in Rust from `tokenCount` (one pass over bytes there, not a call per token here).
+            const joined = tokens?.join('\0');
+            return { id, text: d.text, tokens: joined, tokenCount: tokens?.length, meta: d.meta };
+        });
+    }
+}
+/** From this many documents a sync `add` crosses in parts (`#addInParts`); smaller adds cross in one call. */
+const PARTED_ADD_DOCS = 65_536;
+/** Parts a big `add` is cut into: enough to overlap conversion and analysis, few enough that the refresh maps few batch vocabularies. */
+const ADD_PARTS = 8;
+const NUL_IN_TOKENS = (where) => `${where}: tokens must not contain U+0000`;
+/** Tokens cross to Rust as one string joined by U+0000, so they may not contain it. */
+function joinTokens(tokens, where) {
+    if (tokens.some((t) => t.includes('\0')))
+        throw rangeError(NUL_IN_TOKENS(where));
+    return tokens.join('\0');
+}
+/** Queries per part of a batch (see `pipeline`): big enough that a part's fixed cost (a pool task, a promise) is small. */
+const BATCH_PART_QUERIES = 256;
+const MAX_BATCH_PARTS = 16;
+/** Queries `from..to` as they cross to Rust: one string, cut by their lengths there (one crossing, not one per query). */
+function crossing(qs, from, to) {
+    const lengths = new Uint32Array(to - from);
+    const areTokens = new Uint8Array(to - from);
+    const texts = new Array(to - from);
+    for (let i = from; i < to; i++) {
+        texts[i - from] = qs[i][0];
+        lengths[i - from] = qs[i][0].length;
+        areTokens[i - from] = qs[i][1] ? 1 : 0;
+    }
+    return { joined: texts.join(''), lengths, areTokens };
+}
+/** `searchBatch`'s `threads`: an integer >= 1 (beyond 2^32 - 1 it caps nothing more). */
+function threadsOption(v) {
+    return v === undefined ? undefined : Math.min(integer(v, 'options.threads', 1), 0xffffffff);
+}
+function upsertOption(options, known) {
+    return booleanOption(optionsObject(options, 'options', known).upsert, 'options.upsert', false);
+}

@@ -1,0 +1,248 @@
+import { type CoalesceOptions } from '../internal/batcher.js';
+import type { Filter } from './filter.js';
+import { type IndexHit } from './hits.js';
+/**
+ * How a hit is scored (higher is better for all three):
+ * - `'cosine'`: cosine similarity. Vectors are normalised when added (and stored normalised),
+ *   queries when searched; zero vectors are rejected.
+ * - `'dot'`: inner product.
+ * - `'l2'`: minus the squared Euclidean distance (0 for an identical vector).
+ */
+export type VectorMetric = 'cosine' | 'dot' | 'l2';
+/**
+ * How rows are stored:
+ * - `'f32'` (default): 4 bytes per value, exact.
+ * - `'f16'`: 2 bytes per value; scores are computed in f32 from the stored halves.
+ * - `'int8'`: per-row scaled int8 codes (1 byte per value) are scanned for a shortlist of
+ *   `max(4 * topK, topK + 32)` rows (see `shortlist`), which is rescored exactly from f32
+ *   originals that are kept too (5 bytes per value in memory, but a scan reads 1). Scores
+ *   returned are exact f32 scores; recall against f32 is reported by the benchmark.
+ * - `'binary'` (approximate): one sign bit per value; a scan ranks every row by Hamming
+ *   distance to the query's signs (popcount; AVX-512 VPOPCNTDQ where the CPU has it) for a
+ *   shortlist of `max(40 * topK, 400)` rows, rescored exactly from the f32 originals. Memory
+ *   is 4.125 bytes per value (bits + f32 copy), but a scan reads 1/32 of what f32 reads
+ *   (48 bytes per 384-d row instead of 1,536): 14.9x the f32 query rate at 1M x 384 here.
+ *   A true top-k vector whose signs disagree with the query's more than the shortlist's last
+ *   row is missed: recall@10 against f32 was 0.993 on 57k real all-MiniLM-L6-v2 embeddings
+ *   (docs/VECTOR-STORAGE.md has the recall per shortlist); raise `shortlist` for more. With
+ *   `rescore: 'int8'` the shortlist is rescored from int8 codes instead of f32 (no f32 copy:
+ *   about 1.14 bytes per value), and the scores returned are int8 approximations too.
+ */
+export type VectorStorage = 'f32' | 'f16' | 'int8' | 'binary';
+/**
+ * What storage `'binary'` rescores its Hamming shortlist from (the `rescore` option):
+ * - `'f32'` (default): the f32 originals, kept beside the bits (4.125 bytes per value). Scores
+ *   returned are exact f32 scores.
+ * - `'int8'`: per-row scaled int8 codes, kept instead of the f32 copy: 1/8 + 1 bytes per value
+ *   plus a 4-byte scale per row (436 bytes per 384-d row against 1,584 with f32; 1M x 384: 436 MB
+ *   against 1.58 GB). **Approximate scores**: a returned score is the int8 inner product (of
+ *   the query's codes and the row's, with the metric applied), off the exact cosine by 4e-4 on
+ *   average and 2e-3 at most on real all-MiniLM-L6-v2 embeddings, so rows whose exact scores are
+ *   that close may swap places. The shortlist is the same as with `'f32'`; recall@10 against
+ *   exact f32 was 0.988 at the default shortlist there (0.993 with `'f32'`; docs/VECTOR-STORAGE.md).
+ */
+export type VectorRescore = 'f32' | 'int8';
+/**
+ * How many rows an approximate scan (storage `'int8'` or `'binary'`) keeps for exact rescoring:
+ * `max(perTopK * topK, rows)`, never fewer than `topK`. More rows: higher recall, slower
+ * rescoring (one f32 row read per shortlisted row).
+ */
+export interface ShortlistOptions {
+    /** A multiple of `topK` (integer, 1 to 10000; default 1 when `rows` is given). */
+    perTopK?: number;
+    /** An absolute count (integer, 0 to 1048576; default 0). */
+    rows?: number;
+}
+/** Options of `new VectorIndex(options)`. */
+export interface VectorIndexOptions {
+    /** Values per vector (1 to 65536). */
+    dim: number;
+    /** Default `'cosine'`. */
+    metric?: VectorMetric;
+    /** Default `'f32'`. */
+    storage?: VectorStorage;
+    /**
+     * The shortlist of storage `'int8'` or `'binary'` (a RangeError with the exact storages).
+     * Default: `max(4 * topK, topK + 32)` for int8, `max(40 * topK, 400)` for binary. Saved
+     * with the index.
+     */
+    shortlist?: ShortlistOptions;
+    /**
+     * What storage `'binary'` rescores its shortlist from (see `VectorRescore`): default `'f32'`;
+     * `'int8'` drops the f32 copy for int8 codes (a quarter of the memory, approximate scores).
+     * A RangeError with any other storage. Saved with the index.
+     */
+    rescore?: VectorRescore;
+    /**
+     * How concurrent `searchAsync` calls are joined into native batches (see docs/CONCURRENCY.md):
+     * default `{ maxBatch: 64, maxWaitMs: 0 }` (adaptive: no wait when idle); `false` runs each
+     * call as its own batch, for callers that batch themselves with `searchBatch`.
+     */
+    coalesce?: CoalesceOptions | false;
+}
+/** A hit of `VectorIndex.search`: its score is the index's metric; ties go to the vector added first. */
+export type VectorHit = IndexHit;
+/** A vector to add with its id, and optionally metadata (for filters) and a text to return with hits. */
+export interface VectorItem {
+    /** Unique in the index (`ERR_DUPLICATE_ID` unless `upsert`). */
+    id: string;
+    /** `dim` finite values. */
+    vector: VectorInput;
+    /** JSON metadata, matched by `filter.meta` and returned with hits. */
+    meta?: Record<string, unknown>;
+    /** Returned with hits (for rerankers and LLMs downstream). */
+    text?: string;
+}
+/** Options of `VectorIndex.search`. */
+export interface VectorSearchOptions {
+    /** How many hits at most (default 10). 0 returns none; more than the candidates returns them all. */
+    topK?: number;
+    /**
+     * Only vectors with one of `ids` (unknown ids are ignored) and whose metadata passes `meta`
+     * (see docs/FILTERS.md) are scored, inside the scan: up to `topK` matching vectors come back.
+     */
+    filter?: Filter;
+    /** Return each hit's stored `text` and `meta` (default true). */
+    includeFields?: boolean;
+}
+/** Options of `VectorIndex.searchAsync`: the search options plus a signal. */
+export interface VectorSearchAsyncOptions extends VectorSearchOptions {
+    /** Cancels the call; the promise rejects with an `AbortError`. */
+    signal?: AbortSignal;
+}
+/** Options of `VectorIndex.searchBatch`. */
+export interface VectorBatchOptions {
+    /** As in `search` (default 10). */
+    topK?: number;
+    /** As in `search`; one filter for every query. */
+    filter?: Filter;
+    /** As in `search` (default true). */
+    includeFields?: boolean;
+    /** Cancels the batch; the promise rejects with an `AbortError`. */
+    signal?: AbortSignal;
+}
+/** Options of `VectorIndex.load`. */
+export interface VectorLoadOptions {
+    /**
+     * Read the rows through a read-only memory map instead of copying them (default false):
+     * processes that map the same file share one copy in the page cache, and loading costs
+     * one checksum pass. Adds and removes leave the mapped rows mapped (new rows go to memory,
+     * removals are tombstones) until a background merge copies them; the file is never written.
+     *
+     * Deploy a new file under a mapped path by writing it elsewhere in the same folder and
+     * renaming it over the old one (as `save` does): mapped readers keep the old file until
+     * they load again. A file changed in place (`cp new old`) is detected before each call
+     * that reads it (size and mtime), which then throws `ERR_INDEX_CHANGED`; a truncation
+     * during a running scan can still kill the process with SIGBUS (see docs/VECTOR.md).
+     */
+    mmap?: boolean;
+    /** As in the constructor's options. */
+    coalesce?: CoalesceOptions | false;
+    /** Cancels the load; the promise rejects with an `AbortError`. */
+    signal?: AbortSignal;
+}
+/** A vector: a Float32Array, or an array of numbers (copied into one). */
+export type VectorInput = Float32Array | readonly number[];
+/**
+ * Exact (brute-force) vector top-k whose scans run in Rust with SIMD kernels chosen for the
+ * CPU at run time (AVX-512, AVX2/FMA, NEON or scalar).
+ *
+ * Synchronous: `add`, `remove`, `search` (a large index is scanned on all cores, on a pool
+ * of its own: never behind other work), the getters and `has`. Reads run on an immutable
+ * snapshot and never wait for a writer, a save or a batch; writes are visible at once.
+ * Off the event loop (Promises on the libuv pool): `searchAsync` (concurrent calls coalesced
+ * into batches), `searchBatch` (cancellable), `save` (of the snapshot at the call), `load`.
+ * A call that throws leaves the index unchanged. See docs/CONCURRENCY.md.
+ *
+ * @example
+ * ```ts
+ * import { VectorIndex } from 'ragrank'
+ *
+ * const index = new VectorIndex({ dim: 3, metric: 'cosine', storage: 'f32' })
+ * index.add(['a', 'b'], new Float32Array([1, 0, 0, 0, 1, 0])) // rows one after another
+ * index.add([{ id: 'c', vector: [0, 0, 1], meta: { tenant: 't1' }, text: 'third' }])
+ * index.search([1, 0.1, 0], { topK: 2 }) // [{ id: 'a', score }, { id: 'b', score }]
+ * index.search([0, 0, 1], { filter: { meta: { tenant: 't1' } } }) // [{ id: 'c', score, meta, text }]
+ * await index.searchBatch(new Float32Array([1, 0, 0, 0, 0, 1]), { topK: 1 }) // one list per query
+ * await index.save('vectors.rgv')
+ * const mapped = await VectorIndex.load('vectors.rgv', { mmap: true })
+ * ```
+ */
+export declare class VectorIndex {
+    #private;
+    constructor(options: VectorIndexOptions);
+    /** The declaration that `search` and `searchBatch` honour `filter` inside the scan (see `VectorRetriever`). */
+    get supportsFilter(): true;
+    /** Number of vectors. */
+    get size(): number;
+    /** Values per vector. */
+    get dim(): number;
+    /** The metric hits are scored with. */
+    get metric(): VectorMetric;
+    /** How rows are stored. */
+    get storage(): VectorStorage;
+    /**
+     * What the shortlist of an approximate storage is rescored from: `'f32'` for `'int8'` and
+     * `'binary'` (the default), `'int8'` for `'binary'` built with `rescore: 'int8'`; undefined for
+     * the exact storages.
+     */
+    get rescore(): VectorRescore | undefined;
+    /** The shortlist given at construction (or saved in the loaded file); undefined: the storage's default. */
+    get shortlist(): Required<ShortlistOptions> | undefined;
+    /** Whether the rows are still read from a memory-mapped file (see `load`). */
+    get mapped(): boolean;
+    /** Whether a vector with this id is in the index. */
+    has(id: string): boolean;
+    /**
+     * Adds vectors and returns how many: `add([{ id, vector, meta?, text? }, ...], options?)`, or
+     * `add(ids, vectors, options?)` with `ids.length` vectors given row after row in `vectors`
+     * (ids.length x dim values). `meta` (a plain object) is what `filter.meta` tests; `meta` and
+     * `text` come back with hits and are saved. An id already present is an error
+     * (`ERR_DUPLICATE_ID`) unless `upsert` is set; the replaced vector (and its fields) then
+     * counts as newly added for tie order. NaN or Infinity, or a zero vector under cosine, is a RangeError.
+     */
+    add(items: readonly VectorItem[], options?: {
+        upsert?: boolean;
+    }): number;
+    add(ids: readonly string[], vectors: VectorInput, options?: {
+        upsert?: boolean;
+    }): number;
+    /**
+     * Removes vectors by id; returns how many were present (unknown ids are ignored). Costs a
+     * copy of one bit per row of the chunks touched; the rows are reclaimed by background merges.
+     */
+    remove(ids: readonly string[]): number;
+    /** The best `topK` vectors for one query (a scan of every vector, or of the filter's). */
+    search(query: VectorInput, options?: VectorSearchOptions): VectorHit[];
+    /**
+     * `search` off the event loop: concurrent calls with the same `topK`, `filter` and
+     * `includeFields` are joined into one native batch (see the `coalesce` option), so a
+     * server awaiting one search per request gets `searchBatch` throughput. An aborted
+     * `signal` rejects this call at once with an AbortError; the batch stops only when all
+     * its calls aborted.
+     */
+    searchAsync(query: VectorInput, options?: VectorSearchAsyncOptions): Promise<VectorHit[]>;
+    /**
+     * Many queries (`queries` holds m x dim values, row after row) in one pass per block of
+     * the index, on all cores off the event loop; one hit list per query, in query order.
+     * Scores equal `search`'s bit for bit.
+     */
+    searchBatch(queries: VectorInput, options?: VectorBatchOptions): Promise<VectorHit[][]>;
+    /**
+     * Writes the index to one file (magic, version, CRC-32), atomically (temporary file +
+     * rename). A `signal` that fires stops a running save: its temporary file is removed
+     * and an existing file at `path` is left as it was. Temporary files that killed saves of
+     * the same `path` left behind are removed first.
+     * `path` may be a regular file, nothing yet, or a symbolic link to either: links are
+     * followed and the file they lead to is replaced (the links stay). Anything else there (a
+     * device, a FIFO, a socket, a directory) rejects with `ERR_IO` before anything is written.
+     */
+    save(path: string, options?: {
+        signal?: AbortSignal;
+    }): Promise<void>;
+    /**
+     * Reads an index written by `save`; a damaged or foreign file rejects with `ERR_CORRUPT_INDEX`,
+     * a path that is not a regular file (a directory, a device, a FIFO) with `ERR_IO`.
+     */
+    static load(path: string, options?: VectorLoadOptions): Promise<VectorIndex>;
+}

@@ -1,0 +1,2 @@
+import { packageRequire } from './package-require.js';
+export const native = packageRequire('../../../index.js');

@@ -1,0 +1,1 @@
+export declare const packageRequire: NodeJS.Require;

@@ -1,0 +1,1 @@
+export declare function checkTokenizer(path: string): Promise<void>;
