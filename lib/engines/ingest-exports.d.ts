@@ -1,1 +1,0 @@
-export type { DocumentEmbedder, IngestDocument, IngestOptions, IngestProgress, IngestReport, RejectedDocument, } from './ingest.js';

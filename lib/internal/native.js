@@ -1,2 +1,0 @@
-import { packageRequire } from './package-require.js';
-export const native = packageRequire('../../../index.js');

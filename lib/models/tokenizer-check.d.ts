@@ -1,1 +1,0 @@
-export declare function checkTokenizer(path: string): Promise<void>;
