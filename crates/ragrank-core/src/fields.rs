@@ -14,6 +14,7 @@ use std::ops::Bound;
 
 use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::filter::{lookup, Cond, MetaFilter};
@@ -28,6 +29,8 @@ pub enum FieldType {
     Number,
     /// ISO 8601 strings (`2024-03-01`, `2024-03-01T12:00:00Z`): ranges in time order.
     Date,
+    /// Any value, as a dynamically indexed field (declared `true`: a nested path, say).
+    Any,
 }
 
 impl FieldType {
@@ -45,17 +48,57 @@ impl FieldType {
             FieldType::Keyword => "keyword",
             FieldType::Number => "number",
             FieldType::Date => "date",
+            FieldType::Any => "any",
         }
     }
 
     fn accepts(self, v: &Value) -> bool {
         match (self, v) {
-            (_, Value::Null) => true,
+            (_, Value::Null) | (FieldType::Any, _) => true,
             (FieldType::Keyword, Value::String(_) | Value::Bool(_)) => true,
             (FieldType::Number, Value::Number(_)) => true,
             (FieldType::Date, Value::String(s)) => is_iso_date(s),
             _ => false,
         }
+    }
+}
+
+/// One entry of the `fields` option: a type name, `true` (indexed, any type) or `false`
+/// (never indexed: filters on it scan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldDecl(pub Option<FieldType>);
+
+impl Serialize for FieldDecl {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.0 {
+            None => s.serialize_bool(false),
+            Some(FieldType::Any) => s.serialize_bool(true),
+            Some(t) => s.serialize_str(t.name()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FieldDecl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Decl;
+        impl serde::de::Visitor<'_> for Decl {
+            type Value = FieldDecl;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("'keyword', 'number', 'date', true or false")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<FieldDecl, E> {
+                Ok(FieldDecl(v.then_some(FieldType::Any)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<FieldDecl, E> {
+                match FieldType::parse(v) {
+                    Some(t) => Ok(FieldDecl(Some(t))),
+                    None => Err(E::custom(format!(
+                        "unknown field type {v:?} (expected 'keyword', 'number', 'date', true or false)"
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(Decl)
     }
 }
 
@@ -75,13 +118,25 @@ fn is_iso_date(s: &str) -> bool {
 /// Which fields a segment indexes: declared ones (any path, `a.b` included), and, when dynamic,
 /// every other top-level key of `meta` without a dot, as Elasticsearch's dynamic mapping does.
 /// A field declared `None` is never indexed (filters on it scan).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FieldSchema {
     declared: BTreeMap<String, Option<FieldType>>,
     dynamic: bool,
 }
 
+impl Default for FieldSchema {
+    fn default() -> Self {
+        FieldSchema::dynamic()
+    }
+}
+
 impl FieldSchema {
+    /// The schema of a `fields` option (name to declaration) and whether other top-level
+    /// fields are indexed as they come.
+    pub fn of_decls<'a>(decls: impl IntoIterator<Item = (&'a String, &'a FieldDecl)>, dynamic: bool) -> Self {
+        FieldSchema::new(decls.into_iter().map(|(k, d)| (k.clone(), d.0)), dynamic)
+    }
+
     pub fn new(declared: impl IntoIterator<Item = (String, Option<FieldType>)>, dynamic: bool) -> Self {
         FieldSchema {
             declared: declared.into_iter().collect(),
@@ -371,6 +426,19 @@ impl FieldIndex {
                     let mut c = Column::default();
                     c.insert(doc, v);
                     self.columns.insert(path.into(), c);
+                }
+            }
+        }
+    }
+
+    /// The fields `filter` reads that are not indexed (why `select` would scan).
+    pub fn uncovered<'f>(&self, filter: &'f MetaFilter, out: &mut Vec<&'f str>) {
+        match filter {
+            MetaFilter::All(fs) | MetaFilter::Any(fs) => fs.iter().for_each(|f| self.uncovered(f, out)),
+            MetaFilter::Not(f) => self.uncovered(f, out),
+            MetaFilter::Field { path, .. } => {
+                if !self.schema.indexes(path) && !out.contains(&path.as_str()) {
+                    out.push(path);
                 }
             }
         }

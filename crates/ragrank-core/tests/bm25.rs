@@ -35,7 +35,60 @@ fn config(variant: Variant) -> IndexConfig {
         },
         analyzer: AnalyzerConfig::default(),
         store_text: true,
+        ..IndexConfig::default()
     }
+}
+
+/// Metadata of the kinds a multi-tenant server stores: a tenant of few documents, a year
+/// (sometimes an ISO date string, or missing), a small group, tags, a nested object.
+fn random_meta(rng: &mut StdRng) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    m.insert("g".into(), rng.random_range(0..3).into());
+    m.insert("tenant".into(), format!("t{}", rng.random_range(0..40)).into());
+    match rng.random_range(0..4) {
+        0 => {}
+        1 => {
+            m.insert(
+                "year".into(),
+                format!("{}-0{}-01", rng.random_range(1990..2000), rng.random_range(1..10)).into(),
+            );
+        }
+        _ => {
+            m.insert("year".into(), rng.random_range(1990..2000).into());
+        }
+    }
+    if rng.random_bool(0.5) {
+        let tags: Vec<serde_json::Value> = (0..rng.random_range(0..3))
+            .map(|i| format!("k{}", i + rng.random_range(0..3)).into())
+            .collect();
+        m.insert("tags".into(), tags.into());
+    }
+    if rng.random_bool(0.3) {
+        m.insert(
+            "src".into(),
+            serde_json::json!({ "kind": if rng.random_bool(0.5) { "web" } else { "pdf" } }),
+        );
+    }
+    serde_json::Value::Object(m)
+}
+
+/// A filter over `random_meta`'s fields: some selective (one tenant), some broad (a year
+/// range), nested keys (scanned: not a dynamic field) and combinations.
+fn random_meta_filter(rng: &mut StdRng) -> ragrank_core::filter::MetaFilter {
+    let (a, b) = (rng.random_range(0..40), rng.random_range(0..40));
+    let (t1, t2) = (format!("t{a}"), format!("t{b}"));
+    let f = match rng.random_range(0..9) {
+        0 => serde_json::json!({ "g": 1 }),
+        1 => serde_json::json!({ "tenant": t1 }),
+        2 => serde_json::json!({ "tenant": t1, "year": { "$gte": 1995 } }),
+        3 => serde_json::json!({ "year": { "$gte": 1993, "$lt": 1997 } }),
+        4 => serde_json::json!({ "year": { "$gte": "1995-01-01" } }),
+        5 => serde_json::json!({ "tags": { "$in": ["k1", "k3"] }, "g": { "$ne": 2 } }),
+        6 => serde_json::json!({ "$or": [{ "tenant": t1 }, { "year": { "$exists": false } }] }),
+        7 => serde_json::json!({ "src.kind": "pdf", "tenant": { "$nin": [t1, t2] } }),
+        _ => serde_json::json!({ "$not": { "year": { "$lte": 1991 } } }),
+    };
+    ragrank_core::filter::MetaFilter::compile(&f, "meta").unwrap()
 }
 
 fn zipf_word(rng: &mut StdRng, vocab: usize) -> String {
@@ -99,7 +152,12 @@ fn churn_query(rng: &mut StdRng, live: &[NewDoc], vocab: usize) -> String {
 /// which is insertion order: an upserted document counts as new): same ids in the same
 /// order with bit-identical scores, for both strategies, with and without filters.
 fn assert_equals_rebuilt(snap: &Snapshot, live: &[NewDoc], variant: Variant, rng: &mut StdRng, vocab: usize) {
-    let scratch = Bm25Index::new(config(variant)).unwrap();
+    // Rebuilt without field indexes: every filter is the scan of each document's metadata.
+    let scratch = Bm25Index::new(IndexConfig {
+        dynamic_fields: false,
+        ..config(variant)
+    })
+    .unwrap();
     scratch.add(live.to_vec(), false).unwrap();
     let scratch = scratch.snapshot();
     // Precomputed tf parts must score exactly as the parts computed per query.
@@ -118,16 +176,17 @@ fn assert_equals_rebuilt(snap: &Snapshot, live: &[NewDoc], variant: Variant, rng
         .filter(|_| rng.random_bool(0.3))
         .map(|d| d.id.as_str())
         .collect();
-    let meta = ragrank_core::filter::MetaFilter::compile(&serde_json::json!({ "g": 1 }), "meta").unwrap();
     for _ in 0..5 {
         let q = churn_query(rng, live, vocab);
+        let meta = random_meta_filter(rng);
+        let by_id = rng.random_bool(0.3);
         for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
             for filtered in [false, true] {
                 let with = |s: &Snapshot| SearchOptions {
                     top_k: 10,
                     strategy,
                     filter: filtered.then(|| Filter {
-                        slots: Some(s.slots_of(some_ids.iter().copied())),
+                        slots: by_id.then(|| s.slots_of(some_ids.iter().copied())),
                         meta: Some(meta.clone()),
                     }),
                 };
@@ -182,7 +241,7 @@ fn incremental_equals_rebuilt_from_scratch() {
         let (mut next, mut token) = (0, 0);
         let mut doc = |rng: &mut StdRng, id: String, unique: usize| {
             let mut d = churned_doc(rng, id, 60, unique, &mut token);
-            d.meta = Some(serde_json::json!({ "g": rng.random_range(0..3) }));
+            d.meta = Some(random_meta(rng));
             d
         };
         for round in 0..150 {
@@ -1215,4 +1274,75 @@ fn contains_follows_writes_while_another_thread_refreshes() {
     assert_eq!(index.pending(), 0);
     assert!(live.iter().all(|id| index.contains(id)));
     assert!(gone_ids.iter().all(|id| !index.contains(id)));
+}
+
+/// A value of the wrong type for a declared field fails the whole add, naming the document
+/// and the field; the index is unchanged. The field's filters then use its index.
+#[test]
+fn declared_field_types_are_checked_at_add() {
+    let config =
+        IndexConfig::from_json(r#"{ "fields": { "year": "number", "tenant": "keyword", "body": false } }"#).unwrap();
+    let index = Bm25Index::new(config).unwrap();
+    let doc = |id: &str, meta: serde_json::Value| NewDoc {
+        id: id.into(),
+        text: Some("alpha beta".into()),
+        meta: Some(meta),
+        ..Default::default()
+    };
+    let err = index
+        .add(
+            vec![
+                doc("a", serde_json::json!({ "year": 2001, "tenant": "x" })),
+                doc("b", serde_json::json!({ "year": "2001" })),
+            ],
+            false,
+        )
+        .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidArg);
+    assert!(
+        err.message.contains("document 1 (\"b\")") && err.message.contains("meta.year is declared number"),
+        "{}",
+        err.message
+    );
+    assert_eq!(index.snapshot().len(), 0);
+    assert!(!index.contains("a"));
+    index
+        .add(
+            vec![doc(
+                "a",
+                serde_json::json!({ "year": 2001, "tenant": "x", "body": "y" }),
+            )],
+            false,
+        )
+        .unwrap();
+    let snap = index.snapshot();
+    let search = |f: serde_json::Value| {
+        let meta = ragrank_core::filter::MetaFilter::compile(&f, "meta").unwrap();
+        let filter = Filter {
+            slots: None,
+            meta: Some(meta),
+        };
+        snap.search(
+            &Query::Text("alpha"),
+            &SearchOptions {
+                top_k: 5,
+                filter: Some(filter),
+                ..Default::default()
+            },
+        )
+        .len()
+    };
+    assert_eq!(search(serde_json::json!({ "year": { "$gt": 2000 }, "tenant": "x" })), 1);
+    assert_eq!(snap.stats().scanned_filter_searches, 0);
+    assert_eq!(search(serde_json::json!({ "body": "y" })), 1);
+    let stats = snap.stats();
+    assert_eq!((stats.filtered_searches, stats.scanned_filter_searches), (2, 1));
+    assert_eq!(stats.scanned_filter_fields, vec!["body".to_string()]);
+    assert!(stats.field_index_bytes.contains_key("year") && !stats.field_index_bytes.contains_key("body"));
+    let bad = IndexConfig::from_json(r#"{ "fields": { "year": "integer" } }"#).unwrap_err();
+    assert!(
+        bad.message.contains("unknown field type \"integer\""),
+        "{}",
+        bad.message
+    );
 }

@@ -292,6 +292,13 @@ impl Bm25Index {
             return Ok(0);
         }
         let PreparedDocs { batches, ids } = docs;
+        // Declared field types, before anything is staged.
+        let schema = self.shared.config.field_schema();
+        for (i, d) in batches.iter().flat_map(|b| &b.docs).enumerate() {
+            schema
+                .check(d.meta.as_ref())
+                .map_err(|e| Error::invalid(format!("document {i} ({:?}): {}", d.id, e.message)))?;
+        }
         let duplicate = |id: &str| {
             Error::new(
                 ErrorKind::DuplicateId,
@@ -761,7 +768,8 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
         builder.push_batch(batch, |j| alive[j]);
     }
     if !builder.is_empty() {
-        let seg = builder.finish_on(&next.config.params, next.avg_len(), super::analysis_threads());
+        let mut seg = builder.finish_on(&next.config.params, next.avg_len(), super::analysis_threads());
+        seg.index_fields(&next.config.field_schema());
         for (t, term) in seg.terms.iter().enumerate() {
             let n = (seg.offsets[t + 1] - seg.offsets[t]) as u32;
             let df = next.df.entry(term.clone()).or_insert(0);

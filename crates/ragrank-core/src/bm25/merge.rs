@@ -98,5 +98,7 @@ pub fn build(base: &Snapshot, run: Range<usize>) -> (Segment, Vec<Vec<u32>>) {
         }
         remaps.push(remap);
     }
-    (builder.finish(&base.config.params, base.avg_len()), remaps)
+    let mut seg = builder.finish(&base.config.params, base.avg_len());
+    seg.index_fields(&base.config.field_schema());
+    (seg, remaps)
 }

@@ -18,10 +18,12 @@ mod windowed;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::analysis::{Analyzer, AnalyzerConfig};
 use crate::error::{Error, ErrorKind, Result};
+use crate::fields::{FieldDecl, FieldSchema};
 pub use crate::topk::Hit;
 pub use filter::Filter;
 pub use live::{retire, Bm25Index, DEFAULT_REFRESH_INTERVAL};
@@ -39,6 +41,14 @@ pub struct IndexConfig {
     pub analyzer: AnalyzerConfig,
     /// Keep each document's text so hits can return it.
     pub store_text: bool,
+    /// Declared metadata fields of the field indexes (see `crate::fields`). Left out of
+    /// the saved form when empty, and so is `dynamic_fields` at its default, so a file of
+    /// an index that uses neither saves back byte for byte.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, FieldDecl>,
+    /// Whether other top-level metadata fields are indexed as they come.
+    #[serde(skip_serializing_if = "is_true")]
+    pub dynamic_fields: bool,
 }
 
 impl Default for IndexConfig {
@@ -47,11 +57,22 @@ impl Default for IndexConfig {
             params: Params::default(),
             analyzer: AnalyzerConfig::default(),
             store_text: true,
+            fields: BTreeMap::new(),
+            dynamic_fields: true,
         }
     }
 }
 
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
 impl IndexConfig {
+    /// What each segment's field index covers.
+    pub fn field_schema(&self) -> FieldSchema {
+        FieldSchema::of_decls(&self.fields, self.dynamic_fields)
+    }
+
     /// Reads caller options (JSON of this struct's shape, any field left out), with errors
     /// that name the bad option. The values are checked by `Bm25Index::new`.
     pub fn from_json(json: &str) -> Result<Self> {
@@ -121,6 +142,14 @@ pub struct Stats {
     pub segments: usize,
     /// Removed documents still held by segments (until a merge rewrites them).
     pub deleted_docs: usize,
+    /// Approximate bytes of the field indexes, by field (included in `memory_bytes`).
+    pub field_index_bytes: BTreeMap<String, usize>,
+    /// Searches with a metadata filter since the index was made or loaded.
+    pub filtered_searches: u64,
+    /// Of those, searches that tested some candidates' metadata one by one (a field no
+    /// field index covers), and the fields that made them.
+    pub scanned_filter_searches: u64,
+    pub scanned_filter_fields: Vec<String>,
 }
 
 /// Documents checked and analysed, ready for `Bm25Index::stage_add`, with the set of their

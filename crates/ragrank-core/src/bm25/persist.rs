@@ -205,7 +205,8 @@ pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
     snapshot.live = batch.docs.len();
     snapshot.total_len = batch.docs.iter().map(|d| d.len as u64).sum();
     builder.push_batch(batch, |_| true);
-    let seg = builder.finish_on(&snapshot.config.params, snapshot.avg_len(), super::analysis_threads());
+    let mut seg = builder.finish_on(&snapshot.config.params, snapshot.avg_len(), super::analysis_threads());
+    seg.index_fields(&snapshot.config.field_schema());
     for (t, term) in seg.terms.iter().enumerate() {
         snapshot
             .df

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::scoring::{Params, TfForm, TfPart};
+use crate::fields::{FieldIndex, FieldSchema};
 
 /// Postings per block-max block. Blocks are cut from the segment's whole posting array, not
 /// per term, so one index needs no per-term table: a block that straddles two terms bounds
@@ -78,6 +79,8 @@ pub struct Segment {
     pub build_avgdl: f64,
     /// Whether any document stores text or metadata (a search then has fields to return).
     pub has_fields: bool,
+    /// The documents' metadata by field and value (`index_fields`); without it, filters scan.
+    pub fields: Option<FieldIndex>,
     bytes: usize,
 }
 
@@ -88,6 +91,13 @@ impl Segment {
 
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty()
+    }
+
+    /// Builds the field index of the documents' metadata (once, as the segment is built).
+    pub fn index_fields(&mut self, schema: &FieldSchema) {
+        let index = FieldIndex::build(schema.clone(), self.docs.iter().map(|d| d.meta.as_ref()));
+        self.bytes += index.heap_bytes().values().sum::<usize>();
+        self.fields = Some(index);
     }
 
     pub fn term(&self, term: &str) -> Option<u32> {
@@ -279,6 +289,7 @@ impl SegmentBuilder {
             block_last,
             build_avgdl: avgdl,
             has_fields,
+            fields: None,
             bytes: 0,
         };
         seg.bytes = seg.count_bytes();

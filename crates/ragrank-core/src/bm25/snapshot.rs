@@ -11,14 +11,16 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
+use roaring::RoaringBitmap;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use super::dense::DenseRows;
+use super::filter::FilterUse;
 use super::scoring::{TfForm, TfPart};
 use super::search::{self, Blocks, Cached, OnTheFly, Parts, SegTerm, SLACK};
 use super::segment::{Deleted, Doc, Segment, BLOCK};
 use super::windowed;
-use super::{Filter, IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
+use super::{IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
 use crate::analysis::Analyzer;
 use crate::error::{check_cancel, Result};
 use crate::topk::{Hit, TopK};
@@ -29,6 +31,11 @@ pub type DfMap = imbl::GenericHashMap<Arc<str>, u32, FxBuildHasher, imbl::shared
 
 /// What a df map entry costs besides its term's bytes (key pointer, count, node share).
 pub(crate) const DF_ENTRY_BYTES: usize = 48;
+
+/// How many postings scoring one document of a filter by lookup is taken to cost per query
+/// term (a gallop through each term's list): a filter with fewer documents than the terms'
+/// postings over this is scored alone (`search::selected`), a broader one tests candidates.
+const SELECTED_COST: usize = 8;
 
 /// Distinct query terms up to which repeats are merged by a linear scan.
 const LINEAR_MERGE_TERMS: usize = 32;
@@ -93,6 +100,8 @@ pub struct Snapshot {
     /// Bytes of the terms in `df`, kept up to date as terms come and go (for `stats`).
     pub(crate) term_bytes: usize,
     pub(crate) parts: PartsCache,
+    /// Shared by every snapshot of one index.
+    pub(crate) filter_use: Arc<FilterUse>,
 }
 
 /// A query term with its multiplicity and global df. `term` borrows the snapshot's own copy
@@ -121,6 +130,7 @@ impl Snapshot {
             df: DfMap::default(),
             term_bytes: 0,
             parts: PartsCache::default(),
+            filter_use: Arc::default(),
         }
     }
 
@@ -301,10 +311,14 @@ impl Snapshot {
                 (qt.weight as f64 * idf) as f32
             })
             .collect();
+        let mut unindexed = Vec::new();
         let mut hits = match params.tf_form(self.avg_len()) {
-            TfForm::Saturation(f) => self.search_segments(f, &terms, &wis, opts),
-            TfForm::LengthScaled(f) => self.search_segments(f, &terms, &wis, opts),
+            TfForm::Saturation(f) => self.search_segments(f, &terms, &wis, opts, &mut unindexed),
+            TfForm::LengthScaled(f) => self.search_segments(f, &terms, &wis, opts, &mut unindexed),
         };
+        if opts.filter.as_ref().is_some_and(|f| f.meta.is_some()) {
+            self.filter_use.record(&unindexed);
+        }
         if params.shifts() {
             hits.iter_mut().for_each(|h| h.score += absent);
         }
@@ -313,7 +327,18 @@ impl Snapshot {
 
     /// Searches the segments in order, each one only for documents that beat the k-th
     /// best of the earlier ones, and merges their hits.
-    fn search_segments<F: TfPart>(&self, f: F, terms: &[QueryTerm], wis: &[f32], opts: &SearchOptions) -> Vec<Hit> {
+    /// `unindexed` gets the fields of the metadata filter that some segment's field index
+    /// did not cover (so its candidates were tested one by one).
+    fn search_segments<'o, F: TfPart>(
+        &self,
+        f: F,
+        terms: &[QueryTerm],
+        wis: &[f32],
+        opts: &'o SearchOptions,
+        unindexed: &mut Vec<&'o str>,
+    ) -> Vec<Hit> {
+        let meta = opts.filter.as_ref().and_then(|f| f.meta.as_ref());
+        let slots = opts.filter.as_ref().and_then(|f| f.slots.as_ref());
         let k = opts.top_k;
         let positive = self.config.params.positive_impacts();
         let avgdl = self.avg_len();
@@ -341,11 +366,31 @@ impl Snapshot {
             }
             let base = s.base;
             let deleted = &*s.deleted;
-            let filter = opts.filter.as_ref();
+            // The metadata filter as this segment's field index answers it (None: scanned).
+            let selected = meta.and_then(|m| seg.fields.as_ref()?.select(m));
+            if let (Some(m), None) = (meta, &selected) {
+                match &seg.fields {
+                    Some(fields) => fields.uncovered(m, unindexed),
+                    None => unindexed.push("(segment without field index)"),
+                }
+            }
+            if selected.as_ref().is_some_and(|b| b.is_empty()) {
+                continue;
+            }
             let allow = |local: u32| {
                 !deleted.contains(local)
-                    && filter.is_none_or(|f: &Filter| f.allows(base + local, &seg.docs[local as usize]))
+                    && slots.is_none_or(|s| s.contains(&(base + local)))
+                    && match &selected {
+                        Some(docs) => docs.contains(local),
+                        None => meta.is_none_or(|m| m.matches(seg.docs[local as usize].meta.as_ref())),
+                    }
             };
+            // A filter selective enough to score its documents alone, looked up in the terms'
+            // postings, rather than every posting tested against it.
+            let postings: usize = seg_terms.iter().map(|t| seg.postings(t.local).0.len()).sum();
+            let only = selected
+                .as_ref()
+                .filter(|docs| docs.len() as usize * seg_terms.len() * SELECTED_COST < postings);
             let use_maxscore = match opts.strategy {
                 Strategy::Auto => seg.len() >= AUTO_MAXSCORE_SLOTS,
                 Strategy::Exhaustive => false,
@@ -360,6 +405,7 @@ impl Snapshot {
                 floor,
                 allow: &allow,
                 use_maxscore,
+                only,
             };
             let hits = match self.parts.0.get() {
                 Some(cached) => {
@@ -491,6 +537,13 @@ impl Snapshot {
     }
 
     pub fn stats(&self) -> Stats {
+        let mut field_index_bytes = std::collections::BTreeMap::<String, usize>::new();
+        for fields in self.segs.iter().filter_map(|s| s.seg.fields.as_ref()) {
+            for (name, bytes) in fields.heap_bytes() {
+                *field_index_bytes.entry(name).or_default() += bytes;
+            }
+        }
+        let (filtered_searches, scanned_filter_searches, scanned_filter_fields) = self.filter_use.report();
         let seg_bytes: usize = self.segs.iter().map(|s| s.seg.bytes() + s.deleted.bytes()).sum();
         let per_posting: usize = self.segs.iter().map(|s| s.seg.posting_bytes()).sum();
         let df_bytes = self.term_bytes + self.df.len() * DF_ENTRY_BYTES;
@@ -510,6 +563,10 @@ impl Snapshot {
             dense_terms: self.parts.0.get().map_or(0, |p| p.iter().map(|c| c.dense.len()).sum()),
             segments: self.segs.len(),
             deleted_docs: self.segs.iter().map(|s| s.deleted.count()).sum(),
+            field_index_bytes,
+            filtered_searches,
+            scanned_filter_searches,
+            scanned_filter_fields,
         }
     }
 }
@@ -523,11 +580,15 @@ struct Run<'a> {
     floor: f32,
     allow: &'a dyn Fn(u32) -> bool,
     use_maxscore: bool,
+    /// The documents of a selective filter: scored alone (`search::selected`).
+    only: Option<&'a RoaringBitmap>,
 }
 
 impl Run<'_> {
     fn go<P: Parts>(&self, p: P, blocks: Blocks) -> Vec<Hit> {
-        if self.use_maxscore {
+        if let Some(docs) = self.only {
+            search::selected(self.seg, p, self.terms, self.k, self.floor, docs.iter(), self.allow)
+        } else if self.use_maxscore {
             windowed::maxscore(self.seg, p, blocks, self.terms, self.k, self.floor, self.allow)
         } else {
             search::exhaustive(self.seg, p, self.terms, self.k, self.positive, self.floor, self.allow)
