@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
-use roaring::RoaringBitmap;
+pub use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -147,6 +147,23 @@ impl FieldSchema {
     /// Dynamic indexing of every top-level scalar field, nothing declared.
     pub fn dynamic() -> Self {
         FieldSchema::new([], true)
+    }
+
+    /// The schema as JSON (`{"fields":{..},"dynamic":true}`), as files store it.
+    pub fn to_json(&self) -> String {
+        let fields: BTreeMap<&str, FieldDecl> =
+            self.declared.iter().map(|(k, t)| (k.as_str(), FieldDecl(*t))).collect();
+        serde_json::json!({ "fields": fields, "dynamic": self.dynamic }).to_string()
+    }
+
+    pub fn from_json(json: &[u8]) -> Result<Self> {
+        #[derive(Deserialize)]
+        struct Stored {
+            fields: BTreeMap<String, FieldDecl>,
+            dynamic: bool,
+        }
+        let s: Stored = serde_json::from_slice(json).map_err(|e| Error::invalid(format!("bad field schema: {e}")))?;
+        Ok(FieldSchema::of_decls(&s.fields, s.dynamic))
     }
 
     pub fn declared(&self) -> impl Iterator<Item = (&str, Option<FieldType>)> {

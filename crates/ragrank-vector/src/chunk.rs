@@ -11,6 +11,7 @@ use crate::fields::Fields;
 use crate::kernels::hamming::{sign_bits_into, words};
 use crate::kernels::Kernels;
 use crate::select::{MaskCache, RowMask};
+use ragrank_core::fields::{FieldIndex, FieldSchema};
 
 #[derive(Default)]
 pub struct Chunk {
@@ -29,8 +30,11 @@ pub struct Chunk {
     /// Per-row squared norm of the scanned values (metric l2 only).
     pub(crate) sqnorms: Column<f32>,
     pub(crate) fields: Fields,
-    /// Rows of recent metadata filters. The rows never change, so the masks never go stale.
+    /// Rows of recent metadata filters the field index cannot answer. The rows never
+    /// change, so the masks never go stale.
     pub(crate) masks: MaskCache,
+    /// The rows' metadata by field and value (`index_fields`), shared with BM25's segments.
+    pub(crate) field_index: Option<FieldIndex>,
 }
 
 impl Chunk {
@@ -51,6 +55,12 @@ impl Chunk {
         ]
         .into_iter()
         .flatten()
+    }
+
+    /// Builds the field index of the rows' metadata, once the chunk's rows are in.
+    pub(crate) fn index_fields(&mut self, schema: &FieldSchema) {
+        let metas = (0..self.rows() as u32).map(|r| self.fields.meta(r));
+        self.field_index = Some(FieldIndex::build(schema.clone(), metas));
     }
 
     /// Bytes a scan of this chunk reads.

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use half::f16;
+use ragrank_core::fields::FieldSchema;
 use ragrank_core::{Error, ErrorKind, Result};
 use rustc_hash::FxHashSet;
 
@@ -60,6 +61,8 @@ pub struct VectorIndex {
     pub(crate) live: usize,
     /// The caller's shortlist for an approximate storage; None takes the storage's default.
     pub(crate) shortlist: Option<Shortlist>,
+    /// What each chunk's field index covers (default: every top-level field, as it comes).
+    pub(crate) schema: Arc<FieldSchema>,
 }
 
 /// Optional metadata (a JSON object) and text per added row: each list empty or one per id.
@@ -114,10 +117,24 @@ impl VectorIndex {
         })
     }
 
+    /// `new` with the metadata fields to index declared (see `ragrank_core::fields`).
+    pub fn with_fields(config: Config, schema: FieldSchema) -> Result<VectorIndex> {
+        Ok(VectorIndex {
+            schema: Arc::new(schema),
+            ..VectorIndex::new(config)?
+        })
+    }
+
+    pub fn field_schema(&self) -> &FieldSchema {
+        &self.schema
+    }
+
     /// An index of one chunk (a load).
-    pub(crate) fn of_chunk(config: Config, chunk: Chunk) -> VectorIndex {
+    pub(crate) fn of_chunk(config: Config, schema: FieldSchema, mut chunk: Chunk) -> VectorIndex {
+        chunk.index_fields(&schema);
         let mut index = VectorIndex {
             config: Some(config),
+            schema: Arc::new(schema),
             ..Default::default()
         };
         if chunk.rows() > 0 {
@@ -261,6 +278,11 @@ impl VectorIndex {
                 ids[r]
             )));
         }
+        for (r, meta) in fields.metas.iter().enumerate() {
+            self.schema
+                .check(meta.as_ref())
+                .map_err(|e| Error::invalid(format!("meta of vector {r} (id {:?}): {}", ids[r], e.message)))?;
+        }
         if vectors.len() != ids.len() * dim {
             return Err(Error::invalid(format!(
                 "vectors has {} values but {} ids x dim {dim} need {}",
@@ -317,6 +339,7 @@ impl VectorIndex {
             let (meta, text) = (metas.next().flatten(), texts.next().flatten());
             chunk.push_row(config, id.as_str().into(), v, meta, text.map(String::into_boxed_str));
         }
+        chunk.index_fields(&self.schema);
         self.live += chunk.rows();
         self.parts.push(Part {
             chunk: Arc::new(chunk),
@@ -408,7 +431,8 @@ impl VectorIndex {
     /// while writers go on).
     pub fn build_merge(&self, plan: &MergePlan) -> Merged {
         let sources = self.parts[plan.parts.clone()].to_vec();
-        let chunk = Chunk::merged(self.config(), sources.iter().map(|p| (&*p.chunk, p.alive.as_deref())));
+        let mut chunk = Chunk::merged(self.config(), sources.iter().map(|p| (&*p.chunk, p.alive.as_deref())));
+        chunk.index_fields(&self.schema);
         Merged { sources, chunk }
     }
 

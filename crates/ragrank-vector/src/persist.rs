@@ -41,17 +41,22 @@ use crate::column::{Column, MappedFile};
 use crate::config::{Config, Metric, Shortlist, Storage};
 use crate::index::VectorIndex;
 use crate::kernels::hamming::words;
+use ragrank_core::fields::FieldSchema;
 
 #[cfg(target_endian = "big")]
 compile_error!("the vector index file format is little endian; big-endian targets are not supported");
 
 pub const MAGIC: &[u8; 8] = b"RGRKVECT";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+/// Version 3 adds the declared metadata fields; an index without declarations is written
+/// as version 2, byte for byte as before, so older readers still read it.
 const FORMAT: Format = Format::new(MAGIC, FORMAT_VERSION, "vector index");
+const FORMAT_V2: Format = Format::new(MAGIC, 2, "vector index");
 /// The format before metadata and texts, still read.
 const FORMAT_V1: Format = Format::new(MAGIC, 1, "vector index");
 const HAS_METAS: u8 = 1;
 const HAS_TEXTS: u8 = 2;
+const HAS_SCHEMA: u8 = 4;
 /// The header: the envelope's magic and version, then this format's fields.
 const HEADER: usize = 64;
 const ALIGN: usize = 64;
@@ -85,7 +90,12 @@ fn section(w: &mut PayloadWriter, bytes: &[u8]) -> Result<()> {
 /// `Error::aborted()`, and `path` is left as it was.
 pub fn save(index: &VectorIndex, path: &Path, cancel: &AtomicBool) -> Result<()> {
     index.check_file()?;
-    checksummed::write(path, &FORMAT, cancel, |w| write_payload(index, w))
+    let format = if *index.field_schema() == FieldSchema::default() {
+        &FORMAT_V2
+    } else {
+        &FORMAT
+    };
+    checksummed::write(path, format, cancel, |w| write_payload(index, w))
 }
 
 fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
@@ -107,7 +117,10 @@ fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
         .then(|| rows().map(|(ch, r)| ch.fields.text(r as u32)).collect());
     let meta_bytes: usize = metas.iter().flatten().map(Vec::len).sum();
     let text_bytes: usize = texts.iter().flatten().map(|t| t.map_or(0, str::len)).sum();
-    let flags = if metas.is_some() { HAS_METAS } else { 0 } | if texts.is_some() { HAS_TEXTS } else { 0 };
+    let schema = (*index.field_schema() != FieldSchema::default()).then(|| index.field_schema().to_json());
+    let flags = if metas.is_some() { HAS_METAS } else { 0 }
+        | if texts.is_some() { HAS_TEXTS } else { 0 }
+        | if schema.is_some() { HAS_SCHEMA } else { 0 };
     let mut header = Vec::with_capacity(HEADER - checksummed::HEADER);
     header.extend_from_slice(&(c.dim as u32).to_le_bytes());
     header.push(metric_code(c.metric));
@@ -120,6 +133,7 @@ fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
     let s = index.shortlist();
     header.extend_from_slice(&s.map_or(0, |s| s.per_top_k).to_le_bytes());
     header.extend_from_slice(&s.map_or(0, |s| s.rows).to_le_bytes());
+    header.extend_from_slice(&(schema.as_ref().map_or(0, String::len) as u32).to_le_bytes());
     section(w, &header)?;
     strings(w, rows().map(|(ch, r)| ch.ids[r].as_bytes()))?;
     let d = c.dim;
@@ -146,6 +160,9 @@ fn write_payload(index: &VectorIndex, w: &mut PayloadWriter) -> Result<()> {
         let present: Vec<u8> = texts.iter().map(|t| u8::from(t.is_some())).collect();
         section(w, &present)?;
         strings(w, texts.iter().map(|t| t.unwrap_or("").as_bytes()))?;
+    }
+    if let Some(schema) = &schema {
+        section(w, schema.as_bytes())?;
     }
     Ok(())
 }
@@ -221,10 +238,10 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     let version = data
         .get(8..12)
         .map(|v| u32::from_le_bytes(v.try_into().expect("4 bytes")));
-    let format = if version == Some(FORMAT_V1.version) {
-        &FORMAT_V1
-    } else {
-        &FORMAT
+    let format = match version {
+        Some(1) => &FORMAT_V1,
+        Some(2) => &FORMAT_V2,
+        _ => &FORMAT,
     };
     let body_end = checksummed::HEADER + checksummed::payload(data, format, cancel)?.len();
     if body_end < HEADER {
@@ -254,7 +271,12 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
     let count = usize::try_from(u64_at(20)).map_err(|_| damaged())?;
     let ids_bytes = usize::try_from(u64_at(28)).map_err(|_| damaged())?;
     let flags = data[18];
-    if flags & !(HAS_METAS | HAS_TEXTS) != 0 {
+    let known = if format.version >= 3 {
+        HAS_METAS | HAS_TEXTS | HAS_SCHEMA
+    } else {
+        HAS_METAS | HAS_TEXTS
+    };
+    if flags & !known != 0 {
         return Err(Error::corrupt("vector index file has unknown section flags"));
     }
     let meta_bytes = usize::try_from(u64_at(36)).map_err(|_| damaged())?;
@@ -325,11 +347,17 @@ fn from_map(map: Arc<MappedFile>, keep_mapped: bool, cancel: &AtomicBool) -> Res
             .map(|(t, &p)| Ok((p != 0).then(|| utf8(t)).transpose()?.map(Box::from)))
             .collect::<Result<_>>()?;
     }
+    let schema = if flags & HAS_SCHEMA != 0 {
+        let bytes = sections.take(data, u32_at(60) as usize, 1)?;
+        FieldSchema::from_json(bytes).map_err(|e| Error::corrupt(format!("vector index file: {}", e.message)))?
+    } else {
+        FieldSchema::default()
+    };
     if sections.pos != body_end {
         return Err(Error::corrupt("vector index file has trailing bytes"));
     }
     check_cancel(cancel)?;
-    let mut index = VectorIndex::of_chunk(config, chunk);
+    let mut index = VectorIndex::of_chunk(config, schema, chunk);
     index
         .set_shortlist(shortlist)
         .map_err(|e| Error::corrupt(format!("vector index file: {}", e.message)))?;

@@ -2,6 +2,7 @@
 //! filter never shrinks a top-k: rows outside it are never offered to the selection.
 use std::sync::{Arc, Mutex};
 
+use ragrank_core::fields::RoaringBitmap;
 use ragrank_core::filter::MetaFilter;
 use rayon::prelude::*;
 
@@ -158,7 +159,25 @@ pub enum Selection {
     Mask(Arc<RowMask>),
 }
 
+/// A filter whose rows are fewer than one in this many is scored row by row (`Only`) rather
+/// than scanned through a mask.
+const ONLY_BELOW: u64 = 64;
+
 impl Selection {
+    /// The live rows (`alive` None: all) of a field index's answer over rows `0..n`.
+    pub fn of_rows(n: usize, rows: &RoaringBitmap, alive: Option<&RowMask>) -> Selection {
+        let live = |r: &u32| alive.is_none_or(|m| m.contains(*r as usize));
+        if rows.len() * ONLY_BELOW < n as u64 {
+            return Selection::Only(rows.iter().filter(live).collect());
+        }
+        let mut words = vec![0u64; n.div_ceil(64)];
+        for r in rows.iter().filter(live) {
+            words[r as usize / 64] |= 1 << (r % 64);
+        }
+        let count = words.iter().map(|w| w.count_ones() as usize).sum();
+        Selection::Mask(Arc::new(RowMask { words, count }))
+    }
+
     /// How many rows may be returned.
     pub fn count(&self, n: usize) -> usize {
         match self {

@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use ragrank_core::fields::FieldSchema;
 use ragrank_core::filter::MetaFilter;
 use ragrank_vector::{Config, Metric, NewFields, SearchOptions, SharedIndex, Storage, VectorIndex};
 use rand::{Rng, SeedableRng};
@@ -17,7 +18,11 @@ fn row(rng: &mut impl Rng) -> Vec<f32> {
 }
 
 fn meta(i: usize) -> Option<serde_json::Value> {
-    Some(serde_json::json!({ "k": i % 3 }))
+    let mut m = serde_json::json!({ "k": i % 3, "tenant": format!("t{}", i % 37), "tags": [format!("g{}", i % 4)] });
+    if !i.is_multiple_of(7) {
+        m["year"] = (1990 + i % 10).into();
+    }
+    Some(m)
 }
 
 /// (id, score) of every hit, best first, for the single, batch and filtered paths.
@@ -28,18 +33,24 @@ fn answers(idx: &VectorIndex, queries: &[f32], k: usize) -> Vec<Vec<(String, f32
             .collect()
     };
     let mut out = Vec::new();
-    let filter = MetaFilter::compile(&serde_json::json!({ "k": 1 }), "f").unwrap();
-    for opts in [
-        SearchOptions {
-            top_k: k,
-            ..Default::default()
-        },
-        SearchOptions {
-            top_k: k,
-            meta: Some(filter),
-            ..Default::default()
-        },
-    ] {
+    let filters = [
+        serde_json::json!({ "k": 1 }),
+        serde_json::json!({ "tenant": "t5" }),
+        serde_json::json!({ "tenant": "t5", "year": { "$gte": 1996 } }),
+        serde_json::json!({ "tenant": { "$in": ["t1", "t2"] }, "year": { "$gte": 1994 } }),
+        serde_json::json!({ "year": { "$gte": 1992, "$lt": 1997 } }),
+        serde_json::json!({ "$or": [{ "year": { "$exists": false } }, { "tags": "g2" }] }),
+    ];
+    let mut all = vec![SearchOptions {
+        top_k: k,
+        ..Default::default()
+    }];
+    all.extend(filters.iter().map(|f| SearchOptions {
+        top_k: k,
+        meta: Some(MetaFilter::compile(f, "f").unwrap()),
+        ..Default::default()
+    }));
+    for opts in all {
         for q in queries.chunks_exact(DIM) {
             out.push(named(idx.search(q, &opts).unwrap()));
         }
@@ -125,7 +136,8 @@ fn many_chunks_with_tombstones_answer_as_one_index_of_the_live_rows() {
                 }
                 most_chunks = most_chunks.max(idx.chunks());
                 if step % 50 == 49 || step == 299 {
-                    let mut fresh = VectorIndex::new(config).unwrap();
+                    // Without field indexes: every filter is the scan of each row's metadata.
+                    let mut fresh = VectorIndex::with_fields(config, FieldSchema::new([], false)).unwrap();
                     let ids: Vec<String> = live.iter().map(|(i, _)| format!("d{i}")).collect();
                     let rows: Vec<f32> = live.iter().flat_map(|(_, r)| r.clone()).collect();
                     let fields = NewFields {
@@ -296,4 +308,60 @@ fn readers_never_see_a_write_half_made() {
     for r in readers {
         r.join().unwrap();
     }
+}
+
+/// Field indexes answer selective filters (a tenant: rows scored one by one) and broad ones
+/// (a mask) with the hits of the scan, through removes and a save and load that keep the
+/// declared fields; a value of the wrong type for a declared field fails the add.
+#[test]
+fn field_indexes_answer_as_the_scan_and_survive_a_save() {
+    let config = Config {
+        dim: DIM,
+        metric: Metric::Cosine,
+        storage: Storage::F32,
+    };
+    let schema = FieldSchema::new(
+        [("year".to_string(), Some(ragrank_core::fields::FieldType::Number))],
+        true,
+    );
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let n = 5000;
+    let ids: Vec<String> = (0..n).map(|i| format!("d{i}")).collect();
+    let rows: Vec<f32> = (0..n).flat_map(|_| row(&mut rng)).collect();
+    let metas = |k: usize| (0..k).map(meta).collect::<Vec<_>>();
+    let mut indexed = VectorIndex::with_fields(config, schema.clone()).unwrap();
+    let mut scanned = VectorIndex::with_fields(config, FieldSchema::new([], false)).unwrap();
+    for idx in [&mut indexed, &mut scanned] {
+        let fields = NewFields {
+            metas: metas(n),
+            texts: vec![],
+        };
+        idx.add_with(&ids, &rows, fields, false).unwrap();
+        let gone: Vec<String> = (0..n).step_by(5).map(|i| format!("d{i}")).collect();
+        idx.remove(&gone);
+    }
+    let dir = std::env::temp_dir().join(format!("ragrank-vector-fields-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("v.rgv");
+    ragrank_vector::persist::save(&indexed, &path, &NEVER).unwrap();
+    let loaded = ragrank_vector::persist::load(&path, false, &NEVER).unwrap();
+    assert_eq!(loaded.field_schema(), &schema);
+    let queries: Vec<f32> = (0..4).flat_map(|_| row(&mut rng)).collect();
+    let want = answers(&scanned, &queries, 10);
+    assert_same(&answers(&indexed, &queries, 10), &want, "indexed");
+    assert_same(&answers(&loaded, &queries, 10), &want, "loaded");
+    let err = indexed
+        .add_with(
+            &["x".to_string()],
+            &rows[..DIM],
+            NewFields {
+                metas: vec![Some(serde_json::json!({ "year": "1999" }))],
+                texts: vec![],
+            },
+            false,
+        )
+        .unwrap_err();
+    assert!(err.message.contains("meta.year is declared number"), "{}", err.message);
+    assert!(!indexed.contains("x"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
