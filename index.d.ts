@@ -166,7 +166,7 @@ export declare class NativeVectorIndex {
    * `shortlist`: the rows an int8 or binary scan rescores (absent: the storage's default).
    * `rescore`: what a binary index rescores them from, `f32` (absent) or `int8`.
    */
-  constructor(dim: number, metric?: string | undefined | null, storage?: string | undefined | null, shortlist?: NativeShortlist | undefined | null, rescore?: string | undefined | null)
+  constructor(dim: number, metric?: string | undefined | null, storage?: string | undefined | null, shortlist?: NativeShortlist | undefined | null, rescore?: string | undefined | null, fieldsJson?: string | undefined | null)
   /** The shortlist set at construction (or saved in the loaded file); null: the storage's default. */
   get shortlist(): NativeShortlist | null
   /** `metas` and `texts`: absent, or one entry (null for none) per id. */

@@ -17,6 +17,7 @@ export type {
   Bm25Variant,
 } from './indexes/bm25.js'
 export type { FieldOperators, Filter, FilterValue, MetaFilter } from './indexes/filter.js'
+export type { FieldsOption, FieldType } from './indexes/fields.js'
 export type { IndexHit } from './indexes/hits.js'
 export { fuse } from './retrieval/fusion.js'
 export type { FuseOptions, Fused, FusionContribution, FusionMethod, ScoreNormalization } from './retrieval/fusion.js'

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, Either, Float32ArraySlice, Float64ArraySlice};
 use napi_derive::napi;
+use ragrank_core::fields::FieldSchema;
 use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, SharedIndex, Shortlist, VectorIndex};
 
 use crate::cancel::CancelToken;
@@ -69,11 +70,16 @@ impl NativeVectorIndex {
         storage: Option<String>,
         shortlist: Option<NativeShortlist>,
         rescore: Option<String>,
+        fields_json: Option<String>,
     ) -> napi::Result<Self> {
         guard(|| {
             let config =
                 Config::from_options(dim, metric.as_deref(), storage.as_deref(), rescore.as_deref()).or_napi()?;
-            let mut index = VectorIndex::new(config).or_napi()?;
+            let schema = match fields_json {
+                Some(json) => FieldSchema::from_options(&json).or_napi()?,
+                None => FieldSchema::default(),
+            };
+            let mut index = VectorIndex::with_fields(config, schema).or_napi()?;
             let shortlist = shortlist
                 .map(|s| Shortlist::new(s.per_top_k, s.rows))
                 .transpose()

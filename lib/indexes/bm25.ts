@@ -18,6 +18,7 @@ import {
 import type { Retriever } from '../retrieval/retriever.js'
 import { Batcher, type CoalesceOptions } from '../internal/batcher.js'
 import { partCount, pipeline } from '../internal/pipeline.js'
+import { fieldOptions, type FieldsOption } from './fields.js'
 import type { Filter } from './filter.js'
 import {
   allHits,
@@ -76,6 +77,13 @@ export interface Bm25Options {
   tokenizer?: (text: string) => string[]
   /** Keep document text so hits return it (default true). */
   storeText?: boolean
+  /**
+   * Metadata fields to index, and how (see `FieldsOption` and docs/FILTERS.md): a filter on indexed fields is
+   * answered from bitmaps, and a selective one (a tenant) scores only its documents. Saved with the index.
+   */
+  fields?: FieldsOption
+  /** Index top-level metadata fields not named in `fields` as they come (default true). Saved with the index. */
+  dynamicFields?: boolean
   /**
    * Milliseconds after which writes staged without a refresh (`add(docs, { refresh: false })`)
    * become searchable on their own, as Elasticsearch's `refresh_interval` (default 1000;
@@ -161,6 +169,14 @@ export interface Bm25Stats {
   segments: number
   /** Removed documents still held by segments, until a merge rewrites them away. */
   deletedDocs: number
+  /** Approximate bytes of the field indexes by field (counted in `memoryBytes`). */
+  fieldIndexBytes: Record<string, number>
+  /** Searches with a metadata filter since the index was made or loaded. */
+  filteredSearches: number
+  /** Of those, searches that tested some candidates' metadata one by one (a field no field index covers)... */
+  scannedFilterSearches: number
+  /** ...and the fields that made them (up to 64 names). */
+  scannedFilterFields: string[]
 }
 
 /** A query: text (analysed like documents) or tokens (used as they are). */
@@ -180,6 +196,8 @@ const INDEX_KEYS = optionKeys(
   'analyzer',
   'tokenizer',
   'storeText',
+  'fields',
+  'dynamicFields',
   'refreshInterval',
   'coalesce',
 )
@@ -228,7 +246,11 @@ function indexConfig(options: unknown): string {
   const params = { variant, k1: o.k1, b: o.b, delta: o.delta }
   // JSON has no NaN or Infinity: they cross spelled out, so Rust can reject them by name.
   const spellNonFinite = (_key: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)
-  return JSON.stringify({ params, analyzer: analyzerShape(o.analyzer), storeText: o.storeText }, spellNonFinite)
+  const fields = fieldOptions(o.fields, o.dynamicFields)
+  return JSON.stringify(
+    { params, analyzer: analyzerShape(o.analyzer), storeText: o.storeText, ...fields },
+    spellNonFinite,
+  )
 }
 
 function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {

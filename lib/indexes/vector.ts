@@ -17,6 +17,7 @@ import {
   stringArray,
 } from '../internal/validate.js'
 import type { Filter } from './filter.js'
+import { fieldOptions, type FieldsOption } from './fields.js'
 import { allHits, batchKey, coalescing, HitBuffer, type IndexHit, type SearchCall, searchOptions } from './hits.js'
 
 /**
@@ -95,6 +96,13 @@ export interface VectorIndexOptions {
    * A RangeError with any other storage. Saved with the index.
    */
   rescore?: VectorRescore
+  /**
+   * Metadata fields to index, and how (see `FieldsOption` and docs/FILTERS.md): a filter on indexed fields selects
+   * its rows from bitmaps instead of reading every row's metadata. Saved with the index.
+   */
+  fields?: FieldsOption
+  /** Index top-level metadata fields not named in `fields` as they come (default true). Saved with the index. */
+  dynamicFields?: boolean
   /**
    * How concurrent `searchAsync` calls are joined into native batches (see docs/CONCURRENCY.md):
    * default `{ maxBatch: 64, maxWaitMs: 0 }` (adaptive: no wait when idle); `false` runs each
@@ -175,7 +183,7 @@ export type VectorInput = Float32Array | readonly number[]
 
 const FROM_NATIVE = Symbol('fromNative')
 
-const INDEX_KEYS = optionKeys('dim', 'metric', 'storage', 'shortlist', 'rescore', 'coalesce')
+const INDEX_KEYS = optionKeys('dim', 'metric', 'storage', 'shortlist', 'rescore', 'fields', 'dynamicFields', 'coalesce')
 const SHORTLIST_KEYS = optionKeys('perTopK', 'rows')
 const ADD_KEYS = optionKeys('upsert')
 const ITEM_KEYS = optionKeys('id', 'vector', 'meta', 'text')
@@ -252,8 +260,12 @@ export class VectorIndex {
       const shortlist = shortlistOption(options.shortlist)
       const rescore = options.rescore ?? undefined
       optionalString(rescore, 'options.rescore')
+      const fields = fieldOptions(options.fields, options.dynamicFields)
       coalesce = coalescing(options.coalesce)
-      this.#native = callNative(() => new native.NativeVectorIndex(dim, metric, storage, shortlist, rescore))
+      const fieldsJson = fields && JSON.stringify(fields)
+      this.#native = callNative(
+        () => new native.NativeVectorIndex(dim, metric, storage, shortlist, rescore, fieldsJson),
+      )
     }
     this.#dim = this.#native.dim
     this.#batcher = coalesce ? new Batcher((calls, signal) => this.#runBatch(calls, signal), coalesce) : undefined

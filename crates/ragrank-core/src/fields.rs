@@ -102,6 +102,33 @@ impl<'de> Deserialize<'de> for FieldDecl {
     }
 }
 
+/// Checks a `fields` option's entries, naming the bad one (`options.fields.year`).
+pub fn check_decls(fields: Option<&Value>) -> Result<()> {
+    let Some(fields) = fields.filter(|f| !f.is_null()) else {
+        return Ok(());
+    };
+    let Some(map) = fields.as_object() else {
+        return Err(Error::invalid(format!(
+            "options.fields must be an object, got {}",
+            shorten(fields)
+        )));
+    };
+    for (name, decl) in map {
+        let ok = match decl {
+            Value::Bool(_) => true,
+            Value::String(s) => FieldType::parse(s).is_some(),
+            _ => false,
+        };
+        if name.is_empty() || !ok {
+            return Err(Error::invalid(format!(
+                "options.fields.{name} must be 'keyword', 'number', 'date', true or false, got {}",
+                shorten(decl)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// `YYYY-MM-DD`, optionally followed by `T` or a space and a time: strings of this form sort in
 /// time order when they share a time zone notation, which is what a range on them assumes.
 fn is_iso_date(s: &str) -> bool {
@@ -164,6 +191,27 @@ impl FieldSchema {
         }
         let s: Stored = serde_json::from_slice(json).map_err(|e| Error::invalid(format!("bad field schema: {e}")))?;
         Ok(FieldSchema::of_decls(&s.fields, s.dynamic))
+    }
+
+    /// The schema of caller options `{ fields?: { name: decl }, dynamicFields?: bool }`
+    /// (JSON), with errors that name the bad option.
+    pub fn from_options(json: &str) -> Result<Self> {
+        let v: Value = serde_json::from_str(json).map_err(|e| Error::invalid(format!("bad field options: {e}")))?;
+        check_decls(v.get("fields"))?;
+        let decls: BTreeMap<String, FieldDecl> = match v.get("fields") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(f) => serde_json::from_value(f.clone()).map_err(|e| Error::invalid(format!("options.fields: {e}")))?,
+        };
+        let dynamic = match v.get("dynamicFields") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "options.dynamicFields must be a boolean, got {other}"
+                )))
+            }
+        };
+        Ok(FieldSchema::of_decls(&decls, dynamic))
     }
 
     pub fn declared(&self) -> impl Iterator<Item = (&str, Option<FieldType>)> {

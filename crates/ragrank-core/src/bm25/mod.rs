@@ -78,6 +78,7 @@ impl IndexConfig {
     pub fn from_json(json: &str) -> Result<Self> {
         let value: serde_json::Value =
             serde_json::from_str(json).map_err(|e| Error::invalid(format!("bad index options: {e}")))?;
+        crate::fields::check_decls(value.get("fields"))?;
         // From a `Value`, serde's messages carry no line and column: just ours.
         serde_json::from_value(value).map_err(|e| Error::invalid(e.to_string()))
     }
