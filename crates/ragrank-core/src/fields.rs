@@ -11,6 +11,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ops::Bound;
+use std::sync::{Arc, Mutex};
 
 pub use roaring::RoaringBitmap;
 use rustc_hash::FxHashMap;
@@ -578,6 +579,96 @@ impl FieldIndex {
     }
 }
 
+/// A filter's documents: the bitmap, plus for a broad one the same set as one bit per
+/// document (a test is then one load, where a roaring lookup searches its containers).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocSet {
+    docs: RoaringBitmap,
+    words: Option<Box<[u64]>>,
+}
+
+/// A selection holding more than one document in this many gets its dense bits.
+const DENSE_FROM: u64 = 32;
+
+impl DocSet {
+    /// The set of `docs` among documents `0..n`.
+    pub fn new(docs: RoaringBitmap, n: u64) -> Self {
+        let words = (docs.len() * DENSE_FROM > n).then(|| {
+            let mut words = vec![0u64; n.div_ceil(64) as usize];
+            for d in &docs {
+                words[(d / 64) as usize] |= 1 << (d % 64);
+            }
+            words.into_boxed_slice()
+        });
+        DocSet { docs, words }
+    }
+
+    #[inline]
+    pub fn contains(&self, doc: u32) -> bool {
+        match &self.words {
+            Some(w) => w.get((doc / 64) as usize).is_some_and(|w| w >> (doc % 64) & 1 == 1),
+            None => self.docs.contains(doc),
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    pub fn bitmap(&self) -> &RoaringBitmap {
+        &self.docs
+    }
+
+    /// One bit per document of `0..n` (document `d` in bit `d % 64` of word `d / 64`), for a broad set.
+    pub fn words(&self) -> Option<&[u64]> {
+        self.words.as_deref()
+    }
+}
+
+/// Selections of the most recent filters kept by a `SelectionCache`.
+const CACHED_SELECTIONS: usize = 8;
+
+/// The selections of recent filters over one immutable set of documents (a segment's, a
+/// chunk's), so a server repeating a filter (a date range, a popular tenant) pays for its
+/// bitmap algebra once: a range is the union of many value bitmaps. Never waits: under
+/// contention a search computes its selection itself.
+#[derive(Debug, Default)]
+pub struct SelectionCache(Mutex<Vec<(String, Arc<DocSet>)>>);
+
+impl SelectionCache {
+    /// `index.select(filter)`, from the cache when it was asked for lately.
+    pub fn select(&self, index: &FieldIndex, filter: &MetaFilter) -> Option<Arc<DocSet>> {
+        if !index.covers(filter) {
+            return None;
+        }
+        // The compiled filter's Debug form is canonical: object keys come sorted.
+        let key = format!("{filter:?}");
+        if let Ok(mut cache) = self.0.try_lock() {
+            if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
+                // Most recently used last.
+                let hit = cache.remove(i);
+                let docs = hit.1.clone();
+                cache.push(hit);
+                return Some(docs);
+            }
+        }
+        let docs = Arc::new(DocSet::new(index.eval(filter), index.len()));
+        if let Ok(mut cache) = self.0.try_lock() {
+            if !cache.iter().any(|(k, _)| *k == key) {
+                if cache.len() == CACHED_SELECTIONS {
+                    cache.remove(0);
+                }
+                cache.push((key, docs.clone()));
+            }
+        }
+        Some(docs)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use rand::rngs::StdRng;
@@ -822,5 +913,28 @@ mod tests {
         assert!(bytes["tenant"] < 16 * 100_000, "{bytes:?}");
         assert!(bytes["year"] < 16 * 100_000, "{bytes:?}");
         assert_eq!(index.select(&compile(json!({ "tenant": "t7" }))).unwrap().len(), 100);
+    }
+
+    #[test]
+    fn the_selection_cache_returns_what_select_returns_and_keeps_recent_filters() {
+        let metas: Vec<Option<Value>> = (0..1000).map(|i| Some(json!({ "t": i % 10, "y": i % 97 }))).collect();
+        let index = FieldIndex::build(FieldSchema::dynamic(), metas.iter().map(Option::as_ref));
+        let cache = SelectionCache::default();
+        let f = |t: i32| compile(json!({ "t": t, "y": { "$gte": 20 } }));
+        let first = cache.select(&index, &f(1)).unwrap();
+        assert_eq!(first.bitmap(), &index.select(&f(1)).unwrap());
+        assert!(first.words().is_some(), "a tenth of the documents is broad: dense bits");
+        assert!((0..1000).all(|d| first.contains(d) == first.bitmap().contains(d)));
+        assert!(Arc::ptr_eq(&first, &cache.select(&index, &f(1)).unwrap()));
+        for t in 2..2 + CACHED_SELECTIONS as i32 {
+            cache.select(&index, &f(t));
+        }
+        assert!(!Arc::ptr_eq(&first, &cache.select(&index, &f(1)).unwrap()), "evicted");
+        assert!(
+            cache.select(&index, &compile(json!({ "a.b": 1 }))).is_none(),
+            "not indexed"
+        );
+        let sparse = cache.select(&index, &compile(json!({ "y": 5, "t": 5 }))).unwrap();
+        assert!(sparse.words().is_none() && sparse.contains(5) && !sparse.contains(6));
     }
 }

@@ -11,7 +11,7 @@ use crate::fields::Fields;
 use crate::kernels::hamming::{sign_bits_into, words};
 use crate::kernels::Kernels;
 use crate::select::{MaskCache, RowMask};
-use ragrank_core::fields::{FieldIndex, FieldSchema};
+use ragrank_core::fields::{FieldIndex, FieldSchema, SelectionCache};
 
 #[derive(Default)]
 pub struct Chunk {
@@ -35,6 +35,8 @@ pub struct Chunk {
     pub(crate) masks: MaskCache,
     /// The rows' metadata by field and value (`index_fields`), shared with BM25's segments.
     pub(crate) field_index: Option<FieldIndex>,
+    /// Recent filters' rows, from `field_index`.
+    pub(crate) selections: SelectionCache,
 }
 
 impl Chunk {

@@ -263,7 +263,7 @@ impl VectorIndex {
             (None, None) => Selection::All,
             (None, Some(alive)) => Selection::Mask(alive.clone()),
             (Some(f), alive) => {
-                if let Some(rows) = ch.field_index.as_ref().and_then(|fi| fi.select(f)) {
+                if let Some(rows) = ch.field_index.as_ref().and_then(|fi| ch.selections.select(fi, f)) {
                     return Selection::of_rows(n, &rows, alive.as_deref());
                 }
                 let passing = ch.masks.get(n, &ch.fields, f);

@@ -2,7 +2,7 @@
 //! filter never shrinks a top-k: rows outside it are never offered to the selection.
 use std::sync::{Arc, Mutex};
 
-use ragrank_core::fields::RoaringBitmap;
+use ragrank_core::fields::DocSet;
 use ragrank_core::filter::MetaFilter;
 use rayon::prelude::*;
 
@@ -165,14 +165,23 @@ const ONLY_BELOW: u64 = 64;
 
 impl Selection {
     /// The live rows (`alive` None: all) of a field index's answer over rows `0..n`.
-    pub fn of_rows(n: usize, rows: &RoaringBitmap, alive: Option<&RowMask>) -> Selection {
+    pub fn of_rows(n: usize, rows: &DocSet, alive: Option<&RowMask>) -> Selection {
         let live = |r: &u32| alive.is_none_or(|m| m.contains(*r as usize));
         if rows.len() * ONLY_BELOW < n as u64 {
-            return Selection::Only(rows.iter().filter(live).collect());
+            return Selection::Only(rows.bitmap().iter().filter(live).collect());
         }
-        let mut words = vec![0u64; n.div_ceil(64)];
-        for r in rows.iter().filter(live) {
-            words[r as usize / 64] |= 1 << (r % 64);
+        let mut words = match rows.words() {
+            Some(w) => w.to_vec(),
+            None => {
+                let mut words = vec![0u64; n.div_ceil(64)];
+                for r in rows.bitmap() {
+                    words[r as usize / 64] |= 1 << (r % 64);
+                }
+                words
+            }
+        };
+        if let Some(alive) = alive {
+            words.iter_mut().zip(&alive.words).for_each(|(w, a)| *w &= a);
         }
         let count = words.iter().map(|w| w.count_ones() as usize).sum();
         Selection::Mask(Arc::new(RowMask { words, count }))

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::scoring::{Params, TfForm, TfPart};
-use crate::fields::{FieldIndex, FieldSchema};
+use crate::fields::{FieldIndex, FieldSchema, SelectionCache};
 
 /// Postings per block-max block. Blocks are cut from the segment's whole posting array, not
 /// per term, so one index needs no per-term table: a block that straddles two terms bounds
@@ -81,6 +81,8 @@ pub struct Segment {
     pub has_fields: bool,
     /// The documents' metadata by field and value (`index_fields`); without it, filters scan.
     pub fields: Option<FieldIndex>,
+    /// Recent filters' documents, from `fields`.
+    pub selections: SelectionCache,
     bytes: usize,
 }
 
@@ -290,6 +292,7 @@ impl SegmentBuilder {
             build_avgdl: avgdl,
             has_fields,
             fields: None,
+            selections: SelectionCache::default(),
             bytes: 0,
         };
         seg.bytes = seg.count_bytes();

@@ -367,7 +367,7 @@ impl Snapshot {
             let base = s.base;
             let deleted = &*s.deleted;
             // The metadata filter as this segment's field index answers it (None: scanned).
-            let selected = meta.and_then(|m| seg.fields.as_ref()?.select(m));
+            let selected = meta.and_then(|m| seg.selections.select(seg.fields.as_ref()?, m));
             if let (Some(m), None) = (meta, &selected) {
                 match &seg.fields {
                     Some(fields) => fields.uncovered(m, unindexed),
@@ -390,7 +390,8 @@ impl Snapshot {
             let postings: usize = seg_terms.iter().map(|t| seg.postings(t.local).0.len()).sum();
             let only = selected
                 .as_ref()
-                .filter(|docs| docs.len() as usize * seg_terms.len() * SELECTED_COST < postings);
+                .filter(|docs| docs.len() as usize * seg_terms.len() * SELECTED_COST < postings)
+                .map(|docs| docs.bitmap());
             let use_maxscore = match opts.strategy {
                 Strategy::Auto => seg.len() >= AUTO_MAXSCORE_SLOTS,
                 Strategy::Exhaustive => false,
