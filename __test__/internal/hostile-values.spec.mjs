@@ -27,7 +27,8 @@ process.stdout.write(JSON.stringify(out))`
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
     const timer = setTimeout(() => child.kill('SIGKILL'), ms)
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': the child's output may still be in the pipe when it has exited.
+    child.on('close', (code, signal) => {
       clearTimeout(timer)
       if (signal === 'SIGKILL') return resolve({ timedOut: true })
       try {

@@ -316,12 +316,13 @@ process.exit(0)`
       child.kill('SIGKILL')
       resolve('hung')
     }, ms)
-    child.on('exit', () => {
+    // 'close', not 'exit': the child's output may still be in the pipe when it has exited.
+    child.on('close', (code, signal) => {
       clearTimeout(timer)
       try {
         resolve(JSON.parse(out.trim().split('\n').pop()))
       } catch {
-        resolve({ crashed: `${out}${err}`.slice(0, 2000) })
+        resolve({ crashed: `${out}${err}`.slice(0, 2000), exit: code, signal })
       }
     })
   })
