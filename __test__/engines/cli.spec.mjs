@@ -24,7 +24,7 @@ if (await engineReachable(test, 'Elasticsearch', probeEs)) {
     const lines = [
       { id: 'k1', text: '대한민국의 수도는 서울이다', meta: { year: 2020 } },
       { id: 'k2', text: '부산은 항구 도시이다', meta: { year: 2021 } },
-      { id: 'k3', text: '잘못된 문서', meta: { year: 'not a year' } },
+      { id: 'k3', text: '잘못된 문서', meta: { note: 'x'.repeat(40_000) } },
     ]
     writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`)
     const r = await cli([

@@ -1,13 +1,18 @@
 // The engine adapters' pure parts, no server needed: filter translation and the ingestion loop.
 import test from 'ava'
-import { filterClauses } from '../../dist/esm/engines/filter-dsl.js'
+import { filterClauses, parsedFilter } from '../../dist/esm/engines/filter-dsl.js'
+import { indexName } from '../../dist/esm/engines/search-engine.js'
+import { pathField, typedMeta } from '../../dist/esm/engines/typed-meta.js'
 import { filterSql } from '../../dist/esm/engines/filter-sql.js'
 import { ingestInto } from '../../dist/esm/engines/ingest.js'
 import { RagrankError } from '../../dist/esm/index.js'
 
-test('filters become bool / term / terms / range / exists / ids clauses', (t) => {
-  t.deepEqual(filterClauses(undefined, 'E', 'meta'), [])
-  t.deepEqual(filterClauses({ ids: ['a'], meta: { lang: 'en', year: { $gte: 2020, $lt: 2025 } } }, 'E', 'meta'), [
+const mappedClauses = (filter, engine, meta) => filterClauses(parsedFilter(filter), engine, meta, 'mapped')
+const typedClauses = (filter) => filterClauses(parsedFilter(filter), 'E', 'meta', 'typed')
+
+test('filters over an index ragrank did not make become bool / term / terms / range / exists / ids clauses', (t) => {
+  t.deepEqual(mappedClauses(undefined, 'E', 'meta'), [])
+  t.deepEqual(mappedClauses({ ids: ['a'], meta: { lang: 'en', year: { $gte: 2020, $lt: 2025 } } }, 'E', 'meta'), [
     { ids: { values: ['a'] } },
     {
       bool: {
@@ -18,7 +23,7 @@ test('filters become bool / term / terms / range / exists / ids clauses', (t) =>
       },
     },
   ])
-  t.deepEqual(filterClauses({ meta: { $or: [{ a: [1, 2] }, { $not: { b: { $exists: true } } }] } }, 'E', 'm'), [
+  t.deepEqual(mappedClauses({ meta: { $or: [{ a: [1, 2] }, { $not: { b: { $exists: true } } }] } }, 'E', 'm'), [
     {
       bool: {
         should: [{ terms: { 'm.a': [1, 2] } }, { bool: { must_not: [{ exists: { field: 'm.b' } }] } }],
@@ -26,12 +31,55 @@ test('filters become bool / term / terms / range / exists / ids clauses', (t) =>
       },
     },
   ])
-  t.deepEqual(filterClauses({ meta: {} }, 'E', 'meta'), [{ match_all: {} }])
+  t.deepEqual(mappedClauses({ meta: {} }, 'E', 'meta'), [{ match_all: {} }])
+})
+
+test('typed filters compare a value only with values of its type; null and $exists read their own fields', (t) => {
+  t.deepEqual(typedClauses({ meta: { year: '1975' } }), [{ terms: { 'meta_filter.s.year': ['1975'] } }])
+  t.deepEqual(typedClauses({ meta: { year: 1975 } }), [{ terms: { 'meta_filter.n.year': [1975] } }])
+  t.deepEqual(typedClauses({ meta: { 'a.b': { $gte: 'x' } } }), [{ range: { 'meta_filter.s.a%2Eb': { gte: 'x' } } }])
+  t.deepEqual(typedClauses({ meta: { f: { $in: [true, 'true', 1, null] } } }), [
+    {
+      bool: {
+        should: [
+          { term: { 'meta_filter.null': 'f' } },
+          { terms: { 'meta_filter.s.f': ['true'] } },
+          { terms: { 'meta_filter.n.f': [1] } },
+          { terms: { 'meta_filter.b.f': [true] } },
+        ],
+        minimum_should_match: 1,
+      },
+    },
+  ])
+  t.deepEqual(typedClauses({ meta: { f: { $in: [] } } }), [{ match_none: {} }])
+  t.deepEqual(typedClauses({ meta: { f: { $exists: false } } }), [
+    { bool: { must_not: [{ term: { 'meta_filter.present': 'f' } }] } },
+  ])
+})
+
+test('the typed copy holds every path the local filter resolves, each value under its type', (t) => {
+  const copy = typedMeta({
+    a: { b: 1, 'c.d': 2, c: { d: 'x' } },
+    'a.b': 'top',
+    tags: [1, '1', true, null, [2], {}],
+    z: null,
+  })
+  t.deepEqual(copy.present.sort(), ['a', 'a.b', 'a.c', 'a.c.d', 'tags', 'z'])
+  // The top-level key "a.b" shadows the nested a.b (as locally); a nested key holding a dot is unreachable.
+  t.deepEqual(copy.s, { 'a%2Eb': ['top'], 'a%2Ec%2Ed': ['x'], tags: ['1'] })
+  t.deepEqual(copy.n, { tags: [1] })
+  t.deepEqual(copy.b, { tags: [true] })
+  t.deepEqual(copy.null.sort(), ['tags', 'z'])
+  t.deepEqual(typedMeta(undefined), { present: [] })
+  // Field names: injective, never empty, never only whitespace, never a dot.
+  const names = ['', ' ', '%', '%2E', '.', 'a.b', 'a%2Eb', '\t', 'é'].map(pathField)
+  t.is(new Set(names).size, names.length)
+  t.true(names.every((n) => n.trim() !== '' && !n.includes('.')))
 })
 
 test('a filter an engine cannot express, or a malformed one, throws naming it', (t) => {
   for (const meta of [{ a: null }, { a: { $ne: null } }, { a: { $in: ['x', null] } }]) {
-    const e = t.throws(() => filterClauses({ meta }, 'Elasticsearch', 'meta'), { instanceOf: TypeError })
+    const e = t.throws(() => mappedClauses({ meta }, 'Elasticsearch', 'meta'), { instanceOf: TypeError })
     t.is(e.code, 'ERR_INVALID_ARG')
     t.regex(e.message, /Elasticsearch cannot express/)
   }
@@ -46,11 +94,19 @@ test('a filter an engine cannot express, or a malformed one, throws naming it', 
   ]) {
     const e = t.throws(() => filterSql({ meta }, { id: 'id', meta: 'meta' }), { instanceOf: RangeError })
     t.regex(e.message, re)
+    t.throws(() => parsedFilter({ meta }), { instanceOf: RangeError })
   }
   let deep = { a: 1 }
   for (let i = 0; i < 40; i++) deep = { $not: deep }
-  t.throws(() => filterClauses({ meta: deep }, 'E', 'meta'), { message: /deeper than 32/ })
-  t.throws(() => filterClauses({ tenant: 'a' }, 'E', 'meta'), { instanceOf: TypeError })
+  t.throws(() => parsedFilter({ meta: deep }), { message: /deeper than 32/ })
+  t.throws(() => parsedFilter({ tenant: 'a' }), { instanceOf: TypeError })
+})
+
+test('index names are checked as the engines check them, before any request', (t) => {
+  for (const name of ['Docs', 'a b', 'a,b', 'a*', 'a:b', 'a#b', '-a', '_a', '+a', '.', '..', 'x'.repeat(256), '', 7]) {
+    t.throws(() => indexName(name), { instanceOf: TypeError }, JSON.stringify(name))
+  }
+  for (const name of ['docs', 'docs-2026.12', 'a_b', 'é'.repeat(127)]) t.is(indexName(name), name)
 })
 
 test('SQL filters carry every value as a parameter, never in the SQL text', (t) => {

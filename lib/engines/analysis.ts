@@ -40,3 +40,20 @@ export function tokenJoiner(analysis: unknown, name = 'options.analysis'): (text
     return tokens.filter((t) => typeof t === 'string' && t.length > 0 && !/\s/.test(t)).join(' ')
   }
 }
+
+/** What an index records of the analysis its tokens were made with, so a query analyzed otherwise is refused. */
+export interface AnalysisRecord {
+  /** The options as given (`custom` for an object with `analyze`). */
+  description: string
+  /** The tokens of `ANALYSIS_PROBE`: two analyses that agree on it agree on case, stemming, stopwords and scripts. */
+  probe: string
+}
+
+/** Cased, stemmable, stopword, accented, CJK, Korean and numeric text. */
+const ANALYSIS_PROBE =
+  'The Running runners ran quickly over 2 bridges; naïve Café ÜBER-fast e-mail U.S.A. 東京タワーへ 서울특별시에서 먹었다 ١٢٣'
+
+export function analysisRecord(analysis: unknown, joiner = tokenJoiner(analysis)): AnalysisRecord {
+  const description = hasMethod(analysis, 'analyze') ? 'custom' : JSON.stringify(analysis)
+  return { description, probe: joiner(ANALYSIS_PROBE) }
+}

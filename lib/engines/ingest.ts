@@ -12,7 +12,7 @@ import {
   readValue,
 } from '../internal/validate.js'
 import type { HierarchyNode } from '../splitting/splitter.js'
-import { type TextAnalysis, tokenJoiner } from './analysis.js'
+import { type AnalysisRecord, analysisRecord, type TextAnalysis, tokenJoiner } from './analysis.js'
 import { vectorArray } from './query-vector.js'
 import { isRetryable } from './transport.js'
 
@@ -65,11 +65,23 @@ export interface RejectedDocument {
   retryable: boolean
 }
 
+/** What ingestion tells a sink before the first write. */
+export interface PrepareInfo {
+  /** The vectors' dimension, when the records carry vectors. */
+  dims?: number
+  /** Whether records carry ragrank's tokens. */
+  tokens: boolean
+  /** The analysis the tokens were made with (recorded by the engine sinks). */
+  analysis?: AnalysisRecord
+  /** Whether records include the nodes of split documents. */
+  nodes: boolean
+}
+
 /** What an engine adapter gives ingestion: where records go. */
 export interface IngestSink {
   readonly engine: string
   /** Creates the index / table when missing, else checks it can take these records (vector field, dimension). */
-  prepare(info: { dims?: number; tokens: boolean; nodes: boolean }, signal?: AbortSignal): Promise<void>
+  prepare(info: PrepareInfo, signal?: AbortSignal): Promise<void>
   /** One bulk request. Throws for a failure of the whole request; returns the documents refused one by one. */
   write(records: IngestRecord[], signal?: AbortSignal): Promise<RejectedDocument[]>
   /** Makes the writes visible to searches. */
@@ -137,6 +149,11 @@ export interface IngestOptions {
   minDelayMs?: number
   /** Longest backoff (default 10 s). */
   maxDelayMs?: number
+  /**
+   * How long a request is retried after its first failure (default 30 s): a dead or hanging engine fails the
+   * ingestion with `ERR_ENGINE_UNREACHABLE` within this plus one request timeout, whatever `retries` allows.
+   */
+  retryBudgetMs?: number
   /** Called after each bulk request. */
   onProgress?: (progress: IngestProgress) => void
   /** Stops reading and writing; the promise rejects with an `AbortError` (what was written stays). */
@@ -153,6 +170,7 @@ export const INGEST_KEYS = optionKeys(
   'retries',
   'minDelayMs',
   'maxDelayMs',
+  'retryBudgetMs',
   'onProgress',
   'signal',
 )
@@ -176,6 +194,7 @@ export async function ingestInto(sink: IngestSink, options: IngestOptions, known
   const retries = integer(o.retries ?? 8, 'options.retries', 0, 100)
   const minDelay = integer(o.minDelayMs ?? 200, 'options.minDelayMs', 0)
   const maxDelay = Math.max(minDelay, integer(o.maxDelayMs ?? 10_000, 'options.maxDelayMs', 0))
+  const retryBudget = integer(o.retryBudgetMs ?? 30_000, 'options.retryBudgetMs', 0)
   const onProgress = o.onProgress
   if (onProgress !== undefined && typeof onProgress !== 'function')
     throw typeError('options.onProgress must be a function')
@@ -184,6 +203,7 @@ export async function ingestInto(sink: IngestSink, options: IngestOptions, known
     throw typeError('options.splitter must be a HierarchicalSplitter (an object with split(documents))')
   const embed = documentEmbedder(o.embedder)
   const tokens = o.analysis === undefined ? undefined : tokenJoiner(o.analysis)
+  const analysis = tokens === undefined ? undefined : analysisRecord(o.analysis, tokens)
   const documents = o.documents as IngestOptions['documents']
   const iterable = readValue(
     () => documents != null && (Symbol.asyncIterator in Object(documents) || Symbol.iterator in Object(documents)),
@@ -219,7 +239,7 @@ export async function ingestInto(sink: IngestSink, options: IngestOptions, known
     const withVector = records.find((r) => r.vector)
     await withRetries(() =>
       sink.prepare(
-        { dims: withVector?.vector?.length, tokens: tokens !== undefined, nodes: splitter !== undefined },
+        { dims: withVector?.vector?.length, tokens: tokens !== undefined, analysis, nodes: splitter !== undefined },
         signal,
       ),
     )
@@ -228,14 +248,18 @@ export async function ingestInto(sink: IngestSink, options: IngestOptions, known
 
   /** Runs `fn`, retrying what a retry may cure with backoff; anything else, or the last failure, is thrown. */
   async function withRetries<T>(fn: () => Promise<T>): Promise<T> {
+    let firstFailure: number | undefined
     for (let attempt = 0; ; attempt++) {
       try {
         return await fn()
       } catch (e) {
-        if (!isRetryable(e) || attempt >= retries) throw e
+        firstFailure ??= performance.now()
+        const delay = backoff(attempt)
+        const overBudget = performance.now() + delay - firstFailure > retryBudget
+        if (!isRetryable(e) || attempt >= retries || overBudget) throw e
         report.retries++
         progress()
-        await sleep(backoff(attempt), signal)
+        await sleep(delay, signal)
       }
     }
   }

@@ -46,6 +46,11 @@ export interface PgConnectionOptions {
   pool?: PgQueryable
   /** e.g. `postgres://user@127.0.0.1:5432/db`: a `pg.Pool` is made (needs the `pg` package). */
   connectionString?: string
+  /**
+   * For the pool made from `connectionString`: connecting, and each query, fail with `ERR_ENGINE_UNREACHABLE`
+   * after this long without an answer (default 30,000 ms). A `pool` you pass keeps its own settings.
+   */
+  timeoutMs?: number
 }
 
 /** The table layout `createPgvectorTable` makes and ingestion writes. */
@@ -72,11 +77,13 @@ async function release(db: PgQueryable): Promise<void> {
 function connection(o: Record<string, unknown>): PgQueryable {
   if (o.pool !== undefined) {
     if (o.connectionString !== undefined) throw typeError('give options.pool or options.connectionString, not both')
+    if (o.timeoutMs !== undefined) throw typeError('options.timeoutMs applies to the pool made from connectionString')
     return checkPool(o.pool)
   }
   if (typeof o.connectionString !== 'string')
     throw typeError('options.pool (a pg Pool) or options.connectionString (postgres://...) is required')
-  let Pool: new (c: { connectionString: string }) => PgQueryable
+  const timeoutMs = o.timeoutMs === undefined ? 30_000 : positiveInteger(o.timeoutMs, 'options.timeoutMs')
+  let Pool: new (c: { connectionString: string; connectionTimeoutMillis: number; query_timeout: number }) => PgQueryable
   try {
     Pool = packageRequire('pg').Pool
   } catch (e) {
@@ -85,7 +92,11 @@ function connection(o: Record<string, unknown>): PgQueryable {
       { cause: e },
     )
   }
-  const pool = new Pool({ connectionString: o.connectionString })
+  const pool = new Pool({
+    connectionString: o.connectionString,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+  })
   // Idle connections lost to a server restart emit 'error' on the pool; the next query reconnects.
   ;(pool as unknown as { on?(e: string, f: () => void): void }).on?.('error', () => {})
   OWNED.add(pool)
@@ -116,7 +127,16 @@ function columns(o: Record<string, unknown>): Columns {
   }
 }
 
-const CONNECTION_KEYS = ['pool', 'connectionString', 'table', 'idColumn', 'textColumn', 'metaColumn', 'vectorColumn']
+const CONNECTION_KEYS = [
+  'pool',
+  'connectionString',
+  'timeoutMs',
+  'table',
+  'idColumn',
+  'textColumn',
+  'metaColumn',
+  'vectorColumn',
+]
 
 /** The dimension of the vector column: ERR_ENGINE_INDEX_NOT_FOUND / ERR_ENGINE_MAPPING when it is not there. */
 async function vectorDims(db: PgQueryable, c: Columns, signal?: AbortSignal): Promise<number> {
@@ -136,7 +156,7 @@ async function vectorDims(db: PgQueryable, c: Columns, signal?: AbortSignal): Pr
 export interface PgvectorRetrieverOptions extends PgConnectionOptions, PgColumns {
   /** Embeds text queries (an `Embedder`, or a function); `retrieveByVector` needs none. */
   embed?: QueryEmbedder | EmbedFunction
-  /** HNSW candidate list (`hnsw.ef_search`, default max(40, 2 * topK)): larger is slower and closer to exact. */
+  /** HNSW candidate list (`hnsw.ef_search`, default max(100, 2 * topK)): larger is slower and closer to exact. */
   efSearch?: number
 }
 
@@ -214,7 +234,7 @@ export class PgvectorRetriever implements Retriever {
     const { table, id, text, meta, vector: v } = this.#c
     const sql = `SELECT ${id} AS id, ${text} AS text, ${meta} AS meta, ${v} <=> $1::vector AS distance FROM ${table}
       WHERE ${v} IS NOT NULL AND ${where.sql} ORDER BY ${v} <=> $1::vector LIMIT $2`
-    const ef = Math.max(topK, this.#efSearch ?? Math.max(40, 2 * topK))
+    const ef = Math.max(topK, this.#efSearch ?? Math.max(100, 2 * topK))
     const { rows } = await onConnection(this.#db, (c) =>
       transactionRows(c, sql, [vectorLiteral(vector), topK, ...where.params], ef, signal),
     )
@@ -246,7 +266,7 @@ export class PgvectorNodeStore implements NodeStore {
   readonly #db: PgQueryable
   readonly #table: string
   constructor(options: PgConnectionOptions & { table?: string }) {
-    const o = optionsObject(options, 'options', optionKeys('pool', 'connectionString', 'table'))
+    const o = optionsObject(options, 'options', optionKeys('pool', 'connectionString', 'timeoutMs', 'table'))
     this.#db = connection(o)
     this.#table = identifier(o.table ?? 'documents_nodes', 'options.table')
   }

@@ -52,7 +52,9 @@ export function pgError(e: unknown, what: string): Error {
     UNREACHABLE.has(code) ||
     code.startsWith('08') ||
     /^57P0[123]$/.test(code) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message)
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i.test(
+      message,
+    )
   )
     rcode = 'ERR_ENGINE_UNREACHABLE'
   else if (code.startsWith('53')) rcode = 'ERR_ENGINE_OVERLOADED'

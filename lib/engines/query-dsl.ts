@@ -1,5 +1,5 @@
 import { optionKeys, optionsObject } from '../internal/validate.js'
-import { type ClientOptions, transportFor } from './client.js'
+import { CLIENT_KEYS, type ClientOptions, transportFor } from './client.js'
 import { type IngestOptions, type IngestReport, ingestInto } from './ingest.js'
 import {
   CREATE_INDEX_KEYS,
@@ -27,7 +27,7 @@ export interface QueryDslEngine {
 }
 
 /** The options of a node store and of an index deletion. */
-const INDEX_KEYS = optionKeys('client', 'node', 'index')
+const INDEX_KEYS = optionKeys(...CLIENT_KEYS, 'index')
 
 /**
  * The entry points of the engine `d` describes, over the shared modules: each checks its options, then makes

@@ -1,5 +1,6 @@
 import { RagrankError, typeError } from '../errors.js'
 import { fuse, type FuseOptions } from '../retrieval/fusion.js'
+import { DEFAULT_CANDIDATES } from '../retrieval/hybrid.js'
 import {
   checkQuery,
   RETRIEVE_KEYS,
@@ -20,18 +21,33 @@ import {
   optionKeys,
   positiveInteger,
 } from '../internal/validate.js'
-import { DEFAULT_TOKENS_FIELD, type TextAnalysis, tokenJoiner } from './analysis.js'
-import { filterClauses, type QueryClause } from './filter-dsl.js'
-import { INGEST_KEYS, type IngestOptions, type IngestRecord, type IngestSink, type RejectedDocument } from './ingest.js'
+import {
+  type AnalysisRecord,
+  analysisRecord,
+  DEFAULT_TOKENS_FIELD,
+  type TextAnalysis,
+  tokenJoiner,
+} from './analysis.js'
+import { CLIENT_KEYS } from './client.js'
+import { filterClauses, type MetaLayout, parsedFilter, type QueryClause } from './filter-dsl.js'
+import {
+  INGEST_KEYS,
+  type IngestOptions,
+  type IngestRecord,
+  type IngestSink,
+  type PrepareInfo,
+  type RejectedDocument,
+} from './ingest.js'
 import { embedQuery, queryEmbedding, vectorArray } from './query-vector.js'
 import { type EngineJson, type EngineTransport, statusError } from './transport.js'
+import { TYPED_LAYOUT, TYPED_META_SUFFIX, typedMeta, typedMetaMapping } from './typed-meta.js'
 
 /** What differs between Elasticsearch and OpenSearch for ragrank: the client, the kNN query and the vector mapping. */
 export interface Dialect {
   readonly engine: EngineTransport['engine']
   /** The official client package, loaded by `loadClient` only when options give a `node` URL. */
   readonly clientPackage: string
-  loadClient(): new (o: { node: string }) => unknown
+  loadClient(): new (o: { node: string; requestTimeout: number; maxRetries: number }) => unknown
   /** The mapping type of a vector field. */
   readonly vectorType: 'dense_vector' | 'knn_vector'
   knnSearch(
@@ -74,7 +90,7 @@ export interface EngineRetrieverOptions extends EngineFields {
   analysis?: TextAnalysis
   /** kNN candidates per shard (default max(100, 2 * topK)); more is slower and closer to exact. */
   numCandidates?: number
-  /** For `hybrid`: hits each side fetches before fusion (default 4 * topK). */
+  /** For `hybrid`: hits each side fetches before fusion (default 50, and at least `topK`: as `HybridRetriever`). */
   candidates?: number
   /** For `hybrid`: how the two lists are fused (default RRF, k 60). */
   fusion?: FuseOptions
@@ -82,7 +98,7 @@ export interface EngineRetrieverOptions extends EngineFields {
   checkMapping?: boolean
 }
 
-const ENGINE_KEYS = ['client', 'node', 'index', 'textField', 'metaField', 'vectorField', 'tokensField'] as const
+const ENGINE_KEYS = [...CLIENT_KEYS, 'index', 'textField', 'metaField', 'vectorField', 'tokensField'] as const
 export const RETRIEVER_KEYS = optionKeys(
   ...ENGINE_KEYS,
   'mode',
@@ -103,10 +119,30 @@ function fieldName(v: unknown, name: string, fallback: string): string {
   return v
 }
 
+/**
+ * An index name as Elasticsearch and OpenSearch accept it: lower case, no space or `\ / * ? " < > | , # :`, not
+ * starting with `-`, `_` or `+`, not `.` or `..`, at most 255 bytes. Checked here, so a bad name is a TypeError
+ * before any request rather than the engine's 400.
+ */
 export function indexName(v: unknown, name = 'options.index'): string {
-  if (typeof v !== 'string' || v.length === 0 || /[\s,*?"<>|\\/]/.test(v))
-    throw typeError(`${name} must be an index name (no spaces, commas, wildcards or slashes), got ${JSON.stringify(v)}`)
-  return v
+  const bad =
+    typeof v !== 'string'
+      ? 'it is not a string'
+      : v.length === 0
+        ? 'it is empty'
+        : v !== v.toLowerCase()
+          ? 'the engines take lower case only'
+          : /[\s\\/*?"<>|,#:]/.test(v)
+            ? 'no spaces or \\ / * ? " < > | , # :'
+            : /^[-_+]/.test(v)
+              ? 'it may not start with -, _ or +'
+              : v === '.' || v === '..'
+                ? 'it may not be . or ..'
+                : Buffer.byteLength(v) > 255
+                  ? 'at most 255 bytes'
+                  : undefined
+  if (bad) throw typeError(`${name} must be an index name (${bad}), got ${JSON.stringify(v)}`)
+  return v as string
 }
 
 export function engineFields(o: Record<string, unknown>): Required<EngineFields> {
@@ -129,16 +165,47 @@ function fieldMapping(properties: unknown, path: string): Record<string, unknown
   return node as Record<string, unknown>
 }
 
-/** The `properties` of an index (or of the one index behind an alias); 404 becomes ERR_ENGINE_INDEX_NOT_FOUND. */
-export async function indexProperties(
-  t: EngineTransport,
-  index: string,
-  signal?: AbortSignal,
-): Promise<Record<string, unknown>> {
+/** What ragrank records in an index's mapping (`_meta.ragrank`) when it creates the index or ingests into it. */
+export interface RagrankIndexMeta {
+  /** `typed-meta-1`: metadata has its typed copy (`typed-meta.ts`). */
+  layout?: string
+  /** The analysis of the tokens field. */
+  analysis?: AnalysisRecord
+}
+
+/** An index's mapping: its `properties` and ragrank's record, if any. */
+export interface IndexMapping {
+  properties: Record<string, unknown>
+  /** The whole `_meta` (yours and ragrank's). */
+  meta: Record<string, unknown>
+  ragrank?: RagrankIndexMeta
+}
+
+/** The mapping of an index (or of the one index behind an alias); 404 becomes ERR_ENGINE_INDEX_NOT_FOUND. */
+export async function indexMapping(t: EngineTransport, index: string, signal?: AbortSignal): Promise<IndexMapping> {
   const body = await t.request({ method: 'GET', path: `/${encodeURIComponent(index)}/_mapping` }, signal)
   const first = isPlainObject(body) ? Object.values(body)[0] : undefined
-  const props = isPlainObject(first) && isPlainObject(first.mappings) ? first.mappings.properties : undefined
-  return isPlainObject(props) ? props : {}
+  const mappings = isPlainObject(first) && isPlainObject(first.mappings) ? first.mappings : {}
+  const meta = isPlainObject(mappings._meta) ? mappings._meta : {}
+  const ragrank = meta.ragrank
+  return {
+    properties: isPlainObject(mappings.properties) ? mappings.properties : {},
+    meta,
+    ragrank: isPlainObject(ragrank) ? (ragrank as RagrankIndexMeta) : undefined,
+  }
+}
+
+const layoutOf = (m: IndexMapping): MetaLayout => (m.ragrank?.layout === TYPED_LAYOUT ? 'typed' : 'mapped')
+
+/** ERR_ENGINE_MAPPING when the analysis `ours` differs from the one the index's tokens were made with. */
+function checkAnalysis(engine: string, index: string, recorded: AnalysisRecord | undefined, ours: AnalysisRecord) {
+  if (!recorded || recorded.probe === ours.probe) return
+  throw new RagrankError(
+    'ERR_ENGINE_MAPPING',
+    `${engine} index ${JSON.stringify(index)} was ingested with analysis ${recorded.description}, ` +
+      `this one is ${ours.description}: their tokens differ (${JSON.stringify(recorded.probe)} vs ` +
+      `${JSON.stringify(ours.probe)}), so queries would not match what was indexed`,
+  )
 }
 
 /**
@@ -208,11 +275,12 @@ export class EngineRetriever implements Retriever {
   readonly #fields: Required<EngineFields>
   readonly #embed?: EmbedFunction
   readonly #analyze?: (text: string) => string
+  readonly #analysis?: AnalysisRecord
   readonly #numCandidates?: number
   readonly #candidates?: number
   readonly #fusion?: FuseOptions
   readonly #checkMapping: boolean
-  #dims?: Promise<number | undefined>
+  #info?: Promise<{ dims?: number; layout: MetaLayout }>
 
   constructor(transport: EngineTransport, dialect: Dialect, o: Record<string, unknown>) {
     this.#t = transport
@@ -222,6 +290,7 @@ export class EngineRetriever implements Retriever {
     this.#mode = o.mode === undefined ? 'bm25' : oneOf(o.mode, ['bm25', 'knn', 'hybrid'], 'options.mode')
     this.#embed = queryEmbedding(o.embed)
     this.#analyze = o.analysis === undefined ? undefined : tokenJoiner(o.analysis)
+    this.#analysis = this.#analyze && analysisRecord(o.analysis, this.#analyze)
     this.#numCandidates =
       o.numCandidates === undefined ? undefined : positiveInteger(o.numCandidates, 'options.numCandidates')
     this.#candidates = o.candidates === undefined ? undefined : positiveInteger(o.candidates, 'options.candidates')
@@ -245,11 +314,12 @@ export class EngineRetriever implements Retriever {
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredDocument[]> {
     checkQuery(query)
     const { topK, signal, filter } = retrieveOptions(options)
-    const filters = filterClauses(filter, this.#d.engine, this.#fields.metaField)
-    if (this.#mode === 'bm25') return this.#search([this.#bm25Body(query, topK, filters)], signal).then((r) => r[0])
-    if (!this.#embed)
+    const parsed = parsedFilter(filter)
+    if (this.#mode !== 'bm25' && !this.#embed)
       throw typeError(`options.embed is needed to search ${this.#mode} with a text query (or use retrieveByVector)`)
-    const vector = await embedQuery(this.#embed, query, signal)
+    const filters = await this.#filters(parsed, signal)
+    if (this.#mode === 'bm25') return this.#search([this.#bm25Body(query, topK, filters)], signal).then((r) => r[0])
+    const vector = await embedQuery(this.#embed as EmbedFunction, query, signal)
     return this.#byVector(query, vector, topK, filters, signal)
   }
 
@@ -261,15 +331,23 @@ export class EngineRetriever implements Retriever {
     const { topK, signal, filter } = retrieveOptions(options, BY_VECTOR_KEYS)
     const query = (options as { query?: unknown } | undefined)?.query
     if (this.#mode === 'hybrid') checkQuery(query)
-    const filters = filterClauses(filter, this.#d.engine, this.#fields.metaField)
-    return this.#byVector(query as string, vectorArray(vector, 'vector'), topK, filters, signal)
+    const parsed = parsedFilter(filter)
+    const array = vectorArray(vector, 'vector')
+    return this.#byVector(query as string, array, topK, await this.#filters(parsed, signal), signal)
+  }
+
+  /** The filter as clauses for the index's metadata layout (typed unless the mapping says otherwise). */
+  async #filters(parsed: ReturnType<typeof parsedFilter>, signal?: AbortSignal): Promise<QueryClause[]> {
+    if (parsed === undefined) return []
+    const { layout } = await this.#mapping(signal)
+    return filterClauses(parsed, this.#d.engine, this.#fields.metaField, layout)
   }
 
   async #byVector(query: string, vector: number[], topK: number, filters: QueryClause[], signal?: AbortSignal) {
-    const dims = await this.#vectorDims(signal)
+    const { dims } = await this.#mapping(signal)
     if (dims !== undefined) checkDims(this.#d, this.#index, dims, vector.length)
     if (this.#mode !== 'hybrid') return (await this.#search([this.#knnBody(vector, topK, filters)], signal))[0]
-    const depth = Math.max(topK, this.#candidates ?? 4 * topK)
+    const depth = Math.max(topK, this.#candidates ?? DEFAULT_CANDIDATES)
     const [sparse, dense] = await this.#search(
       [this.#bm25Body(query, depth, filters), this.#knnBody(vector, depth, filters)],
       signal,
@@ -298,7 +376,7 @@ export class EngineRetriever implements Retriever {
 
   /** One search, or several in one `_msearch` request. */
   async #search(bodies: Record<string, unknown>[], signal?: AbortSignal): Promise<ScoredDocument[][]> {
-    if (this.#checkMapping) await this.#vectorDims(signal)
+    if (this.#checkMapping) await this.#mapping(signal)
     const index = encodeURIComponent(this.#index)
     if (bodies.length === 1) {
       const body = await this.#t.request({ method: 'POST', path: `/${index}/_search`, body: bodies[0] }, signal)
@@ -317,11 +395,17 @@ export class EngineRetriever implements Retriever {
     })
   }
 
-  /** The mapping, checked once: the index exists, the text / tokens field is there, and the vector field's dimension. */
-  #vectorDims(signal?: AbortSignal): Promise<number | undefined> {
-    if (!this.#checkMapping) return Promise.resolve(undefined)
-    this.#dims ??= (async () => {
-      const props = await indexProperties(this.#t, this.#index, signal)
+  /**
+   * The mapping, checked once: the index exists, the text / tokens field is there (made with this analysis), the
+   * vector field's dimension, and how metadata is held. Unchecked (`checkMapping: false`), the layout is the one
+   * ragrank writes.
+   */
+  #mapping(signal?: AbortSignal): Promise<{ dims?: number; layout: MetaLayout }> {
+    if (!this.#checkMapping) return Promise.resolve({ layout: 'typed' })
+    this.#info ??= (async () => {
+      const mapping = await indexMapping(this.#t, this.#index, signal)
+      const props = mapping.properties
+      if (this.#analysis) checkAnalysis(this.#d.engine, this.#index, mapping.ragrank?.analysis, this.#analysis)
       if (this.#mode !== 'knn') {
         const field = this.#analyze ? this.#fields.tokensField : this.#fields.textField
         const m = fieldMapping(props, field)
@@ -331,13 +415,15 @@ export class EngineRetriever implements Retriever {
             `${this.#d.engine} index ${JSON.stringify(this.#index)} has no text field ${JSON.stringify(field)} for BM25`,
           )
       }
-      return this.#mode === 'bm25' ? undefined : vectorFieldDims(this.#d, props, this.#index, this.#fields.vectorField)
+      const dims =
+        this.#mode === 'bm25' ? undefined : vectorFieldDims(this.#d, props, this.#index, this.#fields.vectorField)
+      return { dims, layout: layoutOf(mapping) }
     })()
     // A failed check (engine down, index created later) is tried again on the next call.
-    this.#dims.catch(() => {
-      this.#dims = undefined
+    this.#info.catch(() => {
+      this.#info = undefined
     })
-    return this.#dims
+    return this.#info
   }
 }
 
@@ -370,6 +456,8 @@ export class EngineNodeStore implements NodeStore {
     const docs = isPlainObject(body) && isArray(body.docs) ? body.docs : []
     const byId = new Map<string, StoredNode>()
     for (const d of docs as EngineJson[]) {
+      // A missing index answers 200 with an error per document: a misspelled name must not pass for "no parents".
+      if (isPlainObject(d.error)) throw statusError(this.#t.engine, 404, d, `node lookup in ${this.#index}`)
       if (d.found && isPlainObject(d._source))
         byId.set(String(d._id), { id: String(d._id), ...(d._source as object) } as StoredNode)
     }
@@ -400,7 +488,10 @@ export interface CreateIndexOptions extends EngineFields {
   vectorIndex?: Record<string, unknown>
 }
 
-/** The index body ragrank's adapters expect: text, keyword metadata (exact, case-sensitive filters), vectors. */
+/**
+ * The index body ragrank's adapters expect: text, metadata stored as given with its typed copy for filters
+ * (`typed-meta.ts`: explicit types, no dynamic mapping), vectors, and ragrank's record in `_meta`.
+ */
 export function indexBody(
   d: Dialect,
   o: Required<EngineFields> & {
@@ -411,11 +502,14 @@ export function indexBody(
     shards: number
     replicas: number
     vectorIndex?: Record<string, unknown>
+    analysis?: AnalysisRecord
   },
 ) {
+  const meta = typedMetaMapping(o.metaField)
   const properties: Record<string, unknown> = {
     [o.textField]: { type: 'text', similarity: 'ragrank_bm25' },
-    [o.metaField]: { type: 'object', dynamic: true },
+    ...meta.properties,
+    parentId: { type: 'keyword' },
   }
   if (o.tokens) properties[o.tokensField] = { type: 'text', analyzer: 'whitespace', similarity: 'ragrank_bm25' }
   if (o.dims !== undefined) properties[o.vectorField] = d.vectorMapping(o.dims, o.vectorIndex)
@@ -427,11 +521,11 @@ export function indexBody(
       ...d.indexSettings(),
     },
     mappings: {
-      dynamic_templates: [
-        {
-          meta_strings: { path_match: `${o.metaField}.*`, match_mapping_type: 'string', mapping: { type: 'keyword' } },
-        },
-      ],
+      _meta: { ragrank: { layout: TYPED_LAYOUT, ...(o.analysis ? { analysis: o.analysis } : {}) } },
+      // Strings stay strings: nothing ragrank writes is left to the engine's guess.
+      date_detection: false,
+      numeric_detection: false,
+      dynamic_templates: meta.dynamic_templates,
       properties,
     },
   }
@@ -501,6 +595,8 @@ export class EngineSink implements IngestSink {
   readonly #nodeIndex: string
   readonly #fields: Required<EngineFields>
   readonly #create: { k1: number; b: number; vectorIndex?: Record<string, unknown> }
+  /** How the index holds metadata (known after `prepare`). */
+  #layout: MetaLayout = 'typed'
   constructor(
     t: EngineTransport,
     d: Dialect,
@@ -524,20 +620,35 @@ export class EngineSink implements IngestSink {
     return this.#d.engine
   }
 
-  async prepare(info: { dims?: number; tokens: boolean; nodes: boolean }, signal?: AbortSignal) {
+  async prepare(info: PrepareInfo, signal?: AbortSignal) {
     if (!(await indexExists(this.#t, this.#index, signal))) {
       const body = indexBody(this.#d, {
         ...this.#fields,
         dims: info.dims,
         tokens: info.tokens,
+        analysis: info.analysis,
         ...this.#create,
         shards: 1,
         replicas: 0,
       })
       await this.#createIfMissing(this.#index, body, signal)
-    } else if (info.dims !== undefined) {
-      const props = await indexProperties(this.#t, this.#index, signal)
-      const dims = vectorFieldDims(this.#d, props, this.#index, this.#fields.vectorField)
+    }
+    // Read back, also after creating it: another ingestion may have won the race with other settings.
+    const mapping = await indexMapping(this.#t, this.#index, signal)
+    this.#layout = layoutOf(mapping)
+    if (info.analysis && this.#layout === 'typed') {
+      checkAnalysis(this.#d.engine, this.#index, mapping.ragrank?.analysis, info.analysis)
+      if (!mapping.ragrank?.analysis) {
+        // `_meta` is replaced whole: keep what else it holds.
+        const _meta = { ...mapping.meta, ragrank: { ...mapping.ragrank, analysis: info.analysis } }
+        await this.#t.request(
+          { method: 'PUT', path: `/${encodeURIComponent(this.#index)}/_mapping`, body: { _meta } },
+          signal,
+        )
+      }
+    }
+    if (info.dims !== undefined) {
+      const dims = vectorFieldDims(this.#d, mapping.properties, this.#index, this.#fields.vectorField)
       if (dims !== info.dims) {
         throw new RagrankError(
           'ERR_ENGINE_DIMENSION',
@@ -564,6 +675,7 @@ export class EngineSink implements IngestSink {
       if (r.searchable) {
         const source: Record<string, unknown> = { [this.#fields.textField]: r.text }
         if (r.meta !== undefined) source[this.#fields.metaField] = r.meta
+        if (this.#layout === 'typed') source[`${this.#fields.metaField}${TYPED_META_SUFFIX}`] = typedMeta(r.meta)
         if (r.tokens !== undefined) source[this.#fields.tokensField] = r.tokens
         if (r.vector !== undefined) source[this.#fields.vectorField] = r.vector
         if (r.node) source.parentId = r.node.parentId

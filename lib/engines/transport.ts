@@ -77,11 +77,44 @@ export function statusError(engine: string, status: number, body: unknown, what:
   })
 }
 
+/** The headers of an answer or of a client's ResponseError. */
+const headersOf = (v: unknown): Record<string, unknown> | undefined => {
+  const h = (v as { headers?: unknown; meta?: { headers?: unknown } } | null)?.headers
+  const m = (v as { meta?: { headers?: unknown } } | null)?.meta?.headers
+  return isPlainObject(h) ? h : isPlainObject(m) ? m : undefined
+}
+
+/**
+ * ERR_ENGINE when the server is the other engine. Elasticsearch names itself in `x-elastic-product` on every
+ * answer; its client checks that on success only, so a 400 / 404 from OpenSearch would pass for "no such index".
+ */
+function otherEngine(engine: string, status: number | undefined, headers: Record<string, unknown> | undefined) {
+  if (headers === undefined) return undefined
+  const elastic = headers['x-elastic-product'] === 'Elasticsearch'
+  const wrong =
+    engine === 'Elasticsearch' ? !elastic && (status === 400 || status === 404) : engine === 'OpenSearch' && elastic
+  if (!wrong) return undefined
+  const other = engine === 'Elasticsearch' ? 'OpenSearch' : 'Elasticsearch'
+  return new RagrankError(
+    'ERR_ENGINE',
+    `the server is not ${engine} (it does not answer as one): for ${other} use ragrank/${other.toLowerCase()}`,
+  )
+}
+
 /** A client error as a RagrankError: the caller can tell unreachable, missing index, overload and the rest apart. */
 export function clientError(e: unknown, engine: string, what: string): Error {
   if (e instanceof RagrankError) return e
   const err = (e ?? {}) as ClientError
   if (err.name === 'RequestAbortedError') return new AbortError()
+  if (err.name === 'ProductNotSupportedError') {
+    return Object.assign(
+      new RagrankError(
+        'ERR_ENGINE',
+        `the server is not ${engine} (${err.message ?? 'the client refused it'}): for OpenSearch use ragrank/opensearch`,
+      ),
+      { cause: e },
+    )
+  }
   if (err.name === 'ConnectionError' || err.name === 'NoLivingConnectionsError' || err.name === 'TimeoutError') {
     return Object.assign(
       new RagrankError(
@@ -93,17 +126,37 @@ export function clientError(e: unknown, engine: string, what: string): Error {
   }
   const status = err.meta?.statusCode ?? err.statusCode
   if (err.name === 'ResponseError' && typeof status === 'number') {
+    const wrong = otherEngine(engine, status, headersOf(e))
+    if (wrong) return Object.assign(wrong, { cause: e })
     return Object.assign(statusError(engine, status, err.meta?.body ?? err.body, what), { cause: e })
   }
   if (e instanceof Error) return e
   return new RagrankError('ERR_ENGINE', `${engine} ${what} failed with ${describe(e)}`)
 }
 
+/** Bounds of a transport's requests. */
+export interface TransportBounds {
+  /** A request without an answer after this long fails with ERR_ENGINE_UNREACHABLE (undefined: the client's own). */
+  timeoutMs?: number
+}
+
+/** The first wait after an unreachable engine, doubled while it stays so, up to the longest. */
+const FAST_FAIL_MS = { first: 500, longest: 5_000 }
+
 /**
  * The transport of an official client (`@elastic/elasticsearch` 8, `@opensearch-project/opensearch`). The
  * Elasticsearch client takes an AbortSignal; the OpenSearch one returns a promise with `abort()`.
+ *
+ * A circuit breaker keeps a dead engine cheap: after a request finds it unreachable (refused, reset, timed out),
+ * requests fail at once with ERR_ENGINE_UNREACHABLE for a wait (0.5 s, doubled while it stays down, at most 5 s);
+ * the first request after the wait tries again, and an answer closes the breaker.
  */
-export function clientTransport(client: unknown, engine: EngineTransport['engine'], owned = false): EngineTransport {
+export function clientTransport(
+  client: unknown,
+  engine: EngineTransport['engine'],
+  owned = false,
+  bounds: TransportBounds = {},
+): EngineTransport {
   const transport = (client as { transport?: unknown } | null)?.transport
   if (!hasMethod(transport, 'request')) {
     throw typeError(`options.client must be a ${engine} client (an object with transport.request)`)
@@ -111,6 +164,9 @@ export function clientTransport(client: unknown, engine: EngineTransport['engine
   const t = transport as {
     request(params: unknown, options: unknown): Promise<{ body: unknown; statusCode?: number }> & { abort?: () => void }
   }
+  let wait = 0
+  let openUntil = 0
+  let lastFailure: RagrankError | undefined
   return {
     engine,
     async close() {
@@ -119,20 +175,68 @@ export function clientTransport(client: unknown, engine: EngineTransport['engine
     async request(req, signal) {
       throwIfAborted(signal)
       const { method, path, body, bulkBody, querystring } = req
+      const now = Date.now()
+      if (now < openUntil && lastFailure) {
+        throw Object.assign(
+          new RagrankError(
+            'ERR_ENGINE_UNREACHABLE',
+            `${engine} is unreachable (failing fast for ${openUntil - now} ms more): ${lastFailure.message}`,
+          ),
+          { cause: lastFailure },
+        )
+      }
       const params = { method, path, body, bulkBody, querystring }
+      // The caller's signal and the timeout as one signal, its listener and timer removed when the request ends
+      // (AbortSignal.any would leave a listener on a long-lived caller signal per request).
+      const bound = bounds.timeoutMs === undefined ? undefined : new AbortController()
+      let timedOut = false
+      const timer =
+        bound &&
+        setTimeout(() => {
+          timedOut = true
+          bound.abort()
+        }, bounds.timeoutMs)
+      const forward = () => bound?.abort()
+      if (bound) signal?.addEventListener('abort', forward, { once: true })
+      const bounded = bound?.signal ?? signal
       let pending: ReturnType<typeof t.request> | undefined
-      const onAbort = () => pending?.abort?.()
-      signal?.addEventListener('abort', onAbort, { once: true })
+      // On a timeout the client ends the request itself a second later (aborting it here makes the OpenSearch
+      // client throw an uncaught RequestAbortedError).
+      const onAbort = () => {
+        if (!timedOut) pending?.abort?.()
+      }
+      bounded?.addEventListener('abort', onAbort, { once: true })
       try {
         // meta: true makes the Elasticsearch client return { body, statusCode } like the OpenSearch one.
-        pending = t.request(params, { meta: true, signal })
-        const res = await abortable(pending, signal)
+        pending = t.request(params, { meta: true, signal: bounded })
+        const res = await abortable(pending, bounded)
+        const wrong = otherEngine(engine, res.statusCode, headersOf(res))
+        if (wrong) throw wrong
+        wait = 0
+        openUntil = 0
         // Every answer ragrank asks for is a JSON object; anything else reads as an empty one.
         return (isPlainObject(res.body) ? res.body : {}) as EngineJson
       } catch (e) {
-        throw clientError(e, engine, `${method} ${path}`)
+        const error =
+          timedOut && signal?.aborted !== true
+            ? Object.assign(
+                new RagrankError(
+                  'ERR_ENGINE_UNREACHABLE',
+                  `${engine} did not answer ${method} ${path} within ${bounds.timeoutMs} ms (options.timeoutMs)`,
+                ),
+                { cause: e },
+              )
+            : clientError(e, engine, `${method} ${path}`)
+        if (error instanceof RagrankError && error.code === 'ERR_ENGINE_UNREACHABLE') {
+          wait = Math.min(FAST_FAIL_MS.longest, wait === 0 ? FAST_FAIL_MS.first : wait * 2)
+          openUntil = Date.now() + wait
+          lastFailure = error
+        }
+        throw error
       } finally {
-        signal?.removeEventListener('abort', onAbort)
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', forward)
+        bounded?.removeEventListener('abort', onAbort)
       }
     },
   }

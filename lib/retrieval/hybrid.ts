@@ -63,7 +63,7 @@ export interface HybridRetrieverOptions {
   onSkip?: (error: unknown, index: number) => void
 }
 
-const DEFAULT_CANDIDATES = 50
+export const DEFAULT_CANDIDATES = 50
 
 const HYBRID_KEYS = optionKeys('retrievers', 'method', 'rrfK', 'scoreNormalization', 'candidates', 'onError', 'onSkip')
 const SOURCE_KEYS = optionKeys('retriever', 'topK', 'weight')
