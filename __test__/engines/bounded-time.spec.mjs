@@ -124,7 +124,6 @@ test("a dead engine in a HybridRetriever with onError 'skip' costs milliseconds 
   await engine.close()
 })
 
-
 if (declareReachability(test, 'Elasticsearch', esDown)) {
   const client = esClient()
   const index = uniqueName('ragrank_analysis')
