@@ -2,7 +2,8 @@
 // 10,000 tenants and a `year` field, queries rotating tenants. ragrank's field indexes against the same index with
 // them off (`dynamicFields: false`: each candidate's metadata tested, the behaviour before field indexes), with a
 // writer (100 adds/s plus removes) and without, and peers that filter: Orama (`where`), LanceDB (scalar BITMAP and
-// BTREE indexes, prefiltered FTS and flat vector search). Each against its own unfiltered search, in one run.
+// BTREE indexes, prefiltered FTS and flat vector search), tantivy (Python) and Elasticsearch (when
+// `bash scripts/engines.sh start es` runs it; RAGRANK_ES_URL). Each against its own unfiltered search, in one run.
 // Vectors: 200k x 384 random unit vectors, the same fields.
 //
 //   node bench/run.mjs --suite filters            1M documents, 200k vectors (~15 min on 2 cores, ~10 GB)
@@ -66,6 +67,14 @@ function sqlFilter(c, tenant) {
   return undefined
 }
 
+/** The same filters as Elasticsearch filter clauses (non-scoring, in `bool.filter`). */
+function esFilter(c, tenant) {
+  if (c === 'tenant') return [{ term: { tenant } }]
+  if (c === 'tenant + year') return [{ term: { tenant } }, { range: { year: { gte: 1990 } } }]
+  if (c === 'year range') return [{ range: { year: { gte: 1980, lt: 2000 } } }]
+  return []
+}
+
 /** The same filters as Orama `where` clauses. */
 function oramaWhere(c, tenant) {
   if (c === 'tenant') return { tenant: { eq: tenant } }
@@ -118,6 +127,94 @@ function corpus(n) {
   const queries = sets.flatMap((s) => s.queries.map((q) => q.text))
   const doc = (i) => ({ id: `d${i}`, text: base[i % base.length], meta: { tenant: tenantOf(i), year: yearOf(i) } })
   return { docs: Array.from({ length: n }, (_, i) => doc(i)), doc, queries, baseDocs: base.length }
+}
+
+const ES_URL = process.env.RAGRANK_ES_URL ?? 'http://127.0.0.1:19200'
+const ES_INDEX = 'ragrank-bench-filters'
+
+/** One JSON request to Elasticsearch; a non-2xx answer throws with its body. */
+async function esRequest(method, pathname, body, ndjson = false) {
+  const res = await fetch(`${ES_URL}${pathname}`, {
+    method,
+    headers: { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' },
+    body: body === undefined ? undefined : ndjson ? body : JSON.stringify(body),
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`Elasticsearch ${method} ${pathname}: ${res.status} ${text.slice(0, 300)}`)
+  return JSON.parse(text)
+}
+
+/**
+ * Elasticsearch (from `bash scripts/engines.sh start es`) on the same documents: text (standard analyzer),
+ * tenant keyword, year integer; bulk-loaded with refresh off, then refreshed; each query a `bool` of the text's
+ * `match` and the filter's `term` / `range` clauses in `filter` (cached bitsets, no scoring), timed from Node
+ * over HTTP (keep-alive), `track_total_hits: false` so it may skip non-competitive documents as ragrank does.
+ */
+async function elasticsearchPeer(docs, queries, nQueries) {
+  let version
+  try {
+    // The node's version (this build answers no `GET /`).
+    version = Object.values((await esRequest('GET', '/_nodes/_local?filter_path=nodes.*.version')).nodes)[0].version
+  } catch (e) {
+    return {
+      note: `Elasticsearch left out: not reachable at ${ES_URL} (bash scripts/engines.sh start es): ${e.message}`,
+    }
+  }
+  const engine = `Elasticsearch ${version} (bool: match + term / range filter)`
+  await fetch(`${ES_URL}/${ES_INDEX}`, { method: 'DELETE' })
+  await esRequest('PUT', `/${ES_INDEX}`, {
+    settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: -1 },
+    mappings: {
+      dynamic: 'strict',
+      properties: { text: { type: 'text' }, tenant: { type: 'keyword' }, year: { type: 'integer' } },
+    },
+  })
+  gc()
+  const t0 = now()
+  const BULK = 5000
+  let inFlight = []
+  for (let i = 0; i < docs.length; i += BULK) {
+    const lines = []
+    for (const d of docs.slice(i, i + BULK)) {
+      lines.push(JSON.stringify({ index: { _id: d.id } }), JSON.stringify({ text: d.text, ...d.meta }))
+    }
+    inFlight.push(
+      esRequest('POST', `/${ES_INDEX}/_bulk`, `${lines.join('\n')}\n`, true).then((r) => {
+        if (r.errors)
+          throw new Error(`Elasticsearch bulk refused documents: ${JSON.stringify(r.items.find((x) => x.index.error))}`)
+      }),
+    )
+    if (inFlight.length >= 2) {
+      await inFlight.shift()
+    }
+    if (i % 200_000 === 0) log(`Elasticsearch: ${i} documents sent`)
+  }
+  await Promise.all(inFlight)
+  inFlight = []
+  await esRequest('PUT', `/${ES_INDEX}/_settings`, { index: { refresh_interval: '1s' } })
+  await esRequest('POST', `/${ES_INDEX}/_refresh`)
+  const build = now() - t0
+  const { count } = await esRequest('GET', `/${ES_INDEX}/_count`)
+  if (count !== docs.length) throw new Error(`Elasticsearch holds ${count} documents, not ${docs.length}`)
+  const segments = (await esRequest('GET', `/${ES_INDEX}/_stats/segments`)).indices[ES_INDEX].primaries.segments.count
+  const heap = Object.values((await esRequest('GET', '/_nodes/_local/jvm?filter_path=nodes.*.jvm.mem')).nodes)[0].jvm
+    .mem.heap_max_in_bytes
+  log(`Elasticsearch: built in ${fmt(build)} s, ${segments} segments`)
+  const search = (q, c, tenant) =>
+    esRequest('POST', `/${ES_INDEX}/_search`, {
+      size: 10,
+      _source: false,
+      track_total_hits: false,
+      query: { bool: { must: [{ match: { text: queries[q % queries.length] } }], filter: esFilter(c, tenant) } },
+    })
+  const timed = await timeCases(search, nQueries)
+  await fetch(`${ES_URL}/${ES_INDEX}`, { method: 'DELETE' })
+  return {
+    engine,
+    timed,
+    build,
+    note: `Elasticsearch: one shard, no replica, mapping text (standard analyzer) / tenant keyword / year integer, bulk-loaded (${BULK} a request, 2 in flight, refresh off) then refreshed (${segments} segments, not force-merged); \`bool: { must: match(text), filter: [term tenant, range year] }\`, size 10, \`track_total_hits: false\`, \`_source: false\`; timed from Node over HTTP with keep-alive (so HTTP and JSON included), JVM heap ${fmt(heap / 2 ** 30)} GiB (RAGRANK_ENGINES_HEAP of \`scripts/engines.sh\`).`,
+  }
 }
 
 export async function runFiltersSuite({ quick = false, outDir } = {}) {
@@ -226,6 +323,11 @@ export async function runFiltersSuite({ quick = false, outDir } = {}) {
       )
     } else notes.push(`tantivy left out: its worker exited ${run.code}: ${run.stderr.trim().split('\n').pop()}`)
   } else if (peers) notes.push('tantivy left out: no .venv-bench-peers (npm run setup:bench-peers)')
+  if (peers) {
+    const es = await elasticsearchPeer(docs, queries, nQueries)
+    if (es.timed) record(bm25Label, es.engine, es.timed, { build: es.build })
+    notes.push(es.note)
+  }
   const lance = peers ? await loadLancedb() : { error: 'peers off' }
   if (lance.mod) {
     gc()
