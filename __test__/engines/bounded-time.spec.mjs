@@ -12,7 +12,18 @@ import {
 } from '../../dist/esm/engines/elasticsearch.js'
 import { OpenSearchRetriever } from '../../dist/esm/engines/opensearch.js'
 import { PgvectorRetriever } from '../../dist/esm/engines/pgvector.js'
-import { CORPUS, declareReachability, esClient, OS_URL, probeEs, probeError, probeOs, uniqueName } from './env.mjs'
+import {
+  CORPUS,
+  DIM,
+  declareReachability,
+  embedText,
+  esClient,
+  OS_URL,
+  probeEs,
+  probeError,
+  probeOs,
+  uniqueName,
+} from './env.mjs'
 
 // Probe before declaring anything (ava takes declarations only until the first await after one).
 const [esDown, osDown] = [await probeError(probeEs), await probeError(probeOs)]
@@ -147,6 +158,44 @@ if (declareReachability(test, 'Elasticsearch', esDown)) {
       t.regex(again.message, /was ingested with analysis/)
       // Without analysis the retriever searches the text field with the engine's analyzer: nothing to disagree with.
       t.true((await new ElasticsearchRetriever({ client, index }).retrieve('river', { topK: 3 })).length > 0)
+    },
+  )
+
+  test.serial(
+    'the embedding model is recorded at ingestion; an Embedder of another model is ERR_ENGINE_MAPPING',
+    async (t) => {
+      // Two "models": the test embedding, and the same with its dimensions rolled and every other sign flipped.
+      const model = (other) => {
+        const vec = (text) => {
+          const v = embedText(text)
+          return other ? v.map((_, i) => v[(i + 7) % DIM] * (i % 2 ? -1 : 1)) : v
+        }
+        return {
+          embedQuery: async (q) => vec(q),
+          embedDocuments: async (texts) => {
+            const data = new Float32Array(texts.length * DIM)
+            texts.forEach((text, i) => data.set(vec(text), i * DIM))
+            return { data, dim: DIM }
+          },
+        }
+      }
+      const vectors = `${index}_vectors`
+      t.teardown(() => deleteElasticsearchIndex({ client, index: vectors }))
+      const documents = CORPUS.map(({ id, text, meta }) => ({ id, text, meta }))
+      await ingestElasticsearch({ client, index: vectors, documents, embedder: model(false) })
+      const same = new ElasticsearchRetriever({ client, index: vectors, mode: 'knn', embed: model(false) })
+      t.is((await same.retrieve('river castle', { topK: 3 })).length, 3)
+      const other = new ElasticsearchRetriever({ client, index: vectors, mode: 'knn', embed: model(true) })
+      const e = await t.throwsAsync(other.retrieve('river castle'), { code: 'ERR_ENGINE_MAPPING' })
+      t.regex(e.message, /another model.*cosine/)
+      // BM25 needs no embedder, and a bare function has no document side to compare: neither is checked.
+      t.true((await new ElasticsearchRetriever({ client, index: vectors }).retrieve('river', { topK: 3 })).length > 0)
+      const fn = new ElasticsearchRetriever({ client, index: vectors, mode: 'knn', embed: async (q) => embedText(q) })
+      t.is((await fn.retrieve('river castle', { topK: 3 })).length, 3)
+      await t.throwsAsync(
+        ingestElasticsearch({ client, index: vectors, documents: documents.slice(0, 2), embedder: model(true) }),
+        { code: 'ERR_ENGINE_MAPPING', message: /another model/ },
+      )
     },
   )
 

@@ -50,6 +50,19 @@ async function reachable(url) {
   }
 }
 
+/** "<name> <heap> GiB" from the node's JVM stats, or undefined when it does not answer. */
+async function jvmHeap(name, url) {
+  try {
+    const res = await fetch(`${url}/_nodes/_local/jvm?filter_path=nodes.*.jvm.mem.heap_max_in_bytes`, {
+      signal: AbortSignal.timeout(3000),
+    })
+    const node = Object.values((await res.json()).nodes)[0]
+    return `${name} ${fmt(node.jvm.mem.heap_max_in_bytes / 2 ** 30)} GiB`
+  } catch {
+    return undefined
+  }
+}
+
 async function pgReachable() {
   const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 })
   try {
@@ -330,6 +343,11 @@ export async function runEnginesSuite({ quick = false, outDir }) {
   // ------------------------------------------------------------------ report
   const m = machineInfo()
   const loadAfter = os.loadavg()
+  const heaps = [
+    ['Elasticsearch', ES_URL],
+    ['OpenSearch', OS_URL],
+  ].map(([name, url]) => jvmHeap(name, url))
+  const heapLine = (await Promise.all(heaps)).filter(Boolean).join(', ')
   const c = results.cran
   const ms = (x) => `${fmt(x.p50, { digits: 2 })} / ${fmt(x.p95, { digits: 2 })}`
   const q3 = (x) => (x === undefined ? '' : x.toFixed(3))
@@ -363,7 +381,7 @@ export async function runEnginesSuite({ quick = false, outDir }) {
     `# Engines: ragrank against Elasticsearch${withOs ? ', OpenSearch' : ''}${withPg ? ', pgvector' : ''}${quick ? ' (quick)' : ''}`,
     '',
     `${m.cpu}, ${m.cores} cores, Node ${m.node}; ${new Date().toISOString()}. Load average before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}.`,
-    'Engines on the same machine (127.0.0.1, 512 MB heap each, one shard, no replica). Latency: per query from Node, sequential, p50 / p95 in ms (the engines include HTTP and JSON).',
+    `Engines on the same machine (127.0.0.1, one shard, no replica; JVM heap ${heapLine || 'unknown'}). Latency: per query from Node, sequential, p50 / p95 in ms (the engines include HTTP and JSON).`,
     '',
     `## Cranfield (${cran.docs.length} documents, ${queries.length} queries; vectors: ${results.vectors})`,
     '',

@@ -13,6 +13,7 @@ import {
 } from '../internal/validate.js'
 import type { HierarchyNode } from '../splitting/splitter.js'
 import { type AnalysisRecord, analysisRecord, type TextAnalysis, tokenJoiner } from './analysis.js'
+import { EMBEDDING_PROBE, type EmbeddingRecord, embeddingRecord } from './embedding-record.js'
 import { vectorArray } from './query-vector.js'
 import { isRetryable } from './transport.js'
 
@@ -73,6 +74,8 @@ export interface PrepareInfo {
   tokens: boolean
   /** The analysis the tokens were made with (recorded by the engine sinks). */
   analysis?: AnalysisRecord
+  /** The embedder's probe embedding, when ingestion embeds (recorded by the engine sinks). */
+  embedding?: EmbeddingRecord
   /** Whether records include the nodes of split documents. */
   nodes: boolean
 }
@@ -237,12 +240,9 @@ export async function ingestInto(sink: IngestSink, options: IngestOptions, known
   const prepare = async (records: IngestRecord[]) => {
     if (prepared) return
     const withVector = records.find((r) => r.vector)
-    await withRetries(() =>
-      sink.prepare(
-        { dims: withVector?.vector?.length, tokens: tokens !== undefined, analysis, nodes: splitter !== undefined },
-        signal,
-      ),
-    )
+    const embedding = embed && embeddingRecord((await embed([EMBEDDING_PROBE], signal))[0])
+    const info = { dims: withVector?.vector?.length, tokens: tokens !== undefined, analysis, embedding }
+    await withRetries(() => sink.prepare({ ...info, nodes: splitter !== undefined }, signal))
     prepared = true
   }
 
@@ -345,7 +345,7 @@ function checkDocument(doc: unknown, i: number): IngestDocument {
 
 type EmbedTexts = (texts: string[], signal?: AbortSignal) => Promise<number[][]>
 
-function documentEmbedder(e: unknown): EmbedTexts | undefined {
+export function documentEmbedder(e: unknown): EmbedTexts | undefined {
   if (e === undefined) return undefined
   if (typeof e === 'function') {
     return async (texts, signal) => {

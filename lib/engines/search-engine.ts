@@ -14,6 +14,7 @@ import type { NodeStore, StoredNode } from '../splitting/auto-merging.js'
 import {
   booleanOption,
   finiteNumber,
+  hasMethod,
   integer,
   isArray,
   isPlainObject,
@@ -29,8 +30,10 @@ import {
   tokenJoiner,
 } from './analysis.js'
 import { CLIENT_KEYS } from './client.js'
+import { EMBEDDING_PROBE, type EmbeddingRecord, probeCosine, SAME_MODEL_COSINE } from './embedding-record.js'
 import { filterClauses, type MetaLayout, parsedFilter, type QueryClause } from './filter-dsl.js'
 import {
+  documentEmbedder,
   INGEST_KEYS,
   type IngestOptions,
   type IngestRecord,
@@ -171,6 +174,8 @@ export interface RagrankIndexMeta {
   layout?: string
   /** The analysis of the tokens field. */
   analysis?: AnalysisRecord
+  /** The model of the vectors (its probe embedding). */
+  embedding?: EmbeddingRecord
 }
 
 /** An index's mapping: its `properties` and ragrank's record, if any. */
@@ -205,6 +210,19 @@ function checkAnalysis(engine: string, index: string, recorded: AnalysisRecord |
     `${engine} index ${JSON.stringify(index)} was ingested with analysis ${recorded.description}, ` +
       `this one is ${ours.description}: their tokens differ (${JSON.stringify(recorded.probe)} vs ` +
       `${JSON.stringify(ours.probe)}), so queries would not match what was indexed`,
+  )
+}
+
+/** ERR_ENGINE_MAPPING when the embedder of `probe` is not the model the index's vectors came from. */
+function checkEmbedding(engine: string, index: string, recorded: EmbeddingRecord | undefined, probe: number[]) {
+  if (!recorded) return
+  const cosine = probeCosine(recorded.probe, probe)
+  if (cosine >= SAME_MODEL_COSINE) return
+  throw new RagrankError(
+    'ERR_ENGINE_MAPPING',
+    `${engine} index ${JSON.stringify(index)} holds vectors of another model than this embedder's: ` +
+      `${recorded.dims}-dimensional then, ${probe.length} now, and the two embed a probe text at cosine ` +
+      `${cosine.toFixed(3)} (the same model gives at least ${SAME_MODEL_COSINE})`,
   )
 }
 
@@ -274,6 +292,8 @@ export class EngineRetriever implements Retriever {
   readonly #mode: EngineMode
   readonly #fields: Required<EngineFields>
   readonly #embed?: EmbedFunction
+  /** `embed`'s document side, when it has one (an Embedder): checked against the index's record of its model. */
+  readonly #embedDocuments?: (texts: string[], signal?: AbortSignal) => Promise<number[][]>
   readonly #analyze?: (text: string) => string
   readonly #analysis?: AnalysisRecord
   readonly #numCandidates?: number
@@ -289,6 +309,7 @@ export class EngineRetriever implements Retriever {
     this.#fields = engineFields(o)
     this.#mode = o.mode === undefined ? 'bm25' : oneOf(o.mode, ['bm25', 'knn', 'hybrid'], 'options.mode')
     this.#embed = queryEmbedding(o.embed)
+    if (hasMethod(o.embed, 'embedDocuments')) this.#embedDocuments = documentEmbedder(o.embed)
     this.#analyze = o.analysis === undefined ? undefined : tokenJoiner(o.analysis)
     this.#analysis = this.#analyze && analysisRecord(o.analysis, this.#analyze)
     this.#numCandidates =
@@ -406,6 +427,10 @@ export class EngineRetriever implements Retriever {
       const mapping = await indexMapping(this.#t, this.#index, signal)
       const props = mapping.properties
       if (this.#analysis) checkAnalysis(this.#d.engine, this.#index, mapping.ragrank?.analysis, this.#analysis)
+      if (this.#mode !== 'bm25' && this.#embedDocuments && mapping.ragrank?.embedding) {
+        const [probe] = await this.#embedDocuments([EMBEDDING_PROBE], signal)
+        checkEmbedding(this.#d.engine, this.#index, mapping.ragrank.embedding, probe)
+      }
       if (this.#mode !== 'knn') {
         const field = this.#analyze ? this.#fields.tokensField : this.#fields.textField
         const m = fieldMapping(props, field)
@@ -503,6 +528,7 @@ export function indexBody(
     replicas: number
     vectorIndex?: Record<string, unknown>
     analysis?: AnalysisRecord
+    embedding?: EmbeddingRecord
   },
 ) {
   const meta = typedMetaMapping(o.metaField)
@@ -521,7 +547,13 @@ export function indexBody(
       ...d.indexSettings(),
     },
     mappings: {
-      _meta: { ragrank: { layout: TYPED_LAYOUT, ...(o.analysis ? { analysis: o.analysis } : {}) } },
+      _meta: {
+        ragrank: {
+          layout: TYPED_LAYOUT,
+          ...(o.analysis ? { analysis: o.analysis } : {}),
+          ...(o.embedding ? { embedding: o.embedding } : {}),
+        },
+      },
       // Strings stay strings: nothing ragrank writes is left to the engine's guess.
       date_detection: false,
       numeric_detection: false,
@@ -627,6 +659,7 @@ export class EngineSink implements IngestSink {
         dims: info.dims,
         tokens: info.tokens,
         analysis: info.analysis,
+        embedding: info.embedding,
         ...this.#create,
         shards: 1,
         replicas: 0,
@@ -636,11 +669,17 @@ export class EngineSink implements IngestSink {
     // Read back, also after creating it: another ingestion may have won the race with other settings.
     const mapping = await indexMapping(this.#t, this.#index, signal)
     this.#layout = layoutOf(mapping)
-    if (info.analysis && this.#layout === 'typed') {
-      checkAnalysis(this.#d.engine, this.#index, mapping.ragrank?.analysis, info.analysis)
-      if (!mapping.ragrank?.analysis) {
+    if (this.#layout === 'typed') {
+      const recorded = mapping.ragrank
+      if (info.analysis) checkAnalysis(this.#d.engine, this.#index, recorded?.analysis, info.analysis)
+      if (info.embedding) checkEmbedding(this.#d.engine, this.#index, recorded?.embedding, info.embedding.probe)
+      const missing = {
+        ...(info.analysis && !recorded?.analysis ? { analysis: info.analysis } : {}),
+        ...(info.embedding && !recorded?.embedding ? { embedding: info.embedding } : {}),
+      }
+      if (Object.keys(missing).length > 0) {
         // `_meta` is replaced whole: keep what else it holds.
-        const _meta = { ...mapping.meta, ragrank: { ...mapping.ragrank, analysis: info.analysis } }
+        const _meta = { ...mapping.meta, ragrank: { ...recorded, ...missing } }
         await this.#t.request(
           { method: 'PUT', path: `/${encodeURIComponent(this.#index)}/_mapping`, body: { _meta } },
           signal,
