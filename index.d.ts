@@ -99,6 +99,8 @@ export declare class NativeBm25Index {
   get pending(): number
   /** Counts staged writes (the staged mutex is only held for pushes and drains). */
   has(id: string): boolean
+  /** Stored text and metadata by id, from the snapshot searches see (never waits). */
+  get(ids: Array<string>): Array<{ id: string; text?: string; meta?: Record<string, unknown> } | null>
   stats(): any
   /**
    * Publishes the staged writes, then writes the current snapshot on the pool: no lock
@@ -185,6 +187,8 @@ export declare class NativeVectorIndex {
   /** Whether rows are still read from a memory-mapped file. */
   get mapped(): boolean
   has(id: string): boolean
+  /** Stored text and metadata by id, from the snapshot searches see (never waits). */
+  get(ids: Array<string>): Array<{ id: string; text?: string; meta?: Record<string, unknown> } | null>
   /**
    * Writes the snapshot of the call: adds and removes made while it writes go on and
    * are not in the file.

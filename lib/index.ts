@@ -18,7 +18,7 @@ export type {
 } from './indexes/bm25.js'
 export type { FieldOperators, Filter, FilterValue, MetaFilter } from './indexes/filter.js'
 export type { FieldsOption, FieldType } from './indexes/fields.js'
-export type { IndexHit } from './indexes/hits.js'
+export type { IndexHit, StoredDocument } from './indexes/hits.js'
 export { fuse } from './retrieval/fusion.js'
 export type { FuseOptions, Fused, FusionContribution, FusionMethod, ScoreNormalization } from './retrieval/fusion.js'
 export type { RetrieveFilter, RetrieveOptions, Retriever, ScoredDocument } from './retrieval/retriever.js'

@@ -378,6 +378,19 @@ impl NativeBm25Index {
         self.inner.contains(&id)
     }
 
+    /// Stored text and metadata by id, from the snapshot searches see (never waits).
+    #[napi(ts_return_type = "Array<{ id: string; text?: string; meta?: Record<string, unknown> } | null>")]
+    pub fn get(&self, ids: Vec<String>) -> napi::Result<serde_json::Value> {
+        guard(|| {
+            let snapshot = self.inner.snapshot();
+            let docs = ids.iter().map(|id| {
+                let found = snapshot.get(id).map(|d| (d.text.as_deref(), d.meta.as_ref()));
+                hits::stored_document(id, found)
+            });
+            Ok(serde_json::Value::Array(docs.collect()))
+        })
+    }
+
     #[napi]
     pub fn stats(&self) -> napi::Result<serde_json::Value> {
         guard(|| serde_json::to_value(self.inner.stats()).map_err(|e| internal(&e.to_string())))

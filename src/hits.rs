@@ -250,3 +250,19 @@ impl<T> napi::bindgen_prelude::TypeName for Column<T> {
         napi::ValueType::Object
     }
 }
+
+/// A stored document as `get` returns it: `{ id, text?, meta? }`, or null for an unknown id.
+pub fn stored_document(id: &str, found: Option<(Option<&str>, Option<&serde_json::Value>)>) -> serde_json::Value {
+    let Some((text, meta)) = found else {
+        return serde_json::Value::Null;
+    };
+    let mut doc = serde_json::Map::new();
+    doc.insert("id".into(), id.into());
+    if let Some(text) = text {
+        doc.insert("text".into(), text.into());
+    }
+    if let Some(meta) = meta {
+        doc.insert("meta".into(), meta.clone());
+    }
+    serde_json::Value::Object(doc)
+}

@@ -223,6 +223,20 @@ impl NativeVectorIndex {
         self.inner.snapshot().contains(&id)
     }
 
+    /// Stored text and metadata by id, from the snapshot searches see (never waits).
+    #[napi(ts_return_type = "Array<{ id: string; text?: string; meta?: Record<string, unknown> } | null>")]
+    pub fn get(&self, ids: Vec<String>) -> napi::Result<serde_json::Value> {
+        guard(|| {
+            let snapshot = self.inner.snapshot();
+            let fields = snapshot.fields();
+            let docs = ids.iter().map(|id| {
+                let found = snapshot.slot_of(id).map(|slot| (fields.text(slot), fields.meta(slot)));
+                hits::stored_document(id, found)
+            });
+            Ok(serde_json::Value::Array(docs.collect()))
+        })
+    }
+
     /// Writes the snapshot of the call: adds and removes made while it writes go on and
     /// are not in the file.
     #[napi(ts_return_type = "Promise<void>")]

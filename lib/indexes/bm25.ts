@@ -27,6 +27,7 @@ import {
   coalescing,
   HitBuffer,
   type IndexHit,
+  type StoredDocument,
   type SearchCall,
   searchOptions,
 } from './hits.js'
@@ -417,6 +418,24 @@ export class Bm25Index implements Retriever {
   remove(ids: readonly string[]): number {
     const list = stringArray(ids, 'ids')
     return callNative(() => this.#native.remove(list))
+  }
+
+  /**
+   * The stored text and metadata of documents by id, in order; `undefined` for an id that is not searchable (never
+   * added, removed, or staged and not yet refreshed). Reads the snapshot searches see: sync, never waits.
+   *
+   * @example
+   * ```ts
+   * import { Bm25Index } from 'ragrank'
+   *
+   * const index = new Bm25Index()
+   * index.add([{ id: 'a', text: 'tides and the moon', meta: { tenant: 'acme' } }])
+   * const [doc, missing] = index.get(['a', 'b']) // { id: 'a', text: 'tides and the moon', meta: { tenant: 'acme' } }, undefined
+   * ```
+   */
+  get(ids: readonly string[]): (StoredDocument | undefined)[] {
+    const list = stringArray(ids, 'ids')
+    return callNative(() => this.#native.get(list)).map((d) => d ?? undefined)
   }
 
   /** The best `topK` documents containing at least one query term. */

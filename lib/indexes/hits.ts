@@ -17,6 +17,16 @@ export interface IndexHit {
   meta?: Record<string, unknown>
 }
 
+/** A document as `get` returns it: its id, stored text and metadata. */
+export interface StoredDocument {
+  /** The document's id. */
+  id: string
+  /** The stored text, when the document has one (BM25 with `storeText: false` keeps none). */
+  text?: string
+  /** The stored metadata, when it has some. */
+  meta?: Record<string, unknown>
+}
+
 /** Queries per coalesced `searchAsync` batch of either index: past 64 a batch gains little per query. */
 const COALESCE_DEFAULTS = { maxBatch: 64, maxWaitMs: 0 }
 

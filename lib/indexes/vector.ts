@@ -18,7 +18,16 @@ import {
 } from '../internal/validate.js'
 import type { Filter } from './filter.js'
 import { fieldOptions, type FieldsOption } from './fields.js'
-import { allHits, batchKey, coalescing, HitBuffer, type IndexHit, type SearchCall, searchOptions } from './hits.js'
+import {
+  allHits,
+  batchKey,
+  coalescing,
+  HitBuffer,
+  type IndexHit,
+  type SearchCall,
+  type StoredDocument,
+  searchOptions,
+} from './hits.js'
 
 /**
  * How a hit is scored (higher is better for all three):
@@ -385,6 +394,24 @@ export class VectorIndex {
   remove(ids: readonly string[]): number {
     const list = stringArray(ids, 'ids')
     return callNative(() => this.#native.remove(list))
+  }
+
+  /**
+   * The stored text and metadata of documents by id, in order; `undefined` for an id that is not searchable (never
+   * added, or removed). Reads the snapshot searches see: sync, never waits.
+   *
+   * @example
+   * ```ts
+   * import { VectorIndex } from 'ragrank'
+   *
+   * const index = new VectorIndex({ dim: 2 })
+   * index.add([{ id: 'a', vector: [0.6, 0.8], text: 'tides and the moon', meta: { tenant: 'acme' } }])
+   * const [doc, missing] = index.get(['a', 'b']) // { id: 'a', text: 'tides and the moon', meta: { tenant: 'acme' } }, undefined
+   * ```
+   */
+  get(ids: readonly string[]): (StoredDocument | undefined)[] {
+    const list = stringArray(ids, 'ids')
+    return callNative(() => this.#native.get(list)).map((d) => d ?? undefined)
   }
 
   /** The best `topK` vectors for one query (a scan of every vector, or of the filter's). */

@@ -204,6 +204,11 @@ impl VectorIndex {
         self.find(id).is_some()
     }
 
+    /// The slot of the live row `id` (for `id`, `fields`), if any.
+    pub fn slot_of(&self, id: &str) -> Option<u32> {
+        self.find(id).map(|(i, r)| (self.parts[i].base + r) as u32)
+    }
+
     /// The part holding `slot`, and the row in its chunk.
     pub(crate) fn locate(&self, slot: u32) -> (&Part, usize) {
         let slot = slot as usize;

@@ -185,6 +185,11 @@ impl Snapshot {
         self.find(id).is_some()
     }
 
+    /// The live document `id` (its stored text and metadata), if any.
+    pub fn get(&self, id: &str) -> Option<&Doc> {
+        self.find(id).map(|(i, local)| &*self.segs[i].seg.docs[local as usize])
+    }
+
     /// The document at a global slot of this snapshot (from a hit).
     pub fn doc(&self, slot: u32) -> &Doc {
         let i = self.segs.partition_point(|s| s.base <= slot) - 1;
