@@ -128,25 +128,20 @@ function fieldName(v: unknown, name: string, fallback: string): string {
  * before any request rather than the engine's 400.
  */
 export function indexName(v: unknown, name = 'options.index'): string {
-  const bad =
-    typeof v !== 'string'
-      ? 'it is not a string'
-      : v.length === 0
-        ? 'it is empty'
-        : v !== v.toLowerCase()
-          ? 'the engines take lower case only'
-          : /[\s\\/*?"<>|,#:]/.test(v)
-            ? 'no spaces or \\ / * ? " < > | , # :'
-            : /^[-_+]/.test(v)
-              ? 'it may not start with -, _ or +'
-              : v === '.' || v === '..'
-                ? 'it may not be . or ..'
-                : Buffer.byteLength(v) > 255
-                  ? 'at most 255 bytes'
-                  : undefined
+  const bad = typeof v !== 'string' ? 'it is not a string' : INDEX_NAME_RULES.find(([breaks]) => breaks(v))?.[1]
   if (bad) throw typeError(`${name} must be an index name (${bad}), got ${JSON.stringify(v)}`)
   return v as string
 }
+
+/** What the engines refuse in an index name, and how a message says it. */
+const INDEX_NAME_RULES: [(v: string) => boolean, string][] = [
+  [(v) => v.length === 0, 'it is empty'],
+  [(v) => v !== v.toLowerCase(), 'the engines take lower case only'],
+  [(v) => /[\s\\/*?"<>|,#:]/.test(v), 'no spaces or \\ / * ? " < > | , # :'],
+  [(v) => /^[-_+]/.test(v), 'it may not start with -, _ or +'],
+  [(v) => v === '.' || v === '..', 'it may not be . or ..'],
+  [(v) => Buffer.byteLength(v) > 255, 'at most 255 bytes'],
+]
 
 export function engineFields(o: Record<string, unknown>): Required<EngineFields> {
   return {

@@ -79,7 +79,7 @@ export function statusError(engine: string, status: number, body: unknown, what:
 
 /** The headers of an answer or of a client's ResponseError. */
 const headersOf = (v: unknown): Record<string, unknown> | undefined => {
-  const h = (v as { headers?: unknown; meta?: { headers?: unknown } } | null)?.headers
+  const h = (v as { headers?: unknown } | null)?.headers
   const m = (v as { meta?: { headers?: unknown } } | null)?.meta?.headers
   return isPlainObject(h) ? h : isPlainObject(m) ? m : undefined
 }
@@ -93,11 +93,15 @@ function otherEngine(engine: string, status: number | undefined, headers: Record
   const elastic = headers['x-elastic-product'] === 'Elasticsearch'
   const wrong =
     engine === 'Elasticsearch' ? !elastic && (status === 400 || status === 404) : engine === 'OpenSearch' && elastic
-  if (!wrong) return undefined
+  return wrong ? wrongEngine(engine, 'it does not answer as one') : undefined
+}
+
+/** ERR_ENGINE naming the adapter to use instead. */
+function wrongEngine(engine: string, why: string): RagrankError {
   const other = engine === 'Elasticsearch' ? 'OpenSearch' : 'Elasticsearch'
   return new RagrankError(
     'ERR_ENGINE',
-    `the server is not ${engine} (it does not answer as one): for ${other} use ragrank/${other.toLowerCase()}`,
+    `the server is not ${engine} (${why}): for ${other} use ragrank/${other.toLowerCase()}`,
   )
 }
 
@@ -107,13 +111,7 @@ export function clientError(e: unknown, engine: string, what: string): Error {
   const err = (e ?? {}) as ClientError
   if (err.name === 'RequestAbortedError') return new AbortError()
   if (err.name === 'ProductNotSupportedError') {
-    return Object.assign(
-      new RagrankError(
-        'ERR_ENGINE',
-        `the server is not ${engine} (${err.message ?? 'the client refused it'}): for OpenSearch use ragrank/opensearch`,
-      ),
-      { cause: e },
-    )
+    return Object.assign(wrongEngine(engine, err.message ?? 'the client refused it'), { cause: e })
   }
   if (err.name === 'ConnectionError' || err.name === 'NoLivingConnectionsError' || err.name === 'TimeoutError') {
     return Object.assign(

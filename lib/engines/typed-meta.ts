@@ -74,7 +74,10 @@ export function typedMeta(meta: Record<string, unknown> | undefined): TypedMeta 
       else if (typeof v === 'number') add('n', path, v)
       else if (typeof v === 'boolean') add('b', path, v)
     }
-    if (hasNull) copy.null = [...(copy.null ?? []), path]
+    if (hasNull) {
+      if (!copy.null) copy.null = []
+      copy.null.push(path)
+    }
   }
   return copy
 }
