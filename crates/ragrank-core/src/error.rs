@@ -26,6 +26,8 @@ pub enum ErrorKind {
     Inference,
     /// The caller cancelled the work.
     Aborted,
+    /// Another live process (or another open index in this one) holds a directory's writer lock.
+    Locked,
 }
 
 impl ErrorKind {
@@ -43,6 +45,7 @@ impl ErrorKind {
             ErrorKind::ModelLoad => "ERR_MODEL_LOAD",
             ErrorKind::Inference => "ERR_INFERENCE",
             ErrorKind::Aborted => "ABORT_ERR",
+            ErrorKind::Locked => "ERR_LOCKED",
         }
     }
 }

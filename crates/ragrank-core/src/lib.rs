@@ -10,6 +10,7 @@ pub mod fields;
 pub mod filter;
 pub mod model_file;
 pub mod names;
+pub mod store;
 pub mod topk;
 
 pub use error::{check_cancel, Error, ErrorKind, Result};
