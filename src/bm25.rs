@@ -265,7 +265,7 @@ impl NativeBm25Index {
     #[napi]
     pub fn remove(&self, ids: Vec<String>) -> napi::Result<u32> {
         guard(|| {
-            let n = self.inner.stage_remove(&ids);
+            let n = self.inner.stage_remove(&ids).or_napi()?;
             self.inner.try_refresh();
             Ok(n as u32)
         })

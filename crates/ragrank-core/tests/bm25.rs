@@ -275,7 +275,7 @@ fn incremental_equals_rebuilt_from_scratch() {
                 gone.dedup();
                 let expected = gone.len();
                 gone.push("never-added".into());
-                assert_eq!(index.stage_remove(&gone), expected);
+                assert_eq!(index.stage_remove(&gone).unwrap(), expected);
                 apply_model(&mut all, ModelOp::Remove(gone.clone()));
                 staged.push(ModelOp::Remove(gone));
             } else if roll < 0.85 {
@@ -361,7 +361,7 @@ fn churn_of_unique_tokens_keeps_vocabulary_and_memory_bounded() {
         let gone: Vec<String> = (0..25)
             .map(|_| live.remove(rng.random_range(0..live.len())).id)
             .collect();
-        assert_eq!(index.remove(&gone), 25);
+        assert_eq!(index.remove(&gone).unwrap(), 25);
         let fresh: Vec<NewDoc> = (0..25)
             .map(|_| {
                 next += 1;
@@ -396,7 +396,7 @@ fn churn_of_unique_tokens_keeps_vocabulary_and_memory_bounded() {
     // After a mass removal that nothing refills, merges shrink the segments too.
     let steady = *memory.last().unwrap();
     let gone: Vec<String> = live.drain(10..).map(|d| d.id).collect();
-    assert_eq!(index.remove(&gone), LIVE - 10);
+    assert_eq!(index.remove(&gone).unwrap(), LIVE - 10);
     index.merge();
     let after = index.stats().memory_bytes;
     assert!(after < steady / 4, "{after} bytes left of {steady} for 10 documents");
@@ -451,7 +451,7 @@ fn readers_never_see_a_torn_snapshot() {
         let gone: Vec<String> = (0..rng.random_range(0..10).min(live.len()))
             .map(|_| live.swap_remove(rng.random_range(0..live.len())))
             .collect();
-        assert_eq!(index.stage_remove(&gone), gone.len());
+        assert_eq!(index.stage_remove(&gone).unwrap(), gone.len());
         if !index.try_refresh() || round % 7 == 0 {
             index.refresh();
         }
@@ -475,7 +475,9 @@ fn maxscore_equals_exhaustive() {
         let index = Bm25Index::new(config(variant)).unwrap();
         let docs: Vec<NewDoc> = (0..3000).map(|i| random_doc(&mut rng, format!("d{i}"), 400)).collect();
         index.add(docs, false).unwrap();
-        index.remove(&(0..300).map(|i| format!("d{}", i * 7)).collect::<Vec<_>>());
+        index
+            .remove(&(0..300).map(|i| format!("d{}", i * 7)).collect::<Vec<_>>())
+            .unwrap();
         // The same snapshot with its tf parts precomputed (a clone starts without them).
         let cached = (*index.snapshot()).clone();
         cached.precompute();
@@ -591,7 +593,7 @@ fn save_and_load_round_trip() {
     let mut docs: Vec<NewDoc> = (0..500).map(|i| random_doc(&mut rng, format!("d{i}"), 100)).collect();
     docs[3].meta = Some(serde_json::json!({"lang": "ko", "n": [1, 2]}));
     index.add(docs, false).unwrap();
-    index.remove(&["d1".into(), "d10".into()]);
+    index.remove(&["d1".into(), "d10".into()]).unwrap();
     persist::save(&index.snapshot(), &path, &NEVER).unwrap();
     let loaded = persist::load(&path, &NEVER).unwrap();
     assert_eq!(loaded.len(), index.len());
@@ -726,7 +728,7 @@ fn a_cancelled_save_or_load_stops_and_leaves_the_old_file() {
     let path = dir.join("idx.rgrk");
     persist::save(&index.snapshot(), &path, &NEVER).unwrap();
     let before = std::fs::read(&path).unwrap();
-    index.remove(&["d1".into()]);
+    index.remove(&["d1".into()]).unwrap();
     let err = persist::save(&index.snapshot(), &path, &AtomicBool::new(true))
         .err()
         .unwrap();
@@ -820,7 +822,7 @@ fn a_sync_remove_during_a_long_refresh_returns_at_once_and_is_published_by_it() 
     let mut returned_first = 0;
     while removed.len() < 150 {
         let id = format!("s{}", removed.len());
-        assert_eq!(index.stage_remove(std::slice::from_ref(&id)), 1);
+        assert_eq!(index.stage_remove(std::slice::from_ref(&id)).unwrap(), 1);
         let ran = index.try_refresh();
         // `contains` counts staged writes.
         assert!(!index.contains(&id));
@@ -872,7 +874,7 @@ fn steady_single_document_writes_keep_few_segments() {
         index.add(batch.clone(), false).unwrap();
         live.extend(batch);
         let gone = live.remove(rng.random_range(0..live.len())).id;
-        assert_eq!(index.remove(&[gone]), 1);
+        assert_eq!(index.remove(&[gone]).unwrap(), 1);
         // What the background thread does after each publish.
         index.merge();
         max_segments = max_segments.max(index.snapshot().segments().len());
@@ -963,7 +965,9 @@ fn block_skipping_equals_exhaustive() {
                 .collect();
             index.add(docs, false).unwrap();
         }
-        index.remove(&(0..next).step_by(13).map(|i| format!("d{i}")).collect::<Vec<_>>());
+        index
+            .remove(&(0..next).step_by(13).map(|i| format!("d{i}")).collect::<Vec<_>>())
+            .unwrap();
         let snap = index.snapshot();
         assert!(snap.segments().len() > 1, "several segments");
         let cached = (*snap).clone();
@@ -1030,7 +1034,9 @@ fn dense_rows_equal_sparse_postings() {
                 index.add(docs, false).unwrap();
             }
             if remove {
-                index.remove(&(0..next).step_by(11).map(|i| format!("d{i}")).collect::<Vec<_>>());
+                index
+                    .remove(&(0..next).step_by(11).map(|i| format!("d{i}")).collect::<Vec<_>>())
+                    .unwrap();
             }
             let sparse = index.snapshot();
             assert!(!sparse.is_precomputed());
@@ -1128,7 +1134,9 @@ fn windowed_maxscore_equals_exhaustive_at_window_edges() {
             })
             .collect();
         index.add(docs, false).unwrap();
-        index.remove(&[format!("d{}", W), format!("d{}", 2 * W - 1), format!("d{}", 4)]);
+        index
+            .remove(&[format!("d{}", W), format!("d{}", 2 * W - 1), format!("d{}", 4)])
+            .unwrap();
         let snap = index.snapshot();
         let cached = (*snap).clone();
         cached.precompute();
@@ -1248,7 +1256,7 @@ fn contains_follows_writes_while_another_thread_refreshes() {
             let gone: Vec<String> = (0..n)
                 .map(|_| live.swap_remove(rng.random_range(0..live.len())))
                 .collect();
-            assert_eq!(index.stage_remove(&gone), n);
+            assert_eq!(index.stage_remove(&gone).unwrap(), n);
             assert!(gone.iter().all(|id| !index.contains(id)));
             gone_ids.extend(gone);
         }

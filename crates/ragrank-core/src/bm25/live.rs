@@ -171,12 +171,18 @@ pub(crate) struct Shared {
     /// tf parts once it has stood for `QUIET`).
     published: Mutex<Instant>,
     signal: Arc<Signal>,
+    /// The write-ahead log of an index bound to a directory with durability `sync` or
+    /// `async`: every staged write is appended to it under the staged lock (log order is
+    /// write order).
+    pub(crate) wal: std::sync::OnceLock<Arc<crate::store::wal::Wal>>,
 }
 
 /// An incremental BM25 index that takes writes while it serves reads. `Send + Sync`:
 /// share it behind an `Arc`.
 pub struct Bm25Index {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
+    /// The directory of an index opened from one (`directory`).
+    pub(crate) durable: Option<Arc<super::directory::Durable>>,
 }
 
 /// The default delay after which staged writes become visible on their own (as
@@ -206,6 +212,7 @@ impl Bm25Index {
 
     pub(crate) fn from_snapshot(snapshot: Snapshot) -> Self {
         Bm25Index {
+            durable: None,
             shared: Arc::new(Shared {
                 config: snapshot.config.clone(),
                 analyzer: snapshot.analyzer.clone(),
@@ -216,6 +223,7 @@ impl Bm25Index {
                 refresh_ms: AtomicU64::new(DEFAULT_REFRESH_INTERVAL.as_millis() as u64),
                 published: Mutex::new(Instant::now()),
                 signal: Arc::default(),
+                wal: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -320,6 +328,8 @@ impl Bm25Index {
         };
         // Allocated before the lock (see `publish_staged`).
         let ids = Arc::new(ids);
+        let wal = self.shared.wal.get();
+        let record = wal.map(|_| super::directory::encode_add(&batches, upsert));
         let mut staged = lock(&self.shared.staged);
         if let Some(before) = checked {
             let same = Arc::ptr_eq(&before, &self.shared.current.load());
@@ -336,6 +346,10 @@ impl Bm25Index {
             // reference, and a sync call must not free it.
             retire(before);
         }
+        let ticket = match (wal, &record) {
+            (Some(wal), Some(record)) => Some(wal.append(staged.seq + 1, super::directory::ADD, record)?),
+            _ => None,
+        };
         let seq = self.shared.next_seq(&mut staged);
         if ids.len() <= SMALL_OP_IDS {
             for id in ids.iter() {
@@ -346,6 +360,11 @@ impl Bm25Index {
         }
         staged.pending += n;
         staged.ops.push(Op::Add(batches, upsert));
+        drop(staged);
+        drop(record);
+        if let (Some(wal), Some(ticket)) = (wal, ticket) {
+            wal.wait_durable(ticket)?;
+        }
         Ok(n)
     }
 
@@ -361,14 +380,16 @@ impl Bm25Index {
 
     /// Removes documents by id, visible once this returns (waits for a running
     /// refresh), and returns how many were in the index; unknown ids are ignored.
-    pub fn remove(&self, ids: &[String]) -> usize {
-        let n = self.stage_remove(ids);
+    pub fn remove(&self, ids: &[String]) -> Result<usize> {
+        let n = self.stage_remove(ids)?;
         self.refresh();
-        n
+        Ok(n)
     }
 
-    /// Stages removals; returns how many of the ids are in the index (counting staged writes).
-    pub fn stage_remove(&self, ids: &[String]) -> usize {
+    /// Stages removals; returns how many of the ids are in the index (counting staged
+    /// writes). Fails only when the write-ahead log cannot be written (nothing is staged).
+    pub fn stage_remove(&self, ids: &[String]) -> Result<usize> {
+        let wal = self.shared.wal.get();
         let mut staged = lock(&self.shared.staged);
         let mut gone: IdSet = FxHashSet::default();
         for id in ids {
@@ -377,9 +398,17 @@ impl Bm25Index {
             }
         }
         let n = gone.len();
+        let mut ticket = None;
         if n > 0 {
+            let list: Vec<String> = gone.iter().map(|id| id.to_string()).collect();
+            if let Some(wal) = wal {
+                ticket = Some(wal.append(
+                    staged.seq + 1,
+                    super::directory::REMOVE,
+                    &super::directory::encode_remove(&list),
+                )?);
+            }
             let seq = self.shared.next_seq(&mut staged);
-            let list = gone.iter().map(|id| id.to_string()).collect();
             if n <= SMALL_OP_IDS {
                 for id in gone {
                     staged.small.insert(id, (seq, false));
@@ -390,7 +419,11 @@ impl Bm25Index {
             staged.pending += n;
             staged.ops.push(Op::Remove(list));
         }
-        n
+        drop(staged);
+        if let (Some(wal), Some(ticket)) = (wal, ticket) {
+            wal.wait_durable(ticket)?;
+        }
+        Ok(n)
     }
 
     /// Makes every write staged before the call visible. Waits for a running refresh or
@@ -441,6 +474,18 @@ impl Shared {
             .find(|(_, _, ids)| ids.contains(id))
             .map(|&(_, added, _)| added)
             .or(small.map(|(_, added)| added))
+    }
+
+    /// Continues the sequence numbers after `seq` (an index opened from a directory).
+    pub(crate) fn set_seq(&self, seq: u64) {
+        lock(&self.staged).seq = seq;
+    }
+
+    /// Publishes `snap` as it is (a reader's reload of a newer commit).
+    pub(crate) fn publish(&self, snap: Snapshot) {
+        let _refreshing = lock(&self.refresh_lock);
+        retire(self.current.swap(Arc::new(snap)));
+        *lock(&self.published) = Instant::now();
     }
 
     fn next_seq(self: &Arc<Self>, staged: &mut Staged) -> u64 {
@@ -530,7 +575,8 @@ impl Shared {
             };
             // One overlay entry per operation: room for the ones this drain publishes.
             let mut published_ids = Vec::with_capacity(ops.len());
-            let next = apply(&self.current.load(), ops);
+            let mut next = apply(&self.current.load(), ops);
+            next.seq = seq;
             retire(self.current.swap(Arc::new(next)));
             *lock(&self.published) = Instant::now();
             let mut staged = lock(&self.staged);

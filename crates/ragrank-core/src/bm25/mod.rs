@@ -6,6 +6,7 @@
 //! - `search` / `windowed` / `scoring`: query-time BM25 over one segment (exhaustive and
 //!   windowed MaxScore); `merge`: the merge policy.
 mod dense;
+pub mod directory;
 pub mod filter;
 mod live;
 mod merge;
@@ -13,6 +14,7 @@ pub mod persist;
 pub mod scoring;
 mod search;
 mod segment;
+pub(crate) mod segment_file;
 mod snapshot;
 mod windowed;
 

@@ -83,10 +83,57 @@ pub struct Segment {
     pub fields: Option<FieldIndex>,
     /// Recent filters' documents, from `fields`.
     pub selections: SelectionCache,
+    /// Its file number in a directory, once committed there (`seg-<number>.bm25`).
+    pub number: std::sync::OnceLock<u64>,
     bytes: usize,
 }
 
+/// A segment's arrays as read back from its file (`segment_file`).
+pub struct Parts {
+    pub docs: Vec<Arc<Doc>>,
+    pub lens: Vec<u32>,
+    pub local_of: FxHashMap<Arc<str>, u32>,
+    pub vocab: FxHashMap<Arc<str>, u32>,
+    pub terms: Vec<Arc<str>>,
+    pub fwd_offsets: Vec<usize>,
+    pub fwd: Vec<(u32, u32)>,
+    pub offsets: Vec<usize>,
+    pub post_docs: Vec<u32>,
+    pub post_tfs: Vec<u32>,
+    pub max_tf_part: Vec<f32>,
+    pub block_max: Vec<f32>,
+    pub block_last: Vec<u32>,
+    pub build_avgdl: f64,
+}
+
 impl Segment {
+    pub fn from_parts(p: Parts) -> Segment {
+        let has_fields = p.docs.iter().any(|d| d.text.is_some() || d.meta.is_some());
+        let mut seg = Segment {
+            docs: p.docs,
+            lens: p.lens,
+            local_of: p.local_of,
+            vocab: p.vocab,
+            terms: p.terms,
+            fwd_offsets: p.fwd_offsets,
+            fwd: p.fwd,
+            offsets: p.offsets,
+            post_docs: p.post_docs,
+            post_tfs: p.post_tfs,
+            max_tf_part: p.max_tf_part,
+            block_max: p.block_max,
+            block_last: p.block_last,
+            build_avgdl: p.build_avgdl,
+            has_fields,
+            fields: None,
+            selections: SelectionCache::default(),
+            number: std::sync::OnceLock::new(),
+            bytes: 0,
+        };
+        seg.bytes = seg.count_bytes();
+        seg
+    }
+
     pub fn len(&self) -> usize {
         self.docs.len()
     }
@@ -293,6 +340,7 @@ impl SegmentBuilder {
             has_fields,
             fields: None,
             selections: SelectionCache::default(),
+            number: std::sync::OnceLock::new(),
             bytes: 0,
         };
         seg.bytes = seg.count_bytes();
@@ -467,6 +515,21 @@ impl Deleted {
 
     pub fn count(&self) -> usize {
         self.count
+    }
+
+    /// The bitset's words (bit `i % 64` of word `i / 64` set: document `i` removed).
+    pub fn words(&self) -> &[u64] {
+        &self.bits
+    }
+
+    /// The set of `n` documents held by `words`; None if they do not fit `n`.
+    pub fn from_words(n: usize, words: Vec<u64>) -> Option<Self> {
+        let spare = words.len() * 64 - n;
+        let fits = words.len() == n.div_ceil(64) && words.last().is_none_or(|&w| spare == 0 || w >> (64 - spare) == 0);
+        fits.then(|| Deleted {
+            count: words.iter().map(|w| w.count_ones() as usize).sum(),
+            bits: words,
+        })
     }
 
     /// The locals set here and not in `before`.

@@ -102,6 +102,8 @@ pub struct Snapshot {
     pub(crate) parts: PartsCache,
     /// Shared by every snapshot of one index.
     pub(crate) filter_use: Arc<FilterUse>,
+    /// The sequence number of the last write this snapshot includes (a commit records it).
+    pub(crate) seq: u64,
 }
 
 /// A query term with its multiplicity and global df. `term` borrows the snapshot's own copy
@@ -131,6 +133,7 @@ impl Snapshot {
             term_bytes: 0,
             parts: PartsCache::default(),
             filter_use: Arc::default(),
+            seq: 0,
         }
     }
 

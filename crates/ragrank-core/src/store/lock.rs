@@ -21,7 +21,12 @@ impl WriterLock {
     /// (or another open index of this one) holds it.
     pub fn acquire(dir: &Path) -> Result<WriterLock> {
         let path = dir.join(LOCK_FILE);
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -59,7 +64,11 @@ mod tests {
         let first = WriterLock::acquire(&dir).unwrap();
         let err = WriterLock::acquire(&dir).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Locked);
-        assert!(err.message.contains(&format!("process {}", std::process::id())), "{}", err.message);
+        assert!(
+            err.message.contains(&format!("process {}", std::process::id())),
+            "{}",
+            err.message
+        );
         drop(first);
         WriterLock::acquire(&dir).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();

@@ -89,7 +89,9 @@ impl Manifest {
     pub fn commit(&self, dir: &Path) -> Result<()> {
         let json = serde_json::to_vec(self).map_err(|e| Error::invalid(e.to_string()))?;
         let never = AtomicBool::new(false);
-        checksummed::write(&dir.join(manifest_file(self.generation)), &FORMAT, &never, |w| w.put(&json))?;
+        checksummed::write(&dir.join(manifest_file(self.generation)), &FORMAT, &never, |w| {
+            w.put(&json)
+        })?;
         sync_dir(dir)
     }
 
@@ -141,8 +143,11 @@ pub fn remove_unreferenced(dir: &Path, keep: &[&Manifest]) -> Result<Vec<String>
     let mut removed = Vec::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
-        let Some(name) = entry.file_name().to_str().map(str::to_owned) else { continue };
-        let ours = name.starts_with("seg-") && (name.ends_with(".bm25") || name.ends_with(".vec") || name.ends_with(".del"))
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let ours = name.starts_with("seg-")
+            && (name.ends_with(".bm25") || name.ends_with(".vec") || name.ends_with(".del"))
             || numbered(&name, PREFIX, "").is_some_and(|g| g < oldest_kept)
             || name.starts_with('.') && name.contains(".ragrank-tmp-") && name.ends_with(".tmp");
         if ours && !needed.contains(&name) && entry.file_type()?.is_file() {
@@ -172,7 +177,12 @@ mod tests {
     fn manifest(generation: u64, segments: &[(u64, Option<u64>)]) -> Manifest {
         let entries = segments
             .iter()
-            .map(|&(segment, deletes)| SegmentEntry { segment, docs: 10, deleted: deletes.map_or(0, |_| 1), deletes })
+            .map(|&(segment, deletes)| SegmentEntry {
+                segment,
+                docs: 10,
+                deleted: deletes.map_or(0, |_| 1),
+                deletes,
+            })
             .collect();
         Manifest {
             generation,
@@ -204,7 +214,15 @@ mod tests {
     #[test]
     fn unreferenced_files_go_and_those_of_the_kept_manifests_stay() {
         let dir = temp("gc");
-        for f in ["seg-1.bm25", "seg-2.bm25", "seg-3.bm25", "seg-1-1.del", "seg-1-2.del", "wal-4.log", "notes.txt"] {
+        for f in [
+            "seg-1.bm25",
+            "seg-2.bm25",
+            "seg-3.bm25",
+            "seg-1-1.del",
+            "seg-1-2.del",
+            "wal-4.log",
+            "notes.txt",
+        ] {
             fs::write(dir.join(f), b"x").unwrap();
         }
         fs::write(dir.join(".manifest-5.ragrank-tmp-1-00000000000000ab.tmp"), b"torn").unwrap();
@@ -216,11 +234,30 @@ mod tests {
         let removed = remove_unreferenced(&dir, &[&new]).unwrap();
         assert_eq!(
             removed,
-            [".manifest-5.ragrank-tmp-1-00000000000000ab.tmp", "manifest-2", "manifest-3", "seg-1-1.del", "seg-2.bm25"]
+            [
+                ".manifest-5.ragrank-tmp-1-00000000000000ab.tmp",
+                "manifest-2",
+                "manifest-3",
+                "seg-1-1.del",
+                "seg-2.bm25"
+            ]
         );
-        let mut left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let mut left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         left.sort();
-        assert_eq!(left, ["manifest-4", "notes.txt", "seg-1-2.del", "seg-1.bm25", "seg-3.bm25", "wal-4.log"]);
+        assert_eq!(
+            left,
+            [
+                "manifest-4",
+                "notes.txt",
+                "seg-1-2.del",
+                "seg-1.bm25",
+                "seg-3.bm25",
+                "wal-4.log"
+            ]
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 }

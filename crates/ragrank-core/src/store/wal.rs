@@ -85,7 +85,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 fn create(dir: &Path, generation: u64) -> Result<File> {
-    let mut file = OpenOptions::new().append(true).create_new(true).open(dir.join(log_file(generation)))?;
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .open(dir.join(log_file(generation)))?;
     let mut header = MAGIC.to_vec();
     header.extend_from_slice(&VERSION.to_le_bytes());
     file.write_all(&header)?;
@@ -135,7 +138,8 @@ impl Wal {
     /// `wait_durable`. Callers append under the lock that orders their writes, so the log's
     /// order is the writes' order.
     pub fn append(&self, seq: u64, kind: u8, payload: &[u8]) -> Result<u64> {
-        let len = u32::try_from(payload.len()).map_err(|_| Error::invalid("a write of more than 4 GiB cannot be logged"))?;
+        let len =
+            u32::try_from(payload.len()).map_err(|_| Error::invalid("a write of more than 4 GiB cannot be logged"))?;
         let mut record = Vec::with_capacity(RECORD_HEADER + payload.len());
         record.extend_from_slice(&len.to_le_bytes());
         record.extend_from_slice(&[0; 4]);
@@ -317,7 +321,9 @@ mod tests {
         let dir = temp("order");
         let wal = Wal::create(&dir, 1, Durability::Sync).unwrap();
         for seq in 1..=5 {
-            let t = wal.append(seq, seq as u8 % 2, format!("write {seq}").as_bytes()).unwrap();
+            let t = wal
+                .append(seq, seq as u8 % 2, format!("write {seq}").as_bytes())
+                .unwrap();
             wal.wait_durable(t).unwrap();
         }
         assert_eq!(wal.rotate().unwrap(), 1);
@@ -365,7 +371,9 @@ mod tests {
             for _ in 0..8 {
                 s.spawn(|| {
                     for _ in 0..25 {
-                        let t = wal.append(seq.fetch_add(1, Ordering::SeqCst) + 1, 1, &[7; 100]).unwrap();
+                        let t = wal
+                            .append(seq.fetch_add(1, Ordering::SeqCst) + 1, 1, &[7; 100])
+                            .unwrap();
                         wal.wait_durable(t).unwrap();
                     }
                 });

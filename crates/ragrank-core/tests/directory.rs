@@ -1,0 +1,198 @@
+//! An index bound to a directory: commit, reopen, log replay, readers, damage.
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ragrank_core::bm25::directory::{DurabilityMode, OpenOptions};
+use ragrank_core::bm25::{Bm25Index, NewDoc, Query, SearchOptions};
+use ragrank_core::ErrorKind;
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ragrank-dir-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn doc(i: usize) -> NewDoc {
+    NewDoc {
+        id: format!("d{i}"),
+        text: Some(format!("common word{} group{} shared text", i, i % 10)),
+        meta: Some(serde_json::json!({ "tenant": format!("t{}", i % 3) })),
+        ..Default::default()
+    }
+}
+
+fn open(dir: &std::path::Path, durability: DurabilityMode) -> Bm25Index {
+    Bm25Index::open(
+        dir,
+        OpenOptions {
+            durability,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Ids and scores of a query, in order.
+fn results(index: &Bm25Index, q: &str) -> Vec<(String, u32)> {
+    let snap = index.snapshot();
+    snap.search(
+        &Query::Text(q),
+        &SearchOptions {
+            top_k: 1000,
+            ..Default::default()
+        },
+    )
+    .into_iter()
+    .map(|h| (snap.doc(h.slot).id.to_string(), h.score.to_bits()))
+    .collect()
+}
+
+#[test]
+fn a_committed_index_reopens_with_the_same_results_as_the_one_in_memory() {
+    let dir = temp("reopen");
+    let memory = Bm25Index::new(Default::default()).unwrap();
+    {
+        let index = open(&dir, DurabilityMode::Commit);
+        for round in 0..4 {
+            let docs: Vec<NewDoc> = (round * 50..round * 50 + 50).map(doc).collect();
+            index.add(docs.clone(), false).unwrap();
+            memory.add(docs, false).unwrap();
+            let gone: Vec<String> = (0..round * 50).step_by(7).map(|i| format!("d{i}")).collect();
+            index.remove(&gone).unwrap();
+            memory.remove(&gone).unwrap();
+            index.commit().unwrap();
+        }
+        assert_eq!(results(&index, "common group3"), results(&memory, "common group3"));
+        // A second writer is refused while this one lives.
+        let err = Bm25Index::open(&dir, OpenOptions::default()).err().unwrap();
+        assert_eq!(err.kind, ErrorKind::Locked);
+    }
+    let index = open(&dir, DurabilityMode::Commit);
+    assert_eq!(index.len(), memory.len());
+    for q in ["common group3", "word17 shared", "text"] {
+        assert_eq!(results(&index, q), results(&memory, q), "{q}");
+    }
+    // Only the files of the last two commits remain.
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        names.iter().filter(|n| n.starts_with("manifest-")).count(),
+        2,
+        "{names:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn writes_after_the_last_commit_come_back_from_the_log_and_not_without_it() {
+    for (durability, kept) in [
+        (DurabilityMode::Sync, true),
+        (DurabilityMode::Async(Duration::from_millis(5)), true),
+        (DurabilityMode::Commit, false),
+    ] {
+        let dir = temp("log");
+        {
+            let index = open(&dir, durability);
+            index.add((0..20).map(doc).collect(), false).unwrap();
+            index.commit().unwrap();
+            index.add((20..30).map(doc).collect(), false).unwrap();
+            index.remove(&["d3".into(), "d25".into()]).unwrap();
+            index
+                .add(
+                    vec![NewDoc {
+                        text: Some("replaced".into()),
+                        ..doc(4)
+                    }],
+                    true,
+                )
+                .unwrap();
+            // Dropped without a commit: a crash, as far as the directory can tell.
+        }
+        let index = open(&dir, DurabilityMode::Commit);
+        let expect = if kept { 28 } else { 20 };
+        assert_eq!(index.len(), expect, "{durability:?}");
+        assert!(!index.contains("d25"));
+        assert_eq!(index.contains("d22"), kept);
+        assert_eq!(index.contains("d3"), !kept);
+        assert_eq!(results(&index, "replaced").len(), kept as usize);
+        // Committed, the log is no longer needed: a reopen without it gives the same index.
+        index.commit().unwrap();
+        drop(index);
+        assert!(!std::fs::read_dir(&dir).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("wal-")));
+        assert_eq!(open(&dir, DurabilityMode::Commit).len(), expect);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_reader_sees_the_writers_commits_when_it_reloads() {
+    let dir = temp("reader");
+    let writer = open(&dir, DurabilityMode::Commit);
+    writer.add((0..10).map(doc).collect(), false).unwrap();
+    writer.commit().unwrap();
+    let reader = Bm25Index::open(
+        &dir,
+        OpenOptions {
+            read_only: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(reader.len(), 10);
+    writer.add((10..15).map(doc).collect(), false).unwrap();
+    writer.remove(&["d0".into()]).unwrap();
+    assert!(!reader.reload().unwrap(), "nothing committed yet");
+    writer.commit().unwrap();
+    assert!(reader.reload().unwrap());
+    assert_eq!(reader.len(), 14);
+    assert_eq!(results(&reader, "common word12"), results(&writer, "common word12"));
+    assert_eq!(reader.commit().err().unwrap().kind, ErrorKind::InvalidArg);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn options_must_agree_with_the_directorys_and_damage_is_named() {
+    let dir = temp("damage");
+    let opts = |json: serde_json::Value| OpenOptions {
+        options: Some(json),
+        ..Default::default()
+    };
+    {
+        let index = Bm25Index::open(&dir, opts(serde_json::json!({ "storeText": false }))).unwrap();
+        index.add((0..10).map(doc).collect(), false).unwrap();
+        index.commit().unwrap();
+    }
+    let err = Bm25Index::open(&dir, opts(serde_json::json!({ "storeText": true })))
+        .err()
+        .unwrap();
+    assert_eq!(err.kind, ErrorKind::InvalidArg);
+    assert!(err.message.contains("storeText"), "{}", err.message);
+    // Omitted options take the recorded ones.
+    assert!(!open(&dir, DurabilityMode::Commit).config().store_text);
+    let seg = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "bm25"))
+        .unwrap();
+    let mut bytes = std::fs::read(&seg).unwrap();
+    bytes[40] ^= 1;
+    std::fs::write(&seg, &bytes).unwrap();
+    let err = Bm25Index::open(&dir, OpenOptions::default()).err().unwrap();
+    assert_eq!(err.kind, ErrorKind::CorruptIndex);
+    assert!(
+        err.message.contains(seg.file_name().unwrap().to_str().unwrap()),
+        "{}",
+        err.message
+    );
+    std::fs::remove_file(&seg).unwrap();
+    let err = Bm25Index::open(&dir, OpenOptions::default()).err().unwrap();
+    assert_eq!(err.kind, ErrorKind::CorruptIndex);
+    assert!(err.message.contains("missing"), "{}", err.message);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
