@@ -61,6 +61,13 @@ export declare class NativeBm25Index {
   addAsync(docs: Array<NativeDoc>, upsert: boolean, cancel?: CancelToken | undefined | null): Promise<number>
   /** Stages the removals and publishes them as `add` does. */
   remove(ids: Array<string>): number
+  /**
+   * Removes the documents whose metadata passes `filter` (a `filter.meta` object), on the
+   * pool at background priority: compiled and matched there against the snapshot once
+   * earlier staged writes are published, then removed by id as `remove` does; resolves with
+   * how many, once the removal is searchable (`Bm25Index::remove_matching`).
+   */
+  removeMatching(filter: any, cancel?: CancelToken | undefined | null): Promise<number>
   /** Makes every write staged before the call searchable, on the libuv pool. */
   refresh(cancel?: CancelToken | undefined | null): Promise<void>
   /**
@@ -174,6 +181,13 @@ export declare class NativeVectorIndex {
   /** `metas` and `texts`: absent, or one entry (null for none) per id. */
   add(ids: Array<string>, vectors: Float32Array, upsert: boolean, metas?: Array<any | undefined | null> | undefined | null, texts?: Array<string | undefined | null> | undefined | null): number
   remove(ids: Array<string>): number
+  /**
+   * Removes the rows whose metadata passes `filter` (a `filter.meta` object), on the pool at
+   * background priority: compiled and matched there against the snapshot of the task, then
+   * removed by one write as `remove` does; resolves with how many, once they are gone from
+   * searches (`SharedIndex::remove_matching`).
+   */
+  removeMatching(filter: any, cancel?: CancelToken | undefined | null): Promise<number>
   /** Hits into `out`, a buffer the caller reuses, as BM25's `search` does (see `hits::single`). */
   search(query: Float32Array, topK: number, options: NativeSearchOptions | undefined | null, out: Float64Array): string | NativeHits
   /** The queries are copied before the task starts, so the caller may reuse its array. */

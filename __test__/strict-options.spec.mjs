@@ -108,6 +108,11 @@ const ENTRY_POINTS = [
     call: (o) => bm25().retrieve('cat', o),
     valid: { topK: 1, signal, filter: { ids: ['a'] } },
   },
+  {
+    name: 'Bm25Index.removeMatching',
+    call: (o) => bm25().removeMatching({ tenant: 'a' }, o),
+    valid: { signal },
+  },
   { name: 'Bm25Index.save', call: (o) => bm25().save(join(work, 'saved.bm25'), o), valid: { signal } },
   {
     name: 'Bm25Index.load',
@@ -122,6 +127,11 @@ const ENTRY_POINTS = [
     valid: { topK: 1, filter: { ids: ['a'] } },
   },
   { name: 'VectorIndex.searchBatch', call: (o) => vectors().searchBatch([1, 0, 0], o), valid: { topK: 1, signal } },
+  {
+    name: 'VectorIndex.removeMatching',
+    call: (o) => vectors().removeMatching({ tenant: 'a' }, o),
+    valid: { signal },
+  },
   { name: 'VectorIndex.save', call: (o) => vectors().save(join(work, 'saved.vec'), o), valid: { signal } },
   { name: 'VectorIndex.load', call: (o) => VectorIndex.load(VECTOR_FILE, o), valid: { mmap: true, signal } },
   {

@@ -2,7 +2,7 @@
 //! across a call: searches read the current snapshot, writes push to the staged queue
 //! (a short mutex) and publish with `try_refresh`, which never waits. Sync: `add`,
 //! `remove`, `search`, `has`, `size`, `pending`, `stats`, `analyze`. On the libuv pool:
-//! `addAsync`, `refresh`, `merge`, `searchBatch`, `save`, `load`. A big sync `add` crosses
+//! `addAsync`, `removeMatching`, `refresh`, `merge`, `searchBatch`, `save`, `load`. A big sync `add` crosses
 //! in parts (`parted_add`).
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,6 +14,7 @@ use ragrank_core::bm25::{
     persist, prepare_docs, retire, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot,
     Strategy,
 };
+use ragrank_core::filter::MetaFilter;
 
 use crate::cancel::{check, CancelToken};
 use crate::errors::{guard, internal, OrNapi};
@@ -268,6 +269,23 @@ impl NativeBm25Index {
             let n = self.inner.stage_remove(&ids).or_napi()?;
             self.inner.try_refresh();
             Ok(n as u32)
+        })
+    }
+
+    /// Removes the documents whose metadata passes `filter` (a `filter.meta` object), on the
+    /// pool at background priority: compiled and matched there against the snapshot once
+    /// earlier staged writes are published, then removed by id as `remove` does; resolves with
+    /// how many, once the removal is searchable (`Bm25Index::remove_matching`).
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn remove_matching(
+        &self,
+        filter: serde_json::Value,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<BlockingTask<u32>> {
+        let index = self.inner.clone();
+        BlockingTask::background(cancel, move |cancel| {
+            let filter = MetaFilter::compile(&filter, "filter").or_napi()?;
+            Ok(index.remove_matching(&filter, cancel).or_napi()? as u32)
         })
     }
 

@@ -1,15 +1,16 @@
 //! `NativeVectorIndex`: the core vector index as published snapshots (`SharedIndex`).
-//! `add`, `remove`, `search` and the getters are synchronous; `searchBatch`, `save` and `load`
-//! run on the libuv pool. Every read takes the current snapshot without a lock, so no call
-//! waits for a save, a batch or a background merge; a sync search that needs threads runs
-//! on the vector crate's own pool (`search_sync`), never behind work on the global one; a
-//! `searchBatch` on its niced batch pool (`search_batch_pooled`), yielding to the loop.
+//! `add`, `remove`, `search` and the getters are synchronous; `removeMatching`, `searchBatch`,
+//! `save` and `load` run on the libuv pool. Every read takes the current snapshot without a
+//! lock, so no call waits for a save, a batch or a background merge; a sync search that needs
+//! threads runs on the vector crate's own pool (`search_sync`), never behind work on the global
+//! one; a `searchBatch` on its niced batch pool (`search_batch_pooled`), yielding to the loop.
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, Either, Float32ArraySlice, Float64ArraySlice};
 use napi_derive::napi;
 use ragrank_core::fields::FieldSchema;
+use ragrank_core::filter::MetaFilter;
 use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, SharedIndex, Shortlist, VectorIndex};
 
 use crate::cancel::CancelToken;
@@ -135,6 +136,23 @@ impl NativeVectorIndex {
                 })
                 .or_napi()?;
             Ok(removed as u32)
+        })
+    }
+
+    /// Removes the rows whose metadata passes `filter` (a `filter.meta` object), on the pool at
+    /// background priority: compiled and matched there against the snapshot of the task, then
+    /// removed by one write as `remove` does; resolves with how many, once they are gone from
+    /// searches (`SharedIndex::remove_matching`).
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn remove_matching(
+        &self,
+        filter: serde_json::Value,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<BlockingTask<u32>> {
+        let index = self.inner.clone();
+        BlockingTask::background(cancel, move |cancel| {
+            let filter = MetaFilter::compile(&filter, "filter").or_napi()?;
+            Ok(index.remove_matching(&filter, cancel).or_napi()? as u32)
         })
     }
 

@@ -19,7 +19,7 @@ import type { Retriever } from '../retrieval/retriever.js'
 import { Batcher, type CoalesceOptions } from '../internal/batcher.js'
 import { partCount, pipeline } from '../internal/pipeline.js'
 import { fieldOptions, type FieldsOption } from './fields.js'
-import type { Filter } from './filter.js'
+import { type Filter, type MetaFilter, parseMetaFilter } from './filter.js'
 import {
   allHits,
   batchHits,
@@ -209,6 +209,7 @@ const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const SEARCH_BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal', 'threads')
 const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval', 'coalesce')
 const REFRESH_KEYS = optionKeys('signal')
+const REMOVE_MATCHING_KEYS = optionKeys('signal')
 /** `refreshInterval` as it crosses: milliseconds, 0 for off, undefined for Rust's default (1000, as Elasticsearch's). */
 function refreshInterval(v: unknown): number | undefined {
   if (v === undefined) return undefined
@@ -281,7 +282,8 @@ function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
  * Off the event loop (Promises, on the libuv pool, cancellable with an `AbortSignal`):
  * `searchAsync` and `retrieve` (concurrent calls coalesced into batches: what a server with
  * a large index should call, since a sync `search` of a heavy query holds the loop for its
- * whole scan), `addAsync` (analysis, then resolves once searchable), `refresh` (resolves once every
+ * whole scan), `addAsync` (analysis, then resolves once searchable), `removeMatching` (the filter
+ * matched on the pool, then resolves once the removal is searchable), `refresh` (resolves once every
  * earlier write is searchable), `merge`, `searchBatch` (one snapshot for the whole batch), `save`
  * (publishes staged writes, then writes that snapshot while writes go on), `load`. Writes,
  * refreshes, merges and saves run at a lower CPU priority than the event loop.
@@ -418,6 +420,41 @@ export class Bm25Index implements Retriever {
   remove(ids: readonly string[]): number {
     const list = stringArray(ids, 'ids')
     return callNative(() => this.#native.remove(list))
+  }
+
+  /**
+   * Removes every document whose metadata matches `filter` (what `search` takes as `filter.meta`, with the same
+   * semantics: docs/FILTERS.md) and resolves with how many it removed, once the removal is searchable. Off the event
+   * loop: writes staged before the call are published first, the filter is matched on the pool against that
+   * snapshot (from the field indexes when they cover it, not a walk of every document's metadata), and the matches are
+   * removed by id as `remove` removes them. A document added or replaced (upsert) after that snapshot is never
+   * removed, and one removed meanwhile by another call counts there, not here. A bad filter rejects as `search`
+   * throws (TypeError or RangeError, `ERR_INVALID_ARG`); an aborted `signal` rejects with an AbortError and removes
+   * nothing, unless it fired after the removal was staged (the promise then resolves).
+   *
+   * @example
+   * ```ts
+   * import { Bm25Index } from 'ragrank'
+   *
+   * const index = new Bm25Index()
+   * index.add([
+   *   { id: 'a', text: 'tides and the moon', meta: { tenant: 'acme', year: 2019 } },
+   *   { id: 'b', text: 'waves and the wind', meta: { tenant: 'globex', year: 2024 } },
+   * ])
+   * await index.removeMatching({ tenant: 'acme' }) // 1
+   * await index.removeMatching({ year: { $lt: 2020 } }) // 0: 'a' is gone already
+   * ```
+   */
+  removeMatching(filter: MetaFilter, options: { signal?: AbortSignal } = {}): Promise<number> {
+    try {
+      parseMetaFilter(filter, 'filter')
+      const signal = checkSignal(optionsObject(options, 'options', REMOVE_MATCHING_KEYS).signal)
+      return runCancellableChange(signal, (token) =>
+        this.#native.removeMatching(filter as Record<string, unknown>, token),
+      )
+    } catch (e) {
+      return Promise.reject(e)
+    }
   }
 
   /**

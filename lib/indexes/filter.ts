@@ -92,12 +92,20 @@ export function parseFilter(v: unknown, name = 'options.filter'): ParsedFilter {
   const out: ParsedFilter = {}
   if (v.ids !== undefined) out.ids = stringArray(v.ids, `${name}.ids`)
   if (v.meta !== undefined) {
-    if (!isPlainObject(v.meta)) throw typeError(`${name}.meta must be an object such as { tenant: 'a' }`)
-    jsonValue(v.meta, `${name}.meta`)
-    out.meta = v.meta
-    out.tree = parseObject(v.meta, `${name}.meta`, 0)
+    out.tree = parseMetaFilter(v.meta, `${name}.meta`)
+    out.meta = v.meta as Record<string, unknown>
   }
   return out
+}
+
+/**
+ * Parses and checks a metadata filter on its own (what `filter.meta` holds; `removeMatching` takes one): a TypeError
+ * when it is no plain JSON object, a RangeError naming the bad operator or operand, both with code `ERR_INVALID_ARG`.
+ */
+export function parseMetaFilter(v: unknown, name: string): FilterNode {
+  if (!isPlainObject(v)) throw typeError(`${name} must be an object such as { tenant: 'a' }`)
+  jsonValue(v, name)
+  return parseObject(v, name, 0)
 }
 
 /** A filter's parts for the native call, checked by `parseFilter`. */

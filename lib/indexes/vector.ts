@@ -1,6 +1,12 @@
 import { native, type NativeVectorIndex } from '../internal/native.js'
 import { callNative, rangeError, typeError } from '../errors.js'
-import { checkSignal, runCancellable, saveCancellable, throwIfAborted } from '../internal/abort.js'
+import {
+  checkSignal,
+  runCancellable,
+  runCancellableChange,
+  saveCancellable,
+  throwIfAborted,
+} from '../internal/abort.js'
 import { Batcher, type CoalesceOptions } from '../internal/batcher.js'
 import {
   anyInteger,
@@ -16,7 +22,7 @@ import {
   readValue,
   stringArray,
 } from '../internal/validate.js'
-import type { Filter } from './filter.js'
+import { type Filter, type MetaFilter, parseMetaFilter } from './filter.js'
 import { fieldOptions, type FieldsOption } from './fields.js'
 import {
   allHits,
@@ -200,6 +206,7 @@ const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 const SEARCH_ASYNC_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const LOAD_KEYS = optionKeys('mmap', 'coalesce', 'signal')
+const REMOVE_MATCHING_KEYS = optionKeys('signal')
 
 /**
  * `options.shortlist` checked for its shape (TypeError): its ranges, and which storages take
@@ -223,7 +230,8 @@ function shortlistOption(v: unknown): { perTopK?: number; rows?: number } | unde
  * of its own: never behind other work), the getters and `has`. Reads run on an immutable
  * snapshot and never wait for a writer, a save or a batch; writes are visible at once.
  * Off the event loop (Promises on the libuv pool): `searchAsync` (concurrent calls coalesced
- * into batches), `searchBatch` (cancellable), `save` (of the snapshot at the call), `load`.
+ * into batches), `searchBatch` (cancellable), `removeMatching` (removes what a metadata filter
+ * matches), `save` (of the snapshot at the call), `load`.
  * A call that throws leaves the index unchanged. See docs/CONCURRENCY.md.
  *
  * @example
@@ -394,6 +402,41 @@ export class VectorIndex {
   remove(ids: readonly string[]): number {
     const list = stringArray(ids, 'ids')
     return callNative(() => this.#native.remove(list))
+  }
+
+  /**
+   * Removes every vector whose metadata matches `filter` (what `search` takes as `filter.meta`, with the same
+   * semantics: docs/FILTERS.md) and resolves with how many it removed, once searches no longer see them. Off the
+   * event loop: the filter is matched on the pool against the index as the call finds it (from the field indexes
+   * when they cover it, not a walk of every row's metadata), then the matches are removed by id as `remove` removes
+   * them, in one write. A vector added or replaced (upsert) after that snapshot is never removed, and one removed
+   * meanwhile by another call counts there, not here. A bad filter rejects as `search` throws (TypeError or
+   * RangeError, `ERR_INVALID_ARG`); an aborted `signal` rejects with an AbortError and removes nothing, unless it
+   * fired after the removal was made (the promise then resolves).
+   *
+   * @example
+   * ```ts
+   * import { VectorIndex } from 'ragrank'
+   *
+   * const index = new VectorIndex({ dim: 2 })
+   * index.add([
+   *   { id: 'a', vector: [0.6, 0.8], meta: { tenant: 'acme', year: 2019 } },
+   *   { id: 'b', vector: [0.8, 0.6], meta: { tenant: 'globex', year: 2024 } },
+   * ])
+   * await index.removeMatching({ tenant: 'acme' }) // 1
+   * await index.removeMatching({ year: { $lt: 2020 } }) // 0: 'a' is gone already
+   * ```
+   */
+  removeMatching(filter: MetaFilter, options: { signal?: AbortSignal } = {}): Promise<number> {
+    try {
+      parseMetaFilter(filter, 'filter')
+      const signal = checkSignal(optionsObject(options, 'options', REMOVE_MATCHING_KEYS).signal)
+      return runCancellableChange(signal, (token) =>
+        this.#native.removeMatching(filter as Record<string, unknown>, token),
+      )
+    } catch (e) {
+      return Promise.reject(e)
+    }
   }
 
   /**

@@ -1350,3 +1350,218 @@ fn declared_field_types_are_checked_at_add() {
     let bad = IndexConfig::from_json(r#"{ "fields": { "year": "integer" } }"#).unwrap_err();
     assert!(bad.message.contains("options.fields.year must be"), "{}", bad.message);
 }
+
+fn meta_doc(id: &str, meta: serde_json::Value) -> NewDoc {
+    NewDoc {
+        id: id.into(),
+        text: Some(format!("common words of {id}")),
+        meta: Some(meta),
+        ..Default::default()
+    }
+}
+
+fn compile(f: serde_json::Value) -> ragrank_core::filter::MetaFilter {
+    ragrank_core::filter::MetaFilter::compile(&f, "filter").unwrap()
+}
+
+#[test]
+fn matching_equals_a_scan_of_the_live_documents_with_and_without_field_indexes() {
+    let mut rng = StdRng::seed_from_u64(41);
+    let indexed = Bm25Index::new(IndexConfig::default()).unwrap();
+    let scanned = Bm25Index::new(IndexConfig {
+        dynamic_fields: false,
+        ..IndexConfig::default()
+    })
+    .unwrap();
+    // The model: live ids in insertion order with their metadata.
+    let mut live: Vec<(String, serde_json::Value)> = Vec::new();
+    let mut next = 0;
+    for round in 0..12 {
+        let docs: Vec<NewDoc> = (0..rng.random_range(1..200))
+            .map(|_| {
+                next += 1;
+                meta_doc(&format!("d{next}"), random_meta(&mut rng))
+            })
+            .collect();
+        live.extend(docs.iter().map(|d| (d.id.clone(), d.meta.clone().unwrap())));
+        for index in [&indexed, &scanned] {
+            index.add(docs.clone(), false).unwrap();
+        }
+        if round % 3 == 2 {
+            let gone: Vec<String> = live
+                .iter()
+                .filter(|_| rng.random_bool(0.1))
+                .map(|d| d.0.clone())
+                .collect();
+            for index in [&indexed, &scanned] {
+                index.remove(&gone).unwrap();
+            }
+            live.retain(|d| !gone.contains(&d.0));
+            // An upsert moves the document to the end of the insertion order.
+            let again: Vec<NewDoc> = live
+                .iter()
+                .take(3)
+                .map(|d| meta_doc(&d.0, random_meta(&mut rng)))
+                .collect();
+            for index in [&indexed, &scanned] {
+                index.add(again.clone(), true).unwrap();
+            }
+            live.drain(..again.len().min(live.len()));
+            live.extend(again.iter().map(|d| (d.id.clone(), d.meta.clone().unwrap())));
+        }
+        if round == 7 {
+            indexed.merge();
+        }
+    }
+    assert!(indexed.snapshot().segments().len() > 1);
+    for _ in 0..200 {
+        let filter = random_meta_filter(&mut rng);
+        let want: Vec<&str> = live
+            .iter()
+            .filter(|(_, m)| filter.matches(Some(m)))
+            .map(|(id, _)| id.as_str())
+            .collect();
+        for (name, index) in [("indexed", &indexed), ("scanned", &scanned)] {
+            let snap = index.snapshot();
+            let got = snap.matching_ids(&filter);
+            let got: Vec<&str> = got.iter().map(|id| &**id).collect();
+            assert_eq!(got, want, "{name} {filter:?}");
+        }
+    }
+}
+
+#[test]
+fn matching_reads_field_indexes_and_scans_only_fields_they_do_not_cover() {
+    let config = IndexConfig::from_json(r#"{ "fields": { "body": false } }"#).unwrap();
+    let index = Bm25Index::new(config).unwrap();
+    // More documents than one parallel run of the scan tests.
+    let docs = (0..9000)
+        .map(|i| meta_doc(&format!("d{i}"), serde_json::json!({ "tenant": format!("t{}", i % 30), "year": 2000 + i % 20, "body": i % 2, "src": { "kind": if i % 1000 == 0 { "web" } else { "pdf" } } })))
+        .collect();
+    index.add(docs, false).unwrap();
+    let snap = index.snapshot();
+    let never = AtomicBool::new(false);
+    let matched = |f: &ragrank_core::filter::MetaFilter| {
+        let mut unindexed = Vec::new();
+        let docs = snap.matching(f, &never, &mut unindexed).unwrap();
+        (docs.len(), unindexed.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    };
+    let tenant = compile(serde_json::json!({ "tenant": "t7", "year": { "$gte": 2010 } }));
+    assert_eq!(matched(&tenant), (150, vec![]));
+    let body = compile(serde_json::json!({ "body": 1, "tenant": "t7" }));
+    assert_eq!(matched(&body), (300, vec!["body".to_string()]));
+    let nested = compile(serde_json::json!({ "src.kind": "web" }));
+    assert_eq!(matched(&nested), (9, vec!["src.kind".to_string()]));
+    let web: Vec<String> = snap.matching_ids(&nested).iter().map(|id| id.to_string()).collect();
+    assert_eq!(
+        web,
+        (0..9).map(|k| format!("d{}", k * 1000)).collect::<Vec<_>>(),
+        "in insertion order"
+    );
+    // As the scan decides: the stats of searches are not touched.
+    assert_eq!(snap.stats().filtered_searches, 0);
+}
+
+#[test]
+fn remove_matching_removes_the_matches_counts_them_and_searches_no_longer_see_them() {
+    let index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let docs = (0..300)
+        .map(|i| {
+            meta_doc(
+                &format!("d{i}"),
+                serde_json::json!({ "tenant": format!("t{}", i % 3), "year": 2000 + i % 10 }),
+            )
+        })
+        .collect();
+    index.add(docs, false).unwrap();
+    let never = AtomicBool::new(false);
+    assert_eq!(
+        index
+            .remove_matching(&compile(serde_json::json!({ "tenant": "t1" })), &never)
+            .unwrap(),
+        100
+    );
+    assert_eq!(index.len(), 200);
+    assert!(!index.contains("d1") && index.contains("d0"));
+    let range = compile(serde_json::json!({ "year": { "$gte": 2005, "$lt": 2008 } }));
+    assert_eq!(index.remove_matching(&range, &never).unwrap(), 60);
+    assert_eq!(index.remove_matching(&range, &never).unwrap(), 0, "none left");
+    assert_eq!(
+        index
+            .remove_matching(&compile(serde_json::json!({ "tenant": "nobody" })), &never)
+            .unwrap(),
+        0
+    );
+    let snap = index.snapshot();
+    let hits = snap.search(&Query::Text("common"), &opts(1000, Strategy::Auto));
+    assert_eq!(hits.len(), 140);
+    assert!(hits.iter().all(|h| {
+        let m = snap.doc(h.slot).meta.as_ref().unwrap();
+        m["tenant"] != "t1" && !(2005..2008).contains(&m["year"].as_i64().unwrap())
+    }));
+    // Documents only staged before the call are published first, and matched.
+    let staged = ragrank_core::bm25::prepare_docs(
+        &index.analyzer(),
+        true,
+        vec![meta_doc("late", serde_json::json!({ "tenant": "t0" }))],
+    )
+    .unwrap();
+    index.stage_add(staged, false).unwrap();
+    assert_eq!(
+        index
+            .remove_matching(&compile(serde_json::json!({ "tenant": "t0" })), &never)
+            .unwrap(),
+        71
+    );
+    assert_eq!((index.len(), index.pending()), (70, 0));
+}
+
+#[test]
+fn remove_matching_cancelled_removes_nothing() {
+    let index = Bm25Index::new(IndexConfig::default()).unwrap();
+    let docs = (0..10)
+        .map(|i| meta_doc(&format!("d{i}"), serde_json::json!({ "k": 1 })))
+        .collect();
+    index.add(docs, false).unwrap();
+    let cancelled = AtomicBool::new(true);
+    let filter = compile(serde_json::json!({ "k": 1 }));
+    let e = index.remove_matching(&filter, &cancelled).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Aborted);
+    let docs = index.snapshot().matching(&filter, &NEVER, &mut Vec::new()).unwrap();
+    assert_eq!(
+        index.remove_matched(docs, &cancelled).unwrap_err().kind,
+        ErrorKind::Aborted
+    );
+    assert_eq!((index.len(), index.pending()), (10, 0));
+}
+
+#[test]
+fn remove_matched_leaves_documents_removed_replaced_or_added_since_the_snapshot() {
+    let index = Bm25Index::new(IndexConfig::default()).unwrap();
+    index.set_refresh_interval(None);
+    let t = |tenant: &str| serde_json::json!({ "tenant": tenant });
+    let docs = (0..8).map(|i| meta_doc(&format!("d{i}"), t("a"))).collect();
+    index.add(docs, false).unwrap();
+    let filter = compile(serde_json::json!({ "tenant": "a" }));
+    let matched = index.snapshot().matching(&filter, &NEVER, &mut Vec::new()).unwrap();
+    assert_eq!(matched.len(), 8);
+    // Published since the snapshot: an upsert (still tenant a), a remove, a new match, and
+    // a merge that moves the documents into a new segment.
+    index.add(vec![meta_doc("d0", t("a"))], true).unwrap();
+    index.remove(&["d1".to_string()]).unwrap();
+    index.add(vec![meta_doc("new", t("a"))], false).unwrap();
+    index.force_merge();
+    // Staged since, not yet published: an upsert, a remove, and an add.
+    let prepared = |docs| ragrank_core::bm25::prepare_docs(&index.analyzer(), true, docs).unwrap();
+    index.stage_add(prepared(vec![meta_doc("d2", t("a"))]), true).unwrap();
+    assert_eq!(index.stage_remove(&["d3".to_string()]).unwrap(), 1);
+    index
+        .stage_add(prepared(vec![meta_doc("staged", t("a"))]), false)
+        .unwrap();
+    assert_eq!(index.remove_matched(matched, &NEVER).unwrap(), 4, "d4..d7");
+    let snap = index.snapshot();
+    let mut left: Vec<String> = snap.docs().map(|d| d.id.to_string()).collect();
+    left.sort();
+    assert_eq!(left, ["d0", "d2", "new", "staged"]);
+    assert_eq!(index.pending(), 0);
+}

@@ -37,6 +37,10 @@ pub struct Chunk {
     pub(crate) field_index: Option<FieldIndex>,
     /// Recent filters' rows, from `field_index`.
     pub(crate) selections: SelectionCache,
+    /// Which write added the rows (`VectorIndex::add_with` numbers them from 1; 0: read from a
+    /// file), as runs: `(first row, write)`, by first row. Tells a row matched in one snapshot
+    /// from a row added under its id since (`VectorIndex::remove_matched`), through merges.
+    pub(crate) added_by: Vec<(u32, u64)>,
 }
 
 impl Chunk {
@@ -57,6 +61,14 @@ impl Chunk {
         ]
         .into_iter()
         .flatten()
+    }
+
+    /// The write that added row `r` (see `added_by`).
+    pub(crate) fn added_by(&self, r: usize) -> u64 {
+        match self.added_by.partition_point(|&(first, _)| first as usize <= r) {
+            0 => 0,
+            i => self.added_by[i - 1].1,
+        }
     }
 
     /// Builds the field index of the rows' metadata, once the chunk's rows are in.
@@ -173,6 +185,10 @@ impl Chunk {
                 }
                 if c.metric == Metric::L2 {
                     out.sqnorms.to_mut().push(ch.sqnorms.as_slice()[r]);
+                }
+                let write = ch.added_by(r);
+                if out.added_by.last().is_none_or(|&(_, w)| w != write) {
+                    out.added_by.push((out.ids.len() as u32, write));
                 }
                 let r32 = r as u32;
                 out.fields.push(

@@ -5,11 +5,13 @@
 //! a list of chunks with tombstones. Slots number the rows of all chunks in order, so slot
 //! order is insertion order and the earlier-added row wins a score tie. The settings (metric,
 //! storage, shortlist) are in `config`.
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use half::f16;
 use ragrank_core::fields::FieldSchema;
-use ragrank_core::{Error, ErrorKind, Result};
+use ragrank_core::filter::MetaFilter;
+use ragrank_core::{check_cancel, Error, ErrorKind, Result};
 use rustc_hash::FxHashSet;
 
 use crate::chunk::Chunk;
@@ -63,7 +65,21 @@ pub struct VectorIndex {
     pub(crate) shortlist: Option<Shortlist>,
     /// What each chunk's field index covers (default: every top-level field, as it comes).
     pub(crate) schema: Arc<FieldSchema>,
+    /// Adds made so far (`add_with` numbers each one's rows: `Chunk::added_by`).
+    pub(crate) writes: u64,
 }
+
+/// A row a filter matched in one snapshot (`VectorIndex::matching`): its id and the write that
+/// added it, which tell it from a row added under the same id later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchedRow {
+    pub id: Box<str>,
+    added_by: u64,
+}
+
+/// Rows whose metadata `VectorIndex::matching` tests between two looks at the cancel flag,
+/// when no field index answers a filter.
+const MATCH_ROWS: usize = 1 << 16;
 
 /// Optional metadata (a JSON object) and text per added row: each list empty or one per id.
 #[derive(Debug, Default)]
@@ -345,6 +361,8 @@ impl VectorIndex {
             chunk.push_row(config, id.as_str().into(), v, meta, text.map(String::into_boxed_str));
         }
         chunk.index_fields(&self.schema);
+        self.writes += 1;
+        chunk.added_by.push((0, self.writes));
         self.live += chunk.rows();
         self.parts.push(Part {
             chunk: Arc::new(chunk),
@@ -380,6 +398,73 @@ impl VectorIndex {
             self.merge_inline();
         }
         removed
+    }
+
+    /// The live rows whose metadata passes `filter`, in slot order, decided as a search's
+    /// filter is: by a chunk's field index when it covers the filter (bitmap algebra, no look
+    /// at any row's JSON), else by testing each row's metadata (in parallel, on the calling
+    /// thread's rayon pool). `unindexed` gets the fields that made some chunk scan. Checks
+    /// `cancel` between chunks and between runs of scanned rows, and then fails with
+    /// `Error::aborted()`.
+    pub fn matching<'f>(
+        &self,
+        filter: &'f MetaFilter,
+        cancel: &AtomicBool,
+        unindexed: &mut Vec<&'f str>,
+    ) -> Result<Vec<MatchedRow>> {
+        let mut out = Vec::new();
+        for p in &self.parts {
+            check_cancel(cancel)?;
+            let ch = &*p.chunk;
+            let mut push = |r: usize| {
+                if p.is_alive(r) {
+                    out.push(MatchedRow {
+                        id: ch.ids[r].clone(),
+                        added_by: ch.added_by(r),
+                    });
+                }
+            };
+            match ch.field_index.as_ref().and_then(|fi| fi.select(filter)) {
+                Some(rows) => rows.iter().for_each(|r| push(r as usize)),
+                None => {
+                    match &ch.field_index {
+                        Some(fi) => fi.uncovered(filter, unindexed),
+                        None => unindexed.push("(chunk without field index)"),
+                    }
+                    // Not through the chunk's mask cache: a removal's filter is seldom searched.
+                    for start in (0..ch.rows()).step_by(MATCH_ROWS) {
+                        check_cancel(cancel)?;
+                        let n = MATCH_ROWS.min(ch.rows() - start);
+                        let mask = RowMask::of_filter_from(start, n, &ch.fields, filter);
+                        (0..n).filter(|&r| mask.contains(r)).for_each(|r| push(start + r));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The ids of the live rows `filter` passes, in slot order (see `matching`).
+    pub fn matching_ids(&self, filter: &MetaFilter) -> Vec<String> {
+        let rows = self
+            .matching(filter, &AtomicBool::new(false), &mut Vec::new())
+            .unwrap_or_default();
+        rows.into_iter().map(|r| r.id.into()).collect()
+    }
+
+    /// Removes, as `remove` does, the rows of an earlier snapshot's `matching` that are still
+    /// live as they were then, and returns how many: a row removed since, or replaced under its
+    /// id (an upsert), is left as it is, so a row added after that snapshot is never removed.
+    pub fn remove_matched(&mut self, rows: &[MatchedRow]) -> usize {
+        let same: Vec<&str> = rows
+            .iter()
+            .filter(|m| {
+                self.find(&m.id)
+                    .is_some_and(|(i, r)| self.parts[i].chunk.added_by(r) == m.added_by)
+            })
+            .map(|m| &*m.id)
+            .collect();
+        self.remove(&same)
     }
 
     /// Recomputes every part's first slot after the parts changed.

@@ -23,7 +23,7 @@ pub mod select;
 pub mod shared;
 
 pub use config::{Config, Metric, Rescore, Shortlist, Storage};
-pub use index::{MergePlan, NewFields, VectorIndex};
+pub use index::{MatchedRow, MergePlan, NewFields, VectorIndex};
 pub use ragrank_core::topk::Hit;
 pub use search::SearchOptions;
 pub use shared::SharedIndex;

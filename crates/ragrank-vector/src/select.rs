@@ -23,6 +23,11 @@ pub struct RowMask {
 impl RowMask {
     /// Rows `0..n` that pass `filter` (evaluated in parallel, 64 rows per word).
     pub fn of_filter(n: usize, fields: &Fields, filter: &MetaFilter) -> RowMask {
+        RowMask::of_filter_from(0, n, fields, filter)
+    }
+
+    /// Of rows `start..start + n`, those that pass `filter`: row `start + i` in bit `i`.
+    pub fn of_filter_from(start: usize, n: usize, fields: &Fields, filter: &MetaFilter) -> RowMask {
         let mut words = vec![0u64; n.div_ceil(64)];
         if !fields.has_metas() {
             // Every row has no metadata: one evaluation decides them all.
@@ -36,7 +41,7 @@ impl RowMask {
                 .enumerate()
                 .for_each(|(w, word)| {
                     for b in 0..64.min(n - w * 64) {
-                        let slot = (w * 64 + b) as u32;
+                        let slot = (start + w * 64 + b) as u32;
                         *word |= u64::from(filter.matches(fields.meta(slot))) << b;
                     }
                 });

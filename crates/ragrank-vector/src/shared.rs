@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
-use ragrank_core::Result;
+use ragrank_core::filter::MetaFilter;
+use ragrank_core::{check_cancel, Result};
 
 use crate::index::VectorIndex;
 
@@ -51,6 +52,30 @@ impl SharedIndex {
             self.merge_in_background();
         }
         Ok(due.0)
+    }
+
+    /// Removes every live row whose metadata passes `filter` and returns how many it removed,
+    /// visible once this returns. The filter is matched against the current snapshot without
+    /// any lock (`VectorIndex::matching`: field indexes where they cover it); the rows it
+    /// matched are then removed by one write, as `remove` removes them, except those removed
+    /// or replaced since (`VectorIndex::remove_matched`): a row added after the snapshot is
+    /// never removed. Fails with `Error::aborted()`, having removed nothing, when `cancel` is
+    /// set before the write.
+    pub fn remove_matching(self: &Arc<Self>, filter: &MetaFilter, cancel: &AtomicBool) -> Result<usize> {
+        let snapshot = self.snapshot();
+        // Not from a file changed in place: its rows may differ from the ids'.
+        snapshot.check_file()?;
+        let rows = snapshot.matching(filter, cancel, &mut Vec::new())?;
+        drop(snapshot);
+        check_cancel(cancel)?;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        self.write(|index| {
+            index.check_file()?;
+            check_cancel(cancel)?;
+            Ok(index.remove_matched(&rows))
+        })
     }
 
     /// Whether a background merge is running.

@@ -15,11 +15,12 @@ use arc_swap::ArcSwap;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::merge;
-use super::segment::{AnalyzedBatch, Deleted, SegmentBuilder};
+use super::segment::{AnalyzedBatch, Deleted, Doc, SegmentBuilder};
 use super::snapshot::{SegRef, Snapshot};
 use super::{prepare_docs, IdSet, IndexConfig, NewDoc, PreparedDocs, Stats};
 use crate::analysis::Analyzer;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{check_cancel, Error, ErrorKind, Result};
+use crate::filter::MetaFilter;
 
 /// Frees a snapshot off the caller's thread when this is its last reference. The last
 /// reference to a snapshot may own whole segments (a million documents are millions of
@@ -389,7 +390,6 @@ impl Bm25Index {
     /// Stages removals; returns how many of the ids are in the index (counting staged
     /// writes). Fails only when the write-ahead log cannot be written (nothing is staged).
     pub fn stage_remove(&self, ids: &[String]) -> Result<usize> {
-        let wal = self.shared.wal.get();
         let mut staged = lock(&self.shared.staged);
         let mut gone: IdSet = FxHashSet::default();
         for id in ids {
@@ -397,32 +397,69 @@ impl Bm25Index {
                 gone.insert(id.as_str().into());
             }
         }
-        let n = gone.len();
-        let mut ticket = None;
-        if n > 0 {
-            let list: Vec<String> = gone.iter().map(|id| id.to_string()).collect();
-            if let Some(wal) = wal {
-                ticket = Some(wal.append(
-                    staged.seq + 1,
-                    super::directory::REMOVE,
-                    &super::directory::encode_remove(&list),
-                )?);
-            }
-            let seq = self.shared.next_seq(&mut staged);
-            if n <= SMALL_OP_IDS {
-                for id in gone {
-                    staged.small.insert(id, (seq, false));
-                }
-            } else {
-                staged.overlay.push((seq, false, Arc::new(gone)));
-            }
-            staged.pending += n;
-            staged.ops.push(Op::Remove(list));
-        }
+        let (n, ticket) = self.shared.push_remove(&mut staged, gone)?;
         drop(staged);
-        if let (Some(wal), Some(ticket)) = (wal, ticket) {
-            wal.wait_durable(ticket)?;
+        self.shared.wait_durable(ticket)?;
+        Ok(n)
+    }
+
+    /// Removes every live document whose metadata passes `filter` and returns how many it
+    /// removed, visible once this returns (waits for a running refresh: call it off the event
+    /// loop). Writes staged before the call are published first, so they are matched too; the
+    /// filter is then matched against that snapshot without any lock (`Snapshot::matching`:
+    /// field indexes where they cover it) and the matches removed by `remove_matched`. Fails
+    /// with `Error::aborted()`, having removed nothing, when `cancel` is set before the
+    /// removal is staged.
+    pub fn remove_matching(&self, filter: &MetaFilter, cancel: &AtomicBool) -> Result<usize> {
+        self.refresh();
+        let docs = self.snapshot().matching(filter, cancel, &mut Vec::new())?;
+        self.remove_matched(docs, cancel)
+    }
+
+    /// Removes, as `remove` does (staged by id, visible once this returns), the documents of an
+    /// earlier snapshot's `matching` that are still in the index as they were then; returns how
+    /// many. A document removed since (counted by that removal) or replaced since (an upsert:
+    /// a new document under the same id) is left to that write, so a document added after
+    /// the snapshot is never removed. Fails with `Error::aborted()`, having removed nothing,
+    /// when `cancel` is set before the removal is staged.
+    pub fn remove_matched(&self, docs: Vec<Arc<Doc>>, cancel: &AtomicBool) -> Result<usize> {
+        check_cancel(cancel)?;
+        if docs.is_empty() {
+            return Ok(0);
         }
+        // Held from the check to the publish, so no snapshot is published meanwhile: the current
+        // one is what the removal applies to, after the operations staged before it.
+        let guard = lock(&self.shared.refresh_lock);
+        let now = self.shared.current.load_full();
+        // The matched documents the current snapshot still holds, as the very same documents
+        // (merges keep the pointers; an upsert or a new add makes a new one). Looked up before
+        // the staged lock, which event-loop calls wait for.
+        let mut still: IdSet = FxHashSet::default();
+        still.reserve(docs.len());
+        for d in &docs {
+            let same = now
+                .find(&d.id)
+                .is_some_and(|(i, local)| Arc::ptr_eq(&now.segs[i].seg.docs[local as usize], d));
+            if same {
+                still.insert(d.id.clone());
+            }
+        }
+        drop((now, docs));
+        let mut staged = lock(&self.shared.staged);
+        if check_cancel(cancel).is_err() {
+            drop(staged);
+            // Publishes what writers asked for while the mutex was held here.
+            self.shared.refresh_holding_if(false, guard);
+            return Err(Error::aborted());
+        }
+        // An operation staged since `now` on one of the ids came first and decides it (a
+        // remove counted it, an upsert replaced it).
+        still.retain(|id| Shared::staged_presence(&staged, id).is_none());
+        let pushed = self.shared.push_remove(&mut staged, still);
+        drop(staged);
+        self.shared.refresh_holding(guard);
+        let (n, ticket) = pushed?;
+        self.shared.wait_durable(ticket)?;
         Ok(n)
     }
 
@@ -455,6 +492,40 @@ impl Bm25Index {
 }
 
 impl Shared {
+    /// Stages the removal of `gone`, ids all present (counting staged writes); returns how many.
+    /// Stages the removal of `gone` (ids present now) and logs it when the index has a log:
+    /// returns how many, and the log ticket to wait for once the staged lock is dropped.
+    fn push_remove(self: &Arc<Self>, staged: &mut Staged, gone: IdSet) -> Result<(usize, Option<u64>)> {
+        let n = gone.len();
+        let mut ticket = None;
+        if n > 0 {
+            let list: Vec<String> = gone.iter().map(|id| id.to_string()).collect();
+            if let Some(wal) = self.wal.get() {
+                let record = super::directory::encode_remove(&list);
+                ticket = Some(wal.append(staged.seq + 1, super::directory::REMOVE, &record)?);
+            }
+            let seq = self.next_seq(staged);
+            if n <= SMALL_OP_IDS {
+                for id in gone {
+                    staged.small.insert(id, (seq, false));
+                }
+            } else {
+                staged.overlay.push((seq, false, Arc::new(gone)));
+            }
+            staged.pending += n;
+            staged.ops.push(Op::Remove(list));
+        }
+        Ok((n, ticket))
+    }
+
+    /// Returns once a logged write's record is as durable as the log promises.
+    fn wait_durable(&self, ticket: Option<u64>) -> Result<()> {
+        match (self.wal.get(), ticket) {
+            (Some(wal), Some(ticket)) => wal.wait_durable(ticket),
+            _ => Ok(()),
+        }
+    }
+
     fn present(&self, staged: &Staged, id: &str) -> bool {
         // Loaded under the staged lock: a refresh swaps the snapshot before it drops the
         // overlay entries it published, so one of the two always knows the id.

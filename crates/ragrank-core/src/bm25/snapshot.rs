@@ -23,6 +23,7 @@ use super::windowed;
 use super::{IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
 use crate::analysis::Analyzer;
 use crate::error::{check_cancel, Result};
+use crate::filter::MetaFilter;
 use crate::topk::{Hit, TopK};
 
 /// Live documents containing each term; a term leaves it when its df reaches 0.
@@ -39,6 +40,10 @@ const SELECTED_COST: usize = 8;
 
 /// Distinct query terms up to which repeats are merged by a linear scan.
 const LINEAR_MERGE_TERMS: usize = 32;
+
+/// Documents whose metadata `Snapshot::matching` tests per parallel task (and between two
+/// looks at the cancel flag) when no field index answers a filter.
+const MATCH_RUN: usize = 4096;
 
 /// A segment as one snapshot sees it.
 #[derive(Clone)]
@@ -223,6 +228,66 @@ impl Snapshot {
         ids.into_iter()
             .filter_map(|id| self.find(id).map(|(i, l)| self.segs[i].base + l))
             .collect()
+    }
+
+    /// The live documents whose metadata passes `filter`, in insertion order, decided as a
+    /// search's filter is: by a segment's field index when it covers the filter (bitmap
+    /// algebra, no look at any document's JSON), else by testing each document's metadata
+    /// (in parallel, on the calling thread's rayon pool). `unindexed` gets the fields that made
+    /// some segment scan. Checks `cancel` between segments and between runs of scanned
+    /// documents, and then fails with `Error::aborted()`.
+    ///
+    /// The documents come back as shared pointers: a later snapshot holds the very same
+    /// `Doc` for each of them as long as it was not removed or replaced (merges move the
+    /// pointers), which is how `Bm25Index::remove_matching` tells them from documents added since.
+    pub fn matching<'f>(
+        &self,
+        filter: &'f MetaFilter,
+        cancel: &AtomicBool,
+        unindexed: &mut Vec<&'f str>,
+    ) -> Result<Vec<Arc<Doc>>> {
+        let mut out = Vec::new();
+        for s in &self.segs {
+            check_cancel(cancel)?;
+            let (seg, deleted) = (&s.seg, &*s.deleted);
+            match seg.fields.as_ref().and_then(|f| f.select(filter)) {
+                Some(docs) => out.extend(
+                    docs.iter()
+                        .filter(|&local| !deleted.contains(local))
+                        .map(|local| seg.docs[local as usize].clone()),
+                ),
+                None => {
+                    match &seg.fields {
+                        Some(fields) => fields.uncovered(filter, unindexed),
+                        None => unindexed.push("(segment without field index)"),
+                    }
+                    let runs: Vec<Vec<Arc<Doc>>> = seg
+                        .docs
+                        .par_chunks(MATCH_RUN)
+                        .enumerate()
+                        .map(|(run, docs)| {
+                            check_cancel(cancel)?;
+                            let first = (run * MATCH_RUN) as u32;
+                            Ok(docs
+                                .iter()
+                                .zip(first..)
+                                .filter(|(d, local)| !deleted.contains(*local) && filter.matches(d.meta.as_ref()))
+                                .map(|(d, _)| d.clone())
+                                .collect())
+                        })
+                        .collect::<Result<_>>()?;
+                    out.extend(runs.into_iter().flatten());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The ids of the live documents `filter` passes, in insertion order (see `matching`).
+    pub fn matching_ids(&self, filter: &MetaFilter) -> Vec<Arc<str>> {
+        let never = AtomicBool::new(false);
+        let docs = self.matching(filter, &never, &mut Vec::new()).unwrap_or_default();
+        docs.into_iter().map(|d| d.id.clone()).collect()
     }
 
     pub fn analyze(&self, text: &str) -> Vec<String> {
