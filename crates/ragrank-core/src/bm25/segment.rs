@@ -321,8 +321,7 @@ impl SegmentBuilder {
             .map(|b| post_docs[((b + 1) * BLOCK).min(total) - 1])
             .collect();
         let local_of = docs.iter().enumerate().map(|(i, d)| (d.id.clone(), i as u32)).collect();
-        let has_fields = docs.iter().any(|d| d.text.is_some() || d.meta.is_some());
-        let mut seg = Segment {
+        Segment::from_parts(Parts {
             docs,
             lens,
             local_of,
@@ -337,14 +336,7 @@ impl SegmentBuilder {
             block_max,
             block_last,
             build_avgdl: avgdl,
-            has_fields,
-            fields: None,
-            selections: SelectionCache::default(),
-            number: std::sync::OnceLock::new(),
-            bytes: 0,
-        };
-        seg.bytes = seg.count_bytes();
-        seg
+        })
     }
 }
 
