@@ -2,41 +2,27 @@
 //! commit, and the write-ahead log of the writes between commits. The generic parts (lock,
 //! manifest, log) are `crate::store`'s; this module adds what is BM25's own: the log records'
 //! payloads, the deletion files and rebuilding a snapshot from committed segments.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::live::lock;
+use super::live::Shared;
 use super::segment::{AnalyzedBatch, AnalyzedDoc, Deleted};
 use super::snapshot::{SegRef, Snapshot};
 use super::{segment_file, Bm25Index, IdSet, IndexConfig, PreparedDocs};
 use crate::analysis::Analyzer;
 use crate::checksummed::{self, Format};
 use crate::error::{Error, ErrorKind, Result};
-use crate::store::lock::WriterLock;
-use crate::store::manifest::{self, deletes_file, segment_file as segment_name, Manifest, SegmentEntry};
-use crate::store::wal::{self, Durability, Wal};
+pub use crate::store::directory::DurabilityMode;
+use crate::store::directory::{Directory, Part, BM25 as KIND};
+use crate::store::manifest::{deletes_file, segment_file as segment_name, Manifest, SegmentEntry};
 
 /// Log record kinds.
 pub(crate) const ADD: u8 = 1;
 pub(crate) const REMOVE: u8 = 2;
-const KIND: &str = "bm25";
 const DELETES: Format = Format::new(b"RGRKDELS", 1, "deletion");
-
-/// When a write of an index bound to a directory is durable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DurabilityMode {
-    /// At the next commit (no log).
-    #[default]
-    Commit,
-    /// Logged and fsync'd before the write returns.
-    Sync,
-    /// Logged; fsync'd on this interval.
-    Async(Duration),
-}
 
 #[derive(Debug, Default)]
 pub struct OpenOptions {
@@ -45,26 +31,6 @@ pub struct OpenOptions {
     pub options: Option<serde_json::Value>,
     pub durability: DurabilityMode,
     pub read_only: bool,
-}
-
-/// What an index keeps of its directory.
-pub struct Durable {
-    dir: PathBuf,
-    _lock: Option<WriterLock>,
-    read_only: bool,
-    /// The last two commits (files of both are kept: a reader may have read the older one).
-    committed: Mutex<(Manifest, Option<Manifest>)>,
-    /// One commit at a time.
-    committing: Mutex<()>,
-}
-
-impl Durable {
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-    pub fn read_only(&self) -> bool {
-        self.read_only
-    }
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
@@ -318,135 +284,98 @@ fn load_segments(dir: &Path, m: &Manifest, config: &IndexConfig, reuse: &[SegRef
 impl Bm25Index {
     /// Opens (or creates) the index bound to `dir`. A writer takes the directory's lock,
     /// replays the log after the last commit and then logs its writes as `durability` says;
-    /// a reader (`read_only`) maps the last commit and sees later ones at `reload`.
+    /// a reader (`read_only`) reads the last commit and sees later ones at `reload`. A vector
+    /// index opened on the same path in this process shares the directory (one commit).
     pub fn open(dir: &Path, opts: OpenOptions) -> Result<Bm25Index> {
-        if !opts.read_only {
-            std::fs::create_dir_all(dir)?;
-        }
-        if !dir.is_dir() {
+        let directory = Directory::open(dir, opts.read_only, opts.durability)?;
+        Self::open_in(directory, opts.options.as_ref())
+    }
+
+    /// The index of `directory` (see `open`).
+    pub fn open_in(directory: Arc<Directory>, options: Option<&serde_json::Value>) -> Result<Bm25Index> {
+        let recorded = directory.settings(KIND);
+        if directory.read_only() && recorded.is_none() {
             return Err(Error::new(
                 ErrorKind::Io,
-                format!("{} is not a directory", dir.display()),
+                format!("{} holds no committed BM25 index", directory.path().display()),
             ));
         }
-        let lock = if opts.read_only {
-            None
-        } else {
-            Some(WriterLock::acquire(dir)?)
-        };
-        let newest = Manifest::newest(dir)?;
-        let config = settle_config(
-            opts.options.as_ref(),
-            newest.as_ref().and_then(|m| m.settings.get(KIND)),
-        )?;
+        let config = settle_config(options, recorded.as_ref())?;
         config.params.validate()?;
         let analyzer = Arc::new(Analyzer::new(config.analyzer.clone())?);
+        let settings = serde_json::to_value(&config).map_err(|e| Error::invalid(e.to_string()))?;
         let config = Arc::new(config);
-        let manifest = match newest {
-            Some(m) => m,
-            None if opts.read_only => {
-                return Err(Error::new(
-                    ErrorKind::Io,
-                    format!("{} holds no committed index", dir.display()),
-                ))
-            }
-            None => {
-                let m = Manifest {
-                    generation: 1,
-                    next_segment: 1,
-                    settings: [(
-                        KIND.to_string(),
-                        serde_json::to_value(&*config).map_err(|e| Error::invalid(e.to_string()))?,
-                    )]
-                    .into(),
-                    indexes: [(KIND.to_string(), Vec::new())].into(),
-                    ..Default::default()
-                };
-                m.commit(dir)?;
-                m
-            }
-        };
-        let segs = load_segments(dir, &manifest, &config, &[])?;
-        let snap = snapshot_of(config, analyzer, segs, manifest.seq);
+        let manifest = directory.manifest();
+        let segs = load_segments(directory.path(), &manifest, &config, &[])?;
+        let snap = snapshot_of(config, analyzer, segs, 0);
         snap.precompute();
         let mut index = Bm25Index::from_snapshot(snap);
-        index.shared.set_seq(manifest.seq);
-        if !opts.read_only {
-            let records = wal::replay(dir, manifest.seq)?;
-            for r in &records {
-                index.shared.set_seq(r.seq - 1);
-                let bad = || Error::corrupt(format!("{}: a log record does not parse", dir.display()));
-                match r.kind {
-                    ADD => {
-                        let (docs, upsert) = decode_add(&r.payload).ok_or_else(bad)?;
-                        index.stage_add(docs, upsert)?;
-                    }
-                    REMOVE => {
-                        index.stage_remove(&decode_remove(&r.payload).ok_or_else(bad)?)?;
-                    }
-                    _ => return Err(bad()),
+        let part: Arc<Shared> = index.shared.clone();
+        let weak: std::sync::Weak<dyn Part> = Arc::downgrade(&part) as std::sync::Weak<dyn Part>;
+        let records = directory.attach(KIND, weak, settings)?;
+        for r in &records {
+            let bad = || Error::corrupt(format!("{}: a log record does not parse", directory.path().display()));
+            match r.kind {
+                ADD => {
+                    let (docs, upsert) = decode_add(&r.payload).ok_or_else(bad)?;
+                    index.stage_add(docs, upsert)?;
                 }
-            }
-            index.refresh();
-            let next_log = wal::generations(dir)?.last().map_or(1, |g| g + 1);
-            let durability = match opts.durability {
-                DurabilityMode::Commit => None,
-                DurabilityMode::Sync => Some(Durability::Sync),
-                DurabilityMode::Async(every) => Some(Durability::Async(every)),
-            };
-            if let Some(d) = durability {
-                let _ = index.shared.wal.set(Wal::create(dir, next_log, d)?);
+                REMOVE => {
+                    index.stage_remove(&decode_remove(&r.payload).ok_or_else(bad)?)?;
+                }
+                _ => return Err(bad()),
             }
         }
-        index.durable = Some(Arc::new(Durable {
-            dir: dir.to_path_buf(),
-            _lock: lock,
-            read_only: opts.read_only,
-            committed: Mutex::new((manifest, None)),
-            committing: Mutex::new(()),
-        }));
+        index.refresh();
+        if let Some(wal) = directory.wal() {
+            let _ = index.shared.wal.set(wal.clone());
+        }
+        index.directory = Some(directory);
         Ok(index)
     }
 
-    pub fn durable(&self) -> Option<&Durable> {
-        self.durable.as_deref()
+    /// The directory of an index opened from one.
+    pub fn directory(&self) -> Option<&Arc<Directory>> {
+        self.directory.as_ref()
     }
 
-    /// Makes every write so far durable: publishes the staged writes, writes the segments
-    /// and deletions no commit has, then the manifest; removes what no kept manifest needs.
-    /// Returns the manifest written (the last one when nothing changed).
+    /// Makes every write so far durable (with those of a vector index sharing the directory):
+    /// see `Directory::commit`. Returns the manifest written (the last one when nothing changed).
     pub fn commit(&self) -> Result<Manifest> {
-        let Some(d) = self.durable.as_deref() else {
-            return Err(Error::invalid(
+        match &self.directory {
+            Some(d) => d.commit(),
+            None => Err(Error::invalid(
                 "commit needs an index opened from a directory (Bm25Index.open)",
-            ));
-        };
-        if d.read_only {
-            return Err(Error::invalid("a read-only index cannot commit"));
+            )),
         }
-        let _committing = lock(&d.committing);
-        let covered_log = match self.shared.wal.get() {
-            Some(wal) => Some(wal.rotate()?),
-            None => None,
-        };
+    }
+
+    /// A reader's refresh: reads the segments of a newer commit, if the writer made one.
+    /// True if the index changed.
+    pub fn reload(&self) -> Result<bool> {
+        match &self.directory {
+            Some(d) => d.reload(),
+            None => Err(Error::invalid(
+                "reload needs an index opened from a directory (Bm25Index.open)",
+            )),
+        }
+    }
+}
+
+impl Part for Shared {
+    fn write_commit(self: Arc<Self>, dir: &Path, last: &Manifest, next: &mut Manifest) -> Result<Vec<SegmentEntry>> {
         self.refresh();
-        let snap = self.snapshot();
-        let (last, _) = lock(&d.committed).clone();
-        let mut next = last.clone();
-        next.generation += 1;
-        next.seq = snap.seq;
+        let snap = self.current.load_full();
         let never = AtomicBool::new(false);
         let mut entries = Vec::with_capacity(snap.segs.len());
-        let mut wrote_any = false;
         for s in &snap.segs {
             let number = match s.seg.number.get() {
                 Some(&n) => n,
                 None => {
                     let n = next.next_segment;
                     next.next_segment += 1;
-                    segment_file::write(&s.seg, &d.dir.join(segment_name(KIND, n)), &never)?;
+                    segment_file::write(&s.seg, &dir.join(segment_name(KIND, n)), &never)?;
                     let _ = s.seg.number.set(n);
-                    wrote_any = true;
                     n
                 }
             };
@@ -459,8 +388,7 @@ impl Bm25Index {
                 Some(e) if e.deleted == deleted => e.deletes,
                 _ if deleted == 0 => None,
                 _ => {
-                    write_deletes(&d.dir.join(deletes_file(number, next.generation)), &s.deleted)?;
-                    wrote_any = true;
+                    write_deletes(&dir.join(deletes_file(number, next.generation)), &s.deleted)?;
                     Some(next.generation)
                 }
             };
@@ -471,57 +399,15 @@ impl Bm25Index {
                 deletes,
             });
         }
-        let same = !wrote_any && last.indexes.get(KIND) == Some(&entries) && last.seq == next.seq;
-        if same {
-            return Ok(last);
-        }
-        next.indexes.insert(KIND.to_string(), entries);
-        crate::store::sync_dir(&d.dir)?;
-        next.commit(&d.dir)?;
-        *lock(&d.committed) = (next.clone(), Some(last.clone()));
-        if let (Some(wal), Some(old)) = (self.shared.wal.get(), covered_log) {
-            wal.remove_before(old + 1)?;
-        } else if covered_log.is_none() {
-            // Logs an earlier writer left (another durability) are covered too.
-            for g in wal::generations(&d.dir)? {
-                let _ = std::fs::remove_file(d.dir.join(wal::log_file(g)));
-            }
-        }
-        manifest::remove_unreferenced(&d.dir, &[&next, &last])?;
-        Ok(next)
+        Ok(entries)
     }
 
-    /// A reader's refresh: maps the segments of a newer commit, if the writer made one.
-    /// True if the index changed.
-    pub fn reload(&self) -> Result<bool> {
-        let Some(d) = self.durable.as_deref() else {
-            return Err(Error::invalid(
-                "reload needs an index opened from a directory (Bm25Index.open)",
-            ));
-        };
-        // A file the writer removed between the manifest read and the open: read again.
-        for attempt in 0.. {
-            let Some(newest) = Manifest::newest(&d.dir)? else {
-                return Ok(false);
-            };
-            if newest.generation <= lock(&d.committed).0.generation {
-                return Ok(false);
-            }
-            let current = self.snapshot();
-            match load_segments(&d.dir, &newest, &current.config, &current.segs) {
-                Ok(segs) => {
-                    let snap = snapshot_of(current.config.clone(), current.analyzer.clone(), segs, newest.seq);
-                    snap.precompute();
-                    self.shared.publish(snap);
-                    let mut committed = lock(&d.committed);
-                    let last = std::mem::replace(&mut committed.0, newest);
-                    committed.1 = Some(last);
-                    return Ok(true);
-                }
-                Err(e) if e.kind == ErrorKind::CorruptIndex && attempt < 3 => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        unreachable!()
+    fn reload(self: Arc<Self>, dir: &Path, manifest: &Manifest) -> Result<()> {
+        let current = self.current.load_full();
+        let segs = load_segments(dir, manifest, &current.config, &current.segs)?;
+        let snap = snapshot_of(current.config.clone(), current.analyzer.clone(), segs, current.seq);
+        snap.precompute();
+        self.publish(snap);
+        Ok(())
     }
 }

@@ -161,7 +161,7 @@ struct SignalState {
 pub(crate) struct Shared {
     config: Arc<IndexConfig>,
     analyzer: Arc<Analyzer>,
-    current: ArcSwap<Snapshot>,
+    pub(super) current: ArcSwap<Snapshot>,
     staged: Mutex<Staged>,
     refresh_lock: Mutex<()>,
     /// One merge at a time (the background thread's or an explicit `merge`).
@@ -183,7 +183,7 @@ pub(crate) struct Shared {
 pub struct Bm25Index {
     pub(crate) shared: Arc<Shared>,
     /// The directory of an index opened from one (`directory`).
-    pub(crate) durable: Option<Arc<super::directory::Durable>>,
+    pub(crate) directory: Option<Arc<crate::store::directory::Directory>>,
 }
 
 /// The default delay after which staged writes become visible on their own (as
@@ -213,7 +213,7 @@ impl Bm25Index {
 
     pub(crate) fn from_snapshot(snapshot: Snapshot) -> Self {
         Bm25Index {
-            durable: None,
+            directory: None,
             shared: Arc::new(Shared {
                 config: snapshot.config.clone(),
                 analyzer: snapshot.analyzer.clone(),
@@ -348,7 +348,7 @@ impl Bm25Index {
             retire(before);
         }
         let ticket = match (wal, &record) {
-            (Some(wal), Some(record)) => Some(wal.append(staged.seq + 1, super::directory::ADD, record)?),
+            (Some(wal), Some(record)) => Some(wal.append(super::directory::ADD, record)?),
             _ => None,
         };
         let seq = self.shared.next_seq(&mut staged);
@@ -502,7 +502,7 @@ impl Shared {
             let list: Vec<String> = gone.iter().map(|id| id.to_string()).collect();
             if let Some(wal) = self.wal.get() {
                 let record = super::directory::encode_remove(&list);
-                ticket = Some(wal.append(staged.seq + 1, super::directory::REMOVE, &record)?);
+                ticket = Some(wal.append(super::directory::REMOVE, &record)?);
             }
             let seq = self.next_seq(staged);
             if n <= SMALL_OP_IDS {
@@ -547,11 +547,6 @@ impl Shared {
             .or(small.map(|(_, added)| added))
     }
 
-    /// Continues the sequence numbers after `seq` (an index opened from a directory).
-    pub(crate) fn set_seq(&self, seq: u64) {
-        lock(&self.staged).seq = seq;
-    }
-
     /// Publishes `snap` as it is (a reader's reload of a newer commit).
     pub(crate) fn publish(&self, snap: Snapshot) {
         let _refreshing = lock(&self.refresh_lock);
@@ -576,7 +571,7 @@ impl Shared {
         staged.wanted && !staged.ops.is_empty()
     }
 
-    fn refresh(self: &Arc<Self>) {
+    pub(super) fn refresh(self: &Arc<Self>) {
         let guard = lock(&self.refresh_lock);
         self.refresh_holding(guard);
     }

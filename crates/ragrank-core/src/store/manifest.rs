@@ -37,8 +37,12 @@ pub struct SegmentEntry {
 #[serde(rename_all = "camelCase")]
 pub struct Manifest {
     pub generation: u64,
-    /// The sequence number of the last write included: log records up to it are covered.
+    /// The log position of the last write any commit covered (the log numbers on after it).
     pub seq: u64,
+    /// Per index kind, the log position up to which its writes are in this commit (a kind
+    /// not open at a commit keeps its own, and its records stay in the log).
+    #[serde(default)]
+    pub covered: BTreeMap<String, u64>,
     /// The number the next new segment file takes.
     pub next_segment: u64,
     /// What the indexes were built with, by part ("bm25", "vectors", "embedder").

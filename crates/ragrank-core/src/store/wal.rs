@@ -71,6 +71,9 @@ pub struct Wal {
     active: Mutex<Active>,
     /// Records appended in all (a ticket is this count after the record).
     appended: AtomicU64,
+    /// The sequence number of the last record appended (log positions go on across
+    /// generations and openings: a commit records the one it covers).
+    seq: AtomicU64,
     /// Tickets up to this one are on disk.
     durable: AtomicU64,
     /// Held by the one fsync under way.
@@ -98,14 +101,16 @@ fn create(dir: &Path, generation: u64) -> Result<File> {
 }
 
 impl Wal {
-    /// Starts log `generation` in `dir` (a new file) for writes with `durability`.
-    pub fn create(dir: &Path, generation: u64, durability: Durability) -> Result<Arc<Wal>> {
+    /// Starts log `generation` in `dir` (a new file) for writes with `durability`, numbering
+    /// records after `last_seq`.
+    pub fn create(dir: &Path, generation: u64, durability: Durability, last_seq: u64) -> Result<Arc<Wal>> {
         let file = create(dir, generation)?;
         let wal = Arc::new(Wal {
             dir: dir.to_path_buf(),
             durability,
             active: Mutex::new(Active { file, generation }),
             appended: AtomicU64::new(0),
+            seq: AtomicU64::new(last_seq),
             durable: AtomicU64::new(0),
             sync_lock: Mutex::new(()),
             fsyncs: AtomicU64::new(0),
@@ -137,19 +142,22 @@ impl Wal {
     /// Appends one record (one `write`, to the page cache) and returns its ticket for
     /// `wait_durable`. Callers append under the lock that orders their writes, so the log's
     /// order is the writes' order.
-    pub fn append(&self, seq: u64, kind: u8, payload: &[u8]) -> Result<u64> {
+    pub fn append(&self, kind: u8, payload: &[u8]) -> Result<u64> {
         let len =
             u32::try_from(payload.len()).map_err(|_| Error::invalid("a write of more than 4 GiB cannot be logged"))?;
         let mut record = Vec::with_capacity(RECORD_HEADER + payload.len());
         record.extend_from_slice(&len.to_le_bytes());
-        record.extend_from_slice(&[0; 4]);
-        record.extend_from_slice(&seq.to_le_bytes());
+        record.extend_from_slice(&[0; 12]);
         record.push(kind);
         record.extend_from_slice(payload);
+        let mut active = lock(&self.active);
+        let seq = self.seq.load(Ordering::SeqCst) + 1;
+        record[8..16].copy_from_slice(&seq.to_le_bytes());
         let crc = crc32fast::hash(&record[8..]);
         record[4..8].copy_from_slice(&crc.to_le_bytes());
-        let mut active = lock(&self.active);
         active.file.write_all(&record)?;
+        // Counted only once written: a failed write leaves no gap in the numbering.
+        self.seq.store(seq, Ordering::SeqCst);
         Ok(self.appended.fetch_add(1, Ordering::SeqCst) + 1)
     }
 
@@ -186,18 +194,20 @@ impl Wal {
     }
 
     /// Starts a new generation for the writes that follow (the old file is fsync'd first,
-    /// so what it holds is durable whatever the next commit does). Returns the old one.
-    pub fn rotate(&self) -> Result<u64> {
+    /// so what it holds is durable whatever the next commit does). Returns the old generation
+    /// and the sequence number of its last record.
+    pub fn rotate(&self) -> Result<(u64, u64)> {
         let _syncing = lock(&self.sync_lock);
         let mut active = lock(&self.active);
         active.file.sync_data()?;
         let covered = self.appended.load(Ordering::SeqCst);
+        let last_seq = self.seq.load(Ordering::SeqCst);
         let old = active.generation;
         active.file = create(&self.dir, old + 1)?;
         active.generation = old + 1;
         drop(active);
         self.durable.fetch_max(covered, Ordering::SeqCst);
-        Ok(old)
+        Ok((old, last_seq))
     }
 
     /// Deletes the generations before `generation` (a commit covers them).
@@ -319,15 +329,13 @@ mod tests {
     #[test]
     fn records_come_back_in_order_after_the_covered_sequence_number() {
         let dir = temp("order");
-        let wal = Wal::create(&dir, 1, Durability::Sync).unwrap();
+        let wal = Wal::create(&dir, 1, Durability::Sync, 0).unwrap();
         for seq in 1..=5 {
-            let t = wal
-                .append(seq, seq as u8 % 2, format!("write {seq}").as_bytes())
-                .unwrap();
+            let t = wal.append(seq as u8 % 2, format!("write {seq}").as_bytes()).unwrap();
             wal.wait_durable(t).unwrap();
         }
-        assert_eq!(wal.rotate().unwrap(), 1);
-        wal.append(6, 1, b"after rotation").unwrap();
+        assert_eq!(wal.rotate().unwrap(), (1, 5));
+        wal.append(1, b"after rotation").unwrap();
         drop(wal);
         let records = replay(&dir, 3).unwrap();
         let seqs: Vec<u64> = records.iter().map(|r| r.seq).collect();
@@ -340,9 +348,9 @@ mod tests {
     #[test]
     fn a_torn_tail_is_cut_and_damage_before_the_newest_log_is_an_error() {
         let dir = temp("torn");
-        let wal = Wal::create(&dir, 1, Durability::Sync).unwrap();
-        wal.append(1, 1, b"one").unwrap();
-        wal.append(2, 1, b"two").unwrap();
+        let wal = Wal::create(&dir, 1, Durability::Sync, 0).unwrap();
+        wal.append(1, b"one").unwrap();
+        wal.append(1, b"two").unwrap();
         wal.sync().unwrap();
         drop(wal);
         let path = dir.join(log_file(1));
@@ -355,7 +363,7 @@ mod tests {
         let mut bytes = fs::read(&path).unwrap();
         *bytes.last_mut().unwrap() ^= 1;
         fs::write(&path, bytes).unwrap();
-        Wal::create(&dir, 2, Durability::Sync).unwrap();
+        Wal::create(&dir, 2, Durability::Sync, 2).unwrap();
         let err = replay(&dir, 0).unwrap_err();
         assert_eq!(err.kind, ErrorKind::CorruptIndex);
         assert!(err.message.contains("wal-1.log"), "{}", err.message);
@@ -365,15 +373,12 @@ mod tests {
     #[test]
     fn concurrent_sync_writers_share_fsyncs() {
         let dir = temp("group");
-        let wal = Wal::create(&dir, 1, Durability::Sync).unwrap();
-        let seq = AtomicU64::new(0);
+        let wal = Wal::create(&dir, 1, Durability::Sync, 0).unwrap();
         std::thread::scope(|s| {
             for _ in 0..8 {
                 s.spawn(|| {
                     for _ in 0..25 {
-                        let t = wal
-                            .append(seq.fetch_add(1, Ordering::SeqCst) + 1, 1, &[7; 100])
-                            .unwrap();
+                        let t = wal.append(1, &[7; 100]).unwrap();
                         wal.wait_durable(t).unwrap();
                     }
                 });
@@ -382,7 +387,7 @@ mod tests {
         assert_eq!(replay(&dir, 0).unwrap().len(), 200);
         // Records appended before one fsync are all covered by it.
         let before = wal.fsyncs();
-        let tickets: Vec<u64> = (201..=203).map(|seq| wal.append(seq, 1, b"batch").unwrap()).collect();
+        let tickets: Vec<u64> = (0..3).map(|_| wal.append(1, b"batch").unwrap()).collect();
         for t in tickets {
             wal.wait_durable(t).unwrap();
         }
@@ -393,8 +398,8 @@ mod tests {
     #[test]
     fn an_async_log_is_synced_in_the_background_and_when_dropped() {
         let dir = temp("async");
-        let wal = Wal::create(&dir, 1, Durability::Async(Duration::from_millis(10))).unwrap();
-        wal.append(1, 1, b"x").unwrap();
+        let wal = Wal::create(&dir, 1, Durability::Async(Duration::from_millis(10)), 0).unwrap();
+        wal.append(1, b"x").unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         while wal.fsyncs() == 0 && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
