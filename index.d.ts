@@ -114,6 +114,21 @@ export declare class NativeBm25Index {
    * is held while writing, and writes made meanwhile are not in the file.
    */
   save(path: string, cancel?: CancelToken | undefined | null): Promise<void>
+  /**
+   * Opens (or creates) the index bound to directory `dir` on the pool (docs/STORAGE.md):
+   * `options_json` as the constructor's (absent: the directory's recorded ones),
+   * `durability` 'commit' | 'sync' | 'async' (fsync'd every `sync_interval_ms`).
+   */
+  static open(dir: string, optionsJson: string | undefined | null, durability: string, syncIntervalMs: number, readOnly: boolean, refreshIntervalMs?: number | undefined | null, cancel?: CancelToken | undefined | null): Promise<NativeBm25Index>
+  /**
+   * Commits the directory (both indexes when a vector index shares it) on the pool;
+   * resolves with the generation of the newest commit.
+   */
+  commit(cancel?: CancelToken | undefined | null): Promise<number>
+  /** A reader's refresh: moves to the writer's newest commit; resolves true if it was newer. */
+  reload(cancel?: CancelToken | undefined | null): Promise<boolean>
+  /** Whether the index is bound to a directory, and how: absent, 'writer' or 'reader'. */
+  get directoryMode(): string | null
   static load(path: string, cancel?: CancelToken | undefined | null, refreshIntervalMs?: number | undefined | null): Promise<NativeBm25Index>
 }
 

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use napi::bindgen_prelude::{AsyncTask, Either, Float64ArraySlice, Uint32ArraySlice, Uint8ArraySlice, Utf16String};
 use napi_derive::napi;
+use ragrank_core::bm25::directory::{DurabilityMode, OpenOptions};
 use ragrank_core::bm25::{
     persist, prepare_docs, retire, Bm25Index, Filter, Hit, IndexConfig, NewDoc, Query, SearchOptions, Snapshot,
     Strategy,
@@ -423,6 +424,70 @@ impl NativeBm25Index {
             index.refresh();
             persist::save(&index.snapshot(), Path::new(&path), cancel).or_napi()
         })
+    }
+
+    /// Opens (or creates) the index bound to directory `dir` on the pool (docs/STORAGE.md):
+    /// `options_json` as the constructor's (absent: the directory's recorded ones),
+    /// `durability` 'commit' | 'sync' | 'async' (fsync'd every `sync_interval_ms`).
+    #[napi(ts_return_type = "Promise<NativeBm25Index>")]
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        dir: String,
+        options_json: Option<String>,
+        durability: String,
+        sync_interval_ms: u32,
+        read_only: bool,
+        refresh_interval_ms: Option<u32>,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<BlockingTask<Shared, NativeBm25Index>> {
+        BlockingTask::then(
+            cancel,
+            move |_| {
+                let durability = match durability.as_str() {
+                    "commit" => DurabilityMode::Commit,
+                    "sync" => DurabilityMode::Sync,
+                    "async" => DurabilityMode::Async(Duration::from_millis(sync_interval_ms.max(1) as u64)),
+                    other => return Err(internal(&format!("unknown durability {other}"))),
+                };
+                let options = match options_json {
+                    Some(json) => Some(serde_json::from_str(&json).map_err(|e| internal(&e.to_string()))?),
+                    None => None,
+                };
+                let opts = OpenOptions {
+                    options,
+                    durability,
+                    read_only,
+                };
+                Ok(shared(
+                    Bm25Index::open(Path::new(&dir), opts).or_napi()?,
+                    refresh_interval_ms,
+                ))
+            },
+            |inner| NativeBm25Index { inner },
+        )
+    }
+
+    /// Commits the directory (both indexes when a vector index shares it) on the pool;
+    /// resolves with the generation of the newest commit.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn commit(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<u32>> {
+        let index = self.inner.clone();
+        BlockingTask::spawn(cancel, move |_| Ok(index.commit().or_napi()?.generation as u32))
+    }
+
+    /// A reader's refresh: moves to the writer's newest commit; resolves true if it was newer.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn reload(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<bool>> {
+        let index = self.inner.clone();
+        BlockingTask::background(cancel, move |_| index.reload().or_napi())
+    }
+
+    /// Whether the index is bound to a directory, and how: absent, 'writer' or 'reader'.
+    #[napi(getter)]
+    pub fn directory_mode(&self) -> Option<String> {
+        self.inner
+            .directory()
+            .map(|d| if d.read_only() { "reader" } else { "writer" }.to_string())
     }
 
     #[napi(ts_return_type = "Promise<NativeBm25Index>")]

@@ -100,6 +100,28 @@ export interface Bm25Options {
   coalesce?: CoalesceOptions | false
 }
 
+/** When a write to an index bound to a directory is durable (docs/STORAGE.md). */
+export type Durability = 'commit' | 'sync' | 'async'
+
+/** Options of `Bm25Index.open(dir, options)`. */
+export interface Bm25OpenOptions extends Bm25Options {
+  /**
+   * `'commit'` (default): writes are durable at the next `commit()`, and a crash loses those made since (as
+   * Lucene without a translog). `'sync'`: each `add`/`remove` returns once its log record is on disk (concurrent
+   * writers share one fsync); `'async'`: logged at once, fsync'd every `syncInterval` ms. `open` replays the log.
+   */
+  durability?: Durability
+  /** With `durability: 'async'`, milliseconds between fsyncs of the log (default 1000). */
+  syncInterval?: number
+  /**
+   * Open as a reader (any number, in any process): the last commit, read without the writer's lock; newer commits
+   * are picked up every `refreshInterval` ms (default 1000; `0`/`null`: only at `refresh()`). Writes throw
+   * `ERR_READ_ONLY`.
+   */
+  readOnly?: boolean
+  signal?: AbortSignal
+}
+
 /** A document to index. `tokens` bypass analysis; when both are given, tokens are indexed and text is stored. */
 export interface Bm25Document {
   /** Unique in the index (`ERR_DUPLICATE_ID` unless `upsert`). */
@@ -207,6 +229,9 @@ const ADD_ASYNC_KEYS = optionKeys('upsert', 'signal')
 const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const SEARCH_BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal', 'threads')
+const OPEN_KEYS = new Set([...INDEX_KEYS, 'durability', 'syncInterval', 'readOnly', 'signal'])
+const DURABILITIES: readonly string[] = ['commit', 'sync', 'async']
+const COMMIT_KEYS = optionKeys('signal')
 const LOAD_KEYS = optionKeys('tokenizer', 'signal', 'refreshInterval', 'coalesce')
 const REFRESH_KEYS = optionKeys('signal')
 const REMOVE_MATCHING_KEYS = optionKeys('signal')
@@ -253,6 +278,16 @@ function indexConfig(options: unknown): string {
     { params, analyzer: analyzerShape(o.analyzer), storeText: o.storeText, ...fields },
     spellNonFinite,
   )
+}
+
+/** The index options of `open` as they cross: only the keys given, so the others take the directory's. */
+function recordedOptions(o: Record<string, unknown>): string | undefined {
+  const { tokenizer: _t, refreshInterval: _r, coalesce: _c, ...rest } = o
+  if (Object.values(rest).every((v) => v === undefined)) return undefined
+  const config = JSON.parse(indexConfig(rest)) as Record<string, unknown>
+  if (Object.keys(config.params as object).length === 0) delete config.params
+  if (rest.analyzer === undefined) delete config.analyzer
+  return JSON.stringify(config)
 }
 
 function checkTokenizer(t: unknown): ((text: string) => string[]) | undefined {
@@ -339,6 +374,9 @@ export class Bm25Index implements Retriever {
    * pool. An aborted signal rejects at once with an AbortError; the refresh still completes.
    */
   refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#native.directoryMode === 'reader') {
+      return this.#maintain(options, (token) => this.#native.reload(token).then(() => undefined))
+    }
     return this.#maintain(options, (token) => this.#native.refresh(token))
   }
 
@@ -631,6 +669,63 @@ export class Bm25Index implements Retriever {
     coalescing(o.coalesce)
     const inner = await runCancellable(signal, (token) => native.NativeBm25Index.load(path, token, interval))
     return new Bm25Index({ [FROM_NATIVE]: inner, tokenizer, coalesce: o.coalesce } as Bm25Options)
+  }
+
+  /**
+   * Opens (or creates) the index bound to directory `dir` (docs/STORAGE.md): segment files written once, a
+   * manifest per commit, a write-ahead log per `durability`. A new directory takes `options` as the constructor
+   * does and records them (analyzer, variant, parameters, fields); an existing one reads them, and an option given
+   * that differs from the recorded one is a TypeError naming it. `tokenizer`, `refreshInterval` and `coalesce` are
+   * not recorded: pass them at each open. One writer per directory (a second process gets `ERR_LOCKED`, naming the
+   * holder's pid); readers (`readOnly: true`) in any number of processes. A `VectorIndex` opened on the same path
+   * in this process shares the directory: either's `commit()` commits both.
+   *
+   * On the libuv pool: reads the last commit's segments and replays the log written since.
+   */
+  static async open(dir: string, options: Bm25OpenOptions = {}): Promise<Bm25Index> {
+    if (typeof dir !== 'string' || dir === '') throw typeError('dir must be a non-empty string')
+    const o = optionsObject(options, 'options', OPEN_KEYS)
+    const durability = o.durability ?? 'commit'
+    if (typeof durability !== 'string' || !DURABILITIES.includes(durability))
+      throw typeError(`options.durability must be 'commit', 'sync' or 'async', got ${describe(o.durability)}`)
+    const syncInterval =
+      o.syncInterval === undefined ? 1000 : integer(o.syncInterval, 'options.syncInterval', 1, 0x7fffffff)
+    const readOnly = booleanOption(o.readOnly, 'options.readOnly', false)
+    const signal = checkSignal(o.signal)
+    const tokenizer = checkTokenizer(o.tokenizer)
+    coalescing(o.coalesce)
+    const interval = refreshInterval(o.refreshInterval)
+    const { durability: _d, syncInterval: _s, readOnly: _r, signal: _g, ...indexOptions } = o
+    const given = recordedOptions(indexOptions)
+    const inner = await runCancellableChange(signal, (token) =>
+      native.NativeBm25Index.open(dir, given, durability, syncInterval, readOnly, readOnly ? 0 : interval, token),
+    )
+    const index = new Bm25Index({ [FROM_NATIVE]: inner, tokenizer, coalesce: o.coalesce } as Bm25Options)
+    if (readOnly) index.#reloadEvery(interval ?? 1000)
+    return index
+  }
+
+  /**
+   * Makes every write so far durable (with those of a `VectorIndex` sharing the directory), writing only what
+   * changed since the last commit: new segments, changed deletions, then the manifest. Resolves with the commit's
+   * generation. On the libuv pool; a `signal` rejects only before it starts (a commit under way completes).
+   */
+  commit(options: { signal?: AbortSignal } = {}): Promise<number> {
+    const signal = checkSignal(optionsObject(options, 'options', COMMIT_KEYS).signal)
+    return runCancellableChange(signal, (token) => this.#native.commit(token))
+  }
+
+  /** A reader's view of the newest commit (an error thrown here would only repeat at the next tick). */
+  #reloadEvery(ms: number): void {
+    if (ms <= 0) return
+    // The timer holds the index weakly, so an index nobody uses is still collected.
+    const self = new WeakRef(this)
+    const timer = setInterval(() => {
+      const index = self.deref()
+      if (!index) return clearInterval(timer)
+      index.#native.reload(undefined).catch(() => {})
+    }, ms)
+    timer.unref()
   }
 
   /** The `Retriever` declaration that `retrieve` honours `filter` (in the scan, as `search`). */

@@ -330,6 +330,11 @@ impl Bm25Index {
         if let Some(wal) = directory.wal() {
             let _ = index.shared.wal.set(wal.clone());
         }
+        let _ = index.shared.directory.set(Arc::downgrade(&directory));
+        index
+            .shared
+            .read_only
+            .store(directory.read_only(), std::sync::atomic::Ordering::Relaxed);
         index.directory = Some(directory);
         Ok(index)
     }

@@ -176,6 +176,11 @@ pub(crate) struct Shared {
     /// `async`: every staged write is appended to it under the staged lock (log order is
     /// write order).
     pub(crate) wal: std::sync::OnceLock<Arc<crate::store::wal::Wal>>,
+    /// The directory of an index opened from one: the background merges commit to it.
+    pub(crate) directory: std::sync::OnceLock<std::sync::Weak<crate::store::directory::Directory>>,
+    /// A reader of a directory: it takes no writes and runs no merges (its segments are the
+    /// writer's, replaced at each reload).
+    pub(crate) read_only: AtomicBool,
 }
 
 /// An incremental BM25 index that takes writes while it serves reads. `Send + Sync`:
@@ -225,6 +230,8 @@ impl Bm25Index {
                 published: Mutex::new(Instant::now()),
                 signal: Arc::default(),
                 wal: std::sync::OnceLock::new(),
+                directory: std::sync::OnceLock::new(),
+                read_only: AtomicBool::new(false),
             }),
         }
     }
@@ -296,6 +303,7 @@ impl Bm25Index {
     /// Stages documents analysed by `prepare_docs`: checked now (duplicates against the
     /// index and the staged writes), visible at the next refresh.
     pub fn stage_add(&self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
+        self.shared.writable()?;
         let n = docs.len();
         if n == 0 {
             return Ok(0);
@@ -390,6 +398,7 @@ impl Bm25Index {
     /// Stages removals; returns how many of the ids are in the index (counting staged
     /// writes). Fails only when the write-ahead log cannot be written (nothing is staged).
     pub fn stage_remove(&self, ids: &[String]) -> Result<usize> {
+        self.shared.writable()?;
         let mut staged = lock(&self.shared.staged);
         let mut gone: IdSet = FxHashSet::default();
         for id in ids {
@@ -411,6 +420,7 @@ impl Bm25Index {
     /// with `Error::aborted()`, having removed nothing, when `cancel` is set before the
     /// removal is staged.
     pub fn remove_matching(&self, filter: &MetaFilter, cancel: &AtomicBool) -> Result<usize> {
+        self.shared.writable()?;
         self.refresh();
         let docs = self.snapshot().matching(filter, cancel, &mut Vec::new())?;
         self.remove_matched(docs, cancel)
@@ -423,6 +433,7 @@ impl Bm25Index {
     /// the snapshot is never removed. Fails with `Error::aborted()`, having removed nothing,
     /// when `cancel` is set before the removal is staged.
     pub fn remove_matched(&self, docs: Vec<Arc<Doc>>, cancel: &AtomicBool) -> Result<usize> {
+        self.shared.writable()?;
         check_cancel(cancel)?;
         if docs.is_empty() {
             return Ok(0);
@@ -492,6 +503,16 @@ impl Bm25Index {
 }
 
 impl Shared {
+    fn writable(&self) -> Result<()> {
+        if self.read_only.load(Ordering::Relaxed) {
+            return Err(crate::Error::new(
+                crate::ErrorKind::ReadOnly,
+                "this index was opened read-only: write through the directory's writer",
+            ));
+        }
+        Ok(())
+    }
+
     /// Stages the removal of `gone`, ids all present (counting staged writes); returns how many.
     /// Stages the removal of `gone` (ids present now) and logs it when the index has a log:
     /// returns how many, and the log ticket to wait for once the staged lock is dropped.
@@ -702,6 +723,9 @@ impl Shared {
     /// snapshot without any lock but the merge one, then takes the refresh mutex briefly
     /// to carry over removals made meanwhile and swap the run for it.
     fn merge_once(self: &Arc<Self>, all: bool) -> bool {
+        if self.read_only.load(Ordering::Relaxed) {
+            return false;
+        }
         let _merging = lock(&self.merge_lock);
         let base = self.current.load_full();
         let run = if all {
@@ -772,10 +796,20 @@ fn worker(weak: Weak<Shared>, signal: Arc<Signal>) {
                     timeout = Some(due - waited);
                 }
             }
+            let mut merged = false;
             while shared.merge_once(false) {
+                merged = true;
                 if lock(&signal.state).stop {
                     return;
                 }
+            }
+            if let Some(dir) = merged
+                .then(|| shared.directory.get().and_then(|d| d.upgrade()))
+                .flatten()
+            {
+                // A merge is committed at once, so its inputs' files can go; a failure
+                // (a full disk) leaves the last commit as it was, and the next commit retries.
+                let _ = dir.commit();
             }
             let snap = shared.current.load_full();
             if !snap.is_precomputed() {
