@@ -127,6 +127,8 @@ export declare class NativeBm25Index {
   commit(cancel?: CancelToken | undefined | null): Promise<number>
   /** A reader's refresh: moves to the writer's newest commit; resolves true if it was newer. */
   reload(cancel?: CancelToken | undefined | null): Promise<boolean>
+  /** Commits (a writer) and lets go of the directory, on the pool (`Bm25Index::close`). */
+  close(cancel?: CancelToken | undefined | null): Promise<void>
   /** Whether the index is bound to a directory, and how: absent, 'writer' or 'reader'. */
   get directoryMode(): string | null
   static load(path: string, cancel?: CancelToken | undefined | null, refreshIntervalMs?: number | undefined | null): Promise<NativeBm25Index>

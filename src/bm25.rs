@@ -482,6 +482,13 @@ impl NativeBm25Index {
         BlockingTask::background(cancel, move |_| index.reload().or_napi())
     }
 
+    /// Commits (a writer) and lets go of the directory, on the pool (`Bm25Index::close`).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
+        let index = self.inner.clone();
+        BlockingTask::spawn(cancel, move |_| index.close().or_napi())
+    }
+
     /// Whether the index is bound to a directory, and how: absent, 'writer' or 'reader'.
     #[napi(getter)]
     pub fn directory_mode(&self) -> Option<String> {

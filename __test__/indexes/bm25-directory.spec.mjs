@@ -13,7 +13,7 @@ const INDEX = new URL('../../dist/esm/index.js', import.meta.url).href
 
 const temp = (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ragrank-bm25dir-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }))
   return join(dir, 'index')
 }
 
@@ -201,3 +201,73 @@ test('bad open options are TypeErrors naming them, and nothing is created', asyn
 test('an index that is not bound to a directory cannot commit', async (t) => {
   await t.throwsAsync(new Bm25Index().commit(), { code: 'ERR_INVALID_ARG', message: /directory/ })
 })
+
+test('close() commits, takes no more writes, and lets the directory be opened again at once', async (t) => {
+  const dir = temp(t)
+  const first = await Bm25Index.open(dir)
+  first.add(docs(0, 10))
+  await first.close()
+  t.throws(() => first.add(docs(10, 11)), { code: 'ERR_READ_ONLY', message: /closed/ })
+  t.is(first.search('shared').length, 10, 'searches go on over what it holds')
+  await first.close()
+  const again = await Bm25Index.open(dir)
+  t.is(again.size, 10, 'the close committed')
+  t.is(inChild(dir, `console.log((await Bm25Index.open(dir, { readOnly: true })).size)`).trim(), '10')
+})
+
+/** The incremental suite's shape on an index bound to a directory: random adds, removes and upserts, reopened. */
+for (const durability of ['commit', 'sync']) {
+  test(`${durability}: after random writes, commits and reopenings, results equal an index built from scratch`, async (t) => {
+    const dir = temp(t)
+    let s = 99
+    const rand = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
+    const doc = (id) => ({
+      id,
+      text: Array.from({ length: 1 + Math.floor(rand() * 12) }, () => `w${Math.floor(40 ** rand())}`).join(' '),
+      meta: { tenant: `t${Math.floor(rand() * 3)}` },
+    })
+    let index = await Bm25Index.open(dir, { durability, fields: { tenant: 'keyword' } })
+    let live = []
+    let committed = []
+    let next = 0
+    for (let round = 0; round < 30; round++) {
+      const roll = rand()
+      if (roll < 0.5 || live.length === 0) {
+        const batch = Array.from({ length: 1 + Math.floor(rand() * 8) }, () => doc(`d${next++}`))
+        index.add(batch)
+        live.push(...batch)
+      } else if (roll < 0.75) {
+        const gone = live.filter(() => rand() < 0.3).map((d) => d.id)
+        t.is(index.remove(gone), gone.length)
+        live = live.filter((d) => !gone.includes(d.id))
+      } else {
+        const replaced = live.filter(() => rand() < 0.25)
+        const batch = replaced.map((d) => doc(d.id))
+        index.add(batch, { upsert: true })
+        live = [...live.filter((d) => !replaced.includes(d)), ...batch]
+      }
+      if (round % 4 === 3) {
+        await index.commit()
+        committed = live
+      }
+      if (round % 7 === 6) {
+        await index.merge()
+        // Reopened after close(), which commits: the new index reads the segments from their files.
+        await index.close()
+        committed = live
+        index = await Bm25Index.open(dir)
+      }
+      await index.refresh()
+      const scratch = new Bm25Index({ fields: { tenant: 'keyword' } })
+      scratch.add(live)
+      t.is(index.size, scratch.size)
+      for (const q of ['w1 w2', 'w5', 'w0 w3 w7']) {
+        t.deepEqual(index.search(q, { topK: 10 }), scratch.search(q, { topK: 10 }), q)
+        const filter = { meta: { tenant: 't1' } }
+        t.deepEqual(index.search(q, { topK: 10, filter }), scratch.search(q, { topK: 10, filter }), q)
+      }
+    }
+    t.true(committed.length > 0)
+    await index.close()
+  })
+}

@@ -348,6 +348,8 @@ export class Bm25Index implements Retriever {
   readonly #out = new HitBuffer()
   readonly #tokenizer?: (text: string) => string[]
   readonly #batcher: Batcher<BatchCall, Bm25Hit[]> | undefined
+  /** A reader's automatic refresh (see `open`), stopped by `close`. */
+  #reloading: ReturnType<typeof setInterval> | undefined
 
   constructor(options: Bm25Options = {}) {
     const restored = readValue(() => (options as { [FROM_NATIVE]?: NativeBm25Index } | undefined)?.[FROM_NATIVE])
@@ -715,6 +717,17 @@ export class Bm25Index implements Retriever {
     return runCancellableChange(signal, (token) => this.#native.commit(token))
   }
 
+  /**
+   * Lets go of the directory: a writer commits first (if that fails, the index stays open and the promise
+   * rejects), then the index takes no more writes (`ERR_READ_ONLY`) and the directory's lock is released once no
+   * `VectorIndex` of this process shares it, so the directory can be opened again here or in another process.
+   * Searches go on over what the index holds. An index not bound to a directory has nothing to close.
+   */
+  async close(): Promise<void> {
+    clearInterval(this.#reloading)
+    await runCancellableChange(undefined, (token) => this.#native.close(token))
+  }
+
   /** A reader's view of the newest commit (an error thrown here would only repeat at the next tick). */
   #reloadEvery(ms: number): void {
     if (ms <= 0) return
@@ -726,6 +739,7 @@ export class Bm25Index implements Retriever {
       index.#native.reload(undefined).catch(() => {})
     }, ms)
     timer.unref()
+    this.#reloading = timer
   }
 
   /** The `Retriever` declaration that `retrieve` honours `filter` (in the scan, as `search`). */

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::live::Shared;
+use super::live::{lock, Shared};
 use super::segment::{AnalyzedBatch, AnalyzedDoc, Deleted};
 use super::snapshot::{SegRef, Snapshot};
 use super::{segment_file, Bm25Index, IdSet, IndexConfig, PreparedDocs};
@@ -309,7 +309,7 @@ impl Bm25Index {
         let segs = load_segments(directory.path(), &manifest, &config, &[])?;
         let snap = snapshot_of(config, analyzer, segs, 0);
         snap.precompute();
-        let mut index = Bm25Index::from_snapshot(snap);
+        let index = Bm25Index::from_snapshot(snap);
         let part: Arc<Shared> = index.shared.clone();
         let weak: std::sync::Weak<dyn Part> = Arc::downgrade(&part) as std::sync::Weak<dyn Part>;
         let records = directory.attach(KIND, weak, settings)?;
@@ -335,19 +335,34 @@ impl Bm25Index {
             .shared
             .read_only
             .store(directory.read_only(), std::sync::atomic::Ordering::Relaxed);
-        index.directory = Some(directory);
+        *lock(&index.directory) = Some(directory);
         Ok(index)
     }
 
-    /// The directory of an index opened from one.
-    pub fn directory(&self) -> Option<&Arc<Directory>> {
-        self.directory.as_ref()
+    /// The directory of an index opened from one (none once closed).
+    pub fn directory(&self) -> Option<Arc<Directory>> {
+        lock(&self.directory).clone()
+    }
+
+    /// Lets go of the directory: a writer commits first (a failed commit leaves the index
+    /// open and bound), then the index takes no more writes and, once no other index of this
+    /// process shares the directory, its lock is released. Searches go on over what it holds.
+    pub fn close(&self) -> Result<()> {
+        let mut bound = lock(&self.directory);
+        let Some(d) = bound.as_ref() else { return Ok(()) };
+        if !d.read_only() {
+            d.commit()?;
+        }
+        self.shared.closed.store(true, std::sync::atomic::Ordering::Relaxed);
+        d.detach(KIND);
+        *bound = None;
+        Ok(())
     }
 
     /// Makes every write so far durable (with those of a vector index sharing the directory):
     /// see `Directory::commit`. Returns the manifest written (the last one when nothing changed).
     pub fn commit(&self) -> Result<Manifest> {
-        match &self.directory {
+        match self.directory() {
             Some(d) => d.commit(),
             None => Err(Error::invalid(
                 "commit needs an index opened from a directory (Bm25Index.open)",
@@ -358,7 +373,7 @@ impl Bm25Index {
     /// A reader's refresh: reads the segments of a newer commit, if the writer made one.
     /// True if the index changed.
     pub fn reload(&self) -> Result<bool> {
-        match &self.directory {
+        match self.directory() {
             Some(d) => d.reload(),
             None => Err(Error::invalid(
                 "reload needs an index opened from a directory (Bm25Index.open)",

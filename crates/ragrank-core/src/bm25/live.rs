@@ -181,6 +181,8 @@ pub(crate) struct Shared {
     /// A reader of a directory: it takes no writes and runs no merges (its segments are the
     /// writer's, replaced at each reload).
     pub(crate) read_only: AtomicBool,
+    /// Closed (`Bm25Index::close`): takes no more writes.
+    pub(crate) closed: AtomicBool,
 }
 
 /// An incremental BM25 index that takes writes while it serves reads. `Send + Sync`:
@@ -188,7 +190,7 @@ pub(crate) struct Shared {
 pub struct Bm25Index {
     pub(crate) shared: Arc<Shared>,
     /// The directory of an index opened from one (`directory`).
-    pub(crate) directory: Option<Arc<crate::store::directory::Directory>>,
+    pub(crate) directory: Mutex<Option<Arc<crate::store::directory::Directory>>>,
 }
 
 /// The default delay after which staged writes become visible on their own (as
@@ -218,7 +220,7 @@ impl Bm25Index {
 
     pub(crate) fn from_snapshot(snapshot: Snapshot) -> Self {
         Bm25Index {
-            directory: None,
+            directory: Mutex::new(None),
             shared: Arc::new(Shared {
                 config: snapshot.config.clone(),
                 analyzer: snapshot.analyzer.clone(),
@@ -232,6 +234,7 @@ impl Bm25Index {
                 wal: std::sync::OnceLock::new(),
                 directory: std::sync::OnceLock::new(),
                 read_only: AtomicBool::new(false),
+                closed: AtomicBool::new(false),
             }),
         }
     }
@@ -504,6 +507,12 @@ impl Bm25Index {
 
 impl Shared {
     fn writable(&self) -> Result<()> {
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(crate::Error::new(
+                crate::ErrorKind::ReadOnly,
+                "this index was closed: open its directory again to write",
+            ));
+        }
         if self.read_only.load(Ordering::Relaxed) {
             return Err(crate::Error::new(
                 crate::ErrorKind::ReadOnly,
@@ -723,7 +732,7 @@ impl Shared {
     /// snapshot without any lock but the merge one, then takes the refresh mutex briefly
     /// to carry over removals made meanwhile and swap the run for it.
     fn merge_once(self: &Arc<Self>, all: bool) -> bool {
-        if self.read_only.load(Ordering::Relaxed) {
+        if self.read_only.load(Ordering::Relaxed) || self.closed.load(Ordering::Relaxed) {
             return false;
         }
         let _merging = lock(&self.merge_lock);

@@ -217,6 +217,11 @@ impl Directory {
         Ok(mine)
     }
 
+    /// Unbinds the index of `kind` (closed): a later `attach` may bind another.
+    pub fn detach(&self, kind: &str) {
+        lock(&self.attached).parts.remove(kind);
+    }
+
     /// The settings recorded for `kind`, if a commit recorded them.
     pub fn settings(&self, kind: &str) -> Option<serde_json::Value> {
         lock(&self.committed).0.settings.get(kind).cloned()
