@@ -3,7 +3,8 @@
 //
 //   npm run bench                       full run (Cranfield, CISI, Zipf 10k/100k/1M; ~15 min on 2 cores)
 //   npm run bench -- --quick            smoke test: Cranfield and Zipf 10k, few repeats (~2-3 min)
-//   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, embed, rerank, split, vector, filters)
+//   npm run bench -- --suite bm25       only the BM25 suite (suites: bm25, embed, rerank, split, vector, filters,
+//                                       durability)
 //   npm run bench -- --suite vector --full   vector suite with 1M x 768 too (see bench/suites/vector.mjs)
 //   npm run bench -- --suite engines    ragrank against Elasticsearch / OpenSearch / pgvector (opt-in: start
 //                                       them first with `bash scripts/engines.sh start`)
@@ -32,9 +33,10 @@ const SUITES = {
   engines: async (opts) => (await import('./suites/engines.mjs')).runEnginesSuite(opts),
   server: async (opts) => (await import('./suites/server.mjs')).runServerSuite(opts),
   filters: async (opts) => (await import('./suites/filters.mjs')).runFiltersSuite(opts),
+  durability: async (opts) => (await import('./suites/durability.mjs')).runDurabilitySuite(opts),
 }
 /** Run only when asked for (--suite ...): they start servers (engines, HTTP) and take minutes of their own. */
-const OPT_IN = new Set(['engines', 'server'])
+const OPT_IN = new Set(['engines', 'server', 'durability'])
 
 function usage(code) {
   const text = `usage: node bench/run.mjs [--quick] [--extended] [--full] [--sizes 1m:384,10k:768] [--suite ${Object.keys(SUITES).join('|')}] [--no-python]

@@ -412,7 +412,14 @@ impl NativeBm25Index {
 
     #[napi]
     pub fn stats(&self) -> napi::Result<serde_json::Value> {
-        guard(|| serde_json::to_value(self.inner.stats()).map_err(|e| internal(&e.to_string())))
+        guard(|| {
+            let mut stats = serde_json::to_value(self.inner.stats()).map_err(|e| internal(&e.to_string()))?;
+            let wal = self.inner.directory().and_then(|d| d.wal().cloned());
+            if let (Some(wal), Some(fields)) = (wal, stats.as_object_mut()) {
+                fields.insert("logFsyncs".into(), wal.fsyncs().into());
+            }
+            Ok(stats)
+        })
     }
 
     /// Publishes the staged writes, then writes the current snapshot on the pool: no lock

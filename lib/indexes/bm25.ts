@@ -182,6 +182,8 @@ export interface Bm25Stats {
   bytesPerPosting: number
   /** Approximate memory held by the index's segments. */
   memoryBytes: number
+  /** fsyncs of the write-ahead log so far (an index opened with `durability: 'sync'` or `'async'`). */
+  logFsyncs?: number
   /**
    * Terms whose precomputed scores are also held as a dense row of one float per document (terms in at least
    * half the documents of a segment below 50,000 documents, built with the other precomputed parts once the index

@@ -306,10 +306,17 @@ impl Bm25Index {
     /// Stages documents analysed by `prepare_docs`: checked now (duplicates against the
     /// index and the staged writes), visible at the next refresh.
     pub fn stage_add(&self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
+        let (n, ticket) = self.stage_add_logged(docs, upsert)?;
+        self.shared.wait_durable(ticket)?;
+        Ok(n)
+    }
+
+    /// `stage_add` without waiting for the log: returns the ticket to wait for.
+    fn stage_add_logged(&self, docs: PreparedDocs, upsert: bool) -> Result<(usize, Option<u64>)> {
         self.shared.writable()?;
         let n = docs.len();
         if n == 0 {
-            return Ok(0);
+            return Ok((0, None));
         }
         let PreparedDocs { batches, ids } = docs;
         // Declared field types, before anything is staged.
@@ -374,10 +381,7 @@ impl Bm25Index {
         staged.ops.push(Op::Add(batches, upsert));
         drop(staged);
         drop(record);
-        if let (Some(wal), Some(ticket)) = (wal, ticket) {
-            wal.wait_durable(ticket)?;
-        }
-        Ok(n)
+        Ok((n, ticket))
     }
 
     /// Stages documents and publishes them before returning, holding the refresh mutex
@@ -385,8 +389,12 @@ impl Bm25Index {
     /// can take over building their segment. For callers off the event loop (`addAsync`).
     pub fn add_refreshed(&self, docs: PreparedDocs, upsert: bool) -> Result<usize> {
         let guard = lock(&self.shared.refresh_lock);
-        let n = self.stage_add(docs, upsert)?;
+        let (n, ticket) = self.stage_add_logged(docs, upsert)?;
         self.shared.refresh_holding(guard);
+        // Waited for after the refresh lock is let go, so concurrent writers share fsyncs
+        // (the write may be searchable here a moment before its record is on disk; the call
+        // returns only once it is).
+        self.shared.wait_durable(ticket)?;
         Ok(n)
     }
 
