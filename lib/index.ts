@@ -10,6 +10,8 @@ export type {
   Bm25Filter,
   Bm25Hit,
   Bm25Options,
+  Bm25OpenOptions,
+  Durability,
   Bm25Query,
   Bm25SearchBatchOptions,
   Bm25SearchOptions,
