@@ -119,6 +119,7 @@ export interface Bm25OpenOptions extends Bm25Options {
    * `ERR_READ_ONLY`.
    */
   readOnly?: boolean
+  /** Rejects the open with an `AbortError` if it fires before the open starts (one under way completes). */
   signal?: AbortSignal
 }
 
