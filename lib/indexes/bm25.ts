@@ -680,7 +680,7 @@ export class Bm25Index implements Retriever {
    * Opens (or creates) the index bound to directory `dir` (docs/STORAGE.md): segment files written once, a
    * manifest per commit, a write-ahead log per `durability`. A new directory takes `options` as the constructor
    * does and records them (analyzer, variant, parameters, fields); an existing one reads them, and an option given
-   * that differs from the recorded one is a TypeError naming it. `tokenizer`, `refreshInterval` and `coalesce` are
+   * that differs from the recorded one is an `ERR_INVALID_ARG` naming it. `tokenizer`, `refreshInterval` and `coalesce` are
    * not recorded: pass them at each open. One writer per directory (a second process gets `ERR_LOCKED`, naming the
    * holder's pid); readers (`readOnly: true`) in any number of processes. A `VectorIndex` opened on the same path
    * in this process shares the directory: either's `commit()` commits both.

@@ -310,9 +310,8 @@ impl Bm25Index {
         let snap = snapshot_of(config, analyzer, segs, 0);
         snap.precompute();
         let index = Bm25Index::from_snapshot(snap);
-        let part: Arc<Shared> = index.shared.clone();
-        let weak: std::sync::Weak<dyn Part> = Arc::downgrade(&part) as std::sync::Weak<dyn Part>;
-        let records = directory.attach(KIND, weak, settings)?;
+        let part: std::sync::Weak<dyn Part> = Arc::downgrade(&index.shared) as _;
+        let records = directory.attach(KIND, part, settings)?;
         for r in &records {
             let bad = || Error::corrupt(format!("{}: a log record does not parse", directory.path().display()));
             match r.kind {

@@ -73,11 +73,7 @@ fn reap(rx: mpsc::Receiver<Arc<Snapshot>>) {
     }
 }
 
-/// Locks a mutex whatever a panicking holder left: every structure behind these locks is
-/// replaced whole (a snapshot is swapped only once built), so it is never half-updated.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+pub(crate) use crate::store::lock;
 
 fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
     match m.try_lock() {
@@ -740,7 +736,7 @@ impl Shared {
     /// snapshot without any lock but the merge one, then takes the refresh mutex briefly
     /// to carry over removals made meanwhile and swap the run for it.
     fn merge_once(self: &Arc<Self>, all: bool) -> bool {
-        if self.read_only.load(Ordering::Relaxed) || self.closed.load(Ordering::Relaxed) {
+        if self.writable().is_err() {
             return false;
         }
         let _merging = lock(&self.merge_lock);

@@ -5,9 +5,10 @@
 //! never leaves one side ahead of the other.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use super::lock;
 use super::lock::WriterLock;
 use super::manifest::{self, Manifest, SegmentEntry};
 use super::wal::{self, Durability, Record, Wal};
@@ -68,10 +69,6 @@ pub struct Directory {
     /// One commit (or reload) at a time.
     committing: Mutex<()>,
     attached: Mutex<Attached>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The directories open in this process, by canonical path and mode: a second index opened

@@ -8,6 +8,7 @@ pub mod wal;
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 
 use crate::error::Result;
 
@@ -27,4 +28,11 @@ pub(crate) fn numbered(name: &str, prefix: &str, suffix: &str) -> Option<u64> {
     (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
         .then(|| digits.parse().ok())
         .flatten()
+}
+
+/// Locks a mutex whatever a panicking holder left: every structure behind the indexes' and
+/// the directory's locks is replaced whole (a snapshot swapped once built, a manifest once
+/// written), so it is never half-updated.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -12,10 +12,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
-use super::{numbered, sync_dir};
+use super::{lock, numbered, sync_dir};
 use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"RGRKWAL1";
@@ -81,10 +81,6 @@ pub struct Wal {
     /// fsyncs run, for benchmarks and tests.
     fsyncs: AtomicU64,
     stop: Arc<(Mutex<bool>, Condvar)>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn create(dir: &Path, generation: u64) -> Result<File> {
