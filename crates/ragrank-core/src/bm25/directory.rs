@@ -366,6 +366,10 @@ impl Bm25Index {
                 m
             }
         };
+        // Its files are kept with the newest's (a reader may have read it).
+        let previous = Some(dir.join(manifest::manifest_file(manifest.generation.saturating_sub(1))))
+            .filter(|p| manifest.generation > 1 && p.exists())
+            .and_then(|p| Manifest::read(&p).ok());
         let segs = load_segments(dir, &manifest, &config, &[])?;
         let snap = snapshot_of(config, analyzer, segs, manifest.seq);
         snap.precompute();
@@ -402,7 +406,7 @@ impl Bm25Index {
             dir: dir.to_path_buf(),
             _lock: lock,
             read_only: opts.read_only,
-            committed: Mutex::new((manifest, None)),
+            committed: Mutex::new((manifest, previous)),
             committing: Mutex::new(()),
         }));
         Ok(index)
@@ -431,7 +435,7 @@ impl Bm25Index {
         };
         self.refresh();
         let snap = self.snapshot();
-        let (last, _) = lock(&d.committed).clone();
+        let (last, previous) = lock(&d.committed).clone();
         let mut next = last.clone();
         next.generation += 1;
         next.seq = snap.seq;
@@ -472,13 +476,17 @@ impl Bm25Index {
             });
         }
         let same = !wrote_any && last.indexes.get(KIND) == Some(&entries) && last.seq == next.seq;
-        if same {
-            return Ok(last);
-        }
-        next.indexes.insert(KIND.to_string(), entries);
-        crate::store::sync_dir(&d.dir)?;
-        next.commit(&d.dir)?;
-        *lock(&d.committed) = (next.clone(), Some(last.clone()));
+        // Nothing to commit: the last manifest covers every log record, and what a writer
+        // killed after its commit point left behind is removed all the same.
+        let (newest, older) = if same {
+            (last, previous)
+        } else {
+            next.indexes.insert(KIND.to_string(), entries);
+            crate::store::sync_dir(&d.dir)?;
+            next.commit(&d.dir)?;
+            *lock(&d.committed) = (next.clone(), Some(last.clone()));
+            (next, Some(last))
+        };
         if let (Some(wal), Some(old)) = (self.shared.wal.get(), covered_log) {
             wal.remove_before(old + 1)?;
         } else if covered_log.is_none() {
@@ -487,8 +495,9 @@ impl Bm25Index {
                 let _ = std::fs::remove_file(d.dir.join(wal::log_file(g)));
             }
         }
-        manifest::remove_unreferenced(&d.dir, &[&next, &last])?;
-        Ok(next)
+        let keep: Vec<&Manifest> = [Some(&newest), older.as_ref()].into_iter().flatten().collect();
+        manifest::remove_unreferenced(&d.dir, &keep)?;
+        Ok(newest)
     }
 
     /// A reader's refresh: maps the segments of a newer commit, if the writer made one.
