@@ -252,26 +252,31 @@ pub fn replay(dir: &Path, after: u64) -> Result<Vec<Record>> {
         let mut data = Vec::new();
         crate::checksummed::open_regular(&path)?.read_to_end(&mut data)?;
         let corrupt = |what: &str| Error::corrupt(format!("{}: {what}", path.display()));
+        if data.len() < HEADER && data[..data.len().min(8)] == MAGIC[..data.len().min(8)] {
+            // Created, its header not yet written (the writer died in `create`): it holds
+            // nothing. Removed, as a later writer's log may follow it.
+            fs::remove_file(&path)?;
+            sync_dir(dir)?;
+            continue;
+        }
         if data.len() < HEADER || &data[..8] != MAGIC {
-            if i + 1 == logs.len() && MAGIC.starts_with(&data[..data.len().min(8)]) {
-                // Created, header not yet written: an empty log.
-                continue;
-            }
             return Err(corrupt("not a ragrank write-ahead log"));
         }
         if u32::from_le_bytes(data[8..12].try_into().expect("4 bytes")) != VERSION {
             return Err(corrupt("unsupported log version"));
         }
         let mut pos = HEADER;
+        let mut last_seq = 0;
         while pos < data.len() {
             match parse(&data[pos..]) {
                 Some((record, used)) => {
+                    last_seq = record.seq;
                     if record.seq > after {
                         records.push(record);
                     }
                     pos += used;
                 }
-                None if i + 1 == logs.len() => {
+                None if i + 1 == logs.len() && !whole_record_after(&data, pos, last_seq) => {
                     // The torn tail of the newest log: cut it, so later appends follow whole records.
                     OpenOptions::new().write(true).open(&path)?.set_len(pos as u64)?;
                     break;
@@ -281,6 +286,13 @@ pub fn replay(dir: &Path, after: u64) -> Result<Vec<Record>> {
         }
     }
     Ok(records)
+}
+
+/// Whether a whole record of a later write starts anywhere after the damaged one at `pos`:
+/// then the damage is not a torn tail (a write that never returned) but a loss in the
+/// middle of acknowledged ones. Searched byte by byte, as the damage may be in a length.
+fn whole_record_after(data: &[u8], pos: usize, last_seq: u64) -> bool {
+    (pos + 1..data.len()).any(|p| parse(&data[p..]).is_some_and(|(r, _)| r.seq > last_seq))
 }
 
 fn parse(data: &[u8]) -> Option<(Record, usize)> {
@@ -359,6 +371,34 @@ mod tests {
         let err = replay(&dir, 0).unwrap_err();
         assert_eq!(err.kind, ErrorKind::CorruptIndex);
         assert!(err.message.contains("wal-1.log"), "{}", err.message);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn damage_followed_by_whole_records_is_an_error_and_a_headerless_log_is_empty() {
+        let dir = temp("middle");
+        let wal = Wal::create(&dir, 1, Durability::Sync).unwrap();
+        for seq in 1..=3 {
+            wal.append(seq, 1, b"acknowledged").unwrap();
+        }
+        wal.sync().unwrap();
+        drop(wal);
+        let path = dir.join(log_file(1));
+        let mut bytes = fs::read(&path).unwrap();
+        // The first record's length: no parse can step over it to the records after.
+        bytes[HEADER] ^= 0x40;
+        fs::write(&path, &bytes).unwrap();
+        let err = replay(&dir, 0).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::CorruptIndex);
+        assert!(err.message.contains("wal-1.log"), "{}", err.message);
+        assert_eq!(fs::read(&path).unwrap(), bytes, "nothing was cut");
+        bytes[HEADER] ^= 0x40;
+        fs::write(&path, &bytes).unwrap();
+        // Killed in `create`, then a later writer's log after it.
+        fs::write(dir.join(log_file(2)), &MAGIC[..5]).unwrap();
+        Wal::create(&dir, 3, Durability::Sync).unwrap();
+        assert_eq!(replay(&dir, 0).unwrap().len(), 3);
+        assert_eq!(generations(&dir).unwrap(), [1, 3]);
         fs::remove_dir_all(&dir).unwrap();
     }
 
