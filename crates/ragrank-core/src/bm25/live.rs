@@ -315,34 +315,36 @@ impl Bm25Index {
             )
         };
         // Against the snapshot before the lock (the long part for a big batch), then under
-        // it only against staged writes, unless a refresh published meanwhile.
+        // it against staged writes, unless a refresh published meanwhile. An id the snapshot
+        // holds is a duplicate only if no staged write removed it since.
         let checked = if upsert {
             None
         } else {
             let snap = self.shared.current.load_full();
-            let found = ids.iter().find(|id| snap.contains(id)).map(|id| duplicate(id));
-            if let Some(e) = found {
-                retire(snap);
-                return Err(e);
-            }
-            Some(snap)
+            let in_snap: IdSet = ids.iter().filter(|id| snap.contains(id)).cloned().collect();
+            Some((snap, in_snap))
         };
         // Allocated before the lock (see `publish_staged`).
         let ids = Arc::new(ids);
         let wal = self.shared.wal.get();
         let record = wal.map(|_| super::directory::encode_add(&batches, upsert));
+        let mut in_snap_checked = None;
         let mut staged = lock(&self.shared.staged);
-        if let Some(before) = checked {
+        if let Some((before, in_snap)) = checked {
             let same = Arc::ptr_eq(&before, &self.shared.current.load());
             let found = ids.iter().find(|id| match Shared::staged_presence(&staged, id) {
                 Some(present) => present,
-                None => !same && self.shared.current.load().contains(id),
+                None if same => in_snap.contains(*id),
+                None => self.shared.current.load().contains(id),
             });
             if let Some(id) = found {
                 drop(staged);
+                drop(in_snap);
                 retire(before);
                 return Err(duplicate(id));
             }
+            // Freed after the lock (see `publish_staged`).
+            in_snap_checked = Some(in_snap);
             // A refresh or merge may have replaced it meanwhile: then this is its last
             // reference, and a sync call must not free it.
             retire(before);
@@ -362,7 +364,7 @@ impl Bm25Index {
         staged.pending += n;
         staged.ops.push(Op::Add(batches, upsert));
         drop(staged);
-        drop(record);
+        drop((record, in_snap_checked));
         if let (Some(wal), Some(ticket)) = (wal, ticket) {
             wal.wait_durable(ticket)?;
         }
