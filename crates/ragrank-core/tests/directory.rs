@@ -196,3 +196,34 @@ fn options_must_agree_with_the_directorys_and_damage_is_named() {
     assert!(err.message.contains("missing"), "{}", err.message);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_id_removed_then_added_again_before_a_refresh_is_no_duplicate_and_replays() {
+    let dir = temp("readd");
+    let again = || NewDoc {
+        text: Some("again".into()),
+        ..doc(1)
+    };
+    {
+        let index = open(&dir, DurabilityMode::Sync);
+        index.set_refresh_interval(None);
+        index.add(vec![doc(1)], false).unwrap();
+        // The removal is staged, not yet visible: the add after it must count it.
+        index.stage_remove(&["d1".into()]).unwrap();
+        let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), true, vec![again()]).unwrap();
+        assert_eq!(index.stage_add(prepared, false).unwrap(), 1);
+        // A staged add makes the next one a duplicate all the same.
+        let prepared = ragrank_core::bm25::prepare_docs(&index.analyzer(), true, vec![doc(1)]).unwrap();
+        assert_eq!(
+            index.stage_add(prepared, false).unwrap_err().kind,
+            ErrorKind::DuplicateId
+        );
+        index.refresh();
+        assert_eq!(results(&index, "again").len(), 1);
+    }
+    // The log's replay stages the same writes, without a refresh between them.
+    let index = open(&dir, DurabilityMode::Commit);
+    assert_eq!(index.len(), 1);
+    assert_eq!(results(&index, "again").len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -16,7 +16,7 @@ use crate::analysis::Analyzer;
 use crate::checksummed::{self, Format};
 use crate::error::{Error, ErrorKind, Result};
 pub use crate::store::directory::DurabilityMode;
-use crate::store::directory::{Directory, Part, BM25 as KIND};
+use crate::store::directory::{Committed, Directory, Part, BM25 as KIND};
 use crate::store::manifest::{deletes_file, segment_file as segment_name, Manifest, SegmentEntry};
 
 /// Log record kinds.
@@ -349,8 +349,12 @@ impl Bm25Index {
     pub fn close(&self) -> Result<()> {
         let mut bound = lock(&self.directory);
         let Some(d) = bound.as_ref() else { return Ok(()) };
+        self.hold_directory(true);
         if !d.read_only() {
-            d.commit()?;
+            if let Err(e) = d.commit() {
+                self.hold_directory(false);
+                return Err(e);
+            }
         }
         self.shared.closed.store(true, std::sync::atomic::Ordering::Relaxed);
         d.detach(KIND);
@@ -382,7 +386,7 @@ impl Bm25Index {
 }
 
 impl Part for Shared {
-    fn write_commit(self: Arc<Self>, dir: &Path, last: &Manifest, next: &mut Manifest) -> Result<Vec<SegmentEntry>> {
+    fn write_commit(self: Arc<Self>, dir: &Path, last: &Manifest, next: &mut Manifest) -> Result<Committed> {
         self.refresh();
         let snap = self.current.load_full();
         let never = AtomicBool::new(false);
@@ -418,7 +422,10 @@ impl Part for Shared {
                 deletes,
             });
         }
-        Ok(entries)
+        Ok(Committed {
+            segments: entries,
+            logged: snap.logged,
+        })
     }
 
     fn reload(self: Arc<Self>, dir: &Path, manifest: &Manifest) -> Result<()> {

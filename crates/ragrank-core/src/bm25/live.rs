@@ -116,6 +116,8 @@ struct Staged {
     /// The small operations the running refresh drained (all older than `small`'s).
     small_in_flight: SmallOps,
     seq: u64,
+    /// The log position of the newest staged write that was logged.
+    logged: u64,
     /// Documents added or removed by staged and in-flight operations.
     pending: usize,
     /// When the oldest staged operation was staged.
@@ -152,6 +154,10 @@ struct SignalState {
     wake: bool,
     stop: bool,
     started: bool,
+    /// `close` holds the directory: the thread starts no commit of it.
+    held: bool,
+    /// The thread is committing a merge to the directory.
+    committing: bool,
 }
 
 pub(crate) struct Shared {
@@ -206,6 +212,16 @@ impl Drop for Bm25Index {
 }
 
 impl Bm25Index {
+    /// Keeps the background thread from committing to the directory (`close`), once a
+    /// commit it is in has ended; `false` lets it again.
+    pub(crate) fn hold_directory(&self, held: bool) {
+        let mut s = lock(&self.shared.signal.state);
+        s.held = held;
+        while held && s.committing {
+            s = self.shared.signal.cv.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
     pub fn new(config: IndexConfig) -> Result<Self> {
         config.params.validate()?;
         let analyzer = Arc::new(Analyzer::new(config.analyzer.clone())?);
@@ -329,34 +345,36 @@ impl Bm25Index {
             )
         };
         // Against the snapshot before the lock (the long part for a big batch), then under
-        // it only against staged writes, unless a refresh published meanwhile.
+        // it against staged writes, unless a refresh published meanwhile. An id the snapshot
+        // holds is a duplicate only if no staged write removed it since.
         let checked = if upsert {
             None
         } else {
             let snap = self.shared.current.load_full();
-            let found = ids.iter().find(|id| snap.contains(id)).map(|id| duplicate(id));
-            if let Some(e) = found {
-                retire(snap);
-                return Err(e);
-            }
-            Some(snap)
+            let in_snap: IdSet = ids.iter().filter(|id| snap.contains(id)).cloned().collect();
+            Some((snap, in_snap))
         };
         // Allocated before the lock (see `publish_staged`).
         let ids = Arc::new(ids);
         let wal = self.shared.wal.get();
         let record = wal.map(|_| super::directory::encode_add(&batches, upsert));
+        let mut in_snap_checked = None;
         let mut staged = lock(&self.shared.staged);
-        if let Some(before) = checked {
+        if let Some((before, in_snap)) = checked {
             let same = Arc::ptr_eq(&before, &self.shared.current.load());
             let found = ids.iter().find(|id| match Shared::staged_presence(&staged, id) {
                 Some(present) => present,
-                None => !same && self.shared.current.load().contains(id),
+                None if same => in_snap.contains(*id),
+                None => self.shared.current.load().contains(id),
             });
             if let Some(id) = found {
                 drop(staged);
+                drop(in_snap);
                 retire(before);
                 return Err(duplicate(id));
             }
+            // Freed after the lock (see `publish_staged`).
+            in_snap_checked = Some(in_snap);
             // A refresh or merge may have replaced it meanwhile: then this is its last
             // reference, and a sync call must not free it.
             retire(before);
@@ -365,6 +383,7 @@ impl Bm25Index {
             (Some(wal), Some(record)) => Some(wal.append(super::directory::ADD, record)?),
             _ => None,
         };
+        staged.logged = ticket.unwrap_or(staged.logged);
         let seq = self.shared.next_seq(&mut staged);
         if ids.len() <= SMALL_OP_IDS {
             for id in ids.iter() {
@@ -376,7 +395,7 @@ impl Bm25Index {
         staged.pending += n;
         staged.ops.push(Op::Add(batches, upsert));
         drop(staged);
-        drop(record);
+        drop((record, in_snap_checked));
         Ok((n, ticket))
     }
 
@@ -536,7 +555,9 @@ impl Shared {
             let list: Vec<String> = gone.iter().map(|id| id.to_string()).collect();
             if let Some(wal) = self.wal.get() {
                 let record = super::directory::encode_remove(&list);
-                ticket = Some(wal.append(super::directory::REMOVE, &record)?);
+                let at = wal.append(super::directory::REMOVE, &record)?;
+                staged.logged = at;
+                ticket = Some(at);
             }
             let seq = self.next_seq(staged);
             if n <= SMALL_OP_IDS {
@@ -654,7 +675,7 @@ impl Shared {
     fn publish_staged(self: &Arc<Self>) {
         loop {
             let mut fresh_ops = Vec::with_capacity(OPS_RESERVE);
-            let (ops, seq, pending) = {
+            let (ops, seq, logged, pending) = {
                 let mut staged = lock(&self.staged);
                 if staged.ops.is_empty() {
                     staged.wanted = false;
@@ -671,12 +692,13 @@ impl Shared {
                     // sets are, until this publish drops them).
                     staged.small_in_flight.extend(staged.small.drain());
                 }
-                (fresh_ops, staged.seq, staged.pending)
+                (fresh_ops, staged.seq, staged.logged, staged.pending)
             };
             // One overlay entry per operation: room for the ones this drain publishes.
             let mut published_ids = Vec::with_capacity(ops.len());
             let mut next = apply(&self.current.load(), ops);
             next.seq = seq;
+            next.logged = logged;
             retire(self.current.swap(Arc::new(next)));
             *lock(&self.published) = Instant::now();
             let mut staged = lock(&self.staged);
@@ -816,13 +838,25 @@ fn worker(weak: Weak<Shared>, signal: Arc<Signal>) {
                     return;
                 }
             }
-            if let Some(dir) = merged
-                .then(|| shared.directory.get().and_then(|d| d.upgrade()))
-                .flatten()
-            {
+            // Not once closed or dropped: the directory is let go then (another open of it
+            // in this process must not find it held by this thread).
+            let dir = merged
+                .then(|| {
+                    let mut s = lock(&signal.state);
+                    let dir = (!s.stop && !s.held)
+                        .then(|| shared.directory.get()?.upgrade())
+                        .flatten();
+                    s.committing = dir.is_some();
+                    dir
+                })
+                .flatten();
+            if let Some(dir) = dir {
                 // A merge is committed at once, so its inputs' files can go; a failure
                 // (a full disk) leaves the last commit as it was, and the next commit retries.
                 let _ = dir.commit();
+                drop(dir);
+                lock(&signal.state).committing = false;
+                signal.cv.notify_all();
             }
             let snap = shared.current.load_full();
             if !snap.is_precomputed() {

@@ -107,8 +107,11 @@ pub struct Snapshot {
     pub(crate) parts: PartsCache,
     /// Shared by every snapshot of one index.
     pub(crate) filter_use: Arc<FilterUse>,
-    /// The sequence number of the last write this snapshot includes (a commit records it).
+    /// The sequence number of the last write this snapshot includes.
     pub(crate) seq: u64,
+    /// The log position of the newest logged write it includes (a commit records it as the
+    /// log position its segments cover).
+    pub(crate) logged: u64,
 }
 
 /// A query term with its multiplicity and global df. `term` borrows the snapshot's own copy
@@ -139,6 +142,7 @@ impl Snapshot {
             parts: PartsCache::default(),
             filter_use: Arc::default(),
             seq: 0,
+            logged: 0,
         }
     }
 

@@ -43,11 +43,19 @@ pub fn kind_of_record(record: u8) -> &'static str {
 pub trait Part: Send + Sync {
     /// Publishes every write made so far, writes the files of this kind the last commit
     /// lacks (new segments in `next.next_segment` order, changed deletions) and returns the
-    /// kind's segments as of now.
-    fn write_commit(self: Arc<Self>, dir: &Path, last: &Manifest, next: &mut Manifest) -> Result<Vec<SegmentEntry>>;
+    /// kind's segments as of now with the log position of the newest logged write they hold
+    /// (writes logged after the log rotated may be among them: the commit covers them too).
+    fn write_commit(self: Arc<Self>, dir: &Path, last: &Manifest, next: &mut Manifest) -> Result<Committed>;
     /// A reader's view moves to `manifest` (its files exist: the writer keeps those of the
     /// last two commits).
     fn reload(self: Arc<Self>, dir: &Path, manifest: &Manifest) -> Result<()>;
+}
+
+/// What one kind's part of a commit holds.
+pub struct Committed {
+    pub segments: Vec<SegmentEntry>,
+    /// The log position of the newest logged write in `segments` (0: none).
+    pub logged: u64,
 }
 
 struct Attached {
@@ -129,6 +137,10 @@ impl Directory {
                 m
             }
         };
+        // Its files are kept with the newest's (a reader may have read it).
+        let previous = Some(path.join(manifest::manifest_file(manifest.generation.saturating_sub(1))))
+            .filter(|p| manifest.generation > 1 && p.exists())
+            .and_then(|p| Manifest::read(&p).ok());
         let (unclaimed, wal, replayed_to) = if read_only {
             (Vec::new(), None, manifest.seq)
         } else {
@@ -152,7 +164,7 @@ impl Directory {
             _lock: writer_lock,
             wal,
             replayed_to,
-            committed: Mutex::new((manifest, None)),
+            committed: Mutex::new((manifest, previous)),
             committing: Mutex::new(()),
             attached: Mutex::new(Attached {
                 parts: BTreeMap::new(),
@@ -239,7 +251,7 @@ impl Directory {
             Some(wal) => Some(wal.rotate()?),
             None => None,
         };
-        let (last, _) = lock(&self.committed).clone();
+        let (last, previous) = lock(&self.committed).clone();
         let mut next = last.clone();
         next.generation += 1;
         let parts: Vec<(&'static str, Arc<dyn Part>)> = lock(&self.attached)
@@ -250,19 +262,25 @@ impl Directory {
         // Without a log of its own, what this writer covers is what it replayed at open.
         let seq = rotated.map_or(self.replayed_to, |(_, seq)| seq);
         for (kind, part) in &parts {
-            let entries = part.clone().write_commit(&self.path, &last, &mut next)?;
-            next.indexes.insert(kind.to_string(), entries);
-            next.covered.insert(kind.to_string(), seq);
+            let part = part.clone().write_commit(&self.path, &last, &mut next)?;
+            let covers = seq.max(part.logged);
+            next.indexes.insert(kind.to_string(), part.segments);
+            next.covered.insert(kind.to_string(), covers);
+            next.seq = next.seq.max(covers);
         }
         next.seq = next.seq.max(seq);
         let mut unchanged = next.clone();
         unchanged.generation = last.generation;
-        if unchanged == last {
-            return Ok(last);
-        }
-        super::sync_dir(&self.path)?;
-        next.commit(&self.path)?;
-        *lock(&self.committed) = (next.clone(), Some(last.clone()));
+        // Nothing new: the last manifest stays, but what a writer killed after its commit
+        // point left behind (covered logs, unreferenced files) is removed all the same.
+        let (newest, older) = if unchanged == last {
+            (last, previous)
+        } else {
+            super::sync_dir(&self.path)?;
+            next.commit(&self.path)?;
+            *lock(&self.committed) = (next.clone(), Some(last.clone()));
+            (next, Some(last))
+        };
         // Logs stay while they hold writes of an index not open here (its next open replays them).
         if lock(&self.attached).unclaimed.is_empty() {
             match (&self.wal, rotated) {
@@ -275,8 +293,9 @@ impl Directory {
                 }
             }
         }
-        manifest::remove_unreferenced(&self.path, &[&next, &last])?;
-        Ok(next)
+        let keep: Vec<&Manifest> = [Some(&newest), older.as_ref()].into_iter().flatten().collect();
+        manifest::remove_unreferenced(&self.path, &keep)?;
+        Ok(newest)
     }
 
     /// A reader's refresh: moves every attached index to the newest commit, if the writer made

@@ -69,12 +69,11 @@ pub struct Wal {
     dir: PathBuf,
     durability: Durability,
     active: Mutex<Active>,
-    /// Records appended in all (a ticket is this count after the record).
-    appended: AtomicU64,
     /// The sequence number of the last record appended (log positions go on across
-    /// generations and openings: a commit records the one it covers).
+    /// generations and openings: a commit records the one it covers). A record's number is
+    /// its ticket for `wait_durable`.
     seq: AtomicU64,
-    /// Tickets up to this one are on disk.
+    /// Records up to this number are on disk.
     durable: AtomicU64,
     /// Held by the one fsync under way.
     sync_lock: Mutex<()>,
@@ -105,9 +104,8 @@ impl Wal {
             dir: dir.to_path_buf(),
             durability,
             active: Mutex::new(Active { file, generation }),
-            appended: AtomicU64::new(0),
             seq: AtomicU64::new(last_seq),
-            durable: AtomicU64::new(0),
+            durable: AtomicU64::new(last_seq),
             sync_lock: Mutex::new(()),
             fsyncs: AtomicU64::new(0),
             stop: Arc::default(),
@@ -135,8 +133,8 @@ impl Wal {
         self.fsyncs.load(Ordering::Relaxed)
     }
 
-    /// Appends one record (one `write`, to the page cache) and returns its ticket for
-    /// `wait_durable`. Callers append under the lock that orders their writes, so the log's
+    /// Appends one record (one `write`, to the page cache) and returns its sequence number,
+    /// the ticket for `wait_durable`. Callers append under the lock that orders their writes, so the log's
     /// order is the writes' order.
     pub fn append(&self, kind: u8, payload: &[u8]) -> Result<u64> {
         let len =
@@ -154,7 +152,7 @@ impl Wal {
         active.file.write_all(&record)?;
         // Counted only once written: a failed write leaves no gap in the numbering.
         self.seq.store(seq, Ordering::SeqCst);
-        Ok(self.appended.fetch_add(1, Ordering::SeqCst) + 1)
+        Ok(seq)
     }
 
     /// Returns once the record of `ticket` is on disk (at once unless durability is `Sync`).
@@ -176,7 +174,7 @@ impl Wal {
         }
         let (file, covered) = {
             let active = lock(&self.active);
-            (active.file.try_clone()?, self.appended.load(Ordering::SeqCst))
+            (active.file.try_clone()?, self.seq.load(Ordering::SeqCst))
         };
         file.sync_data()?;
         self.fsyncs.fetch_add(1, Ordering::Relaxed);
@@ -186,7 +184,7 @@ impl Wal {
 
     /// Makes everything appended so far durable.
     pub fn sync(&self) -> Result<()> {
-        self.sync_to(self.appended.load(Ordering::SeqCst))
+        self.sync_to(self.seq.load(Ordering::SeqCst))
     }
 
     /// Starts a new generation for the writes that follow (the old file is fsync'd first,
@@ -196,13 +194,12 @@ impl Wal {
         let _syncing = lock(&self.sync_lock);
         let mut active = lock(&self.active);
         active.file.sync_data()?;
-        let covered = self.appended.load(Ordering::SeqCst);
         let last_seq = self.seq.load(Ordering::SeqCst);
         let old = active.generation;
         active.file = create(&self.dir, old + 1)?;
         active.generation = old + 1;
         drop(active);
-        self.durable.fetch_max(covered, Ordering::SeqCst);
+        self.durable.fetch_max(last_seq, Ordering::SeqCst);
         Ok((old, last_seq))
     }
 
@@ -258,26 +255,31 @@ pub fn replay(dir: &Path, after: u64) -> Result<Vec<Record>> {
         let mut data = Vec::new();
         crate::checksummed::open_regular(&path)?.read_to_end(&mut data)?;
         let corrupt = |what: &str| Error::corrupt(format!("{}: {what}", path.display()));
+        if data.len() < HEADER && data[..data.len().min(8)] == MAGIC[..data.len().min(8)] {
+            // Created, its header not yet written (the writer died in `create`): it holds
+            // nothing. Removed, as a later writer's log may follow it.
+            fs::remove_file(&path)?;
+            sync_dir(dir)?;
+            continue;
+        }
         if data.len() < HEADER || &data[..8] != MAGIC {
-            if i + 1 == logs.len() && MAGIC.starts_with(&data[..data.len().min(8)]) {
-                // Created, header not yet written: an empty log.
-                continue;
-            }
             return Err(corrupt("not a ragrank write-ahead log"));
         }
         if u32::from_le_bytes(data[8..12].try_into().expect("4 bytes")) != VERSION {
             return Err(corrupt("unsupported log version"));
         }
         let mut pos = HEADER;
+        let mut last_seq = 0;
         while pos < data.len() {
             match parse(&data[pos..]) {
                 Some((record, used)) => {
+                    last_seq = record.seq;
                     if record.seq > after {
                         records.push(record);
                     }
                     pos += used;
                 }
-                None if i + 1 == logs.len() => {
+                None if i + 1 == logs.len() && !whole_record_after(&data, pos, last_seq) => {
                     // The torn tail of the newest log: cut it, so later appends follow whole records.
                     OpenOptions::new().write(true).open(&path)?.set_len(pos as u64)?;
                     break;
@@ -287,6 +289,13 @@ pub fn replay(dir: &Path, after: u64) -> Result<Vec<Record>> {
         }
     }
     Ok(records)
+}
+
+/// Whether a whole record of a later write starts anywhere after the damaged one at `pos`:
+/// then the damage is not a torn tail (a write that never returned) but a loss in the
+/// middle of acknowledged ones. Searched byte by byte, as the damage may be in a length.
+fn whole_record_after(data: &[u8], pos: usize, last_seq: u64) -> bool {
+    (pos + 1..data.len()).any(|p| parse(&data[p..]).is_some_and(|(r, _)| r.seq > last_seq))
 }
 
 fn parse(data: &[u8]) -> Option<(Record, usize)> {
@@ -363,6 +372,34 @@ mod tests {
         let err = replay(&dir, 0).unwrap_err();
         assert_eq!(err.kind, ErrorKind::CorruptIndex);
         assert!(err.message.contains("wal-1.log"), "{}", err.message);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn damage_followed_by_whole_records_is_an_error_and_a_headerless_log_is_empty() {
+        let dir = temp("middle");
+        let wal = Wal::create(&dir, 1, Durability::Sync, 0).unwrap();
+        for _ in 1..=3 {
+            wal.append(1, b"acknowledged").unwrap();
+        }
+        wal.sync().unwrap();
+        drop(wal);
+        let path = dir.join(log_file(1));
+        let mut bytes = fs::read(&path).unwrap();
+        // The first record's length: no parse can step over it to the records after.
+        bytes[HEADER] ^= 0x40;
+        fs::write(&path, &bytes).unwrap();
+        let err = replay(&dir, 0).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::CorruptIndex);
+        assert!(err.message.contains("wal-1.log"), "{}", err.message);
+        assert_eq!(fs::read(&path).unwrap(), bytes, "nothing was cut");
+        bytes[HEADER] ^= 0x40;
+        fs::write(&path, &bytes).unwrap();
+        // Killed in `create`, then a later writer's log after it.
+        fs::write(dir.join(log_file(2)), &MAGIC[..5]).unwrap();
+        Wal::create(&dir, 3, Durability::Sync, 3).unwrap();
+        assert_eq!(replay(&dir, 0).unwrap().len(), 3);
+        assert_eq!(generations(&dir).unwrap(), [1, 3]);
         fs::remove_dir_all(&dir).unwrap();
     }
 
