@@ -28,6 +28,8 @@ pub enum ErrorKind {
     Aborted,
     /// Another live process (or another open index in this one) holds a directory's writer lock.
     Locked,
+    /// A write to an index opened read-only.
+    ReadOnly,
 }
 
 impl ErrorKind {
@@ -46,6 +48,7 @@ impl ErrorKind {
             ErrorKind::Inference => "ERR_INFERENCE",
             ErrorKind::Aborted => "ABORT_ERR",
             ErrorKind::Locked => "ERR_LOCKED",
+            ErrorKind::ReadOnly => "ERR_READ_ONLY",
         }
     }
 }
