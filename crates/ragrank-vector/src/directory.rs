@@ -440,6 +440,7 @@ impl SharedIndex {
     /// Makes every write so far durable (with those of a BM25 index sharing the directory):
     /// see `Directory::commit`. Returns the manifest written (the last one when nothing changed).
     pub fn commit(&self) -> Result<Manifest> {
+        self.check_writable()?;
         match self.directory.get() {
             Some(d) => d.commit(),
             None => Err(Error::invalid(

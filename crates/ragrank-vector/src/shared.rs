@@ -69,8 +69,8 @@ impl SharedIndex {
             let _turn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
             let mut next = VectorIndex::clone(&self.current.load());
             let out = change(&mut next)?;
-            let ticket = match (self.wal.get(), record(&out)) {
-                (Some(wal), Some((kind, payload))) => Some((wal, wal.append(kind, &payload)?)),
+            let ticket = match self.wal.get().map(|wal| (wal, record(&out))) {
+                Some((wal, Some((kind, payload)))) => Some((wal, wal.append(kind, &payload)?)),
                 _ => None,
             };
             let due = next.merge_plan().is_some();
@@ -87,7 +87,7 @@ impl SharedIndex {
     }
 
     /// A read-only directory's index takes no writes.
-    fn check_writable(&self) -> Result<()> {
+    pub(crate) fn check_writable(&self) -> Result<()> {
         match self.directory.get() {
             Some(d) if d.read_only() => Err(ragrank_core::Error::new(
                 ragrank_core::ErrorKind::ReadOnly,
@@ -132,6 +132,7 @@ impl SharedIndex {
     /// never removed. Fails with `Error::aborted()`, having removed nothing, when `cancel` is
     /// set before the write.
     pub fn remove_matching(self: &Arc<Self>, filter: &MetaFilter, cancel: &AtomicBool) -> Result<usize> {
+        self.check_writable()?;
         let snapshot = self.snapshot();
         // Not from a file changed in place: its rows may differ from the ids'.
         snapshot.check_file()?;
@@ -141,7 +142,6 @@ impl SharedIndex {
         if rows.is_empty() {
             return Ok(0);
         }
-        self.check_writable()?;
         let (n, _) = self.write_logged(
             |index| {
                 index.check_file()?;
