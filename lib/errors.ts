@@ -9,6 +9,7 @@
  * | `ERR_IO` | a file could not be read or written, or is not a regular file |
  * | `ERR_INDEX_CHANGED` | a memory-mapped index file was changed in place: load it again |
  * | `ERR_LOCKED` | an index directory's writer lock is held by another live process (the message names its pid) |
+ * | `ERR_READ_ONLY` | a write to an index opened with `readOnly: true` |
  * | `ERR_INTERNAL` | a Rust panic caught at the boundary (please report it) |
  * | `ERR_ORT_NOT_FOUND` | no ONNX Runtime library was found |
  * | `ERR_ORT_VERSION` | the ONNX Runtime library found is older than ragrank accepts (1.24.2) |
@@ -38,6 +39,7 @@ export type ErrorCode =
   | 'ERR_IO'
   | 'ERR_INDEX_CHANGED'
   | 'ERR_LOCKED'
+  | 'ERR_READ_ONLY'
   | 'ERR_INTERNAL'
   | 'ERR_ORT_NOT_FOUND'
   | 'ERR_ORT_VERSION'
