@@ -50,7 +50,10 @@ test('an index committed by one process reopens in another with the same hits an
   index.add([{ id: 'w', vector: row(7) }])
   const { generation } = await index.commit()
   t.true(Number.isInteger(generation) && generation > 1)
-  t.is(child(dir, `const r = await VectorIndex.open(dir, { readOnly: true }); console.log(r.size, r.has('w'))`), '49 true')
+  t.is(
+    child(dir, `const r = await VectorIndex.open(dir, { readOnly: true }); console.log(r.size, r.has('w'))`),
+    '49 true',
+  )
 })
 
 function ids48() {
@@ -68,7 +71,10 @@ test("durability 'sync' keeps a write that returned in a process that died witho
     process.exit(0) // no commit`,
   )
   t.is(
-    child(dir, `const r = await VectorIndex.open(dir, { durability: 'sync' }); console.log(r.size, r.has('a'), r.has('b'))`),
+    child(
+      dir,
+      `const r = await VectorIndex.open(dir, { durability: 'sync' }); console.log(r.size, r.has('a'), r.has('b'))`,
+    ),
     '1 false true',
   )
 })
@@ -78,7 +84,10 @@ test('a reader in another process than the writer sees its commits at refresh an
   child(dir, `${ROWS}\nconst w = await VectorIndex.open(dir, { dim: 4 }); w.add(['a'], row(1)); await w.commit()`)
   const reader = await VectorIndex.open(dir, { readOnly: true, refreshInterval: 0 })
   t.is(reader.size, 1)
-  child(dir, `${ROWS}\nconst w = await VectorIndex.open(dir); w.add(['b', 'c'], [...row(2), ...row(3)]); await w.commit()`)
+  child(
+    dir,
+    `${ROWS}\nconst w = await VectorIndex.open(dir); w.add(['b', 'c'], [...row(2), ...row(3)]); await w.commit()`,
+  )
   t.is(reader.size, 1, 'a commit is seen at refresh, not before')
   t.true(await reader.refresh())
   t.is(reader.size, 3)
@@ -116,7 +125,10 @@ test('unknown options and options that differ from the recorded ones are TypeErr
   const dir = fresh()
   await t.throwsAsync(VectorIndex.open(dir, { dim: 4, dims: 3 }), { instanceOf: TypeError, message: /dims/ })
   await t.throwsAsync(VectorIndex.open(dir, { dim: 4, durability: 'never' }), { instanceOf: TypeError })
-  child(dir, `await VectorIndex.open(dir, { dim: 4, storage: 'f16', embedder: { model: 'Xenova/all-MiniLM-L6-v2', pooling: 'mean' } })`)
+  child(
+    dir,
+    `await VectorIndex.open(dir, { dim: 4, storage: 'f16', embedder: { model: 'Xenova/all-MiniLM-L6-v2', pooling: 'mean' } })`,
+  )
   await t.throwsAsync(VectorIndex.open(dir, { dim: 8, metric: 'dot', storage: 'f16' }), {
     instanceOf: TypeError,
     message: /options dim, metric differ/,

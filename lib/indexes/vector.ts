@@ -648,7 +648,8 @@ export class VectorIndex {
     if (typeof durability !== 'string' || !DURABILITIES.has(durability)) {
       throw typeError(`options.durability must be 'commit', 'sync' or 'async', got ${String(durability)}`)
     }
-    const syncInterval = o.syncInterval === undefined ? 1000 : integer(o.syncInterval, 'options.syncInterval', 1, 2 ** 31 - 1)
+    const syncInterval =
+      o.syncInterval === undefined ? 1000 : integer(o.syncInterval, 'options.syncInterval', 1, 2 ** 31 - 1)
     const readOnly = booleanOption(o.readOnly, 'options.readOnly', false)
     const refreshInterval =
       o.refreshInterval === undefined ? 1000 : integer(o.refreshInterval, 'options.refreshInterval', 0, 2 ** 31 - 1)
