@@ -225,6 +225,18 @@ export declare class NativeVectorIndex {
    * are not in the file.
    */
   save(path: string, cancel?: CancelToken | undefined | null): Promise<void>
+  /**
+   * Opens (or creates) the index bound to directory `dir` (docs/STORAGE.md) on the pool.
+   * `options_json`: the constructor's options as JSON (absent keys take the recorded ones);
+   * `durability`: `commit`, `sync` or `async` (fsync'd every `async_interval_ms`).
+   */
+  static open(dir: string, optionsJson: string | undefined | null, durability: string, asyncIntervalMs: number, readOnly: boolean, cancel?: CancelToken | undefined | null): Promise<NativeVectorIndex>
+  /** Makes every write so far durable (with a BM25 index on the same directory), on the pool. */
+  commit(cancel?: CancelToken | undefined | null): Promise<NativeCommit>
+  /** A read-only index's refresh: maps the chunks of a newer commit; true if one was read. */
+  reload(cancel?: CancelToken | undefined | null): Promise<boolean>
+  /** The options the directory records (JSON), for an index opened from one. */
+  get recordedOptions(): string | null
   static load(path: string, mmap: boolean, cancel?: CancelToken | undefined | null): Promise<NativeVectorIndex>
 }
 
@@ -240,6 +252,11 @@ export interface NativeBatchOptions {
   maxLength?: number
   /** `'right'` (default) or `'left'`. */
   paddingSide?: string
+}
+
+/** What a commit wrote: the manifest generation now newest. */
+export interface NativeCommit {
+  generation: number
 }
 
 export interface NativeDoc {

@@ -11,6 +11,7 @@ use napi::bindgen_prelude::{AsyncTask, Either, Float32ArraySlice, Float64ArraySl
 use napi_derive::napi;
 use ragrank_core::fields::FieldSchema;
 use ragrank_core::filter::MetaFilter;
+use ragrank_vector::directory::{self, DurabilityMode, OpenOptions};
 use ragrank_vector::{persist, Config, Hit, NewFields, SearchOptions, SharedIndex, Shortlist, VectorIndex};
 
 use crate::cancel::CancelToken;
@@ -52,6 +53,12 @@ pub struct NativeShortlist {
     // Signed and wide: the core checks the range (a negative count is its RangeError).
     pub per_top_k: Option<i64>,
     pub rows: Option<i64>,
+}
+
+/// What a commit wrote: the manifest generation now newest.
+#[napi(object)]
+pub struct NativeCommit {
+    pub generation: i64,
 }
 
 #[napi]
@@ -116,10 +123,7 @@ impl NativeVectorIndex {
                 metas: metas.unwrap_or_default(),
                 texts: texts.unwrap_or_default(),
             };
-            let added = self
-                .inner
-                .write(|index| index.add_with(&ids, &vectors, fields, upsert))
-                .or_napi()?;
+            let added = self.inner.add(&ids, &vectors, fields, upsert).or_napi()?;
             Ok(added as u32)
         })
     }
@@ -127,14 +131,7 @@ impl NativeVectorIndex {
     #[napi]
     pub fn remove(&self, ids: Vec<String>) -> napi::Result<u32> {
         guard(|| {
-            let removed = self
-                .inner
-                .write(|index| {
-                    // Not from a file changed in place: its rows may differ from the ids'.
-                    index.check_file()?;
-                    Ok(index.remove(&ids))
-                })
-                .or_napi()?;
+            let removed = self.inner.remove(&ids).or_napi()?;
             Ok(removed as u32)
         })
     }
@@ -263,6 +260,71 @@ impl NativeVectorIndex {
         BlockingTask::background(cancel, move |cancel| {
             persist::save(&index, Path::new(&path), cancel).or_napi()
         })
+    }
+
+    /// Opens (or creates) the index bound to directory `dir` (docs/STORAGE.md) on the pool.
+    /// `options_json`: the constructor's options as JSON (absent keys take the recorded ones);
+    /// `durability`: `commit`, `sync` or `async` (fsync'd every `async_interval_ms`).
+    #[napi(ts_return_type = "Promise<NativeVectorIndex>")]
+    pub fn open(
+        dir: String,
+        options_json: Option<String>,
+        durability: String,
+        async_interval_ms: u32,
+        read_only: bool,
+        cancel: Option<&CancelToken>,
+    ) -> AsyncTask<BlockingTask<Arc<SharedIndex>, NativeVectorIndex>> {
+        BlockingTask::then(
+            cancel,
+            move |_| {
+                let durability = match durability.as_str() {
+                    "commit" => DurabilityMode::Commit,
+                    "sync" => DurabilityMode::Sync,
+                    "async" => DurabilityMode::Async(std::time::Duration::from_millis(async_interval_ms.max(1).into())),
+                    other => {
+                        return Err(crate::errors::to_napi(ragrank_core::Error::invalid(format!(
+                            "options.durability must be 'commit', 'sync' or 'async', got {other:?}"
+                        ))))
+                    }
+                };
+                let options = options_json
+                    .map(|j| serde_json::from_str(&j))
+                    .transpose()
+                    .map_err(|e| crate::errors::to_napi(ragrank_core::Error::invalid(format!("bad options: {e}"))))?;
+                let opts = OpenOptions {
+                    options,
+                    durability,
+                    read_only,
+                };
+                directory::open(Path::new(&dir), opts).or_napi()
+            },
+            |inner| NativeVectorIndex { inner },
+        )
+    }
+
+    /// Makes every write so far durable (with a BM25 index on the same directory), on the pool.
+    #[napi(ts_return_type = "Promise<NativeCommit>")]
+    pub fn commit(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<NativeCommit>> {
+        let index = self.inner.clone();
+        BlockingTask::background(cancel, move |_| {
+            let m = index.commit().or_napi()?;
+            Ok(NativeCommit {
+                generation: m.generation as i64,
+            })
+        })
+    }
+
+    /// A read-only index's refresh: maps the chunks of a newer commit; true if one was read.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn reload(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<bool>> {
+        let index = self.inner.clone();
+        BlockingTask::background(cancel, move |_| index.reload().or_napi())
+    }
+
+    /// The options the directory records (JSON), for an index opened from one.
+    #[napi(getter)]
+    pub fn recorded_options(&self) -> Option<String> {
+        self.inner.recorded_settings().map(|v| v.to_string())
     }
 
     #[napi(ts_return_type = "Promise<NativeVectorIndex>")]

@@ -13,6 +13,7 @@ import {
   booleanOption,
   checkKeys,
   documentId,
+  integer,
   isArray,
   jsonValue,
   isPlainObject,
@@ -193,6 +194,57 @@ export interface VectorLoadOptions {
   signal?: AbortSignal
 }
 
+/**
+ * The embedding model an index's vectors come from, recorded with a directory-bound index
+ * (`VectorIndex.open`) so a later open knows it without being told: JSON values, such as
+ * `{ model: 'Xenova/all-MiniLM-L6-v2', pooling: 'mean' }`.
+ */
+export interface EmbedderSettings {
+  /** A hub model id or a local folder. */
+  model?: string
+  /** How token embeddings are pooled (`'mean'`, `'cls'`, ...). */
+  pooling?: string
+  [key: string]: unknown
+}
+
+/**
+ * Options of `VectorIndex.open(dir, options)`: the constructor's options (all optional for a
+ * directory that holds an index already: they are recorded at creation, and any given must
+ * agree with the recorded ones, else a TypeError names those that differ), plus how the
+ * index is bound to the directory. docs/STORAGE.md has the layout and the guarantees.
+ */
+export interface VectorOpenOptions extends Partial<VectorIndexOptions> {
+  /** The embedding model, recorded with the index (see `EmbedderSettings`). */
+  embedder?: EmbedderSettings
+  /**
+   * When a write that returned survives a crash: `'commit'` (default) once `commit()` returned
+   * after it; `'sync'` each write is logged and fsync'd before it returns; `'async'` logged at
+   * once and fsync'd every `syncInterval` ms (a process crash loses nothing, a power loss up to
+   * that interval).
+   */
+  durability?: 'commit' | 'sync' | 'async'
+  /** Milliseconds between fsyncs of the log with durability `'async'` (default 1000). */
+  syncInterval?: number
+  /**
+   * Open without the writer lock, to read what the writer committed (any number of processes):
+   * writes throw `ERR_READ_ONLY`; `refresh()` (and the automatic refresh) read newer commits.
+   */
+  readOnly?: boolean
+  /**
+   * With `readOnly`: milliseconds between looks for a newer commit (default 1000; 0 turns the
+   * automatic refresh off). The timer never keeps the process alive.
+   */
+  refreshInterval?: number
+  /** Cancels the open; the promise rejects with an `AbortError`. */
+  signal?: AbortSignal
+}
+
+/** What `commit()` resolved with. */
+export interface VectorCommitResult {
+  /** The generation of the directory's newest commit (its `manifest-<generation>`). */
+  generation: number
+}
+
 /** A vector: a Float32Array, or an array of numbers (copied into one). */
 export type VectorInput = Float32Array | readonly number[]
 
@@ -206,6 +258,24 @@ const SEARCH_KEYS = optionKeys('topK', 'filter', 'includeFields')
 const SEARCH_ASYNC_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const BATCH_KEYS = optionKeys('topK', 'filter', 'includeFields', 'signal')
 const LOAD_KEYS = optionKeys('mmap', 'coalesce', 'signal')
+const OPEN_KEYS = optionKeys(
+  'dim',
+  'metric',
+  'storage',
+  'shortlist',
+  'rescore',
+  'fields',
+  'dynamicFields',
+  'coalesce',
+  'embedder',
+  'durability',
+  'syncInterval',
+  'readOnly',
+  'refreshInterval',
+  'signal',
+)
+const COMMIT_KEYS = optionKeys('signal')
+const DURABILITIES = new Set(['commit', 'sync', 'async'])
 const REMOVE_MATCHING_KEYS = optionKeys('signal')
 
 /**
@@ -253,6 +323,8 @@ export class VectorIndex {
   readonly #dim: number
   readonly #out = new HitBuffer()
   readonly #batcher: Batcher<SearchCall<Float32Array>, VectorHit[]> | undefined
+  /** The refresh under way (a reader's `refresh` and its timer share it). */
+  #refreshing: Promise<boolean> | undefined
 
   constructor(options: VectorIndexOptions) {
     const restored = readValue(
@@ -540,6 +612,104 @@ export class VectorIndex {
     coalescing(o.coalesce)
     const inner = await runCancellable(signal, (token) => native.NativeVectorIndex.load(path, mmap, token))
     return new VectorIndex({ [FROM_NATIVE]: inner, coalesce: o.coalesce } as unknown as VectorIndexOptions)
+  }
+
+  /**
+   * Opens (or creates) the index bound to directory `dir`: each committed chunk of vectors is one
+   * file there, read through a memory map (the page cache holds one copy for every process that
+   * opens it), with a manifest naming them and, with durability `'sync'` or `'async'`, a log of
+   * the writes since the last commit, replayed here. Writes are visible at once and made
+   * durable by `commit()` (or by the log). One writer per directory: a second one, in another
+   * process, rejects with `ERR_LOCKED`; readers (`readOnly`) take no lock. A `Bm25Index.open`
+   * of the same directory in this process shares it: either's `commit()` commits both.
+   * Unknown options, and options that differ from those the directory records, are a TypeError.
+   */
+  static async open(dir: string, options: VectorOpenOptions = {}): Promise<VectorIndex> {
+    if (typeof dir !== 'string' || dir === '') throw typeError('dir must be a non-empty string')
+    const o = optionsObject(options, 'options', OPEN_KEYS)
+    const given: Record<string, unknown> = {}
+    if (o.dim !== undefined) given.dim = anyInteger(o.dim, 'options.dim')
+    for (const key of ['metric', 'storage', 'rescore'] as const) {
+      const v = o[key] ?? undefined
+      optionalString(v, `options.${key}`)
+      if (v !== undefined) given[key] = v
+    }
+    const shortlist = shortlistOption(o.shortlist)
+    if (shortlist) given.shortlist = shortlist
+    const fields = fieldOptions(o.fields, o.dynamicFields)
+    if (fields?.fields !== undefined) given.fields = fields.fields
+    if (fields?.dynamicFields !== undefined) given.dynamicFields = fields.dynamicFields
+    if (o.embedder !== undefined) {
+      if (!isPlainObject(o.embedder)) throw typeError('options.embedder must be a plain object')
+      jsonValue(o.embedder, 'options.embedder')
+      given.embedder = o.embedder
+    }
+    const durability = o.durability ?? 'commit'
+    if (typeof durability !== 'string' || !DURABILITIES.has(durability)) {
+      throw typeError(`options.durability must be 'commit', 'sync' or 'async', got ${String(durability)}`)
+    }
+    const syncInterval =
+      o.syncInterval === undefined ? 1000 : integer(o.syncInterval, 'options.syncInterval', 1, 2 ** 31 - 1)
+    const readOnly = booleanOption(o.readOnly, 'options.readOnly', false)
+    const refreshInterval =
+      o.refreshInterval === undefined ? 1000 : integer(o.refreshInterval, 'options.refreshInterval', 0, 2 ** 31 - 1)
+    const signal = checkSignal(o.signal)
+    coalescing(o.coalesce)
+    const json = Object.keys(given).length > 0 ? JSON.stringify(given) : undefined
+    let inner: NativeVectorIndex
+    try {
+      // As a change: the promise waits for the native open, so a directory opened after the
+      // signal fired is never left locked by an index nobody got.
+      inner = await runCancellableChange(signal, (token) =>
+        native.NativeVectorIndex.open(dir, json, durability, syncInterval, readOnly, token),
+      )
+    } catch (e) {
+      // The options checked against the directory's recorded ones are the caller's type mistakes.
+      if (e instanceof RangeError && /^(options .* differ|unknown options)/.test(e.message)) throw typeError(e.message)
+      throw e
+    }
+    const index = new VectorIndex({ [FROM_NATIVE]: inner, coalesce: o.coalesce } as unknown as VectorIndexOptions)
+    if (readOnly && refreshInterval > 0) index.#startRefreshing(refreshInterval)
+    return index
+  }
+
+  /**
+   * Makes every write so far durable (with those of a `Bm25Index` opened on the same directory):
+   * writes the chunks and deletions the last commit lacks and a new manifest, off the event
+   * loop. An index not opened from a directory, or opened `readOnly`, rejects.
+   */
+  commit(options: { signal?: AbortSignal } = {}): Promise<VectorCommitResult> {
+    try {
+      const signal = checkSignal(optionsObject(options, 'options', COMMIT_KEYS).signal)
+      return runCancellableChange(signal, (token) => this.#native.commit(token)).then((c) => ({
+        generation: Number(c.generation),
+      }))
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /**
+   * A `readOnly` index reads the writer's newest commit, if it is newer than what the index
+   * shows; resolves with whether it was. The automatic refresh (`refreshInterval`) does the same.
+   */
+  refresh(): Promise<boolean> {
+    this.#refreshing ??= runCancellable(undefined, (token) => this.#native.reload(token)).finally(() => {
+      this.#refreshing = undefined
+    })
+    return this.#refreshing
+  }
+
+  #startRefreshing(every: number): void {
+    // The timer holds the index weakly: an index nobody holds is collected, and its timer stops.
+    const ref = new WeakRef(this)
+    const timer = setInterval(() => {
+      const index = ref.deref()
+      if (!index) return clearInterval(timer)
+      // A failed automatic refresh is retried on the next tick; `refresh()` reports the error.
+      index.refresh().catch(() => {})
+    }, every)
+    timer.unref()
   }
 
   #vectors(v: unknown, name: string, many: boolean): Float32Array {

@@ -41,6 +41,9 @@ pub struct Chunk {
     /// file), as runs: `(first row, write)`, by first row. Tells a row matched in one snapshot
     /// from a row added under its id since (`VectorIndex::remove_matched`), through merges.
     pub(crate) added_by: Vec<(u32, u64)>,
+    /// The segment file (`seg-<n>.vec`) holding this chunk, once a commit wrote it or an open
+    /// read it (a directory-bound index; a merged chunk starts without one).
+    pub(crate) number: std::sync::OnceLock<u64>,
 }
 
 impl Chunk {

@@ -164,6 +164,41 @@ impl VectorIndex {
         index
     }
 
+    /// A snapshot of committed chunks and their live rows (a directory's open or reload).
+    pub(crate) fn of_parts(
+        config: Config,
+        schema: Arc<FieldSchema>,
+        shortlist: Option<Shortlist>,
+        parts: Vec<(Arc<Chunk>, Option<Arc<RowMask>>)>,
+    ) -> VectorIndex {
+        let mut index = VectorIndex {
+            config: Some(config),
+            schema,
+            shortlist,
+            ..Default::default()
+        };
+        for (chunk, alive) in parts {
+            let part = Part { chunk, alive, base: 0 };
+            if part.live() > 0 {
+                index.live += part.live();
+                index.parts.push(part);
+            }
+        }
+        index.rebase();
+        index
+    }
+
+    /// The ids `remove_matched` would remove (see there).
+    pub fn still_matched(&self, rows: &[MatchedRow]) -> Vec<Box<str>> {
+        rows.iter()
+            .filter(|m| {
+                self.find(&m.id)
+                    .is_some_and(|(i, r)| self.parts[i].chunk.added_by(r) == m.added_by)
+            })
+            .map(|m| m.id.clone())
+            .collect()
+    }
+
     pub fn config(&self) -> Config {
         self.config.expect("constructed with a config")
     }
@@ -456,14 +491,7 @@ impl VectorIndex {
     /// live as they were then, and returns how many: a row removed since, or replaced under its
     /// id (an upsert), is left as it is, so a row added after that snapshot is never removed.
     pub fn remove_matched(&mut self, rows: &[MatchedRow]) -> usize {
-        let same: Vec<&str> = rows
-            .iter()
-            .filter(|m| {
-                self.find(&m.id)
-                    .is_some_and(|(i, r)| self.parts[i].chunk.added_by(r) == m.added_by)
-            })
-            .map(|m| &*m.id)
-            .collect();
+        let same = self.still_matched(rows);
         self.remove(&same)
     }
 

@@ -10,9 +10,11 @@
 //! - `pool`: the search pools, and the chunks of one call shared by the calling thread and a pool.
 //! - `fields`, `select`: metadata and text per row, and the rows a filter allows.
 //! - `persist`: the one-file format, loadable by memory map.
+//! - `directory`: the index bound to a durable directory (chunk files, commits, the log).
 pub mod chunk;
 pub mod column;
 pub mod config;
+pub mod directory;
 pub mod fields;
 pub mod index;
 pub mod kernels;

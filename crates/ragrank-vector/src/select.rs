@@ -71,6 +71,17 @@ impl RowMask {
         RowMask { words, count: n }
     }
 
+    /// The mask's words (row `i` in bit `i % 64` of word `i / 64`).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The mask of `n` rows held by `words` (no bits past `n`: the caller checked).
+    pub fn from_words(words: Vec<u64>) -> RowMask {
+        let count = words.iter().map(|w| w.count_ones() as usize).sum();
+        RowMask { words, count }
+    }
+
     /// Unsets `slot`; returns whether it was set.
     pub fn unset(&mut self, slot: usize) -> bool {
         let (w, b) = (slot / 64, 1u64 << (slot % 64));

@@ -5,23 +5,35 @@
 //! one, which costs O(rows added + chunks), never a copy of the index. Merges too large for
 //! a writer run on a background thread, built from a snapshot without any lock and
 //! installed by a short turn on the writers' mutex.
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use arc_swap::ArcSwap;
 use ragrank_core::filter::MetaFilter;
+use ragrank_core::store::directory::Directory;
+use ragrank_core::store::wal::Wal;
 use ragrank_core::{check_cancel, Result};
 
-use crate::index::VectorIndex;
+use crate::index::{NewFields, VectorIndex};
 
 /// Attempts one background pass makes before leaving the rest to the next write.
 const MAX_MERGES_PER_PASS: usize = 64;
 
 pub struct SharedIndex {
-    current: ArcSwap<VectorIndex>,
-    writer: Mutex<()>,
+    pub(crate) current: ArcSwap<VectorIndex>,
+    pub(crate) writer: Mutex<()>,
     merging: AtomicBool,
+    /// The log of a directory-bound writer (durability `sync` or `async`): each write's record
+    /// is appended under `writer`, so log order is write order.
+    pub(crate) wal: OnceLock<Arc<Wal>>,
+    /// The log position of the newest logged write published (set under `writer`).
+    pub(crate) logged: AtomicU64,
+    /// The directory of an index opened from one (`directory::open`).
+    pub(crate) directory: OnceLock<Arc<Directory>>,
 }
+
+/// A write's log record: its kind and payload.
+pub(crate) type Logged = Option<(u8, Vec<u8>)>;
 
 impl SharedIndex {
     pub fn new(index: VectorIndex) -> Arc<SharedIndex> {
@@ -29,6 +41,9 @@ impl SharedIndex {
             current: ArcSwap::from_pointee(index),
             writer: Mutex::new(()),
             merging: AtomicBool::new(false),
+            wal: OnceLock::new(),
+            logged: AtomicU64::new(0),
+            directory: OnceLock::new(),
         })
     }
 
@@ -40,18 +55,79 @@ impl SharedIndex {
     /// Applies `change` to a copy of the current snapshot and publishes it when it succeeds
     /// (a failed change publishes nothing). Starts a background merge when one is due.
     pub fn write<T>(self: &Arc<Self>, change: impl FnOnce(&mut VectorIndex) -> Result<T>) -> Result<T> {
-        let due = {
+        self.write_logged(change, |_| None)
+    }
+
+    /// `write`, whose change, once it succeeded, is logged as `record` says (a directory-bound
+    /// writer with a log). The record is appended before the change is published and under
+    /// the same turn, so log order is write order; a failed append publishes nothing. Returns
+    /// once the record is as durable as the log promises (waited for after the turn).
+    pub(crate) fn write_logged<T>(
+        self: &Arc<Self>,
+        change: impl FnOnce(&mut VectorIndex) -> Result<T>,
+        record: impl FnOnce(&T) -> Logged,
+    ) -> Result<T> {
+        self.check_writable()?;
+        let (out, due, ticket) = {
             let _turn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
             let mut next = VectorIndex::clone(&self.current.load());
             let out = change(&mut next)?;
+            let ticket = match self.wal.get().map(|wal| (wal, record(&out))) {
+                Some((wal, Some((kind, payload)))) => Some((wal, wal.append(kind, &payload)?)),
+                _ => None,
+            };
             let due = next.merge_plan().is_some();
             self.current.store(Arc::new(next));
-            (out, due)
+            if let Some((_, at)) = ticket {
+                self.logged.store(at, Ordering::Relaxed);
+            }
+            (out, due, ticket)
         };
-        if due.1 {
+        if due {
             self.merge_in_background();
         }
-        Ok(due.0)
+        if let Some((wal, ticket)) = ticket {
+            wal.wait_durable(ticket)?;
+        }
+        Ok(out)
+    }
+
+    /// A read-only directory's index takes no writes.
+    pub(crate) fn check_writable(&self) -> Result<()> {
+        match self.directory.get() {
+            Some(d) if d.read_only() => Err(ragrank_core::Error::new(
+                ragrank_core::ErrorKind::ReadOnly,
+                format!(
+                    "{} was opened read-only: it takes no writes (open it without readOnly to write)",
+                    d.path().display()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds rows as `VectorIndex::add_with` does, logged when the index has a log.
+    pub fn add(self: &Arc<Self>, ids: &[String], vectors: &[f32], fields: NewFields, upsert: bool) -> Result<usize> {
+        let mut record = self
+            .wal
+            .get()
+            .map(|_| crate::directory::encode_add(ids, vectors, &fields, upsert));
+        self.write_logged(
+            |index| index.add_with(ids, vectors, fields, upsert),
+            |_| record.take().map(|r| (crate::directory::ADD, r)),
+        )
+    }
+
+    /// Removes rows by id as `VectorIndex::remove` does, logged when the index has a log.
+    pub fn remove(self: &Arc<Self>, ids: &[String]) -> Result<usize> {
+        self.write_logged(
+            |index| {
+                // Not from a file changed in place: its rows may differ from the ids'.
+                index.check_file()?;
+                Ok(index.remove(ids))
+            },
+            |&n| (n > 0).then(|| (crate::directory::REMOVE, crate::directory::encode_remove(ids))),
+        )
     }
 
     /// Removes every live row whose metadata passes `filter` and returns how many it removed,
@@ -62,6 +138,7 @@ impl SharedIndex {
     /// never removed. Fails with `Error::aborted()`, having removed nothing, when `cancel` is
     /// set before the write.
     pub fn remove_matching(self: &Arc<Self>, filter: &MetaFilter, cancel: &AtomicBool) -> Result<usize> {
+        self.check_writable()?;
         let snapshot = self.snapshot();
         // Not from a file changed in place: its rows may differ from the ids'.
         snapshot.check_file()?;
@@ -71,11 +148,17 @@ impl SharedIndex {
         if rows.is_empty() {
             return Ok(0);
         }
-        self.write(|index| {
-            index.check_file()?;
-            check_cancel(cancel)?;
-            Ok(index.remove_matched(&rows))
-        })
+        let (n, _) = self.write_logged(
+            |index| {
+                index.check_file()?;
+                check_cancel(cancel)?;
+                // The ids removed are logged, so a replay removes exactly these.
+                let ids = index.still_matched(&rows);
+                Ok((index.remove(&ids), ids))
+            },
+            |(n, ids)| (*n > 0).then(|| (crate::directory::REMOVE, crate::directory::encode_remove(ids))),
+        )?;
+        Ok(n)
     }
 
     /// Whether a background merge is running.

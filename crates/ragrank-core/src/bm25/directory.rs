@@ -13,8 +13,8 @@ use super::segment::{AnalyzedBatch, AnalyzedDoc, Deleted};
 use super::snapshot::{SegRef, Snapshot};
 use super::{segment_file, Bm25Index, IdSet, IndexConfig, PreparedDocs};
 use crate::analysis::Analyzer;
-use crate::checksummed::{self, Format};
 use crate::error::{Error, ErrorKind, Result};
+use crate::store::deletes::{self, missing_is_corrupt};
 pub use crate::store::directory::DurabilityMode;
 use crate::store::directory::{Committed, Directory, Part, BM25 as KIND};
 use crate::store::manifest::{deletes_file, segment_file as segment_name, Manifest, SegmentEntry};
@@ -22,7 +22,6 @@ use crate::store::manifest::{deletes_file, segment_file as segment_name, Manifes
 /// Log record kinds.
 pub(crate) const ADD: u8 = 1;
 pub(crate) const REMOVE: u8 = 2;
-const DELETES: Format = Format::new(b"RGRKDELS", 1, "deletion");
 
 #[derive(Debug, Default)]
 pub struct OpenOptions {
@@ -144,39 +143,12 @@ fn decode_remove(payload: &[u8]) -> Option<Vec<String>> {
 }
 
 fn write_deletes(path: &Path, deleted: &Deleted) -> Result<()> {
-    let never = AtomicBool::new(false);
-    checksummed::write(path, &DELETES, &never, |w| {
-        w.put(
-            &deleted
-                .words()
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .collect::<Vec<u8>>(),
-        )
-    })
+    deletes::write(path, deleted.words())
 }
 
 fn read_deletes(path: &Path, docs: usize) -> Result<Deleted> {
-    let never = AtomicBool::new(false);
-    let named = |e: Error| Error::new(e.kind, format!("{}: {}", path.display(), e.message));
-    let data = checksummed::read_file(path, &never).map_err(named)?;
-    let payload = checksummed::payload(&data, &DELETES, &never).map_err(named)?;
-    let words = payload
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect();
-    Deleted::from_words(docs, words)
-        .filter(|_| payload.len() % 8 == 0)
+    Deleted::from_words(docs, deletes::read(path, docs)?)
         .ok_or_else(|| Error::corrupt(format!("{}: does not fit its segment", path.display())))
-}
-
-/// A missing file the manifest names is damage, not an I/O error of the caller's.
-fn missing_is_corrupt(e: Error, path: &Path) -> Error {
-    if e.kind == ErrorKind::Io && !path.exists() {
-        Error::corrupt(format!("{} is missing (the manifest names it)", path.display()))
-    } else {
-        e
-    }
 }
 
 /// The options a new directory is created with, or a check that those given agree with the

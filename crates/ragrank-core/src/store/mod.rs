@@ -1,6 +1,7 @@
 //! The durable directory's primitives, shared by both index kinds (docs/STORAGE.md): the
 //! writer lock, the manifest (the commit point) and the write-ahead log. The index kinds add
 //! only their segment file formats.
+pub mod deletes;
 pub mod directory;
 pub mod lock;
 pub mod manifest;
