@@ -235,6 +235,8 @@ export declare class NativeVectorIndex {
   commit(cancel?: CancelToken | undefined | null): Promise<NativeCommit>
   /** A read-only index's refresh: maps the chunks of a newer commit; true if one was read. */
   reload(cancel?: CancelToken | undefined | null): Promise<boolean>
+  /** Commits (a writer) and lets go of the directory, on the pool (`SharedIndex::close`). */
+  close(cancel?: CancelToken | undefined | null): Promise<void>
   /** The options the directory records (JSON), for an index opened from one. */
   get recordedOptions(): string | null
   static load(path: string, mmap: boolean, cancel?: CancelToken | undefined | null): Promise<NativeVectorIndex>

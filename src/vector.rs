@@ -321,6 +321,13 @@ impl NativeVectorIndex {
         BlockingTask::background(cancel, move |_| index.reload().or_napi())
     }
 
+    /// Commits (a writer) and lets go of the directory, on the pool (`SharedIndex::close`).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close(&self, cancel: Option<&CancelToken>) -> AsyncTask<BlockingTask<()>> {
+        let index = self.inner.clone();
+        BlockingTask::spawn(cancel, move |_| index.close().or_napi())
+    }
+
     /// The options the directory records (JSON), for an index opened from one.
     #[napi(getter)]
     pub fn recorded_options(&self) -> Option<String> {

@@ -121,7 +121,7 @@ test('a second writer in another process is ERR_LOCKED', async (t) => {
   t.is(child(dir, `console.log((await VectorIndex.open(dir, { readOnly: true })).size)`), '1')
 })
 
-test('unknown options and options that differ from the recorded ones are TypeErrors naming them', async (t) => {
+test('unknown options are TypeErrors, options that differ from the recorded ones ERR_INVALID_ARG RangeErrors, each naming them', async (t) => {
   const dir = fresh()
   await t.throwsAsync(VectorIndex.open(dir, { dim: 4, dims: 3 }), { instanceOf: TypeError, message: /dims/ })
   await t.throwsAsync(VectorIndex.open(dir, { dim: 4, durability: 'never' }), { instanceOf: TypeError })
@@ -130,14 +130,29 @@ test('unknown options and options that differ from the recorded ones are TypeErr
     `await VectorIndex.open(dir, { dim: 4, storage: 'f16', embedder: { model: 'Xenova/all-MiniLM-L6-v2', pooling: 'mean' } })`,
   )
   await t.throwsAsync(VectorIndex.open(dir, { dim: 8, metric: 'dot', storage: 'f16' }), {
-    instanceOf: TypeError,
+    instanceOf: RangeError,
+    code: 'ERR_INVALID_ARG',
     message: /options dim, metric differ/,
   })
   await t.throwsAsync(VectorIndex.open(dir, { embedder: { model: 'other' } }), {
-    instanceOf: TypeError,
+    instanceOf: RangeError,
+    code: 'ERR_INVALID_ARG',
     message: /options embedder differ/,
   })
   await t.throwsAsync(VectorIndex.open(fresh()), { message: /options\.dim is required/ })
   const index = await VectorIndex.open(dir, { dim: 4, storage: 'f16', readOnly: true })
   t.is(index.storage, 'f16')
+})
+
+test('close() commits, takes no more writes, and lets the directory be opened again at once', async (t) => {
+  const dir = fresh()
+  const first = await VectorIndex.open(dir, { dim: 4 })
+  first.add(Array.from({ length: 10 }, (_, i) => ({ id: `v${i}`, vector: row(i) })))
+  await first.close()
+  t.throws(() => first.add([{ id: 'late', vector: row(11) }]), { code: 'ERR_READ_ONLY', message: /closed/ })
+  t.is(first.search(QUERY, { topK: 20 }).length, 10, 'searches go on over what it holds')
+  await first.close()
+  const again = await VectorIndex.open(dir)
+  t.is(again.size, 10, 'the close committed')
+  t.is(child(dir, `console.log((await VectorIndex.open(dir, { readOnly: true })).size)`), '10')
 })

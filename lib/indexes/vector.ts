@@ -210,7 +210,7 @@ export interface EmbedderSettings {
 /**
  * Options of `VectorIndex.open(dir, options)`: the constructor's options (all optional for a
  * directory that holds an index already: they are recorded at creation, and any given must
- * agree with the recorded ones, else a TypeError names those that differ), plus how the
+ * agree with the recorded ones, else an `ERR_INVALID_ARG` RangeError names those that differ), plus how the
  * index is bound to the directory. docs/STORAGE.md has the layout and the guarantees.
  */
 export interface VectorOpenOptions extends Partial<VectorIndexOptions> {
@@ -325,6 +325,7 @@ export class VectorIndex {
   readonly #batcher: Batcher<SearchCall<Float32Array>, VectorHit[]> | undefined
   /** The refresh under way (a reader's `refresh` and its timer share it). */
   #refreshing: Promise<boolean> | undefined
+  #refreshTimer: ReturnType<typeof setInterval> | undefined
 
   constructor(options: VectorIndexOptions) {
     const restored = readValue(
@@ -622,7 +623,8 @@ export class VectorIndex {
    * durable by `commit()` (or by the log). One writer per directory: a second one, in another
    * process, rejects with `ERR_LOCKED`; readers (`readOnly`) take no lock. A `Bm25Index.open`
    * of the same directory in this process shares it: either's `commit()` commits both.
-   * Unknown options, and options that differ from those the directory records, are a TypeError.
+   * An unknown option is a TypeError; an option that differs from the one the directory records
+   * is an `ERR_INVALID_ARG` RangeError naming it (as for `Bm25Index.open`).
    */
   static async open(dir: string, options: VectorOpenOptions = {}): Promise<VectorIndex> {
     if (typeof dir !== 'string' || dir === '') throw typeError('dir must be a non-empty string')
@@ -656,18 +658,11 @@ export class VectorIndex {
     const signal = checkSignal(o.signal)
     coalescing(o.coalesce)
     const json = Object.keys(given).length > 0 ? JSON.stringify(given) : undefined
-    let inner: NativeVectorIndex
-    try {
-      // As a change: the promise waits for the native open, so a directory opened after the
-      // signal fired is never left locked by an index nobody got.
-      inner = await runCancellableChange(signal, (token) =>
-        native.NativeVectorIndex.open(dir, json, durability, syncInterval, readOnly, token),
-      )
-    } catch (e) {
-      // The options checked against the directory's recorded ones are the caller's type mistakes.
-      if (e instanceof RangeError && /^(options .* differ|unknown options)/.test(e.message)) throw typeError(e.message)
-      throw e
-    }
+    // As a change: the promise waits for the native open, so a directory opened after the
+    // signal fired is never left locked by an index nobody got.
+    const inner = await runCancellableChange(signal, (token) =>
+      native.NativeVectorIndex.open(dir, json, durability, syncInterval, readOnly, token),
+    )
     const index = new VectorIndex({ [FROM_NATIVE]: inner, coalesce: o.coalesce } as unknown as VectorIndexOptions)
     if (readOnly && refreshInterval > 0) index.#startRefreshing(refreshInterval)
     return index
@@ -700,6 +695,17 @@ export class VectorIndex {
     return this.#refreshing
   }
 
+  /**
+   * Lets go of the directory: the index takes no more writes (`ERR_READ_ONLY`), a writer commits (if that fails,
+   * the index stays open and writable and the promise rejects), and the directory's lock is released once no
+   * `Bm25Index` of this process shares it, so the directory can be opened again here or in another process.
+   * Searches go on over what the index holds. An index not bound to a directory has nothing to close.
+   */
+  async close(): Promise<void> {
+    clearInterval(this.#refreshTimer)
+    await runCancellableChange(undefined, (token) => this.#native.close(token))
+  }
+
   #startRefreshing(every: number): void {
     // The timer holds the index weakly: an index nobody holds is collected, and its timer stops.
     const ref = new WeakRef(this)
@@ -710,6 +716,7 @@ export class VectorIndex {
       index.refresh().catch(() => {})
     }, every)
     timer.unref()
+    this.#refreshTimer = timer
   }
 
   #vectors(v: unknown, name: string, many: boolean): Float32Array {

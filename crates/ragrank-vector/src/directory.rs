@@ -3,13 +3,14 @@
 //! single-file format of that chunk, mapped at open), removals as `.del` files, the chunks
 //! named in the manifest under kind "vectors", and the writes between commits in the log.
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ragrank_core::fields::FieldSchema;
 use ragrank_core::store::deletes::{self, missing_is_corrupt};
 pub use ragrank_core::store::directory::DurabilityMode;
 use ragrank_core::store::directory::{Committed, Directory, Part, VECTORS as KIND};
+use ragrank_core::store::lock;
 use ragrank_core::store::manifest::{deletes_file, segment_file, Manifest, SegmentEntry};
 use ragrank_core::{Error, ErrorKind, Result};
 use serde_json::{json, Map, Value};
@@ -422,26 +423,47 @@ pub fn open_in(directory: Arc<Directory>, options: Option<&Value>) -> Result<Arc
     if let Some(wal) = directory.wal() {
         let _ = shared.wal.set(wal.clone());
     }
-    let _ = shared.directory.set(directory);
+    *lock(&shared.directory) = Some(directory);
     Ok(shared)
 }
 
 impl SharedIndex {
-    /// The directory of an index opened from one.
-    pub fn directory(&self) -> Option<&Arc<Directory>> {
-        self.directory.get()
+    /// The directory of an index opened from one (none once closed).
+    pub fn directory(&self) -> Option<Arc<Directory>> {
+        lock(&self.directory).clone()
     }
 
     /// The settings the directory records for this index (its options), if bound to one.
     pub fn recorded_settings(&self) -> Option<Value> {
-        self.directory.get().and_then(|d| d.settings(KIND))
+        self.directory().and_then(|d| d.settings(KIND))
+    }
+
+    /// Lets go of the directory: the index takes no more writes, a writer commits (a failed
+    /// commit leaves the index open, bound and writable), and once no other index of this
+    /// process shares the directory its lock is released. Searches go on over what it holds.
+    pub fn close(&self) -> Result<()> {
+        // Not under the directory's mutex: a write takes it under the writer turn.
+        let Some(d) = self.directory() else { return Ok(()) };
+        {
+            let _turn = lock(&self.writer);
+            self.closed.store(true, Ordering::SeqCst);
+        }
+        if !d.read_only() {
+            if let Err(e) = d.commit() {
+                self.closed.store(false, Ordering::SeqCst);
+                return Err(e);
+            }
+        }
+        d.detach(KIND);
+        *lock(&self.directory) = None;
+        Ok(())
     }
 
     /// Makes every write so far durable (with those of a BM25 index sharing the directory):
     /// see `Directory::commit`. Returns the manifest written (the last one when nothing changed).
     pub fn commit(&self) -> Result<Manifest> {
         self.check_writable()?;
-        match self.directory.get() {
+        match self.directory() {
             Some(d) => d.commit(),
             None => Err(Error::invalid(
                 "commit needs an index opened from a directory (VectorIndex.open)",
@@ -452,7 +474,7 @@ impl SharedIndex {
     /// A reader's refresh: reads the chunks of a newer commit, if the writer made one. True
     /// if the index changed.
     pub fn reload(&self) -> Result<bool> {
-        match self.directory.get() {
+        match self.directory() {
             Some(d) => d.reload(),
             None => Err(Error::invalid(
                 "reload needs an index opened from a directory (VectorIndex.open)",

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use arc_swap::ArcSwap;
 use ragrank_core::filter::MetaFilter;
 use ragrank_core::store::directory::Directory;
+use ragrank_core::store::lock;
 use ragrank_core::store::wal::Wal;
 use ragrank_core::{check_cancel, Result};
 
@@ -29,7 +30,9 @@ pub struct SharedIndex {
     /// The log position of the newest logged write published (set under `writer`).
     pub(crate) logged: AtomicU64,
     /// The directory of an index opened from one (`directory::open`).
-    pub(crate) directory: OnceLock<Arc<Directory>>,
+    pub(crate) directory: Mutex<Option<Arc<Directory>>>,
+    /// Closed (`close`): it takes no more writes.
+    pub(crate) closed: AtomicBool,
 }
 
 /// A write's log record: its kind and payload.
@@ -43,7 +46,8 @@ impl SharedIndex {
             merging: AtomicBool::new(false),
             wal: OnceLock::new(),
             logged: AtomicU64::new(0),
-            directory: OnceLock::new(),
+            directory: Mutex::new(None),
+            closed: AtomicBool::new(false),
         })
     }
 
@@ -67,9 +71,10 @@ impl SharedIndex {
         change: impl FnOnce(&mut VectorIndex) -> Result<T>,
         record: impl FnOnce(&T) -> Logged,
     ) -> Result<T> {
-        self.check_writable()?;
         let (out, due, ticket) = {
             let _turn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+            // Under the turn: `close` refuses writes under it too.
+            self.check_writable()?;
             let mut next = VectorIndex::clone(&self.current.load());
             let out = change(&mut next)?;
             let ticket = match self.wal.get().map(|wal| (wal, record(&out))) {
@@ -92,17 +97,18 @@ impl SharedIndex {
         Ok(out)
     }
 
-    /// A read-only directory's index takes no writes.
+    /// A read-only directory's index, or a closed one, takes no writes.
     pub(crate) fn check_writable(&self) -> Result<()> {
-        match self.directory.get() {
-            Some(d) if d.read_only() => Err(ragrank_core::Error::new(
-                ragrank_core::ErrorKind::ReadOnly,
-                format!(
-                    "{} was opened read-only: it takes no writes (open it without readOnly to write)",
-                    d.path().display()
-                ),
+        let readonly = |message: String| Err(ragrank_core::Error::new(ragrank_core::ErrorKind::ReadOnly, message));
+        if self.closed.load(Ordering::SeqCst) {
+            return readonly("this index was closed: open its directory again to write".into());
+        }
+        match lock(&self.directory).as_ref().filter(|d| d.read_only()) {
+            Some(d) => readonly(format!(
+                "{} was opened read-only: it takes no writes (open it without readOnly to write)",
+                d.path().display()
             )),
-            _ => Ok(()),
+            None => Ok(()),
         }
     }
 

@@ -295,7 +295,7 @@ fn a_bm25_and_a_vector_index_on_one_path_share_the_directory_and_one_commit() {
     {
         let text = Bm25Index::open(&dir, Bm25Open::default()).unwrap();
         let vectors = open(&dir, DurabilityMode::Commit);
-        assert!(Arc::ptr_eq(&text.directory().unwrap(), vectors.directory().unwrap()));
+        assert!(Arc::ptr_eq(&text.directory().unwrap(), &vectors.directory().unwrap()));
         text.add(
             (0..5)
                 .map(|i| NewDoc {

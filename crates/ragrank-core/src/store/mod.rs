@@ -34,6 +34,6 @@ pub(crate) fn numbered(name: &str, prefix: &str, suffix: &str) -> Option<u64> {
 /// Locks a mutex whatever a panicking holder left: every structure behind the indexes' and
 /// the directory's locks is replaced whole (a snapshot swapped once built, a manifest once
 /// written), so it is never half-updated.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
