@@ -152,7 +152,23 @@ fn a_reader_sees_the_writers_commits_when_it_reloads() {
     assert!(reader.reload().unwrap());
     assert_eq!(reader.len(), 14);
     assert_eq!(results(&reader, "common word12"), results(&writer, "common word12"));
-    assert_eq!(reader.commit().err().unwrap().kind, ErrorKind::InvalidArg);
+    assert_eq!(reader.commit().err().unwrap().kind, ErrorKind::ReadOnly);
+    // A second reader in this process: its own view, refreshed on its own.
+    let second = Bm25Index::open(
+        &dir,
+        OpenOptions {
+            read_only: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(second.len(), 14);
+    writer.add((15..20).map(doc).collect(), false).unwrap();
+    writer.commit().unwrap();
+    assert!(second.reload().unwrap());
+    assert_eq!((second.len(), reader.len()), (19, 14));
+    assert!(reader.reload().unwrap());
+    assert_eq!(reader.len(), 19);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -225,5 +241,32 @@ fn an_id_removed_then_added_again_before_a_refresh_is_no_duplicate_and_replays()
     let index = open(&dir, DurabilityMode::Commit);
     assert_eq!(index.len(), 1);
     assert_eq!(results(&index, "again").len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_commit_that_failed_before_its_manifest_leaves_no_segment_number_taken_twice() {
+    let dir = temp("failed-commit");
+    let index = open(&dir, DurabilityMode::Commit);
+    index.add((0..10).map(doc).collect(), false).unwrap();
+    let committed = index.commit().unwrap();
+    index.add((10..20).map(doc).collect(), false).unwrap();
+    // The next manifest's name taken by a directory: its rename fails, after the segment file is written.
+    let blocker = dir.join(ragrank_core::store::manifest::manifest_file(committed.generation + 1));
+    std::fs::create_dir(&blocker).unwrap();
+    assert!(index.commit().is_err());
+    index.add((20..30).map(doc).collect(), false).unwrap();
+    std::fs::remove_dir(&blocker).unwrap();
+    let m = index.commit().unwrap();
+    let numbers: Vec<u64> = m.indexes["bm25"].iter().map(|e| e.segment).collect();
+    let mut distinct = numbers.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(numbers, distinct, "segment numbers {numbers:?}");
+    let expected = results(&index, "common shared");
+    index.close().unwrap();
+    let reopened = open(&dir, DurabilityMode::Commit);
+    assert_eq!(reopened.len(), 30);
+    assert_eq!(results(&reopened, "common shared"), expected);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -381,7 +381,7 @@ fn write_chunk(p: &IndexPart, snap: &VectorIndex, path: &Path) -> Result<()> {
 /// reader (`read_only`) reads the last commit and sees later ones at `reload`. A BM25 index
 /// opened on the same path in this process shares the directory (one commit for both).
 pub fn open(dir: &Path, opts: OpenOptions) -> Result<Arc<SharedIndex>> {
-    let directory = Directory::open(dir, opts.read_only, opts.durability)?;
+    let directory = Directory::open(dir, KIND, opts.read_only, opts.durability)?;
     open_in(directory, opts.options.as_ref())
 }
 

@@ -259,7 +259,7 @@ impl Bm25Index {
     /// a reader (`read_only`) reads the last commit and sees later ones at `reload`. A vector
     /// index opened on the same path in this process shares the directory (one commit).
     pub fn open(dir: &Path, opts: OpenOptions) -> Result<Bm25Index> {
-        let directory = Directory::open(dir, opts.read_only, opts.durability)?;
+        let directory = Directory::open(dir, KIND, opts.read_only, opts.durability)?;
         Self::open_in(directory, opts.options.as_ref())
     }
 
@@ -363,6 +363,13 @@ impl Part for Shared {
         let snap = self.current.load_full();
         let never = AtomicBool::new(false);
         let mut entries = Vec::with_capacity(snap.segs.len());
+        // A segment numbered by a commit that failed before its manifest keeps its number and
+        // file: new ones are numbered after it (the last manifest's count does not know it).
+        for s in &snap.segs {
+            if let Some(&n) = s.seg.number.get() {
+                next.next_segment = next.next_segment.max(n + 1);
+            }
+        }
         for s in &snap.segs {
             let number = match s.seg.number.get() {
                 Some(&n) => n,

@@ -86,8 +86,10 @@ static OPEN: Mutex<Vec<(PathBuf, bool, Weak<Directory>)>> = Mutex::new(Vec::new(
 impl Directory {
     /// Opens `path` (created for a writer). A writer takes the lock, reads the newest commit,
     /// reads the log written since and starts its own log as `durability` says; a reader
-    /// (`read_only`) reads the newest commit, and later ones at `reload`.
-    pub fn open(path: &Path, read_only: bool, durability: DurabilityMode) -> Result<Arc<Directory>> {
+    /// (`read_only`) reads the newest commit, and later ones at `reload`. For an index of
+    /// `kind`: a reader joins a reader of this process that has no index of that kind yet, or
+    /// opens its own (readers take no lock, so a process may hold any number).
+    pub fn open(path: &Path, kind: &str, read_only: bool, durability: DurabilityMode) -> Result<Arc<Directory>> {
         if !read_only {
             std::fs::create_dir_all(path)?;
         }
@@ -102,8 +104,9 @@ impl Directory {
         open.retain(|(_, _, d)| d.strong_count() > 0);
         if let Some(d) = open
             .iter()
-            .find(|(p, ro, _)| *p == canonical && *ro == read_only)
-            .and_then(|(_, _, d)| d.upgrade())
+            .filter(|(p, ro, _)| *p == canonical && *ro == read_only)
+            .filter_map(|(_, _, d)| d.upgrade())
+            .find(|d| !read_only || !d.has(kind))
         {
             if !read_only && d.durability != durability {
                 return Err(Error::invalid(format!(
@@ -193,12 +196,21 @@ impl Directory {
         lock(&self.committed).0.clone()
     }
 
+    /// Whether an index of `kind` is attached and alive.
+    fn has(&self, kind: &str) -> bool {
+        lock(&self.attached)
+            .parts
+            .get(kind)
+            .is_some_and(|p| p.strong_count() > 0)
+    }
+
     /// Binds the index of `kind` to this directory: records its settings in a first commit
     /// when the directory has none for it, and returns the log records it must replay, oldest
-    /// first. One index per kind per directory and process.
+    /// first. One writer's index per kind per directory and process.
     pub fn attach(&self, kind: &'static str, part: Weak<dyn Part>, settings: serde_json::Value) -> Result<Vec<Record>> {
         let mut attached = lock(&self.attached);
         if attached.parts.get(kind).is_some_and(|p| p.strong_count() > 0) {
+            // Only a writer's: readers of a kind open a directory each (`open`).
             return Err(Error::new(
                 ErrorKind::Locked,
                 format!(
@@ -242,7 +254,10 @@ impl Directory {
     /// nothing changed).
     pub fn commit(&self) -> Result<Manifest> {
         if self.read_only {
-            return Err(Error::invalid("a read-only index cannot commit"));
+            return Err(Error::new(
+                ErrorKind::ReadOnly,
+                format!("{} was opened read-only: the writer commits", self.path.display()),
+            ));
         }
         let _committing = lock(&self.committing);
         // Every write logged before the rotation is staged already (writes log and stage under
