@@ -153,11 +153,12 @@ impl Strings {
         self.ends.len()
     }
 
-    /// The bytes of string `i`; empty if the ends are out of order (a damaged file that
-    /// open did not check).
+    /// The bytes of string `i`; empty if there is none such or the ends are out of order
+    /// (damage open did not find).
     pub fn get(&self, i: usize) -> &[u8] {
+        let Some(&end) = self.ends.get(i) else { return &[] };
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        self.bytes.get(start..self.ends[i]).unwrap_or_default()
+        self.bytes.get(start..end).unwrap_or_default()
     }
 
     /// String `i` as UTF-8 (None if it is not: damage open did not check).

@@ -7,8 +7,8 @@
 //! `u64` and the bytes, the terms (end offsets and UTF-8, in local id order), the posting
 //! offsets `u64`, posting documents and term frequencies `u32`, the forward offsets `u64` and
 //! pairs `u32`, the MaxScore bounds (per term and per block `f32`, each block's last document
-//! `u32`), the locals sorted by id and the term ids sorted by term `u32` (the lookups, by
-//! binary search), and last the CRC-32 `u32` of each section before it.
+//! `u32`), the locals sorted by id `u32` (the id lookup, by binary search), the term lookup
+//! (`vocab::hash_slots`, `u32`), and last the CRC-32 `u32` of each section before it.
 //!
 //! `read` maps the file and checks, besides magic, version and length, every section's size
 //! against the header's counts and the CRCs of the header and of the sections that are a few
@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::column::{Column, Plain, Strings};
 use super::docs::{Docs, StoredDocs, HAS_META, HAS_TEXT};
 use super::segment::{Parts, Segment};
-use super::vocab::{sorted_ids, Vocab};
+use super::vocab::{hash_slots, sorted_ids, Vocab};
 use crate::checksummed::{self, Format, PayloadWriter, HEADER};
 use crate::error::{check_cancel, Error, Result};
 use crate::fields::FieldSchema;
@@ -51,7 +51,7 @@ const S_MAX_TF: usize = 16;
 const S_BLOCK_MAX: usize = 17;
 const S_BLOCK_LAST: usize = 18;
 const S_BY_ID: usize = 19;
-const S_BY_TERM: usize = 20;
+const S_TERM_SLOTS: usize = 20;
 const S_CRCS: usize = 21;
 
 /// The sections whose CRC open checks: the header and those of a few bytes per document or
@@ -68,7 +68,7 @@ const CHECKED_AT_OPEN: [usize; 12] = [
     S_TERMS + 1,
     S_OFFSETS,
     S_FWD_OFFSETS,
-    S_BY_TERM,
+    S_TERM_SLOTS,
 ];
 
 #[derive(Serialize, Deserialize)]
@@ -160,7 +160,7 @@ pub fn write(seg: &Segment, path: &Path, cancel: &AtomicBool) -> Result<()> {
         w.u32s(seg.block_last.iter().copied())?;
         check_cancel(cancel)?;
         w.u32s(sorted_ids(seg.len(), |l| seg.docs.id(l).as_bytes()).into_iter())?;
-        w.u32s(sorted_ids(seg.terms.len(), |t| seg.terms.get(t).as_bytes()).into_iter())?;
+        w.u32s(hash_slots(seg.terms.len(), |t| seg.terms.get(t).as_bytes()).into_iter())?;
         let crcs = std::mem::take(&mut w.crcs);
         w.u32s(crcs.into_iter())
     })
@@ -239,9 +239,11 @@ pub fn read(path: &Path, number: u64, schema: &FieldSchema) -> Result<Segment> {
         (S_BLOCK_MAX, c.blocks, 4),
         (S_BLOCK_LAST, c.blocks, 4),
         (S_BY_ID, c.docs, 4),
-        (S_BY_TERM, c.terms, 4),
     ] {
         expect(i, n, width)?;
+    }
+    if at[S_TERM_SLOTS].1 != (2 * c.terms).next_power_of_two().max(2) * 4 {
+        return Err(damaged("an array of the wrong length"));
     }
     let strings = |i: usize| Strings {
         ends: col(&map, at[i]),
@@ -274,7 +276,7 @@ pub fn read(path: &Path, number: u64, schema: &FieldSchema) -> Result<Segment> {
         lens: col(&map, at[S_LENS]),
         terms: Vocab::Mapped {
             terms,
-            sorted: col(&map, at[S_BY_TERM]),
+            slots: col(&map, at[S_TERM_SLOTS]),
         },
         fwd_offsets,
         fwd: col(&map, at[S_FWD]),
