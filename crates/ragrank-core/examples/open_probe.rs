@@ -2,7 +2,7 @@
 //! `cargo run --release -p ragrank-core --example open_probe -- [docs] [dir]`.
 //! Builds `docs` (default 1,000,000) synthetic documents (Zipf-ish words, stored text, a
 //! `tenant` field) into `dir` (default under the temp directory) unless it already holds an
-//! index, merges and commits them; then, as a fresh process would, drops and reopens it
+//! index, merges them into one segment and commits; then, as a fresh process would, drops and reopens it
 //! several times and reports the median of open + first query (warm page cache), then the
 //! first filtered query, `get` and `verify`, and compares search speed on the mapped
 //! segments with the same index loaded into the heap from a single-file save (today's
@@ -84,7 +84,10 @@ fn build(dir: &std::path::Path, n: usize, words: &[String], zipf: &Zipf) {
             .collect();
         index.add(docs, false).unwrap();
     }
+    // The policy's merges, then one segment: the heap index it is compared with (a
+    // single-file load) is one segment too, so the search speeds compare like with like.
     let merges = index.merge();
+    index.force_merge();
     index.commit().unwrap();
     println!(
         "built {n} documents in {:.1?} ({merges} merges, {} segments)",

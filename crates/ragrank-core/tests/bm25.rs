@@ -422,7 +422,7 @@ fn readers_never_see_a_torn_snapshot() {
                     let hits = snap.search(&Query::Text("all"), &opts(1 << 20, Strategy::Auto));
                     assert_eq!(hits.len(), snap.len(), "N is the count of live documents found");
                     assert_eq!(snap.docs().count(), snap.len());
-                    let mut seen: Vec<&str> = hits.iter().map(|h| &*snap.doc(h.slot).id).collect();
+                    let mut seen: Vec<&str> = hits.iter().map(|h| snap.doc(h.slot).id).collect();
                     seen.sort_unstable();
                     seen.dedup();
                     assert_eq!(seen.len(), snap.len(), "each live document once");

@@ -83,7 +83,7 @@ impl<T: Plain> Column<T> {
         let bytes = &map[offset..offset + len * T::WIDTH];
         let in_place = cfg!(target_endian = "little")
             && std::mem::size_of::<T>() == T::WIDTH
-            && (bytes.as_ptr() as usize) % std::mem::align_of::<T>() == 0;
+            && (bytes.as_ptr() as usize).is_multiple_of(std::mem::align_of::<T>());
         if !in_place || len == 0 {
             return Column::from(bytes.chunks_exact(T::WIDTH).map(T::read_le).collect::<Vec<T>>());
         }

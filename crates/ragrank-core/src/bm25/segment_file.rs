@@ -138,7 +138,7 @@ pub fn write(seg: &Segment, path: &Path, cancel: &AtomicBool) -> Result<()> {
         let flags: Vec<u8> = (0..n)
             .map(|l| {
                 let d = seg.doc(l);
-                d.text.is_some() as u8 * HAS_TEXT | d.meta.is_some() as u8 * HAS_META
+                (d.text.is_some() as u8 * HAS_TEXT) | (d.meta.is_some() as u8 * HAS_META)
             })
             .collect();
         w.section(&flags)?;
