@@ -154,10 +154,10 @@ fn rows<'a>(index: &'a Snapshot, hits: impl Iterator<Item = &'a Hit>, include_fi
     hits.map(|h| {
         let d = index.doc(h.slot);
         Row {
-            id: &d.id,
+            id: d.id,
             score: h.score,
-            text: if fields { d.text.as_deref() } else { None },
-            meta: if fields { d.meta.as_ref() } else { None },
+            text: if fields { d.text } else { None },
+            meta: if fields { d.meta } else { None },
         }
     })
     .collect()
@@ -403,8 +403,8 @@ impl NativeBm25Index {
         guard(|| {
             let snapshot = self.inner.snapshot();
             let docs = ids.iter().map(|id| {
-                let found = snapshot.get(id).map(|d| (d.text.as_deref(), d.meta.as_ref()));
-                hits::stored_document(id, found)
+                let found = snapshot.get(id);
+                hits::stored_document(id, found.as_ref().map(|d| (d.text, d.meta.as_deref())))
             });
             Ok(serde_json::Value::Array(docs.collect()))
         })

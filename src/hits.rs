@@ -56,7 +56,8 @@ pub struct Row<'a> {
     pub id: &'a str,
     pub score: f32,
     pub text: Option<&'a str>,
-    pub meta: Option<&'a serde_json::Value>,
+    /// Borrowed from a segment in memory, parsed from a mapped one.
+    pub meta: Option<std::borrow::Cow<'a, serde_json::Value>>,
 }
 
 impl Row<'_> {
@@ -119,7 +120,7 @@ impl NativeHits {
             id_ends: Column(id_ends),
             scores: Column(rows.iter().map(|r| r.score as f64).collect()),
             texts: any_text.then(|| js_texts(rows.iter().map(|r| r.text))),
-            metas_json: any_meta.then(|| metas_json(rows.iter().map(|r| r.meta))),
+            metas_json: any_meta.then(|| metas_json(rows.iter().map(|r| r.meta.as_deref()))),
         }
     }
 }

@@ -42,7 +42,11 @@ fn rows<'a>(index: &'a VectorIndex, hits: impl Iterator<Item = &'a Hit>, include
         id: index.id(h.slot),
         score: h.score,
         text: if fields { f.text(h.slot) } else { None },
-        meta: if fields { f.meta(h.slot) } else { None },
+        meta: if fields {
+            f.meta(h.slot).map(std::borrow::Cow::Borrowed)
+        } else {
+            None
+        },
     })
     .collect()
 }

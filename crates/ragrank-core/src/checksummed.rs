@@ -163,6 +163,30 @@ pub fn read_file(path: &Path, cancel: &AtomicBool) -> Result<Vec<u8>> {
 /// The payload of `data` once magic, version, length and CRC-32 are checked (the CRC a
 /// chunk at a time, checking `cancel` between chunks).
 pub fn payload<'a>(data: &'a [u8], format: &Format, cancel: &AtomicBool) -> Result<&'a [u8]> {
+    let payload = unverified_payload(data, format)?;
+    check_crc(data, format, cancel)?;
+    Ok(payload)
+}
+
+/// The CRC-32 of `data`'s payload against its trailer's (magic, version and length are
+/// `unverified_payload`'s), a chunk at a time, checking `cancel` between chunks.
+pub fn check_crc(data: &[u8], format: &Format, cancel: &AtomicBool) -> Result<()> {
+    let payload = unverified_payload(data, format)?;
+    let crc = u32::from_le_bytes(data[data.len() - 4..].try_into().expect("4 bytes"));
+    let mut hasher = crc32fast::Hasher::new();
+    for chunk in payload.chunks(CHUNK) {
+        check_cancel(cancel)?;
+        hasher.update(chunk);
+    }
+    if hasher.finalize() != crc {
+        return Err(format.damaged());
+    }
+    Ok(())
+}
+
+/// The payload of `data` once magic, version and length are checked, not its CRC: a
+/// mapped file is checked in parts at open (`bm25::segment_file`) and whole by `check_crc`.
+pub fn unverified_payload<'a>(data: &'a [u8], format: &Format) -> Result<&'a [u8]> {
     if data.len() < HEADER + TRAILER || &data[..8] != format.magic {
         return Err(Error::corrupt(format!("not a ragrank {} file", format.name)));
     }
@@ -175,13 +199,7 @@ pub fn payload<'a>(data: &'a [u8], format: &Format, cancel: &AtomicBool) -> Resu
     }
     let (payload, trailer) = data[HEADER..].split_at(data.len() - HEADER - TRAILER);
     let len = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
-    let crc = u32::from_le_bytes(trailer[8..].try_into().expect("4 bytes"));
-    let mut hasher = crc32fast::Hasher::new();
-    for chunk in payload.chunks(CHUNK) {
-        check_cancel(cancel)?;
-        hasher.update(chunk);
-    }
-    if len != payload.len() as u64 || hasher.finalize() != crc {
+    if len != payload.len() as u64 {
         return Err(format.damaged());
     }
     Ok(payload)

@@ -422,7 +422,7 @@ fn readers_never_see_a_torn_snapshot() {
                     let hits = snap.search(&Query::Text("all"), &opts(1 << 20, Strategy::Auto));
                     assert_eq!(hits.len(), snap.len(), "N is the count of live documents found");
                     assert_eq!(snap.docs().count(), snap.len());
-                    let mut seen: Vec<&str> = hits.iter().map(|h| &*snap.doc(h.slot).id).collect();
+                    let mut seen: Vec<&str> = hits.iter().map(|h| snap.doc(h.slot).id).collect();
                     seen.sort_unstable();
                     seen.dedup();
                     assert_eq!(seen.len(), snap.len(), "each live document once");
@@ -598,7 +598,10 @@ fn save_and_load_round_trip() {
     let loaded = persist::load(&path, &NEVER).unwrap();
     assert_eq!(loaded.len(), index.len());
     let (index, loaded) = (index.snapshot(), loaded.snapshot());
-    assert_eq!(loaded.doc(2).meta, Some(serde_json::json!({"lang": "ko", "n": [1, 2]})));
+    assert_eq!(
+        loaded.doc(2).meta.as_deref(),
+        Some(&serde_json::json!({"lang": "ko", "n": [1, 2]}))
+    );
     for q in ["w1 w2", "w3", "w50 w7 w7"] {
         let a = index.search(&Query::Text(q), &opts(20, Strategy::Auto));
         let b = loaded.search(&Query::Text(q), &opts(20, Strategy::Auto));
@@ -1496,7 +1499,8 @@ fn remove_matching_removes_the_matches_counts_them_and_searches_no_longer_see_th
     let hits = snap.search(&Query::Text("common"), &opts(1000, Strategy::Auto));
     assert_eq!(hits.len(), 140);
     assert!(hits.iter().all(|h| {
-        let m = snap.doc(h.slot).meta.as_ref().unwrap();
+        let doc = snap.doc(h.slot);
+        let m = doc.meta.as_deref().unwrap();
         m["tenant"] != "t1" && !(2005..2008).contains(&m["year"].as_i64().unwrap())
     }));
     // Documents only staged before the call are published first, and matched.

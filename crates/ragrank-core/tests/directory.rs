@@ -270,3 +270,117 @@ fn a_commit_that_failed_before_its_manifest_leaves_no_segment_number_taken_twice
     assert_eq!(results(&reopened, "common shared"), expected);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Everything a reader can see of an index: hits (ids, score bits) with and without a
+/// metadata filter, each live document's stored fields in order, the id lookups, matching
+/// and the counts of `stats`.
+fn assert_same(index: &Bm25Index, memory: &Bm25Index) {
+    let (a, b) = (index.snapshot(), memory.snapshot());
+    let tenant = ragrank_core::filter::MetaFilter::compile(&serde_json::json!({ "tenant": "t1" }), "filter").unwrap();
+    for q in ["common group3", "word17 shared", "text", "replaced words"] {
+        assert_eq!(results(index, q), results(memory, q), "{q}");
+        let filtered = |snap: &ragrank_core::bm25::Snapshot| -> Vec<(String, u32)> {
+            let opts = SearchOptions {
+                top_k: 1000,
+                filter: Some(ragrank_core::bm25::Filter {
+                    slots: None,
+                    meta: Some(tenant.clone()),
+                }),
+                ..Default::default()
+            };
+            snap.search(&Query::Text(q), &opts)
+                .into_iter()
+                .map(|h| (snap.doc(h.slot).id.to_string(), h.score.to_bits()))
+                .collect()
+        };
+        assert_eq!(filtered(&a), filtered(&b), "{q} filtered");
+    }
+    assert!(a.docs().eq(b.docs()), "stored documents differ");
+    for d in b.docs() {
+        assert_eq!(a.get(d.id), Some(d.clone()));
+    }
+    assert_eq!(a.get("d-unknown"), None);
+    assert_eq!(a.matching_ids(&tenant), b.matching_ids(&tenant));
+    let (sa, sb) = (a.stats(), b.stats());
+    assert_eq!(
+        (sa.documents, sa.terms, sa.postings, sa.avg_doc_length),
+        (sb.documents, sb.terms, sb.postings, sb.avg_doc_length)
+    );
+}
+
+#[test]
+fn a_reopened_index_reads_filters_merges_and_removes_as_the_one_in_memory() {
+    let dir = temp("mapped");
+    let memory = Bm25Index::new(Default::default()).unwrap();
+    memory.set_refresh_interval(None);
+    {
+        let index = open(&dir, DurabilityMode::Commit);
+        for round in 0..3 {
+            let docs: Vec<NewDoc> = (round * 100..round * 100 + 100).map(doc).collect();
+            index.add(docs.clone(), false).unwrap();
+            memory.add(docs, false).unwrap();
+            index.commit().unwrap();
+        }
+        let gone: Vec<String> = (0..300).step_by(11).map(|i| format!("d{i}")).collect();
+        index.remove(&gone).unwrap();
+        memory.remove(&gone).unwrap();
+        index.commit().unwrap();
+    }
+    // Reopened: the segments are mapped, some with removed documents.
+    let index = open(&dir, DurabilityMode::Commit);
+    // Its arrays and texts are read from the files in place, not copied to the heap.
+    let heap = |i: &Bm25Index| i.snapshot().stats().memory_bytes;
+    assert!(
+        heap(&index) * 2 < heap(&memory),
+        "{} vs {}",
+        heap(&index),
+        heap(&memory)
+    );
+    assert_same(&index, &memory);
+    index.snapshot().verify().unwrap();
+
+    // Removals and an upsert after the reopen.
+    let gone: Vec<String> = ["d5", "d150", "d299", "d-unknown"].map(String::from).to_vec();
+    assert_eq!(index.remove(&gone).unwrap(), memory.remove(&gone).unwrap());
+    let upsert = vec![NewDoc {
+        text: Some("replaced words".into()),
+        ..doc(7)
+    }];
+    index.add(upsert.clone(), true).unwrap();
+    memory.add(upsert, true).unwrap();
+    assert_same(&index, &memory);
+
+    // A removal decided on a snapshot of mapped segments still applies after a merge moved
+    // the documents (it keeps their identity), and skips the one upserted since.
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let t2 = ragrank_core::filter::MetaFilter::compile(&serde_json::json!({ "tenant": "t2" }), "filter").unwrap();
+    let matched = index.snapshot().matching(&t2, &never, &mut Vec::new()).unwrap();
+    let expected = matched.len() - 1;
+    let replaced = matched[0].id.to_string();
+    let again = vec![NewDoc {
+        text: Some("replaced again".into()),
+        ..doc(replaced[1..].parse().unwrap())
+    }];
+    index.add(again.clone(), true).unwrap();
+    memory.add(again, true).unwrap();
+    index.force_merge();
+    assert_eq!(index.remove_matched(matched, &never).unwrap(), expected);
+    let mut gone: Vec<String> = memory
+        .snapshot()
+        .matching_ids(&t2)
+        .iter()
+        .map(|id| id.to_string())
+        .collect();
+    gone.retain(|id| *id != replaced);
+    memory.remove(&gone).unwrap();
+    assert!(index.contains(&replaced));
+    assert_same(&index, &memory);
+
+    // The merged segment commits and reopens mapped again.
+    index.commit().unwrap();
+    drop(index);
+    let index = open(&dir, DurabilityMode::Commit);
+    assert_eq!(index.snapshot().segments().len(), 1);
+    assert_same(&index, &memory);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use super::live::{lock, Shared};
 use super::segment::{AnalyzedBatch, AnalyzedDoc, Deleted};
 use super::snapshot::{SegRef, Snapshot};
-use super::{segment_file, Bm25Index, IdSet, IndexConfig, PreparedDocs};
+use super::{df, segment_file, Bm25Index, IdSet, IndexConfig, PreparedDocs};
 use crate::analysis::Analyzer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::store::deletes::{self, missing_is_corrupt};
@@ -184,36 +184,30 @@ fn settle_config(given: Option<&serde_json::Value>, recorded: Option<&serde_json
     Ok(stored)
 }
 
-/// The snapshot of committed segments: N, lengths and df counted from the live documents.
+/// The snapshot of committed segments. N, total length and postings come from each
+/// segment's persisted counts less its removed documents'; the df map is deferred
+/// (`df::GlobalDf`): only the removed documents' terms are walked, never the postings.
 fn snapshot_of(config: Arc<IndexConfig>, analyzer: Arc<Analyzer>, segs: Vec<SegRef>, seq: u64) -> Snapshot {
     let mut snap = Snapshot::empty(config, analyzer);
-    let mut df: FxHashMap<Arc<str>, u32> = FxHashMap::default();
-    for s in &segs {
-        let mut local_df = vec![0u32; s.seg.terms.len()];
-        for local in 0..s.seg.len() as u32 {
-            if s.deleted.contains(local) {
-                continue;
-            }
-            snap.live += 1;
-            snap.total_len += s.seg.lens[local as usize] as u64;
-            let terms = s.seg.doc_terms(local);
-            snap.postings += terms.len();
-            terms.iter().for_each(|&(t, _)| local_df[t as usize] += 1);
+    let mut removed = FxHashMap::default();
+    for s in segs.iter().filter(|s| s.live() > 0) {
+        snap.live += s.live();
+        snap.total_len += s.seg.total_len;
+        snap.postings += s.seg.fwd.len();
+        for local in s.deleted.added_since(&Deleted::default()) {
+            snap.total_len -= s.seg.lens[local as usize] as u64;
+            snap.postings -= s.seg.doc_terms(local).len();
         }
-        for (t, &n) in local_df.iter().enumerate().filter(|(_, &n)| n > 0) {
-            *df.entry(s.seg.terms[t].clone()).or_insert(0) += n;
-        }
+        df::removed_terms(s, &mut removed);
     }
-    snap.term_bytes = df.keys().map(|t| t.len()).sum();
-    snap.df = df.into_iter().collect();
     snap.set_segments(segs);
+    snap.df = df::GlobalDf::deferred(removed);
     snap.seq = seq;
     snap
 }
 
 fn load_segments(dir: &Path, m: &Manifest, config: &IndexConfig, reuse: &[SegRef]) -> Result<Vec<SegRef>> {
     let schema = config.field_schema();
-    let never = AtomicBool::new(false);
     let mut segs = Vec::new();
     for e in m.indexes.get(KIND).map_or(&[][..], Vec::as_slice) {
         let known = reuse.iter().find(|s| s.seg.number.get() == Some(&e.segment));
@@ -221,7 +215,8 @@ fn load_segments(dir: &Path, m: &Manifest, config: &IndexConfig, reuse: &[SegRef
             Some(s) => s.seg.clone(),
             None => {
                 let path = dir.join(segment_name(KIND, e.segment));
-                let seg = segment_file::read(&path, &schema, &never).map_err(|err| missing_is_corrupt(err, &path))?;
+                let seg =
+                    segment_file::read(&path, e.segment, &schema).map_err(|err| missing_is_corrupt(err, &path))?;
                 let _ = seg.number.set(e.segment);
                 Arc::new(seg)
             }
@@ -279,8 +274,8 @@ impl Bm25Index {
         let config = Arc::new(config);
         let manifest = directory.manifest();
         let segs = load_segments(directory.path(), &manifest, &config, &[])?;
+        // Not precomputed here (O(postings)): the background thread does it once quiet.
         let snap = snapshot_of(config, analyzer, segs, 0);
-        snap.precompute();
         let index = Bm25Index::from_snapshot(snap);
         let part: std::sync::Weak<dyn Part> = Arc::downgrade(&index.shared) as _;
         let records = directory.attach(KIND, part, settings)?;
@@ -411,7 +406,6 @@ impl Part for Shared {
         let current = self.current.load_full();
         let segs = load_segments(dir, manifest, &current.config, &current.segs)?;
         let snap = snapshot_of(current.config.clone(), current.analyzer.clone(), segs, current.seq);
-        snap.precompute();
         self.publish(snap);
         Ok(())
     }

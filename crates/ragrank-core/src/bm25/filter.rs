@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use rustc_hash::FxHashSet;
 
-use super::segment::Doc;
+use super::segment::DocRef;
 use crate::filter::MetaFilter;
 
 #[derive(Debug, Clone, Default)]
@@ -18,13 +18,13 @@ pub struct Filter {
 }
 
 impl Filter {
-    pub fn allows(&self, slot: u32, doc: &Doc) -> bool {
+    pub fn allows(&self, slot: u32, doc: &DocRef) -> bool {
         if let Some(slots) = &self.slots {
             if !slots.contains(&slot) {
                 return false;
             }
         }
-        self.meta.as_ref().is_none_or(|f| f.matches(doc.meta.as_ref()))
+        self.meta.as_ref().is_none_or(|f| f.matches(doc.meta.as_deref()))
     }
 }
 

@@ -15,7 +15,7 @@ use arc_swap::ArcSwap;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::merge;
-use super::segment::{AnalyzedBatch, Deleted, Doc, SegmentBuilder};
+use super::segment::{AnalyzedBatch, Deleted, Matched, SegmentBuilder};
 use super::snapshot::{SegRef, Snapshot};
 use super::{prepare_docs, IdSet, IndexConfig, NewDoc, PreparedDocs, Stats};
 use crate::analysis::Analyzer;
@@ -458,7 +458,7 @@ impl Bm25Index {
     /// a new document under the same id) is left to that write, so a document added after
     /// the snapshot is never removed. Fails with `Error::aborted()`, having removed nothing,
     /// when `cancel` is set before the removal is staged.
-    pub fn remove_matched(&self, docs: Vec<Arc<Doc>>, cancel: &AtomicBool) -> Result<usize> {
+    pub fn remove_matched(&self, docs: Vec<Matched>, cancel: &AtomicBool) -> Result<usize> {
         self.shared.writable()?;
         check_cancel(cancel)?;
         if docs.is_empty() {
@@ -469,14 +469,14 @@ impl Bm25Index {
         let guard = lock(&self.shared.refresh_lock);
         let now = self.shared.current.load_full();
         // The matched documents the current snapshot still holds, as the very same documents
-        // (merges keep the pointers; an upsert or a new add makes a new one). Looked up before
+        // (merges keep their keys; an upsert or a new add makes a new one). Looked up before
         // the staged lock, which event-loop calls wait for.
         let mut still: IdSet = FxHashSet::default();
         still.reserve(docs.len());
         for d in &docs {
             let same = now
                 .find(&d.id)
-                .is_some_and(|(i, local)| Arc::ptr_eq(&now.segs[i].seg.docs[local as usize], d));
+                .is_some_and(|(i, local)| now.segs[i].seg.docs.key(local) == d.key);
             if same {
                 still.insert(d.id.clone());
             }
@@ -963,11 +963,12 @@ fn apply(base: &Snapshot, ops: Vec<Op>) -> Snapshot {
     if !builder.is_empty() {
         let mut seg = builder.finish_on(&next.config.params, next.avg_len(), super::analysis_threads());
         seg.index_fields(&next.config.field_schema());
-        for (t, term) in seg.terms.iter().enumerate() {
+        let state = next.df_state_mut();
+        for t in 0..seg.terms.len() {
             let n = (seg.offsets[t + 1] - seg.offsets[t]) as u32;
-            let df = next.df.entry(term.clone()).or_insert(0);
+            let df = state.map.entry(seg.terms.shared(t as u32)).or_insert(0);
             if *df == 0 {
-                next.term_bytes += term.len();
+                state.term_bytes += seg.terms.get(t as u32).len();
             }
             *df += n;
         }
@@ -998,7 +999,7 @@ impl Apply {
         }
         // Newest first, as `Snapshot::find`, over the deletions made so far.
         let Some((i, local)) = self.segs.iter().enumerate().rev().find_map(|(i, s)| {
-            let &local = s.seg.local_of.get(id)?;
+            let local = s.seg.local_of(id)?;
             (!s.deleted.contains(local)).then_some((i, local))
         }) else {
             return;
@@ -1010,13 +1011,14 @@ impl Apply {
         next.total_len -= seg.lens[local as usize] as u64;
         let terms = seg.doc_terms(local);
         next.postings -= terms.len();
+        let state = next.df_state_mut();
         for &(t, _) in terms {
-            let term = &*seg.terms[t as usize];
-            let df = next.df.get_mut(term).expect("a live document's term has a df");
+            let term = seg.terms.get(t);
+            let df = state.map.get_mut(term).expect("a live document's term has a df");
             *df -= 1;
             if *df == 0 {
-                next.df.remove(term);
-                next.term_bytes -= term.len();
+                state.map.remove(term);
+                state.term_bytes -= term.len();
             }
         }
     }

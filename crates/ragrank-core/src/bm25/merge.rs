@@ -19,11 +19,9 @@
 //! A segment with `REWRITE_DEAD` of its documents removed is rewritten alone, which is how
 //! removed documents and their terms leave the segments (they leave the df map, and so
 //! the vocabulary searches see, at once).
-use std::ops::Range;
-use std::sync::Arc;
-
 use super::segment::{Segment, SegmentBuilder};
 use super::snapshot::{SegRef, Snapshot};
+use std::ops::Range;
 
 pub const MERGE_FACTOR: usize = 8;
 /// The removed fraction from which a segment is rewritten without its removed documents.
@@ -82,19 +80,19 @@ pub fn build(base: &Snapshot, run: Range<usize>) -> (Segment, Vec<Vec<u32>>) {
         let seg = &s.seg;
         let mut terms = vec![u32::MAX; seg.terms.len()];
         let mut remap = vec![u32::MAX; seg.len()];
-        for (local, doc) in seg.docs.iter().enumerate() {
-            if s.deleted.contains(local as u32) {
+        for (local, new) in (0..seg.len() as u32).zip(remap.iter_mut()) {
+            if s.deleted.contains(local) {
                 continue;
             }
-            remap[local] = builder.len() as u32;
-            let mut mapped = Vec::with_capacity(seg.doc_terms(local as u32).len());
-            for &(t, tf) in seg.doc_terms(local as u32) {
+            *new = builder.len() as u32;
+            let mut mapped = Vec::with_capacity(seg.doc_terms(local).len());
+            for &(t, tf) in seg.doc_terms(local) {
                 if terms[t as usize] == u32::MAX {
-                    terms[t as usize] = builder.intern(&seg.terms[t as usize]);
+                    terms[t as usize] = builder.intern(&seg.terms.shared(t));
                 }
                 mapped.push((terms[t as usize], tf));
             }
-            builder.push(Arc::clone(doc), mapped);
+            builder.push(seg.docs.to_doc(local), mapped);
         }
         remaps.push(remap);
     }

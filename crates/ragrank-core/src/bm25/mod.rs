@@ -5,8 +5,11 @@
 //! - `live`: the writer (`Bm25Index`): staged writes, refresh, background merges.
 //! - `search` / `windowed` / `scoring`: query-time BM25 over one segment (exhaustive and
 //!   windowed MaxScore); `merge`: the merge policy.
+mod column;
 mod dense;
+mod df;
 pub mod directory;
+mod docs;
 pub mod filter;
 mod live;
 mod merge;
@@ -16,6 +19,7 @@ mod search;
 mod segment;
 pub(crate) mod segment_file;
 mod snapshot;
+mod vocab;
 mod windowed;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -31,8 +35,8 @@ pub use filter::Filter;
 pub use live::{retire, Bm25Index, DEFAULT_REFRESH_INTERVAL};
 pub use merge::{MERGE_FACTOR, REWRITE_DEAD};
 pub use scoring::{Params, Variant};
-pub use segment::Doc;
 use segment::{AnalyzedBatch, AnalyzedDoc};
+pub use segment::{Doc, DocRef, Matched};
 pub use snapshot::Snapshot;
 
 /// The settings of an index; a field left out of the serialized form takes its default.

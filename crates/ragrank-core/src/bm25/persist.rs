@@ -48,7 +48,7 @@ fn write_payload(snap: &Snapshot, w: &mut PayloadWriter, cancel: &AtomicBool) ->
                 if !used[t] {
                     return u32::MAX;
                 }
-                let term = &*seg.terms[t];
+                let term = seg.terms.get(t as u32);
                 *id_of.entry(term).or_insert_with(|| {
                     vocab.push(term);
                     (vocab.len() - 1) as u32
@@ -64,10 +64,11 @@ fn write_payload(snap: &Snapshot, w: &mut PayloadWriter, cancel: &AtomicBool) ->
     }
     w.u32(snap.len() as u32)?;
     for (s, ids) in snap.segs.iter().zip(&file_ids) {
-        for (local, doc) in s.seg.docs.iter().enumerate() {
+        for local in 0..s.seg.len() {
             if s.deleted.contains(local as u32) {
                 continue;
             }
+            let doc = s.seg.doc(local as u32);
             let terms = s.seg.doc_terms(local as u32);
             w.bytes(doc.id.as_bytes())?;
             w.u32(terms.len() as u32)?;
@@ -77,7 +78,7 @@ fn write_payload(snap: &Snapshot, w: &mut PayloadWriter, cancel: &AtomicBool) ->
             }
             let flags = doc.text.is_some() as u8 | (doc.meta.is_some() as u8) << 1;
             w.put(&[flags])?;
-            if let Some(text) = &doc.text {
+            if let Some(text) = doc.text {
                 w.bytes(text.as_bytes())?;
             }
             if let Some(meta) = &doc.meta {
@@ -207,11 +208,11 @@ pub fn from_bytes(data: &[u8], cancel: &AtomicBool) -> Result<Bm25Index> {
     builder.push_batch(batch, |_| true);
     let mut seg = builder.finish_on(&snapshot.config.params, snapshot.avg_len(), super::analysis_threads());
     seg.index_fields(&snapshot.config.field_schema());
-    for (t, term) in seg.terms.iter().enumerate() {
-        snapshot
-            .df
-            .insert(term.clone(), (seg.offsets[t + 1] - seg.offsets[t]) as u32);
-        snapshot.term_bytes += term.len();
+    let state = snapshot.df_state_mut();
+    for t in 0..seg.terms.len() {
+        let n = (seg.offsets[t + 1] - seg.offsets[t]) as u32;
+        state.map.insert(seg.terms.shared(t as u32), n);
+        state.term_bytes += seg.terms.get(t as u32).len();
     }
     snapshot.postings = seg.post_docs.len();
     let deleted = Arc::new(Deleted::new(seg.len()));

@@ -452,18 +452,16 @@ fn lane_floor(acc: &[f32], k: usize, allow: &dyn Fn(u32) -> bool) -> f32 {
 }
 
 /// `acc[d] += wi * part` over a term's postings (`start`: the first one's index in the
-/// segment's arrays), the hot loop of exhaustive search. Postings hold each document once
-/// and in increasing order (built so), so checking the last one bounds them all; the
-/// accumulator is then written without a bounds check per posting.
+/// segment's arrays), the hot loop of exhaustive search. Each write is bounds-checked: a
+/// mapped segment's postings are not checked at open (docs/STORAGE.md), so their order
+/// cannot stand in for the check (the branch is never taken, and `part` reads the lengths
+/// checked anyway).
 #[inline]
 fn scatter_add<P: Parts>(acc: &mut [f32], docs: &[u32], start: usize, wi: f32, p: P) {
-    let Some(&last) = docs.last() else { return };
-    assert!((last as usize) < acc.len());
     debug_assert!(docs.windows(2).all(|w| w[0] < w[1]));
     for (i, &d) in docs.iter().enumerate() {
         let v = wi * p.part(start + i, d);
-        // SAFETY: every document is <= `last` < acc.len() (asserted above).
-        unsafe { *acc.get_unchecked_mut(d as usize) += v };
+        acc[d as usize] += v;
     }
 }
 

@@ -8,28 +8,21 @@
 //! them). No statistic of the whole index lives here: scores are computed at query time
 //! from the snapshot's N, df and average length, which is what keeps them exact however
 //! the index is cut into segments.
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use memmap2::Mmap;
 use rustc_hash::FxHashMap;
 
+use super::column::Column;
+pub use super::docs::{Doc, DocRef, Docs, Matched};
 use super::scoring::{Params, TfForm, TfPart};
+use super::vocab::Vocab;
 use crate::fields::{FieldIndex, FieldSchema, SelectionCache};
 
 /// Postings per block-max block. Blocks are cut from the segment's whole posting array, not
 /// per term, so one index needs no per-term table: a block that straddles two terms bounds
 /// both (looser at a list's two ends, still exact as a bound). 4 bytes per `BLOCK` postings.
 pub const BLOCK: usize = 64;
-
-/// One stored document.
-#[derive(Debug)]
-pub struct Doc {
-    /// Shared with the id maps of the segments holding it.
-    pub id: Arc<str>,
-    /// Number of tokens (the BM25 document length).
-    pub len: u32,
-    pub text: Option<Box<str>>,
-    pub meta: Option<serde_json::Value>,
-}
 
 /// Documents analysed together. Term ids are local to the batch (`terms[id]`), so
 /// analysis allocates once per distinct term of the batch, not once per token.
@@ -50,70 +43,75 @@ pub struct AnalyzedDoc {
     pub meta: Option<serde_json::Value>,
 }
 
+/// The arrays are `Column`s: owned for a segment built in memory, views into the file's
+/// map for one read from a directory (`segment_file`); the search code reads both alike.
 pub struct Segment {
-    /// Shared with the segments merged from this one: a merge copies pointers, not text.
-    pub docs: Vec<Arc<Doc>>,
-    /// `docs[i].len`, packed for the scoring loops.
-    pub lens: Vec<u32>,
-    pub local_of: FxHashMap<Arc<str>, u32>,
-    pub vocab: FxHashMap<Arc<str>, u32>,
-    /// The term of each local id, shared with the vocabulary, the snapshots' df maps and
-    /// the segments merged from this one (no copy of a term string after analysis).
-    pub terms: Vec<Arc<str>>,
+    /// The stored documents and the id lookup (`Docs::Owned` shares `Doc`s with the
+    /// segments merged from this one: a merge copies pointers, not text).
+    pub docs: Docs,
+    /// The documents' lengths, packed for the scoring loops.
+    pub lens: Column<u32>,
+    pub terms: Vocab,
     /// Forward index: document `d` owns `fwd[fwd_offsets[d]..fwd_offsets[d + 1]]`.
-    pub fwd_offsets: Vec<usize>,
-    pub fwd: Vec<(u32, u32)>,
-    /// Postings: local term `t` owns `offsets[t]..offsets[t + 1]` of `post_docs`/`post_tfs`.
-    pub offsets: Vec<usize>,
-    pub post_docs: Vec<u32>,
-    pub post_tfs: Vec<u32>,
+    pub fwd_offsets: Column<usize>,
+    pub fwd: Column<(u32, u32)>,
+    /// Postings: local term `t` owns `offsets[t]..offsets[t + 1]` of `post_docs`/`post_tfs`
+    /// (so `offsets[t + 1] - offsets[t]` is the term's df in this segment, removed
+    /// documents included).
+    pub offsets: Column<usize>,
+    pub post_docs: Column<u32>,
+    pub post_tfs: Column<u32>,
     /// Per term, the largest `tfc - tfc(0)` of its postings at `build_avgdl`: the MaxScore
     /// bound, scaled at query time by how much the average length has grown since.
-    pub max_tf_part: Vec<f32>,
+    pub max_tf_part: Column<f32>,
     /// The same maximum per block of `BLOCK` postings (`block_max[i / BLOCK]` bounds
     /// posting `i`): the block-max bounds of MaxScore, scaled the same way.
-    pub block_max: Vec<f32>,
+    pub block_max: Column<f32>,
     /// The document of each block's last posting, packed (16 blocks a cache line): the
     /// windowed search steps over a long list's blocks without touching its postings.
-    pub block_last: Vec<u32>,
+    pub block_last: Column<u32>,
     pub build_avgdl: f64,
+    /// The sum of the documents' lengths (removed ones included).
+    pub total_len: u64,
     /// Whether any document stores text or metadata (a search then has fields to return).
     pub has_fields: bool,
-    /// The documents' metadata by field and value (`index_fields`); without it, filters scan.
-    pub fields: Option<FieldIndex>,
+    /// The documents' metadata by field and value; without it, filters scan. Built with
+    /// the segment (`index_fields`), or on first use for a mapped one (`defer_fields`).
+    fields: OnceLock<Option<FieldIndex>>,
+    deferred_schema: Option<FieldSchema>,
     /// Recent filters' documents, from `fields`.
     pub selections: SelectionCache,
     /// Its file number in a directory, once committed there (`seg-<number>.bm25`).
     pub number: std::sync::OnceLock<u64>,
+    /// The file the arrays are read from, for a mapped segment (`segment_file::verify`).
+    map: Option<Arc<Mmap>>,
     bytes: usize,
 }
 
-/// A segment's arrays as read back from its file (`segment_file`).
+/// A segment's arrays, as built or read back from its file (`segment_file`).
 pub struct Parts {
-    pub docs: Vec<Arc<Doc>>,
-    pub lens: Vec<u32>,
-    pub local_of: FxHashMap<Arc<str>, u32>,
-    pub vocab: FxHashMap<Arc<str>, u32>,
-    pub terms: Vec<Arc<str>>,
-    pub fwd_offsets: Vec<usize>,
-    pub fwd: Vec<(u32, u32)>,
-    pub offsets: Vec<usize>,
-    pub post_docs: Vec<u32>,
-    pub post_tfs: Vec<u32>,
-    pub max_tf_part: Vec<f32>,
-    pub block_max: Vec<f32>,
-    pub block_last: Vec<u32>,
+    pub docs: Docs,
+    pub lens: Column<u32>,
+    pub terms: Vocab,
+    pub fwd_offsets: Column<usize>,
+    pub fwd: Column<(u32, u32)>,
+    pub offsets: Column<usize>,
+    pub post_docs: Column<u32>,
+    pub post_tfs: Column<u32>,
+    pub max_tf_part: Column<f32>,
+    pub block_max: Column<f32>,
+    pub block_last: Column<u32>,
     pub build_avgdl: f64,
+    pub total_len: u64,
+    pub map: Option<Arc<Mmap>>,
 }
 
 impl Segment {
     pub fn from_parts(p: Parts) -> Segment {
-        let has_fields = p.docs.iter().any(|d| d.text.is_some() || d.meta.is_some());
+        let has_fields = p.docs.has_fields();
         let mut seg = Segment {
             docs: p.docs,
             lens: p.lens,
-            local_of: p.local_of,
-            vocab: p.vocab,
             terms: p.terms,
             fwd_offsets: p.fwd_offsets,
             fwd: p.fwd,
@@ -124,10 +122,13 @@ impl Segment {
             block_max: p.block_max,
             block_last: p.block_last,
             build_avgdl: p.build_avgdl,
+            total_len: p.total_len,
             has_fields,
-            fields: None,
+            fields: OnceLock::new(),
+            deferred_schema: None,
             selections: SelectionCache::default(),
             number: std::sync::OnceLock::new(),
+            map: p.map,
             bytes: 0,
         };
         seg.bytes = seg.count_bytes();
@@ -139,18 +140,62 @@ impl Segment {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
+        self.len() == 0
+    }
+
+    /// The mapped file, if the segment was read from one.
+    pub fn map(&self) -> Option<&Mmap> {
+        self.map.as_deref()
     }
 
     /// Builds the field index of the documents' metadata (once, as the segment is built).
     pub fn index_fields(&mut self, schema: &FieldSchema) {
-        let index = FieldIndex::build(schema.clone(), self.docs.iter().map(|d| d.meta.as_ref()));
+        let index = self.build_fields(schema);
         self.bytes += index.heap_bytes().values().sum::<usize>();
-        self.fields = Some(index);
+        self.fields = OnceLock::from(Some(index));
+    }
+
+    /// Leaves the field index to be built by the first filter that needs it (a mapped
+    /// segment: open must not parse every document's metadata).
+    pub fn defer_fields(&mut self, schema: &FieldSchema) {
+        self.fields = OnceLock::new();
+        self.deferred_schema = Some(schema.clone());
+    }
+
+    /// The field index, built now if it was deferred.
+    pub fn fields(&self) -> Option<&FieldIndex> {
+        self.fields
+            .get_or_init(|| {
+                let schema = self.deferred_schema.as_ref()?;
+                Some(self.build_fields(schema))
+            })
+            .as_ref()
+    }
+
+    fn build_fields(&self, schema: &FieldSchema) -> FieldIndex {
+        let mut index = FieldIndex::new(schema.clone());
+        for l in 0..self.len() as u32 {
+            index.insert(l, self.docs.meta(l).as_deref());
+        }
+        index
+    }
+
+    /// The field index if it is built (stats must not build it).
+    pub fn built_fields(&self) -> Option<&FieldIndex> {
+        self.fields.get().and_then(Option::as_ref)
     }
 
     pub fn term(&self, term: &str) -> Option<u32> {
-        self.vocab.get(term).copied()
+        self.terms.lookup(term)
+    }
+
+    /// The stored document `local`.
+    pub fn doc(&self, local: u32) -> DocRef<'_> {
+        self.docs.get(local)
+    }
+
+    pub fn local_of(&self, id: &str) -> Option<u32> {
+        self.docs.local_of(id)
     }
 
     pub fn postings(&self, t: u32) -> (&[u32], &[u32]) {
@@ -174,29 +219,30 @@ impl Segment {
         }
     }
 
-    /// Bytes held, counted once at build (a segment never changes): `stats` stays
-    /// O(segments), never a walk over the documents on the event loop.
+    /// Heap bytes held, counted once at build (a segment never changes): `stats` stays
+    /// O(segments), never a walk over the documents on the event loop. A mapped segment's
+    /// arrays are in the page cache, not counted.
     pub fn bytes(&self) -> usize {
         self.bytes
     }
 
     fn count_bytes(&self) -> usize {
-        let strings: usize = self.terms.iter().map(|t| t.len() * 2 + 56).sum::<usize>()
-            + self
-                .docs
-                .iter()
-                .map(|d| d.id.len() * 2 + 72 + d.text.as_ref().map_or(0, |t| t.len()))
-                .sum::<usize>();
-        strings + self.posting_bytes() + self.offsets.len() * 8 + self.fwd_offsets.len() * 8 + self.lens.len() * 4
+        self.terms.heap_bytes()
+            + self.docs.heap_bytes()
+            + self.posting_bytes()
+            + self.offsets.heap_bytes()
+            + self.fwd_offsets.heap_bytes()
+            + self.lens.heap_bytes()
     }
 
-    /// Bytes per (term, document) pair: postings (doc, tf) and forward (term, tf).
+    /// Heap bytes per (term, document) pair: postings (doc, tf) and forward (term, tf).
     pub fn posting_bytes(&self) -> usize {
-        self.post_docs.len() * 8
-            + self.fwd.len() * 8
-            + self.max_tf_part.len() * 4
-            + self.block_max.len() * 4
-            + self.block_last.len() * 4
+        self.post_docs.heap_bytes()
+            + self.post_tfs.heap_bytes()
+            + self.fwd.heap_bytes()
+            + self.max_tf_part.heap_bytes()
+            + self.block_max.heap_bytes()
+            + self.block_last.heap_bytes()
     }
 }
 
@@ -274,12 +320,7 @@ impl SegmentBuilder {
                     };
                 }
             }
-            let doc = Arc::new(Doc {
-                id: d.id,
-                len: d.len,
-                text: d.text.map(String::into_boxed_str),
-                meta: d.meta,
-            });
+            let doc = Arc::new(Doc::new(d.id, d.len, d.text.map(String::into_boxed_str), d.meta));
             self.push(doc, d.counts.iter().map(|&(t, tf)| (map[t as usize], tf)));
         }
     }
@@ -317,25 +358,26 @@ impl SegmentBuilder {
             TfForm::Saturation(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens, split),
             TfForm::LengthScaled(f) => max_parts(f, &offsets, &post_docs, &post_tfs, &lens, split),
         };
-        let block_last = (0..block_max.len())
+        let block_last: Vec<u32> = (0..block_max.len())
             .map(|b| post_docs[((b + 1) * BLOCK).min(total) - 1])
             .collect();
         let local_of = docs.iter().enumerate().map(|(i, d)| (d.id.clone(), i as u32)).collect();
+        let total_len = lens.iter().map(|&l| l as u64).sum();
         Segment::from_parts(Parts {
-            docs,
-            lens,
-            local_of,
-            vocab,
-            terms,
-            fwd_offsets,
-            fwd,
-            offsets,
-            post_docs,
-            post_tfs,
-            max_tf_part,
-            block_max,
-            block_last,
+            docs: Docs::Owned { docs, local_of },
+            lens: lens.into(),
+            terms: Vocab::Owned { terms, ids: vocab },
+            fwd_offsets: fwd_offsets.into(),
+            fwd: fwd.into(),
+            offsets: offsets.into(),
+            post_docs: post_docs.into(),
+            post_tfs: post_tfs.into(),
+            max_tf_part: max_tf_part.into(),
+            block_max: block_max.into(),
+            block_last: block_last.into(),
             build_avgdl: avgdl,
+            total_len,
+            map: None,
         })
     }
 }
@@ -571,12 +613,7 @@ mod tests {
             pairs.sort_unstable_by_key(|p| p.0);
             pairs.dedup_by_key(|p| p.0);
             let len = pairs.iter().map(|p| p.1).sum();
-            let doc = Arc::new(Doc {
-                id: format!("d{d}").into(),
-                len,
-                text: None,
-                meta: None,
-            });
+            let doc = Arc::new(Doc::new(format!("d{d}").into(), len, None, None));
             b.push(doc, pairs);
         }
         b

@@ -1,27 +1,75 @@
 //! One BM25 segment as its own file (`seg-<n>.bm25` in a directory, docs/STORAGE.md), in the
-//! checksummed envelope (magic `RGRKSEGB`). The payload is a run of sections, each a byte
-//! length `u64` and its bytes starting at a multiple of 8 in the file, so a memory map can
-//! read the arrays as typed slices in place. In order: a JSON header (counts and the build's
-//! average length), the document lengths `u32`, flags `u8` (bit 0 text, bit 1 metadata),
-//! then ids, texts and metadata (JSON) each as end offsets `u64` and the bytes, the terms
-//! (end offsets and UTF-8, in local id order), the posting offsets `u64`, posting documents
-//! and term frequencies `u32`, the forward offsets `u64` and pairs `u32`, and the MaxScore
-//! bounds (per term and per block `f32`, each block's last document `u32`). Everything is
-//! written once, when a segment is first committed; the field index is rebuilt from the
-//! metadata as the segment is read.
+//! checksummed envelope (magic `RGRKSEGB`, version 2). The payload is a run of sections, each
+//! a byte length `u64` and its bytes starting at a multiple of 8 in the file, so a memory map
+//! reads the arrays as typed slices in place (`Column`). In order: a JSON header (counts, the
+//! build's average length, the documents' total length), the document lengths `u32`, flags
+//! `u8` (bit 0 text, bit 1 metadata), then ids, texts and metadata (JSON) each as end offsets
+//! `u64` and the bytes, the terms (end offsets and UTF-8, in local id order), the posting
+//! offsets `u64`, posting documents and term frequencies `u32`, the forward offsets `u64` and
+//! pairs `u32`, the MaxScore bounds (per term and per block `f32`, each block's last document
+//! `u32`), the locals sorted by id `u32` (the id lookup, by binary search), the term lookup
+//! (`vocab::hash_slots`, `u32`), and last the CRC-32 `u32` of each section before it.
+//!
+//! `read` maps the file and checks, besides magic, version and length, every section's size
+//! against the header's counts and the CRCs of the header and of the sections that are a few
+//! bytes per document or per term (`CHECKED_AT_OPEN`); the big ones (postings, forward pairs,
+//! bounds, text and metadata bytes) are checked by the whole-file CRC in `verify`, not at open.
+//! Everything a search reads is bounds-checked, so damage there gives wrong results or a panic,
+//! never a read outside the map. Version 1 files are refused (no release wrote them).
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
-use super::segment::{Doc, Segment};
+use super::column::{Column, Plain, Strings};
+use super::docs::{Docs, StoredDocs, HAS_META, HAS_TEXT};
+use super::segment::{Parts, Segment};
+use super::vocab::{hash_slots, sorted_ids, Vocab};
 use crate::checksummed::{self, Format, PayloadWriter, HEADER};
 use crate::error::{check_cancel, Error, Result};
 use crate::fields::FieldSchema;
 
-const FORMAT: Format = Format::new(b"RGRKSEGB", 1, "BM25 segment");
+const FORMAT: Format = Format::new(b"RGRKSEGB", 2, "BM25 segment");
+
+/// Sections, in file order.
+const SECTIONS: usize = 22;
+const S_HEADER: usize = 0;
+const S_LENS: usize = 1;
+const S_FLAGS: usize = 2;
+const S_IDS: usize = 3; // ends, then bytes
+const S_TEXTS: usize = 5;
+const S_METAS: usize = 7;
+const S_TERMS: usize = 9;
+const S_OFFSETS: usize = 11;
+const S_POST_DOCS: usize = 12;
+const S_POST_TFS: usize = 13;
+const S_FWD_OFFSETS: usize = 14;
+const S_FWD: usize = 15;
+const S_MAX_TF: usize = 16;
+const S_BLOCK_MAX: usize = 17;
+const S_BLOCK_LAST: usize = 18;
+const S_BY_ID: usize = 19;
+const S_TERM_SLOTS: usize = 20;
+const S_CRCS: usize = 21;
+
+/// The sections whose CRC open checks: the header and those of a few bytes per document or
+/// per term (about 50 bytes a document in all), read to answer the first query or an id lookup.
+const CHECKED_AT_OPEN: [usize; 12] = [
+    S_HEADER,
+    S_LENS,
+    S_FLAGS,
+    S_IDS,
+    S_IDS + 1,
+    S_TEXTS,
+    S_METAS,
+    S_TERMS,
+    S_TERMS + 1,
+    S_OFFSETS,
+    S_FWD_OFFSETS,
+    S_TERM_SLOTS,
+];
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,11 +80,50 @@ struct Counts {
     pairs: usize,
     blocks: usize,
     build_avgdl: f64,
+    total_len: u64,
+}
+
+struct Writer<'a, 'w> {
+    w: &'a mut PayloadWriter<'w>,
+    crcs: Vec<u32>,
+}
+
+impl Writer<'_, '_> {
+    fn section(&mut self, bytes: &[u8]) -> Result<()> {
+        self.w.put(&(bytes.len() as u64).to_le_bytes())?;
+        let pad = (8 - self.w.position() % 8) % 8;
+        self.w.put(&[0; 8][..pad as usize])?;
+        self.crcs.push(crc32fast::hash(bytes));
+        self.w.put(bytes)
+    }
+
+    fn u32s(&mut self, values: impl Iterator<Item = u32>) -> Result<()> {
+        self.section(&values.flat_map(u32::to_le_bytes).collect::<Vec<u8>>())
+    }
+
+    fn u64s(&mut self, values: impl Iterator<Item = u64>) -> Result<()> {
+        self.section(&values.flat_map(u64::to_le_bytes).collect::<Vec<u8>>())
+    }
+
+    /// End offsets, then the bytes.
+    fn strings<B: AsRef<[u8]>>(&mut self, values: impl Iterator<Item = B>) -> Result<()> {
+        let mut ends = Vec::new();
+        let mut bytes = Vec::new();
+        for v in values {
+            bytes.extend_from_slice(v.as_ref());
+            ends.push(bytes.len() as u64);
+        }
+        self.u64s(ends.into_iter())?;
+        self.section(&bytes)
+    }
 }
 
 /// Writes `seg` to `path` (atomically, fsync'd).
 pub fn write(seg: &Segment, path: &Path, cancel: &AtomicBool) -> Result<()> {
+    let n = seg.len() as u32;
+    let json = |v: &serde_json::Value| serde_json::to_vec(v).map_err(|e| Error::invalid(e.to_string()));
     checksummed::write(path, &FORMAT, cancel, |w| {
+        let mut w = Writer { w, crcs: Vec::new() };
         let counts = Counts {
             docs: seg.len(),
             terms: seg.terms.len(),
@@ -44,228 +131,181 @@ pub fn write(seg: &Segment, path: &Path, cancel: &AtomicBool) -> Result<()> {
             pairs: seg.fwd.len(),
             blocks: seg.block_max.len(),
             build_avgdl: seg.build_avgdl,
+            total_len: seg.total_len,
         };
-        section(
-            w,
-            &serde_json::to_vec(&counts).map_err(|e| Error::invalid(e.to_string()))?,
-        )?;
-        u32s(w, seg.lens.iter().copied())?;
-        let flags: Vec<u8> = seg
-            .docs
-            .iter()
-            .map(|d| d.text.is_some() as u8 | (d.meta.is_some() as u8) << 1)
-            .collect();
-        section(w, &flags)?;
-        strings(w, seg.docs.iter().map(|d| d.id.as_bytes().to_vec()))?;
-        strings(
-            w,
-            seg.docs
-                .iter()
-                .map(|d| d.text.as_deref().unwrap_or("").as_bytes().to_vec()),
-        )?;
-        let metas: Result<Vec<Vec<u8>>> = seg
-            .docs
-            .iter()
-            .map(|d| {
-                d.meta.as_ref().map_or(Ok(Vec::new()), |m| {
-                    serde_json::to_vec(m).map_err(|e| Error::invalid(e.to_string()))
-                })
+        w.section(&serde_json::to_vec(&counts).map_err(|e| Error::invalid(e.to_string()))?)?;
+        w.u32s(seg.lens.iter().copied())?;
+        let flags: Vec<u8> = (0..n)
+            .map(|l| {
+                let d = seg.doc(l);
+                (d.text.is_some() as u8 * HAS_TEXT) | (d.meta.is_some() as u8 * HAS_META)
             })
             .collect();
-        strings(w, metas?.into_iter())?;
+        w.section(&flags)?;
+        w.strings((0..n).map(|l| seg.docs.id(l)))?;
+        w.strings((0..n).map(|l| seg.doc(l).text.unwrap_or_default()))?;
+        let metas: Result<Vec<Vec<u8>>> = (0..n)
+            .map(|l| seg.docs.meta(l).map_or(Ok(Vec::new()), |m| json(&m)))
+            .collect();
+        w.strings(metas?.iter())?;
         check_cancel(cancel)?;
-        strings(w, seg.terms.iter().map(|t| t.as_bytes().to_vec()))?;
-        u64s(w, seg.offsets.iter().map(|&o| o as u64))?;
-        u32s(w, seg.post_docs.iter().copied())?;
-        u32s(w, seg.post_tfs.iter().copied())?;
-        u64s(w, seg.fwd_offsets.iter().map(|&o| o as u64))?;
-        u32s(w, seg.fwd.iter().flat_map(|&(t, tf)| [t, tf]))?;
-        u32s(w, seg.max_tf_part.iter().map(|f| f.to_bits()))?;
-        u32s(w, seg.block_max.iter().map(|f| f.to_bits()))?;
-        u32s(w, seg.block_last.iter().copied())
+        w.strings(seg.terms.iter())?;
+        w.u64s(seg.offsets.iter().map(|&o| o as u64))?;
+        w.u32s(seg.post_docs.iter().copied())?;
+        w.u32s(seg.post_tfs.iter().copied())?;
+        w.u64s(seg.fwd_offsets.iter().map(|&o| o as u64))?;
+        w.u32s(seg.fwd.iter().flat_map(|&(t, tf)| [t, tf]))?;
+        w.u32s(seg.max_tf_part.iter().map(|f| f.to_bits()))?;
+        w.u32s(seg.block_max.iter().map(|f| f.to_bits()))?;
+        w.u32s(seg.block_last.iter().copied())?;
+        check_cancel(cancel)?;
+        w.u32s(sorted_ids(seg.len(), |l| seg.docs.id(l).as_bytes()).into_iter())?;
+        w.u32s(hash_slots(seg.terms.len(), |t| seg.terms.get(t).as_bytes()).into_iter())?;
+        let crcs = std::mem::take(&mut w.crcs);
+        w.u32s(crcs.into_iter())
     })
 }
 
-fn section(w: &mut PayloadWriter, bytes: &[u8]) -> Result<()> {
-    w.put(&(bytes.len() as u64).to_le_bytes())?;
-    let pad = (8 - w.position() % 8) % 8;
-    w.put(&[0; 8][..pad as usize])?;
-    w.put(bytes)
-}
-
-fn u32s(w: &mut PayloadWriter, values: impl Iterator<Item = u32>) -> Result<()> {
-    section(w, &values.flat_map(u32::to_le_bytes).collect::<Vec<u8>>())
-}
-
-fn u64s(w: &mut PayloadWriter, values: impl Iterator<Item = u64>) -> Result<()> {
-    section(w, &values.flat_map(u64::to_le_bytes).collect::<Vec<u8>>())
-}
-
-/// End offsets, then the bytes.
-fn strings(w: &mut PayloadWriter, values: impl Iterator<Item = Vec<u8>>) -> Result<()> {
-    let mut ends = Vec::new();
-    let mut bytes = Vec::new();
-    for v in values {
-        bytes.extend_from_slice(&v);
-        ends.push(bytes.len() as u64);
-    }
-    u64s(w, ends.into_iter())?;
-    section(w, &bytes)
-}
-
-struct Sections<'a> {
-    payload: &'a [u8],
-    pos: usize,
-    damaged: &'a dyn Fn(&str) -> Error,
-}
-
-impl<'a> Sections<'a> {
-    fn next(&mut self) -> Result<&'a [u8]> {
-        let bad = || (self.damaged)("truncated section");
-        let len = self.payload.get(self.pos..self.pos + 8).ok_or_else(bad)?;
+/// Where each section lies in the map: (offset, length in bytes).
+fn layout(map: &Mmap, payload_len: usize, damaged: &dyn Fn(&str) -> Error) -> Result<Vec<(usize, usize)>> {
+    let end = HEADER + payload_len;
+    let mut pos = HEADER;
+    let mut out = Vec::with_capacity(SECTIONS);
+    for _ in 0..SECTIONS {
+        let len = map.get(pos..pos + 8).ok_or_else(|| damaged("truncated section"))?;
         let len = u64::from_le_bytes(len.try_into().expect("8 bytes")) as usize;
-        self.pos += 8;
-        self.pos += (8 - (HEADER + self.pos) % 8) % 8;
-        let end = self
-            .pos
+        pos += 8;
+        pos += (8 - pos % 8) % 8;
+        let stop = pos
             .checked_add(len)
-            .filter(|&e| e <= self.payload.len())
-            .ok_or_else(bad)?;
-        let s = &self.payload[self.pos..end];
-        self.pos = end;
-        Ok(s)
+            .filter(|&e| e <= end)
+            .ok_or_else(|| damaged("truncated section"))?;
+        out.push((pos, len));
+        pos = stop;
     }
-
-    fn u32s(&mut self, n: usize) -> Result<Vec<u32>> {
-        let s = self.next()?;
-        if s.len() != n * 4 {
-            return Err((self.damaged)("an array of the wrong length"));
-        }
-        Ok(s.chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect())
+    if pos != end {
+        return Err(damaged("trailing bytes"));
     }
-
-    /// `n` increasing offsets ending at most at `limit`.
-    fn offsets(&mut self, n: usize, limit: usize) -> Result<Vec<usize>> {
-        let s = self.next()?;
-        if s.len() != n * 8 {
-            return Err((self.damaged)("an array of the wrong length"));
-        }
-        let v: Vec<usize> = s
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")) as usize)
-            .collect();
-        if v.windows(2).any(|w| w[0] > w[1]) || v.last().is_some_and(|&l| l > limit) {
-            return Err((self.damaged)("offsets out of order"));
-        }
-        Ok(v)
-    }
-
-    fn strings(&mut self, n: usize) -> Result<Vec<&'a str>> {
-        let ends = self.next()?;
-        let bytes = self.next()?;
-        if ends.len() != n * 8 {
-            return Err((self.damaged)("an array of the wrong length"));
-        }
-        let mut start = 0usize;
-        let mut out = Vec::with_capacity(n);
-        for c in ends.chunks_exact(8) {
-            let end = u64::from_le_bytes(c.try_into().expect("8 bytes")) as usize;
-            let s = bytes
-                .get(start..end)
-                .ok_or_else(|| (self.damaged)("offsets out of order"))?;
-            out.push(std::str::from_utf8(s).map_err(|_| (self.damaged)("invalid UTF-8"))?);
-            start = end;
-        }
-        Ok(out)
-    }
+    Ok(out)
 }
 
-/// Reads a segment written by `write`, and builds its field index for `schema`. Any damage
-/// is `ERR_CORRUPT_INDEX` naming the file.
-pub fn read(path: &Path, schema: &FieldSchema, cancel: &AtomicBool) -> Result<Segment> {
+/// Maps a segment written by `write` (file number `number`); its field index, for `schema`,
+/// is built by the first filter that needs it. Damage found is `ERR_CORRUPT_INDEX` naming
+/// the file; what open does not check is listed in the module's comment.
+pub fn read(path: &Path, number: u64, schema: &FieldSchema) -> Result<Segment> {
     let named = |e: Error| Error::new(e.kind, format!("{}: {}", path.display(), e.message));
-    let data = checksummed::read_file(path, cancel).map_err(named)?;
-    let payload = checksummed::payload(&data, &FORMAT, cancel).map_err(named)?;
+    let file = checksummed::open_regular(path).map_err(named)?;
+    // SAFETY: a segment file is never written after its rename into the directory (every
+    // write goes to a new file, docs/STORAGE.md), so the mapped bytes do not change under
+    // the slices read from them. A process that truncated one anyway would make a read
+    // fault (SIGBUS), as with any mapped file.
+    let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(|e| named(e.into()))?);
+    let payload_len = checksummed::unverified_payload(&map, &FORMAT).map_err(named)?.len();
     let damaged = |what: &str| Error::corrupt(format!("{}: damaged BM25 segment ({what})", path.display()));
-    let mut s = Sections {
-        payload,
-        pos: 0,
-        damaged: &damaged,
-    };
-    let c: Counts = serde_json::from_slice(s.next()?).map_err(|_| damaged("bad header"))?;
-    // Every count is bounded by the payload's size before anything is allocated by it.
-    if [c.docs, c.terms, c.postings, c.pairs, c.blocks]
-        .iter()
-        .any(|&n| n > payload.len())
-    {
-        return Err(damaged("bad header"));
+    let at = layout(&map, payload_len, &damaged)?;
+    let bytes = |i: usize| &map[at[i].0..at[i].0 + at[i].1];
+    let crcs = bytes(S_CRCS);
+    if crcs.len() != (SECTIONS - 1) * 4 {
+        return Err(damaged("bad checksums"));
     }
-    let lens = s.u32s(c.docs)?;
-    let flags = s.next()?;
-    if flags.len() != c.docs {
+    for i in CHECKED_AT_OPEN {
+        if crc32fast::hash(bytes(i)) != u32::read_le(&crcs[i * 4..i * 4 + 4]) {
+            return Err(damaged("a checksum does not match"));
+        }
+    }
+    let c: Counts = serde_json::from_slice(bytes(S_HEADER)).map_err(|_| damaged("bad header"))?;
+    // Each section must be as long as the header's counts say, before any is viewed.
+    let expect = |i: usize, n: usize, width: usize| {
+        n.checked_mul(width)
+            .filter(|&b| b == at[i].1)
+            .ok_or_else(|| damaged("an array of the wrong length"))
+    };
+    fn col<T: Plain>(map: &Arc<Mmap>, at: (usize, usize)) -> Column<T> {
+        Column::mapped(map, at.0, at.1 / T::WIDTH)
+    }
+    for (i, n, width) in [
+        (S_LENS, c.docs, 4),
+        (S_FLAGS, c.docs, 1),
+        (S_IDS, c.docs, 8),
+        (S_TEXTS, c.docs, 8),
+        (S_METAS, c.docs, 8),
+        (S_TERMS, c.terms, 8),
+        (S_OFFSETS, c.terms + 1, 8),
+        (S_POST_DOCS, c.postings, 4),
+        (S_POST_TFS, c.postings, 4),
+        (S_FWD_OFFSETS, c.docs + 1, 8),
+        (S_FWD, c.pairs, 8),
+        (S_MAX_TF, c.terms, 4),
+        (S_BLOCK_MAX, c.blocks, 4),
+        (S_BLOCK_LAST, c.blocks, 4),
+        (S_BY_ID, c.docs, 4),
+    ] {
+        expect(i, n, width)?;
+    }
+    if at[S_TERM_SLOTS].1 != (2 * c.terms).next_power_of_two().max(2) * 4 {
         return Err(damaged("an array of the wrong length"));
     }
-    let ids = s.strings(c.docs)?;
-    let texts = s.strings(c.docs)?;
-    let metas = s.strings(c.docs)?;
-    check_cancel(cancel)?;
-    let mut docs = Vec::with_capacity(c.docs);
-    for i in 0..c.docs {
-        let meta = if flags[i] & 2 != 0 {
-            Some(serde_json::from_str(metas[i]).map_err(|_| damaged("bad metadata"))?)
-        } else {
-            None
-        };
-        docs.push(Arc::new(Doc {
-            id: ids[i].into(),
-            len: lens[i],
-            text: (flags[i] & 1 != 0).then(|| texts[i].into()),
-            meta,
-        }));
-    }
-    let terms: Vec<Arc<str>> = s.strings(c.terms)?.into_iter().map(Arc::from).collect();
-    let offsets = s.offsets(c.terms + 1, c.postings)?;
-    let post_docs = s.u32s(c.postings)?;
-    let post_tfs = s.u32s(c.postings)?;
-    let fwd_offsets = s.offsets(c.docs + 1, c.pairs)?;
-    let fwd_flat = s.u32s(c.pairs * 2)?;
-    let max_tf_part: Vec<f32> = s.u32s(c.terms)?.into_iter().map(f32::from_bits).collect();
-    let block_max: Vec<f32> = s.u32s(c.blocks)?.into_iter().map(f32::from_bits).collect();
-    let block_last = s.u32s(c.blocks)?;
-    if s.pos != payload.len()
-        || offsets.last() != Some(&c.postings)
-        || fwd_offsets.last() != Some(&c.pairs)
-        || post_docs.iter().any(|&d| d as usize >= c.docs)
-        || fwd_flat.chunks_exact(2).any(|p| p[0] as usize >= c.terms || p[1] == 0)
-    {
+    let strings = |i: usize| Strings {
+        ends: col(&map, at[i]),
+        bytes: col(&map, at[i + 1]),
+    };
+    let (ids, texts, metas, terms) = (strings(S_IDS), strings(S_TEXTS), strings(S_METAS), strings(S_TERMS));
+    let offsets: Column<usize> = col(&map, at[S_OFFSETS]);
+    let fwd_offsets: Column<usize> = col(&map, at[S_FWD_OFFSETS]);
+    // The ends of the offset arrays, not every entry: those are covered by their CRCs.
+    let ends_ok = offsets.first() == Some(&0)
+        && offsets.last() == Some(&c.postings)
+        && fwd_offsets.first() == Some(&0)
+        && fwd_offsets.last() == Some(&c.pairs)
+        && [&ids, &texts, &metas, &terms]
+            .iter()
+            .all(|s| s.ends.last().map_or(0, |&e| e) == s.bytes.len());
+    if !ends_ok || c.blocks != c.postings.div_ceil(super::segment::BLOCK) {
         return Err(damaged("inconsistent arrays"));
     }
-    let fwd = fwd_flat.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-    let vocab: FxHashMap<Arc<str>, u32> = terms.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-    let local_of: FxHashMap<Arc<str>, u32> = docs.iter().enumerate().map(|(i, d)| (d.id.clone(), i as u32)).collect();
-    if vocab.len() != c.terms || local_of.len() != c.docs {
-        return Err(damaged("a repeated term or id"));
-    }
-    let mut seg = Segment::from_parts(super::segment::Parts {
-        docs,
-        lens,
-        local_of,
-        vocab,
-        terms,
+    let mut seg = Segment::from_parts(Parts {
+        docs: Docs::Mapped(Box::new(StoredDocs {
+            lens: col(&map, at[S_LENS]),
+            flags: col(&map, at[S_FLAGS]),
+            ids,
+            texts,
+            metas,
+            by_id: col(&map, at[S_BY_ID]),
+            segment: number,
+        })),
+        lens: col(&map, at[S_LENS]),
+        terms: Vocab::Mapped {
+            terms,
+            slots: col(&map, at[S_TERM_SLOTS]),
+        },
         fwd_offsets,
-        fwd,
+        fwd: col(&map, at[S_FWD]),
         offsets,
-        post_docs,
-        post_tfs,
-        max_tf_part,
-        block_max,
-        block_last,
+        post_docs: col(&map, at[S_POST_DOCS]),
+        post_tfs: col(&map, at[S_POST_TFS]),
+        max_tf_part: col(&map, at[S_MAX_TF]),
+        block_max: col(&map, at[S_BLOCK_MAX]),
+        block_last: col(&map, at[S_BLOCK_LAST]),
         build_avgdl: c.build_avgdl,
+        total_len: c.total_len,
+        map: Some(map.clone()),
     });
-    seg.index_fields(schema);
+    seg.defer_fields(schema);
+    let _ = seg.number.set(number);
     Ok(seg)
+}
+
+/// Checks the whole-file CRC of a mapped segment (nothing to check for one in memory).
+pub fn verify(seg: &Segment) -> Result<()> {
+    let Some(map) = seg.map() else { return Ok(()) };
+    let never = AtomicBool::new(false);
+    checksummed::check_crc(map, &FORMAT, &never).map_err(|e| {
+        let name = seg
+            .number
+            .get()
+            .map_or("a segment".to_string(), |n| format!("seg-{n}.bm25"));
+        Error::new(e.kind, format!("{name}: {}", e.message))
+    })
 }
 
 #[cfg(test)]
@@ -298,7 +338,8 @@ mod tests {
         let path = dir.join("seg-1.bm25");
         let never = AtomicBool::new(false);
         write(seg, &path, &never).unwrap();
-        let back = read(&path, &snap.config.field_schema(), &never).unwrap();
+        let back = read(&path, 1, &snap.config.field_schema()).unwrap();
+        assert!(back.map().is_some());
         assert_eq!(back.offsets, seg.offsets);
         assert_eq!(back.post_docs, seg.post_docs);
         assert_eq!(back.post_tfs, seg.post_tfs);
@@ -307,20 +348,54 @@ mod tests {
         assert_eq!(back.max_tf_part, seg.max_tf_part);
         assert_eq!(back.block_max, seg.block_max);
         assert_eq!(back.block_last, seg.block_last);
-        assert_eq!(back.terms, seg.terms);
-        assert_eq!(back.bytes(), seg.bytes());
-        for (a, b) in back.docs.iter().zip(&seg.docs) {
-            assert_eq!((&a.id, a.len, &a.text, &a.meta), (&b.id, b.len, &b.text, &b.meta));
+        assert_eq!(back.lens, seg.lens);
+        assert_eq!(back.total_len, seg.total_len);
+        assert!(back.terms.iter().eq(seg.terms.iter()));
+        for (t, term) in seg.terms.iter().enumerate() {
+            assert_eq!(back.term(term), Some(t as u32));
         }
-        assert!(back.fields.is_some());
-        // A flipped byte anywhere is reported with the file's name.
-        let mut bytes = std::fs::read(&path).unwrap();
+        assert_eq!(back.term("absent"), None);
+        for l in 0..seg.len() as u32 {
+            assert_eq!(back.doc(l), seg.doc(l));
+            assert_eq!(back.local_of(seg.docs.id(l)), Some(l));
+        }
+        assert_eq!(back.local_of("doc-x"), None);
+        // The arrays are read in place: what the heap holds is a small part of the segment.
+        assert!(back.bytes() * 4 < seg.bytes(), "{} vs {}", back.bytes(), seg.bytes());
+        assert!(back.built_fields().is_none(), "built by the first filter");
+        assert!(back.fields().is_some());
+        verify(&back).unwrap();
+        drop(back);
+        let clean = std::fs::read(&path).unwrap();
+        // A flipped byte in the postings is found by `verify`, not at open.
+        let mut bytes = clean.clone();
         let mid = bytes.len() / 2;
         bytes[mid] ^= 0x40;
-        std::fs::write(&path, bytes).unwrap();
-        let err = read(&path, &snap.config.field_schema(), &never).err().unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let back = read(&path, 1, &snap.config.field_schema()).unwrap();
+        let err = verify(&back).err().unwrap();
         assert_eq!(err.kind, ErrorKind::CorruptIndex);
         assert!(err.message.contains("seg-1.bm25"), "{}", err.message);
+        drop(back);
+        // One in a section open checks (the header), or a truncated file, is found at open.
+        for damage in [0usize, 1] {
+            let mut bytes = clean.clone();
+            if damage == 0 {
+                bytes[HEADER + 12] ^= 0x01;
+            } else {
+                bytes.truncate(bytes.len() - 5);
+            }
+            std::fs::write(&path, &bytes).unwrap();
+            let err = read(&path, 1, &snap.config.field_schema()).err().unwrap();
+            assert_eq!(err.kind, ErrorKind::CorruptIndex);
+            assert!(err.message.contains("seg-1.bm25"), "{}", err.message);
+        }
+        // A version 1 file is refused, saying so.
+        let mut bytes = clean;
+        bytes[8] = 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let err = read(&path, 1, &snap.config.field_schema()).err().unwrap();
+        assert!(err.message.contains("version 1 is not supported"), "{}", err.message);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -15,20 +15,17 @@ use roaring::RoaringBitmap;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use super::dense::DenseRows;
+use super::df::{DfState, GlobalDf};
 use super::filter::FilterUse;
 use super::scoring::{TfForm, TfPart};
 use super::search::{self, Blocks, Cached, OnTheFly, Parts, SegTerm, SLACK};
-use super::segment::{Deleted, Doc, Segment, BLOCK};
+use super::segment::{Deleted, DocRef, Matched, Segment, BLOCK};
 use super::windowed;
 use super::{IndexConfig, Query, SearchOptions, Stats, Strategy, AUTO_MAXSCORE_SLOTS};
 use crate::analysis::Analyzer;
 use crate::error::{check_cancel, Result};
 use crate::filter::MetaFilter;
 use crate::topk::{Hit, TopK};
-
-/// Live documents containing each term; a term leaves it when its df reaches 0.
-/// Keys are the segments' shared term strings: copying a map node on write copies pointers.
-pub type DfMap = imbl::GenericHashMap<Arc<str>, u32, FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
 
 /// What a df map entry costs besides its term's bytes (key pointer, count, node share).
 pub(crate) const DF_ENTRY_BYTES: usize = 48;
@@ -101,9 +98,8 @@ pub struct Snapshot {
     pub(crate) total_len: u64,
     /// (term, live document) pairs.
     pub(crate) postings: usize,
-    pub(crate) df: DfMap,
-    /// Bytes of the terms in `df`, kept up to date as terms come and go (for `stats`).
-    pub(crate) term_bytes: usize,
+    /// Per term, live documents holding it (deferred for a snapshot read from a directory).
+    pub(crate) df: GlobalDf,
     pub(crate) parts: PartsCache,
     /// Shared by every snapshot of one index.
     pub(crate) filter_use: Arc<FilterUse>,
@@ -137,8 +133,7 @@ impl Snapshot {
             live: 0,
             total_len: 0,
             postings: 0,
-            df: DfMap::default(),
-            term_bytes: 0,
+            df: GlobalDf::default(),
             parts: PartsCache::default(),
             filter_use: Arc::default(),
             seq: 0,
@@ -146,8 +141,10 @@ impl Snapshot {
         }
     }
 
-    /// Sets the segments (dropping those with no live document) and their bases.
+    /// Sets the segments (dropping those with no live document) and their bases. A
+    /// deferred df is built first, from the segments it was counted on.
     pub(crate) fn set_segments(&mut self, segs: Vec<SegRef>) {
+        self.df.get(&self.segs);
         let mut base = 0u32;
         self.segs = segs
             .into_iter()
@@ -188,7 +185,7 @@ impl Snapshot {
     pub fn find(&self, id: &str) -> Option<(usize, u32)> {
         // Newest first: an id removed and added again lives in a later segment.
         self.segs.iter().enumerate().rev().find_map(|(i, s)| {
-            let &local = s.seg.local_of.get(id)?;
+            let local = s.seg.local_of(id)?;
             (!s.deleted.contains(local)).then_some((i, local))
         })
     }
@@ -198,15 +195,30 @@ impl Snapshot {
     }
 
     /// The live document `id` (its stored text and metadata), if any.
-    pub fn get(&self, id: &str) -> Option<&Doc> {
-        self.find(id).map(|(i, local)| &*self.segs[i].seg.docs[local as usize])
+    pub fn get(&self, id: &str) -> Option<DocRef<'_>> {
+        self.find(id).map(|(i, local)| self.segs[i].seg.doc(local))
     }
 
     /// The document at a global slot of this snapshot (from a hit).
-    pub fn doc(&self, slot: u32) -> &Doc {
+    pub fn doc(&self, slot: u32) -> DocRef<'_> {
         let i = self.segs.partition_point(|s| s.base <= slot) - 1;
         let s = &self.segs[i];
-        &s.seg.docs[(slot - s.base) as usize]
+        s.seg.doc(slot - s.base)
+    }
+
+    /// The df state, built now if it was deferred (a write or `stats` needs the whole map).
+    pub(crate) fn df_state(&self) -> &DfState {
+        self.df.get(&self.segs)
+    }
+
+    pub(crate) fn df_state_mut(&mut self) -> &mut DfState {
+        self.df.get_mut(&self.segs)
+    }
+
+    /// Checks every mapped segment's whole checksum (open checks only the small sections,
+    /// docs/STORAGE.md). The error names the damaged segment.
+    pub fn verify(&self) -> Result<()> {
+        self.segs.iter().try_for_each(|s| super::segment_file::verify(&s.seg))
     }
 
     /// Whether any document (removed ones included) stores text or metadata: when none
@@ -216,14 +228,11 @@ impl Snapshot {
     }
 
     /// Live documents in insertion order.
-    pub fn docs(&self) -> impl Iterator<Item = &Doc> {
+    pub fn docs(&self) -> impl Iterator<Item = DocRef<'_>> {
         self.segs.iter().flat_map(|s| {
-            s.seg
-                .docs
-                .iter()
-                .enumerate()
-                .filter(|(l, _)| !s.deleted.contains(*l as u32))
-                .map(|(_, d)| &**d)
+            (0..s.seg.len() as u32)
+                .filter(|&l| !s.deleted.contains(l))
+                .map(|l| s.seg.doc(l))
         })
     }
 
@@ -241,42 +250,40 @@ impl Snapshot {
     /// some segment scan. Checks `cancel` between segments and between runs of scanned
     /// documents, and then fails with `Error::aborted()`.
     ///
-    /// The documents come back as shared pointers: a later snapshot holds the very same
-    /// `Doc` for each of them as long as it was not removed or replaced (merges move the
-    /// pointers), which is how `Bm25Index::remove_matching` tells them from documents added since.
+    /// Each match carries its document's key (`DocKey`): a later snapshot holds a document of
+    /// the same key as long as it was not removed or replaced (merges keep it), which is how
+    /// `Bm25Index::remove_matching` tells them from documents added since.
     pub fn matching<'f>(
         &self,
         filter: &'f MetaFilter,
         cancel: &AtomicBool,
         unindexed: &mut Vec<&'f str>,
-    ) -> Result<Vec<Arc<Doc>>> {
+    ) -> Result<Vec<Matched>> {
         let mut out = Vec::new();
         for s in &self.segs {
             check_cancel(cancel)?;
             let (seg, deleted) = (&s.seg, &*s.deleted);
-            match seg.fields.as_ref().and_then(|f| f.select(filter)) {
+            match seg.fields().and_then(|f| f.select(filter)) {
                 Some(docs) => out.extend(
                     docs.iter()
                         .filter(|&local| !deleted.contains(local))
-                        .map(|local| seg.docs[local as usize].clone()),
+                        .map(|local| seg.docs.matched(local)),
                 ),
                 None => {
-                    match &seg.fields {
+                    match seg.fields() {
                         Some(fields) => fields.uncovered(filter, unindexed),
                         None => unindexed.push("(segment without field index)"),
                     }
-                    let runs: Vec<Vec<Arc<Doc>>> = seg
-                        .docs
-                        .par_chunks(MATCH_RUN)
-                        .enumerate()
-                        .map(|(run, docs)| {
+                    let runs: Vec<Vec<Matched>> = (0..seg.len().div_ceil(MATCH_RUN))
+                        .into_par_iter()
+                        .map(|run| {
                             check_cancel(cancel)?;
-                            let first = (run * MATCH_RUN) as u32;
-                            Ok(docs
-                                .iter()
-                                .zip(first..)
-                                .filter(|(d, local)| !deleted.contains(*local) && filter.matches(d.meta.as_ref()))
-                                .map(|(d, _)| d.clone())
+                            let first = run * MATCH_RUN;
+                            Ok((first as u32..seg.len().min(first + MATCH_RUN) as u32)
+                                .filter(|&local| {
+                                    !deleted.contains(local) && filter.matches(seg.docs.meta(local).as_deref())
+                                })
+                                .map(|local| seg.docs.matched(local))
                                 .collect())
                         })
                         .collect::<Result<_>>()?;
@@ -332,11 +339,11 @@ impl Snapshot {
                 Some(i) => out[i].weight += 1.0,
                 None => {
                     let found = match sole {
-                        Some(seg) => seg.vocab.get_key_value(tok).map(|(t, &local)| {
+                        Some(seg) => seg.term(tok).map(|local| {
                             let (docs, _) = seg.postings(local);
-                            (t, docs.len() as u32, local)
+                            (seg.terms.get(local), docs.len() as u32, local)
                         }),
-                        None => self.df.get_key_value(tok).map(|(t, &df)| (t, df, NO_LOCAL)),
+                        None => self.df.lookup(&self.segs, tok).map(|(t, df)| (t, df, NO_LOCAL)),
                     };
                     let Some((term, df, local)) = found else { return };
                     if !pos.is_empty() {
@@ -444,9 +451,9 @@ impl Snapshot {
             let base = s.base;
             let deleted = &*s.deleted;
             // The metadata filter as this segment's field index answers it (None: scanned).
-            let selected = meta.and_then(|m| seg.selections.select(seg.fields.as_ref()?, m));
+            let selected = meta.and_then(|m| seg.selections.select(seg.fields()?, m));
             if let (Some(m), None) = (meta, &selected) {
-                match &seg.fields {
+                match seg.fields() {
                     Some(fields) => fields.uncovered(m, unindexed),
                     None => unindexed.push("(segment without field index)"),
                 }
@@ -459,7 +466,7 @@ impl Snapshot {
                     && slots.is_none_or(|s| s.contains(&(base + local)))
                     && match &selected {
                         Some(docs) => docs.contains(local),
-                        None => meta.is_none_or(|m| m.matches(seg.docs[local as usize].meta.as_ref())),
+                        None => meta.is_none_or(|m| m.matches(seg.docs.meta(local).as_deref())),
                     }
             };
             // A filter selective enough to score its documents alone, looked up in the terms'
@@ -616,7 +623,7 @@ impl Snapshot {
 
     pub fn stats(&self) -> Stats {
         let mut field_index_bytes = std::collections::BTreeMap::<String, usize>::new();
-        for fields in self.segs.iter().filter_map(|s| s.seg.fields.as_ref()) {
+        for fields in self.segs.iter().filter_map(|s| s.seg.built_fields()) {
             for (name, bytes) in fields.heap_bytes() {
                 *field_index_bytes.entry(name).or_default() += bytes;
             }
@@ -624,10 +631,11 @@ impl Snapshot {
         let (filtered_searches, scanned_filter_searches, scanned_filter_fields) = self.filter_use.report();
         let seg_bytes: usize = self.segs.iter().map(|s| s.seg.bytes() + s.deleted.bytes()).sum();
         let per_posting: usize = self.segs.iter().map(|s| s.seg.posting_bytes()).sum();
-        let df_bytes = self.term_bytes + self.df.len() * DF_ENTRY_BYTES;
+        let df = self.df_state();
+        let df_bytes = df.term_bytes + df.map.len() * DF_ENTRY_BYTES;
         Stats {
             documents: self.live,
-            terms: self.df.len(),
+            terms: df.map.len(),
             postings: self.postings,
             avg_doc_length: self.avg_len(),
             bytes_per_posting: if self.postings == 0 {

@@ -477,12 +477,7 @@ mod tests {
             doc.sort_unstable();
             doc.dedup_by_key(|p| p.0);
             let len = doc.iter().map(|p| p.1).sum::<u32>() + (next() % 20) as u32;
-            let d = Doc {
-                id: Arc::from(format!("d{i}")),
-                len,
-                text: None,
-                meta: None,
-            };
+            let d = Doc::new(Arc::from(format!("d{i}")), len, None, None);
             b.push(Arc::new(d), doc);
         }
         b.finish(&Params::default(), 12.0)
