@@ -234,7 +234,7 @@ fn observed(index: &Bm25Index) -> BTreeMap<String, String> {
     let docs: BTreeMap<String, String> = (0..IDS)
         .map(|i| format!("d{i}"))
         .filter_map(|id| {
-            let text = snap.get(&id)?.text.as_deref().unwrap_or("<no text>").to_string();
+            let text = snap.get(&id)?.text.unwrap_or("<no text>").to_string();
             Some((id, text))
         })
         .collect();
