@@ -54,40 +54,61 @@ async function assertEqualsRebuilt(t, index, live, options, query) {
   }
 }
 
-for (const variant of ['lucene', 'robertson', 'atire', 'bm25l', 'bm25+']) {
-  test(`${variant}: incremental equals rebuilt`, async (t) => {
-    const rand = rng(42)
-    const { doc, query } = docMaker(rand, 80)
-    let index = new Bm25Index({ variant })
-    let live = []
-    let next = 0
-    for (let round = 0; round < 40; round++) {
-      const roll = rand()
-      if (roll < 0.45 || live.length === 0) {
-        const batch = Array.from({ length: 1 + Math.floor(rand() * 15) }, () =>
-          doc(`d${next++}`, Math.floor(rand() * 3)),
-        )
-        index.add(batch)
-        live.push(...batch)
-      } else if (roll < 0.75) {
-        const gone = live.filter(() => rand() < 0.3).map((d) => d.id)
-        t.is(index.remove(gone), gone.length)
-        live = live.filter((d) => !gone.includes(d.id))
-      } else {
-        const replaced = live.filter(() => rand() < 0.2)
-        const batch = [...replaced.map((d) => doc(d.id, Math.floor(rand() * 3))), doc(`d${next++}`, 1)]
-        t.is(index.add(batch, { upsert: true }), batch.length)
-        live = [...live.filter((d) => !replaced.includes(d)), ...batch]
-      }
-      if (round % 10 === 9) {
-        const path = join(dir, `${variant}.rgrk`)
-        await index.save(path)
-        index = await Bm25Index.load(path)
-      }
-      await assertEqualsRebuilt(t, index, live, { variant }, query)
-    }
-  })
+/**
+ * Where the index lives: in memory (saved and loaded again every ten rounds) or bound to a directory (committed,
+ * closed and opened again every ten rounds, by turns with and without a log).
+ */
+const STORAGES = {
+  memory: {
+    create: (options) => new Bm25Index(options),
+    async reopen(index, name) {
+      const path = join(dir, `${name}.rgrk`)
+      await index.save(path)
+      return Bm25Index.load(path)
+    },
+  },
+  directory: {
+    create: (options, name) => Bm25Index.open(join(dir, name), { ...options, durability: 'sync' }),
+    async reopen(index, name, round) {
+      // `close` commits; then the next opening's writes are logged or not, by turns.
+      await index.close()
+      return Bm25Index.open(join(dir, name), { durability: round % 20 === 9 ? 'commit' : 'sync' })
+    },
+  },
 }
+
+for (const [storage, { create, reopen }] of Object.entries(STORAGES))
+  for (const variant of ['lucene', 'robertson', 'atire', 'bm25l', 'bm25+']) {
+    test(`${variant}, ${storage}: incremental equals rebuilt`, async (t) => {
+      const rand = rng(42)
+      const { doc, query } = docMaker(rand, 80)
+      const name = `${variant}-${storage}`
+      let index = await create({ variant }, name)
+      let live = []
+      let next = 0
+      for (let round = 0; round < 40; round++) {
+        const roll = rand()
+        if (roll < 0.45 || live.length === 0) {
+          const batch = Array.from({ length: 1 + Math.floor(rand() * 15) }, () =>
+            doc(`d${next++}`, Math.floor(rand() * 3)),
+          )
+          index.add(batch)
+          live.push(...batch)
+        } else if (roll < 0.75) {
+          const gone = live.filter(() => rand() < 0.3).map((d) => d.id)
+          t.is(index.remove(gone), gone.length)
+          live = live.filter((d) => !gone.includes(d.id))
+        } else {
+          const replaced = live.filter(() => rand() < 0.2)
+          const batch = [...replaced.map((d) => doc(d.id, Math.floor(rand() * 3))), doc(`d${next++}`, 1)]
+          t.is(index.add(batch, { upsert: true }), batch.length)
+          live = [...live.filter((d) => !replaced.includes(d)), ...batch]
+        }
+        if (round % 10 === 9) index = await reopen(index, name, round)
+        await assertEqualsRebuilt(t, index, live, { variant }, query)
+      }
+    })
+  }
 
 test('churning unique tokens through 1,000 live documents keeps terms and memory bounded', async (t) => {
   const rand = rng(7)

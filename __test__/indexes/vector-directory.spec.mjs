@@ -92,6 +92,7 @@ test('a reader in another process than the writer sees its commits at refresh an
   t.true(await reader.refresh())
   t.is(reader.size, 3)
   t.false(await reader.refresh())
+  t.false(await new VectorIndex({ dim: 4 }).refresh(), 'an index in memory has nothing newer to read')
   t.throws(() => reader.add(['d'], row(4)), { code: 'ERR_READ_ONLY' })
   t.throws(() => reader.remove(['a']), { code: 'ERR_READ_ONLY' })
   await t.throwsAsync(reader.commit(), { code: 'ERR_READ_ONLY' })

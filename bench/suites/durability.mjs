@@ -1,10 +1,11 @@
 // An index bound to a durable directory (docs/STORAGE.md), on a Zipf corpus: the cost of `durability: 'sync'`
 // writes from 16 concurrent callers (with the log's fsync count: group commit shares them), a commit after one add
 // (bytes written, time), opening the directory and answering a first query against `load` of the same index saved
-// as one file, and the proportional memory (PSS) of four reader processes on one directory against one reader.
+// as one file, the proportional memory (PSS) of four reader processes on one directory against one reader, and
+// opening a vector directory and its first exact query.
 //
-//   node bench/run.mjs --suite durability           500k documents
-//   node bench/run.mjs --suite durability --quick   50k documents
+//   node bench/run.mjs --suite durability           1M documents, 1M x 384 vectors
+//   node bench/run.mjs --suite durability --quick   50k of each
 //
 // Output: bench/results/durability.md and durability.json (a --quick run writes durability-quick.*).
 import { spawn } from 'node:child_process'
@@ -20,6 +21,7 @@ const log = (s) => process.stderr.write(`[durability] ${s}\n`)
 const CALLERS = 16
 const REPEATS = 5
 const READERS = 4
+const DIM = 384
 
 /** Bytes of the files in `dir` and their names. */
 const files = (dir) => new Map(fs.readdirSync(dir).map((f) => [f, fs.statSync(path.join(dir, f)).size]))
@@ -28,7 +30,7 @@ const files = (dir) => new Map(fs.readdirSync(dir).map((f) => [f, fs.statSync(pa
 function child(source, { keep } = {}) {
   const proc = spawn(
     process.execPath,
-    ['--input-type=module', '-e', `import { Bm25Index } from '${pathToFileURL(distEntry)}'\n${source}`],
+    ['--input-type=module', '-e', `import { Bm25Index, VectorIndex } from '${pathToFileURL(distEntry)}'\n${source}`],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
     },
@@ -61,8 +63,9 @@ const pssBytes = (pid) => {
 }
 
 export async function runDurabilitySuite(opts = {}) {
-  const { Bm25Index } = await import(pathToFileURL(distEntry).href)
-  const nDocs = opts.quick ? 50_000 : 500_000
+  const { Bm25Index, VectorIndex } = await import(pathToFileURL(distEntry).href)
+  const nDocs = opts.quick ? 50_000 : 1_000_000
+  const nVectors = opts.quick ? 50_000 : 1_000_000
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ragrank-durability-'))
   const results = {}
   try {
@@ -159,6 +162,47 @@ export async function runDurabilitySuite(opts = {}) {
     const four = await measure(READERS)
     results.pss = { one, four, ratio: four / one }
     log(`PSS: one reader ${fmtBytes(one)}, four ${fmtBytes(four)} (${fmt(four / one)}x)`)
+
+    // A vector directory of nVectors x 384 f32 (pseudo-random unit rows), committed; then open and the first
+    // exact query in fresh processes, the open timed apart from the query (the query scans every row).
+    const vdir = path.join(root, 'vectors')
+    {
+      const index = await VectorIndex.open(vdir, { dim: DIM })
+      let seed = 12345
+      const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32 - 0.5
+      const batch = 50_000
+      for (let i = 0; i < nVectors; i += batch) {
+        const n = Math.min(batch, nVectors - i)
+        const rows = new Float32Array(n * DIM).map(rand)
+        index.add(
+          Array.from({ length: n }, (_, j) => `v${i + j}`),
+          rows,
+        )
+      }
+      await index.commit()
+      await index.close()
+    }
+    const vectorQuery = JSON.stringify(Array.from({ length: DIM }, (_, i) => Math.sin(i)))
+    const vectorOpen = []
+    const vectorQueryMs = []
+    for (let r = 0; r < REPEATS; r++) {
+      const out = await child(`
+        const t0 = performance.now()
+        const index = await VectorIndex.open(${JSON.stringify(vdir)}, { readOnly: true })
+        const t1 = performance.now()
+        const hits = index.search(${vectorQuery}, { topK: 10 })
+        const t2 = performance.now()
+        const again = index.search(${vectorQuery}, { topK: 10 })
+        console.log(JSON.stringify({ open: t1 - t0, first: t2 - t1, second: performance.now() - t2, hits: hits.length + again.length }))`)
+      vectorOpen.push(out.open)
+      vectorQueryMs.push({ first: out.first, second: out.second })
+    }
+    results.vectorOpen = summarize(vectorOpen)
+    results.vectorFirstQuery = summarize(vectorQueryMs.map((q) => q.first))
+    results.vectorSecondQuery = summarize(vectorQueryMs.map((q) => q.second))
+    log(
+      `vectors: open ${fmt(results.vectorOpen.median)} ms, first query ${fmt(results.vectorFirstQuery.median)} ms, second ${fmt(results.vectorSecondQuery.median)} ms`,
+    )
   } finally {
     fs.rmSync(root, { recursive: true, force: true })
   }
@@ -183,6 +227,16 @@ ${mdTable(
     ['first commit of the whole index', `${fmt(results.firstCommitSeconds)} s`, ''],
     ['open (reader) + first query, fresh process', `${spread(results.openFirstQuery)} ms`, '<= 50 ms at 1M'],
     ['`load` of the same index as one file + first query', `${spread(results.loadFirstQuery)} ms`, ''],
+    [
+      `vector directory ${nVectors.toLocaleString('en')} x ${DIM} f32: open (reader), fresh process`,
+      `${spread(results.vectorOpen)} ms`,
+      '<= 50 ms at 1M (open + first query)',
+    ],
+    [
+      'its first exact query (a scan of every row), then the second',
+      `${spread(results.vectorFirstQuery)} ms, then ${spread(results.vectorSecondQuery)} ms`,
+      '',
+    ],
     [
       `PSS of ${READERS} reader processes / one reader's`,
       `${fmtBytes(results.pss.four)} / ${fmtBytes(results.pss.one)} = ${fmt(results.pss.ratio)}x`,

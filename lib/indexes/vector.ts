@@ -687,6 +687,7 @@ export class VectorIndex {
   /**
    * A `readOnly` index reads the writer's newest commit, if it is newer than what the index
    * shows; resolves with whether it was. The automatic refresh (`refreshInterval`) does the same.
+   * Any other index resolves false: its own writes are searchable at once.
    */
   refresh(): Promise<boolean> {
     this.#refreshing ??= runCancellable(undefined, (token) => this.#native.reload(token)).finally(() => {
