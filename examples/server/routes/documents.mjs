@@ -1,52 +1,17 @@
 // The writer: POST /documents adds (or with upsert replaces) documents in both indexes, DELETE
-// /documents/:id removes one. Writes are not tied to the request's signal: a client that leaves after
-// sending a write does not undo it.
-import { HttpError } from '../errors.mjs'
-import { pending, refresh } from '../ragrank-calls.mjs'
-
-/** The vector items of documents: their own vectors, else the embedder's (documents without either are BM25-only). */
-async function vectorItems(docs, embedder) {
-  const given = docs.filter((d) => d.vector !== undefined)
-  const toEmbed = embedder ? docs.filter((d) => d.vector === undefined && typeof d.text === 'string') : []
-  const items = given.map((d) => ({ id: d.id, vector: d.vector, text: d.text }))
-  if (toEmbed.length > 0) {
-    const { data, dim } = await embedder.embedDocuments(toEmbed.map((d) => d.text))
-    for (const [i, d] of toEmbed.entries())
-      items.push({ id: d.id, vector: data.subarray(i * dim, (i + 1) * dim), text: d.text })
-  }
-  return items
-}
+// /documents/:id removes one (writes.mjs; a reader worker forwards them to the writer worker). Writes are
+// not tied to the request's signal: a client that leaves after sending a write does not undo it.
+import { localWrites } from '../writes.mjs'
 
 export async function documentRoutes(app, { ready }) {
+  const writes = (stack) => stack.writes ?? localWrites(stack)
   app.post('/documents', async (request, reply) => {
-    const { bm25, vectors, embedder } = ready()
-    const body = request.body ?? {}
-    const docs = body.documents
-    if (!Array.isArray(docs)) throw new HttpError(400, 'ERR_INVALID_ARG', 'body.documents must be an array')
-    const upsert = body.upsert === true
-    const items = await vectorItems(docs, embedder)
-    // BM25 first (it validates every document, and adds all or none); then the vectors, undone in BM25
-    // when they fail, so a bad vector leaves neither index changed (an upsert's old version is not restored).
-    const added = await bm25.addAsync(
-      docs.map(({ id, text, meta }) => ({ id, text, meta })),
-      { upsert },
-    )
-    try {
-      if (items.length > 0) vectors.add(items, { upsert })
-    } catch (e) {
-      if (!upsert) bm25.remove(docs.map((d) => d.id))
-      throw e
-    }
-    // Read-your-writes on request: wait until the new documents are searchable.
-    if (body.refresh === true) await Promise.all([refresh(bm25), refresh(vectors)])
-    return reply.code(201).send({ added, vectors: items.length, pending: pending(bm25) })
+    const stack = ready()
+    return reply.code(201).send(await writes(stack).add(request.body ?? {}))
   })
 
   app.delete('/documents/:id', async (request, reply) => {
-    const { bm25, vectors } = ready()
-    const ids = [request.params.id]
-    const removed = Math.max(bm25.remove(ids), vectors.remove(ids))
-    if (removed === 0) throw new HttpError(404, 'ERR_NOT_FOUND', `no document ${JSON.stringify(ids[0])}`)
-    return reply.send({ removed })
+    const stack = ready()
+    return reply.send(await writes(stack).remove(request.params.id))
   })
 }

@@ -17,6 +17,8 @@ export async function healthRoutes(app, { state, metrics }) {
     if (!s) return reply.code(503).send({ ready: false, error: state.error ? String(state.error.message) : undefined })
     return {
       ready: true,
+      // With --workers: which worker answered (its role on the index directory) and its pid.
+      ...(s.role ? { role: s.role, pid: process.pid } : {}),
       indexes: { bm25: s.bm25.size, vectors: s.vectors.size },
       models: { embedder: Boolean(s.embedder), reranker: Boolean(s.reranker) },
     }
