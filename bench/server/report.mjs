@@ -5,6 +5,7 @@ import { fmt, fmtBytes, mdTable } from '../lib/harness.mjs'
 export const STACK_LABELS = {
   ragrank: 'ragrank',
   'ragrank-per-call': 'ragrank, one searchBatch per query',
+  'ragrank-workers': 'ragrank, 2 workers on an index directory (1 writer, 1 reader)',
   js: 'MiniSearch + JS cosine + transformers.js',
   orama: 'Orama (+ transformers.js rerank)',
 }

@@ -11,7 +11,7 @@
 //
 // Flags: --docs (10k, 100k, 1m or a count; default 100k), --endpoints (bm25, vector, hybrid, hybrid-rerank),
 // --concurrency (default 1,16,64), --duration (measured seconds per cell, default 5; 1 s warm-up before),
-// --stacks (ragrank, js, orama), --writer (no,yes: which writer settings to run), --probe-docs (default 1m;
+// --stacks (ragrank, ragrank-workers: two worker processes on an index directory, js, orama), --writer (no,yes: which writer settings to run), --probe-docs (default 1m;
 // 0 skips the probe), --soak <minutes>, --vector-encoding (how requests send their query vectors: json number arrays,
 // the default, or base64 of float32). RAGRANK_SERVER_NODE_FLAGS: extra node flags for the server process (e.g.
 // `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -35,7 +35,7 @@ import { serverReport, soakReport } from '../server/report.mjs'
 import { runSoak } from '../server/soak.mjs'
 
 const ENDPOINTS = ['bm25', 'vector', 'hybrid', 'hybrid-rerank']
-const STACKS = ['ragrank', 'js', 'orama']
+const STACKS = ['ragrank', 'ragrank-workers', 'js', 'orama']
 const N_QUERIES = 256
 const DIM = 384
 const VECTORS = 100_000

@@ -17,7 +17,9 @@ use ragrank_core::fields::{FieldIndex, FieldSchema, SelectionCache};
 pub struct Chunk {
     pub(crate) ids: Vec<Box<str>>,
     /// Row of each id in this chunk (a removed row keeps its entry: the tombstone decides).
-    pub(crate) slots: FxHashMap<Box<str>, u32>,
+    /// Built at the first lookup (`slot`): a search needs none, and a directory's open of a
+    /// million-row chunk would spend most of its time building it.
+    slots: std::sync::OnceLock<FxHashMap<Box<str>, u32>>,
     /// f32 rows (storage f32) or the int8/binary rescoring originals (not with BinaryInt8).
     pub(crate) f32s: Column<f32>,
     pub(crate) f16s: Column<f16>,
@@ -85,13 +87,30 @@ impl Chunk {
         self.rows() * c.storage.row_bytes(c.dim)
     }
 
-    pub(crate) fn rebuild_slots(&mut self) {
-        self.slots = self
-            .ids
+    /// The row of `id` in this chunk, removed or not.
+    pub(crate) fn slot(&self, id: &str) -> Option<u32> {
+        self.slots.get_or_init(|| self.id_rows()).get(id).copied()
+    }
+
+    fn id_rows(&self) -> FxHashMap<Box<str>, u32> {
+        self.ids
             .iter()
             .enumerate()
             .map(|(s, id)| (id.clone(), s as u32))
-            .collect();
+            .collect()
+    }
+
+    /// Builds the id lookup now, failing if an id repeats (a file's chunk).
+    pub(crate) fn index_ids(&mut self) -> bool {
+        let rows = self.id_rows();
+        let unique = rows.len() == self.ids.len();
+        self.slots = rows.into();
+        unique
+    }
+
+    /// Drops the id lookup (rebuilt at the next `slot`).
+    pub(crate) fn forget_slots(&mut self) {
+        self.slots = std::sync::OnceLock::new();
     }
 
     /// Room for `rows` more rows in the columns `c` uses.
@@ -148,7 +167,9 @@ impl Chunk {
             self.sqnorms.to_mut().push(sq);
         }
         self.fields.push(self.ids.len(), meta, text);
-        self.slots.insert(id.clone(), self.ids.len() as u32);
+        if let Some(slots) = self.slots.get_mut() {
+            slots.insert(id.clone(), self.ids.len() as u32);
+        }
         self.ids.push(id);
     }
 
@@ -202,7 +223,7 @@ impl Chunk {
                 out.ids.push(ch.ids[r].clone());
             }
         }
-        out.rebuild_slots();
+        out.forget_slots();
         out
     }
 }

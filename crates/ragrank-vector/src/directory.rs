@@ -310,7 +310,7 @@ fn load_parts(dir: &Path, m: &Manifest, settings: &Settings, reuse: &VectorIndex
                         false => Error::new(err.kind, format!("{}: {}", path.display(), err.message)),
                     }
                 };
-                let file = persist::load(&path, true, &never).map_err(named)?;
+                let file = persist::load_committed(&path, &never).map_err(named)?;
                 if file.config() != settings.config {
                     return Err(Error::corrupt(format!(
                         "{}: holds vectors of another dimension, metric or storage than the directory's",
@@ -469,6 +469,19 @@ impl SharedIndex {
                 "commit needs an index opened from a directory (VectorIndex.open)",
             )),
         }
+    }
+
+    /// Checks the whole-file CRC of every chunk file of the last commit (open checks only their
+    /// envelopes and layouts): `ERR_CORRUPT_INDEX` naming the first damaged one.
+    pub fn verify(&self) -> Result<()> {
+        let Some(d) = self.directory() else { return Ok(()) };
+        let never = AtomicBool::new(false);
+        for e in d.manifest().indexes.get(KIND).map_or(&[][..], Vec::as_slice) {
+            let path = d.path().join(segment_file(KIND, e.segment));
+            persist::verify_committed(&path, &never)
+                .map_err(|err| Error::new(err.kind, format!("{}: {}", path.display(), err.message)))?;
+        }
+        Ok(())
     }
 
     /// A reader's refresh: reads the chunks of a newer commit, if the writer made one. True

@@ -246,7 +246,7 @@ impl VectorIndex {
     /// The part and row of a live id.
     fn find(&self, id: &str) -> Option<(usize, usize)> {
         self.parts.iter().enumerate().rev().find_map(|(i, p)| {
-            let r = *p.chunk.slots.get(id)? as usize;
+            let r = p.chunk.slot(id)? as usize;
             p.is_alive(r).then_some((i, r))
         })
     }

@@ -264,6 +264,17 @@ fn a_damaged_or_missing_chunk_file_is_corrupt_index_naming_it() {
     let seg = files(&dir, ".vec").pop().unwrap();
     let path = dir.join(&seg);
     let bytes = std::fs::read(&path).unwrap();
+    // A flipped byte in the rows: open checks the layout, not the whole file's CRC; `verify` does.
+    let mut flipped = bytes.clone();
+    let at = flipped.len() - 200;
+    flipped[at] ^= 0x10;
+    std::fs::write(&path, &flipped).unwrap();
+    {
+        let index = open(&dir, DurabilityMode::Commit);
+        let e = index.verify().err().unwrap();
+        assert_eq!(e.kind, ErrorKind::CorruptIndex);
+        assert!(e.message.contains(&seg), "{}", e.message);
+    }
     std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
     let e = open_with(&dir, DurabilityMode::Commit, json!({})).err().unwrap();
     assert_eq!(e.kind, ErrorKind::CorruptIndex);
