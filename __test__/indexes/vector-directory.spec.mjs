@@ -157,3 +157,41 @@ test('close() commits, takes no more writes, and lets the directory be opened ag
   t.is(again.size, 10, 'the close committed')
   t.is(child(dir, `console.log((await VectorIndex.open(dir, { readOnly: true })).size)`), '10')
 })
+
+for (const durability of ['commit', 'sync']) {
+  test(`${durability}: after random writes, commits and reopenings, hits equal an index built from scratch`, async (t) => {
+    const dir = fresh()
+    let s = 7
+    const rand = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
+    const item = (id) => ({ id, vector: [rand() - 0.5, rand() - 0.5, rand() - 0.5, rand() + 0.5] })
+    let index = await VectorIndex.open(dir, { dim: 4, durability })
+    let live = []
+    let next = 0
+    for (let round = 0; round < 30; round++) {
+      const roll = rand()
+      if (roll < 0.5 || live.length === 0) {
+        const batch = Array.from({ length: 1 + Math.floor(rand() * 20) }, () => item(`v${next++}`))
+        index.add(batch)
+        live.push(...batch)
+      } else if (roll < 0.75) {
+        const gone = live.filter(() => rand() < 0.3).map((d) => d.id)
+        t.is(index.remove(gone), gone.length)
+        live = live.filter((d) => !gone.includes(d.id))
+      } else {
+        const replaced = live.filter(() => rand() < 0.2).map((d) => item(d.id))
+        index.add(replaced, { upsert: true })
+        const ids = new Set(replaced.map((d) => d.id))
+        live = [...live.filter((d) => !ids.has(d.id)), ...replaced]
+      }
+      if (round % 5 === 4) await index.commit()
+      if (round % 10 === 9) {
+        await index.close()
+        index = await VectorIndex.open(dir, { durability })
+      }
+      const scratch = new VectorIndex({ dim: 4 })
+      if (live.length > 0) scratch.add(live)
+      t.is(index.size, scratch.size)
+      t.deepEqual(index.search(QUERY, { topK: 15 }), scratch.search(QUERY, { topK: 15 }), `round ${round}`)
+    }
+  })
+}
