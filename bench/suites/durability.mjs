@@ -180,7 +180,10 @@ export async function runDurabilitySuite(opts = {}) {
     {
       const index = await VectorIndex.open(vdir, { dim: DIM })
       let seed = 12345
-      const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32 - 0.5
+      const rand = () => {
+        seed = (seed * 1664525 + 1013904223) >>> 0
+        return seed / 2 ** 32 - 0.5
+      }
       const batch = 50_000
       for (let i = 0; i < nVectors; i += batch) {
         const n = Math.min(batch, nVectors - i)
