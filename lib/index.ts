@@ -48,12 +48,15 @@ export type {
 export { VectorIndex } from './indexes/vector.js'
 export type {
   VectorBatchOptions,
+  VectorCommitResult,
+  EmbedderSettings,
   VectorHit,
   VectorIndexOptions,
   VectorInput,
   VectorItem,
   VectorLoadOptions,
   VectorMetric,
+  VectorOpenOptions,
   VectorSearchAsyncOptions,
   VectorSearchOptions,
   VectorStorage,
