@@ -182,9 +182,7 @@ impl SharedIndex {
             .spawn(move || {
                 // Maintenance: at background priority, as BM25's (never preempting the event loop).
                 ragrank_core::background::lower_current_thread();
-                if me.merge_pass() {
-                    me.commit_merge();
-                }
+                me.merge_pass();
                 me.merging.store(false, Ordering::Release);
                 // A write that came after the last plan but before the flag fell saw a merge
                 // running and started none.
@@ -198,24 +196,12 @@ impl SharedIndex {
         }
     }
 
-    /// A writer bound to a directory commits a merge at once, so the merged chunks' files
-    /// can go; a failure (a full disk) leaves the last commit as it was, and the next retries.
-    fn commit_merge(&self) {
-        if self.closed.load(Ordering::SeqCst) {
-            return;
-        }
-        if let Some(d) = self.directory().filter(|d| !d.read_only()) {
-            let _ = d.commit();
-        }
-    }
-
-    /// Merges until no merge is due (or `MAX_MERGES_PER_PASS` attempts); true if one was installed.
-    pub fn merge_pass(&self) -> bool {
-        let mut merged_any = false;
+    /// Merges until no merge is due (or `MAX_MERGES_PER_PASS` attempts).
+    pub fn merge_pass(&self) {
         for _ in 0..MAX_MERGES_PER_PASS {
             let snap = self.snapshot();
             let Some(plan) = snap.merge_plan() else {
-                return merged_any;
+                return;
             };
             // Built without any lock: readers and writers go on meanwhile.
             let merged = snap.build_merge(&plan);
@@ -224,9 +210,7 @@ impl SharedIndex {
             let mut next = VectorIndex::clone(&self.current.load());
             if next.install_merge(merged) {
                 self.current.store(Arc::new(next));
-                merged_any = true;
             }
         }
-        merged_any
     }
 }
