@@ -12,6 +12,7 @@ pub use ragrank_core::store::directory::DurabilityMode;
 use ragrank_core::store::directory::{Committed, Directory, Part, VECTORS as KIND};
 use ragrank_core::store::lock;
 use ragrank_core::store::manifest::{deletes_file, segment_file, Manifest, SegmentEntry};
+use ragrank_core::store::record::{decode_remove, put_bytes, Cursor};
 use ragrank_core::{Error, ErrorKind, Result};
 use serde_json::{json, Map, Value};
 
@@ -38,11 +39,6 @@ pub struct OpenOptions {
     pub read_only: bool,
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b);
-}
-
 /// The log payload of an add: the rows as the caller gave them (a replay adds them again
 /// through the same checks and normalisation, so the rows are bit-identical).
 pub(crate) fn encode_add(ids: &[String], vectors: &[f32], fields: &NewFields, upsert: bool) -> Vec<u8> {
@@ -67,36 +63,6 @@ pub(crate) fn encode_add(ids: &[String], vectors: &[f32], fields: &NewFields, up
         }
     }
     out
-}
-
-pub(crate) fn encode_remove<S: AsRef<str>>(ids: &[S]) -> Vec<u8> {
-    let mut out = (ids.len() as u32).to_le_bytes().to_vec();
-    for id in ids {
-        put_bytes(&mut out, id.as_ref().as_bytes());
-    }
-    out
-}
-
-struct Cursor<'a>(&'a [u8]);
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        (n <= self.0.len()).then(|| {
-            let (a, b) = self.0.split_at(n);
-            self.0 = b;
-            a
-        })
-    }
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn string(&mut self) -> Option<String> {
-        let n = self.u32()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).ok()
-    }
 }
 
 struct Add {
@@ -134,13 +100,7 @@ fn decode_add(payload: &[u8]) -> Option<Add> {
             });
         }
     }
-    c.0.is_empty().then_some(Add { ids, vectors, fields })
-}
-
-fn decode_remove(payload: &[u8]) -> Option<Vec<String>> {
-    let mut c = Cursor(payload);
-    let ids = (0..c.u32()?).map(|_| c.string()).collect::<Option<Vec<_>>>()?;
-    c.0.is_empty().then_some(ids)
+    c.is_done().then_some(Add { ids, vectors, fields })
 }
 
 /// What a vector index is built with, as the manifest records it.

@@ -12,6 +12,7 @@ use arc_swap::ArcSwap;
 use ragrank_core::filter::MetaFilter;
 use ragrank_core::store::directory::Directory;
 use ragrank_core::store::lock;
+use ragrank_core::store::record::encode_remove;
 use ragrank_core::store::wal::Wal;
 use ragrank_core::{check_cancel, Result};
 
@@ -132,7 +133,7 @@ impl SharedIndex {
                 index.check_file()?;
                 Ok(index.remove(ids))
             },
-            |&n| (n > 0).then(|| (crate::directory::REMOVE, crate::directory::encode_remove(ids))),
+            |&n| (n > 0).then(|| (crate::directory::REMOVE, encode_remove(ids))),
         )
     }
 
@@ -162,7 +163,7 @@ impl SharedIndex {
                 let ids = index.still_matched(&rows);
                 Ok((index.remove(&ids), ids))
             },
-            |(n, ids)| (*n > 0).then(|| (crate::directory::REMOVE, crate::directory::encode_remove(ids))),
+            |(n, ids)| (*n > 0).then(|| (crate::directory::REMOVE, encode_remove(ids))),
         )?;
         Ok(n)
     }

@@ -18,6 +18,7 @@ use crate::store::deletes::{self, missing_is_corrupt};
 pub use crate::store::directory::DurabilityMode;
 use crate::store::directory::{Committed, Directory, Part, BM25 as KIND};
 use crate::store::manifest::{deletes_file, segment_file as segment_name, Manifest, SegmentEntry};
+use crate::store::record::{decode_remove, put_bytes, Cursor};
 
 /// Log record kinds.
 pub(crate) const ADD: u8 = 1;
@@ -30,11 +31,6 @@ pub struct OpenOptions {
     pub options: Option<serde_json::Value>,
     pub durability: DurabilityMode,
     pub read_only: bool,
-}
-
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b);
 }
 
 /// The log payload of an add: the analysed documents (a replay does not analyse again).
@@ -65,33 +61,6 @@ pub(crate) fn encode_add(batches: &[AnalyzedBatch], upsert: bool) -> Vec<u8> {
         }
     }
     out
-}
-
-pub(crate) fn encode_remove(ids: &[String]) -> Vec<u8> {
-    let mut out = (ids.len() as u32).to_le_bytes().to_vec();
-    for id in ids {
-        put_bytes(&mut out, id.as_bytes());
-    }
-    out
-}
-
-struct Cursor<'a>(&'a [u8]);
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        (n <= self.0.len()).then(|| {
-            let (a, b) = self.0.split_at(n);
-            self.0 = b;
-            a
-        })
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn string(&mut self) -> Option<String> {
-        let n = self.u32()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).ok()
-    }
 }
 
 fn decode_add(payload: &[u8]) -> Option<(PreparedDocs, bool)> {
@@ -133,13 +102,7 @@ fn decode_add(payload: &[u8]) -> Option<(PreparedDocs, bool)> {
         }
         batches.push(batch);
     }
-    c.0.is_empty().then_some((PreparedDocs { batches, ids }, upsert))
-}
-
-fn decode_remove(payload: &[u8]) -> Option<Vec<String>> {
-    let mut c = Cursor(payload);
-    let ids = (0..c.u32()?).map(|_| c.string()).collect::<Option<Vec<_>>>()?;
-    c.0.is_empty().then_some(ids)
+    c.is_done().then_some((PreparedDocs { batches, ids }, upsert))
 }
 
 fn write_deletes(path: &Path, deleted: &Deleted) -> Result<()> {

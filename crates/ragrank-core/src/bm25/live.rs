@@ -554,7 +554,7 @@ impl Shared {
         if n > 0 {
             let list: Vec<String> = gone.iter().map(|id| id.to_string()).collect();
             if let Some(wal) = self.wal.get() {
-                let record = super::directory::encode_remove(&list);
+                let record = crate::store::record::encode_remove(&list);
                 let at = wal.append(super::directory::REMOVE, &record)?;
                 staged.logged = at;
                 ticket = Some(at);

@@ -5,6 +5,7 @@ pub mod deletes;
 pub mod directory;
 pub mod lock;
 pub mod manifest;
+pub mod record;
 pub mod wal;
 
 use std::fs::File;
