@@ -408,6 +408,8 @@ impl SharedIndex {
             let _turn = lock(&self.writer);
             self.closed.store(true, Ordering::SeqCst);
         }
+        // A background merge's commit that began before: waited out (none begins after).
+        drop(lock(&self.merge_commit));
         if !d.read_only() {
             if let Err(e) = d.commit() {
                 self.closed.store(false, Ordering::SeqCst);

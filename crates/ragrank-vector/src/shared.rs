@@ -34,6 +34,8 @@ pub struct SharedIndex {
     pub(crate) directory: Mutex<Option<Arc<Directory>>>,
     /// Closed (`close`): it takes no more writes.
     pub(crate) closed: AtomicBool,
+    /// Held by the merge thread while it commits a merge, and by `close` to wait that out.
+    pub(crate) merge_commit: Mutex<()>,
 }
 
 /// A write's log record: its kind and payload.
@@ -49,6 +51,7 @@ impl SharedIndex {
             logged: AtomicU64::new(0),
             directory: Mutex::new(None),
             closed: AtomicBool::new(false),
+            merge_commit: Mutex::new(()),
         })
     }
 
@@ -183,7 +186,9 @@ impl SharedIndex {
             .spawn(move || {
                 // Maintenance: at background priority, as BM25's (never preempting the event loop).
                 ragrank_core::background::lower_current_thread();
-                me.merge_pass();
+                if me.merge_pass() {
+                    me.commit_merge();
+                }
                 me.merging.store(false, Ordering::Release);
                 // A write that came after the last plan but before the flag fell saw a merge
                 // running and started none.
@@ -197,12 +202,27 @@ impl SharedIndex {
         }
     }
 
-    /// Merges until no merge is due (or `MAX_MERGES_PER_PASS` attempts).
-    pub fn merge_pass(&self) {
+    /// A writer bound to a directory commits a background merge at once, so the merged
+    /// chunks' files can go; a failure (a full disk) leaves the last commit as it was, and the
+    /// next commit retries. Not once closed, nor once dropped (this thread holds the last
+    /// reference): the directory is let go then, and another open of it must not find it held.
+    fn commit_merge(self: &Arc<Self>) {
+        let _committing = lock(&self.merge_commit);
+        if self.closed.load(Ordering::SeqCst) || Arc::strong_count(self) < 2 {
+            return;
+        }
+        if let Some(d) = self.directory().filter(|d| !d.read_only()) {
+            let _ = d.commit();
+        }
+    }
+
+    /// Merges until no merge is due (or `MAX_MERGES_PER_PASS` attempts); true if one was installed.
+    pub fn merge_pass(&self) -> bool {
+        let mut merged_any = false;
         for _ in 0..MAX_MERGES_PER_PASS {
             let snap = self.snapshot();
             let Some(plan) = snap.merge_plan() else {
-                return;
+                return merged_any;
             };
             // Built without any lock: readers and writers go on meanwhile.
             let merged = snap.build_merge(&plan);
@@ -211,7 +231,9 @@ impl SharedIndex {
             let mut next = VectorIndex::clone(&self.current.load());
             if next.install_merge(merged) {
                 self.current.store(Arc::new(next));
+                merged_any = true;
             }
         }
+        merged_any
     }
 }

@@ -183,6 +183,8 @@ fn durability_commit_keeps_only_committed_writes_and_sync_and_async_replay_the_l
             assert_eq!(index.snapshot().len(), 20, "{name}: only the commit survives");
             assert!(!index.snapshot().contains("v25"));
         }
+        // Closed, not dropped: a background merge of the replayed removals may still be committing.
+        index.close().unwrap();
         drop(index);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -330,5 +332,61 @@ fn a_bm25_and_a_vector_index_on_one_path_share_the_directory_and_one_commit() {
     assert!(text.contains("v3"));
     assert_eq!(vectors.snapshot().len(), 5);
     drop((text, vectors));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_background_merge_commits_and_the_merged_chunks_files_go() {
+    let dir = temp("merge-commits");
+    {
+        let index = open(&dir, DurabilityMode::Commit);
+        for round in 0..4 {
+            add(&index, round * 50..round * 50 + 50, false);
+            index.commit().unwrap();
+        }
+        index.close().unwrap();
+    }
+    // Reopened, the chunks are mapped: a merge of them runs in the background, not in the writer's call.
+    let index = open(&dir, DurabilityMode::Commit);
+    let before = index.directory().unwrap().manifest();
+    let chunks = |m: &ragrank_core::store::manifest::Manifest| m.indexes.get("vectors").map_or(0, Vec::len);
+    add(&index, 200..250, false);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let committed = loop {
+        let m = index.directory().unwrap().manifest();
+        if m.generation > before.generation && chunks(&m) < chunks(&before) {
+            break m;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no merge was committed: {} chunks at generation {}",
+            chunks(&m),
+            m.generation
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Committed without a commit() call, the added row included; the files of the merged chunks are gone
+    // once a later commit no longer keeps the manifest before.
+    let rows: u64 = committed.indexes["vectors"].iter().map(|e| e.docs - e.deleted).sum();
+    assert_eq!(rows, 250);
+    add(&index, 250..251, false);
+    index.commit().unwrap();
+    let m = index.directory().unwrap().manifest();
+    let named: Vec<String> = m.indexes["vectors"]
+        .iter()
+        .map(|e| format!("seg-{}.vec", e.segment))
+        .collect();
+    let kept: Vec<String> = committed.indexes["vectors"]
+        .iter()
+        .map(|e| format!("seg-{}.vec", e.segment))
+        .collect();
+    for f in files(&dir, ".vec") {
+        assert!(
+            named.contains(&f) || kept.contains(&f),
+            "{f} is named by neither of the two newest manifests"
+        );
+    }
+    index.close().unwrap();
+    assert_eq!(open(&dir, DurabilityMode::Commit).snapshot().len(), 251);
     std::fs::remove_dir_all(&dir).unwrap();
 }
