@@ -180,6 +180,14 @@ for (const [name, make, doc, q] of KINDS) {
     t.is(index.size, docs.length)
   })
 
+  test(`${name}: remove({ filter }) is a TypeError pointing at removeMatching, and removes nothing`, (t) => {
+    const index = filled()
+    const e = t.throws(() => index.remove({ filter: { tenant: 'acme' } }), { instanceOf: TypeError })
+    t.is(e.code, 'ERR_INVALID_ARG')
+    t.regex(e.message, /removeMatching\(filter\)/)
+    t.is(index.size, docs.length)
+  })
+
   test(`${name}: an unknown option is a TypeError naming it`, async (t) => {
     const index = filled()
     for (const options of [{ signl: new AbortController().signal }, { topK: 1 }, { filter: undefined }]) {

@@ -13,6 +13,7 @@ import {
   optionKeys,
   optionsObject,
   readValue,
+  removalIds,
   stringArray,
 } from '../internal/validate.js'
 import type { Retriever } from '../retrieval/retriever.js'
@@ -461,7 +462,7 @@ export class Bm25Index implements Retriever {
 
   /** Removes documents by id; returns how many were present (unknown ids are ignored). */
   remove(ids: readonly string[]): number {
-    const list = stringArray(ids, 'ids')
+    const list = removalIds(ids)
     return callNative(() => this.#native.remove(list))
   }
 

@@ -21,6 +21,7 @@ import {
   optionKeys,
   optionsObject,
   readValue,
+  removalIds,
   stringArray,
 } from '../internal/validate.js'
 import { type Filter, type MetaFilter, parseMetaFilter } from './filter.js'
@@ -473,7 +474,7 @@ export class VectorIndex {
    * copy of one bit per row of the chunks touched; the rows are reclaimed by background merges.
    */
   remove(ids: readonly string[]): number {
-    const list = stringArray(ids, 'ids')
+    const list = removalIds(ids)
     return callNative(() => this.#native.remove(list))
   }
 

@@ -201,6 +201,17 @@ export function stringArray(v: unknown, name: string): string[] {
   return v as string[]
 }
 
+/**
+ * The ids a `remove` takes. Removal by filter is `removeMatching(filter)`: async, since it matches on the pool, so a
+ * `remove({ filter })` (the shape LangChain's and Chroma's `delete` take) is told where to go rather than rejected as
+ * a bad array.
+ */
+export function removalIds(v: unknown): string[] {
+  if (v !== null && typeof v === 'object' && !isArray(v) && 'filter' in v)
+    throw typeError('remove takes an array of ids: to remove by a metadata filter, await removeMatching(filter)')
+  return stringArray(v, 'ids')
+}
+
 /** The deepest a JSON value may nest (containers, the root counting as 1): far past real metadata, far short of a stack. */
 export const MAX_JSON_DEPTH = 128
 /** The most values (every container and leaf, shared ones once per path) a JSON value may hold. */
